@@ -1,0 +1,209 @@
+import { EventEmitter } from 'node:events';
+import { ulid } from 'ulid';
+import {
+  EVENT_RANGE,
+  HEAD_RANGE,
+  eventKey,
+  eventRange,
+  headKey,
+  metaKey,
+  padSeq,
+  parseEventKey,
+} from './keys.ts';
+import type { Db } from './slots.ts';
+import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHead } from './types.ts';
+
+type BatchOp = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
+
+interface QueuedBatch {
+  ops: BatchOp[];
+  events: JournalEvent[];
+  resolve: (events: JournalEvent[]) => void;
+  reject: (err: Error) => void;
+}
+
+export interface JournalOptions {
+  db: Db;
+  now?: () => Date;
+  /** fsync each batch (power-loss durability); kill -9 durability holds either way. */
+  sync?: boolean;
+}
+
+/** Derives projection writes for events about to be appended (runs before the batch is written). */
+export type Deriver = (events: JournalEvent[]) => ProjectionWrite[];
+
+/**
+ * The append-only log: per-stream strictly increasing seq, an epoch per stream,
+ * group commit (appends that arrive while a batch is being written share the next
+ * batch), and a `committed` event emitted only once the batch is on disk.
+ */
+export class Journal extends EventEmitter {
+  readonly db: Db;
+  private readonly now: () => Date;
+  private readonly sync: boolean;
+  private heads = new Map<string, StreamHead>();
+  private queue: QueuedBatch[] = [];
+  private flushing: Promise<void> | null = null;
+  private deriver: Deriver = () => [];
+  private failed: Error | null = null;
+
+  constructor(opts: JournalOptions) {
+    super();
+    this.db = opts.db;
+    this.now = opts.now ?? (() => new Date());
+    this.sync = opts.sync ?? false;
+  }
+
+  async load(): Promise<void> {
+    this.heads.clear();
+    for await (const [key, value] of this.db.iterator(HEAD_RANGE)) {
+      this.heads.set(key.slice(2), value as StreamHead);
+    }
+  }
+
+  setDeriver(deriver: Deriver): void {
+    this.deriver = deriver;
+  }
+
+  head(stream: string): StreamHead | undefined {
+    return this.heads.get(stream);
+  }
+
+  hasStream(stream: string): boolean {
+    return this.heads.has(stream);
+  }
+
+  streams(): IterableIterator<string> {
+    return this.heads.keys();
+  }
+
+  /** Appends events atomically (one LevelDB batch); resolves once they are on disk. */
+  append(pending: PendingEvent[]): Promise<JournalEvent[]> {
+    if (this.failed) return Promise.reject(this.failed);
+    const ts = this.now().toISOString();
+    const touched = new Map<string, StreamHead>();
+    const events: JournalEvent[] = pending.map((p) => {
+      let head = this.heads.get(p.stream);
+      if (!head) {
+        head = { epoch: ulid(), seq: 0, created_at: ts };
+        this.heads.set(p.stream, head);
+      }
+      head.seq += 1;
+      touched.set(p.stream, head);
+      return { stream: p.stream, seq: head.seq, epoch: head.epoch, type: p.type, ts, payload: p.payload };
+    });
+    const ops: BatchOp[] = events.map((e) => ({ type: 'put', key: eventKey(e.stream, e.seq), value: stored(e) }));
+    for (const [stream, head] of touched) ops.push({ type: 'put', key: headKey(stream), value: { ...head } });
+    ops.push(...this.deriver(events));
+    return this.enqueue(ops, events);
+  }
+
+  /**
+   * Writes a whole stream copied from another slot, keeping its seq and epoch
+   * (so client cursors stay valid). The stream must not exist here yet.
+   */
+  importStream(stream: string, head: StreamHead, records: StoredEvent[], extra: BatchOp[] = []): Promise<JournalEvent[]> {
+    if (this.heads.has(stream)) return Promise.resolve([]);
+    this.heads.set(stream, { ...head });
+    const events: JournalEvent[] = records.map((r, i) => ({
+      stream, seq: i + 1, epoch: head.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true,
+    }));
+    const ops: BatchOp[] = events.map((e) => ({ type: 'put', key: eventKey(stream, e.seq), value: stored(e) }));
+    ops.push({ type: 'put', key: headKey(stream), value: { ...head } }, ...extra);
+    ops.push(...this.deriver(events));
+    return this.enqueue(ops, events);
+  }
+
+  /** Durable events of `stream` with fromSeq <= seq <= toSeq, oldest first. */
+  async readRange(stream: string, fromSeq: number, toSeq = Number.MAX_SAFE_INTEGER, limit = -1): Promise<JournalEvent[]> {
+    const head = this.heads.get(stream);
+    if (!head) return [];
+    const hi = Math.min(toSeq, head.seq);
+    if (fromSeq > hi) return [];
+    const out: JournalEvent[] = [];
+    const range = { gte: eventKey(stream, Math.max(1, fromSeq)), lte: eventKey(stream, hi), limit };
+    for await (const [key, value] of this.db.iterator(range)) {
+      out.push(toEvent(stream, parseEventKey(key).seq, head.epoch, value as StoredEvent));
+    }
+    return out;
+  }
+
+  /** Every stored event of every stream, in key order (stream, then seq). For rebuilds. */
+  async *scanAll(): AsyncGenerator<JournalEvent> {
+    for await (const [key, value] of this.db.iterator(EVENT_RANGE)) {
+      const { stream, seq } = parseEventKey(key);
+      const head = this.heads.get(stream);
+      yield toEvent(stream, seq, head?.epoch ?? '', value as StoredEvent);
+    }
+  }
+
+  async readStream(stream: string): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    for await (const value of this.db.values(eventRange(stream))) out.push(value as StoredEvent);
+    return out;
+  }
+
+  async getMeta<T>(key: string): Promise<T | undefined> {
+    return (await this.db.get(metaKey(key))) as T | undefined;
+  }
+
+  putMeta(key: string, value: unknown): Promise<void> {
+    return this.db.put(metaKey(key), value);
+  }
+
+  /** Direct batch for projection maintenance (rebuilds); not part of the event log. */
+  writeRaw(ops: BatchOp[]): Promise<void> {
+    return this.enqueue(ops, []).then(() => undefined);
+  }
+
+  /** Waits until every queued batch is on disk. */
+  async drain(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
+  async close(): Promise<void> {
+    await this.drain();
+    await this.db.close();
+  }
+
+  private enqueue(ops: BatchOp[], events: JournalEvent[]): Promise<JournalEvent[]> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ops, events, resolve, reject });
+      if (!this.flushing) this.flushing = this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length) {
+      const batch = this.queue;
+      this.queue = [];
+      const ops = batch.length === 1 ? batch[0].ops : batch.flatMap((b) => b.ops);
+      try {
+        await this.db.batch(ops as any, { sync: this.sync });
+      } catch (err) {
+        this.failed = err as Error;
+        for (const b of batch) b.reject(err as Error);
+        for (const b of this.queue) b.reject(err as Error);
+        this.queue = [];
+        this.emit('failed', err);
+        break;
+      }
+      const events = batch.length === 1 ? batch[0].events : batch.flatMap((b) => b.events);
+      if (events.length) this.emit('committed', events);
+      for (const b of batch) b.resolve(b.events);
+    }
+    this.flushing = null;
+  }
+}
+
+function stored(e: JournalEvent): StoredEvent {
+  return e.imported ? { type: e.type, ts: e.ts, payload: e.payload, imported: true } : { type: e.type, ts: e.ts, payload: e.payload };
+}
+
+function toEvent(stream: string, seq: number, epoch: string, v: StoredEvent): JournalEvent {
+  const e: JournalEvent = { stream, seq, epoch, type: v.type, ts: v.ts, payload: v.payload };
+  if (v.imported) e.imported = true;
+  return e;
+}
+
+export { padSeq };

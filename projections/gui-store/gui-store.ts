@@ -1,0 +1,50 @@
+import type { JournalEvent } from '../../journal/types.ts';
+import { GUI_STREAM } from '../../journal/keys.ts';
+import { GuiEvents } from '../../src/events/types.ts';
+import type { Projection, RecordWrite } from '../projection.ts';
+
+/** The GUI key/value store (mirrors browser localStorage), from the `__gui__` stream. */
+export class GuiStore implements Projection {
+  readonly name = 'gui-store';
+  readonly version = 1;
+  private items = new Map<string, string>();
+
+  reset(): void {
+    this.items.clear();
+  }
+
+  load(key: string, value: unknown): void {
+    this.items.set(decodeURIComponent(key), value as string);
+  }
+
+  apply(event: JournalEvent): RecordWrite[] {
+    if (event.stream !== GUI_STREAM) return [];
+    switch (event.type) {
+      case GuiEvents.itemSet: {
+        const { key, value } = event.payload as { key: string; value: string };
+        this.items.set(key, value);
+        return [{ key: encodeURIComponent(key), value }];
+      }
+      case GuiEvents.itemRemoved: {
+        const { key } = event.payload as { key: string };
+        if (!this.items.delete(key)) return [];
+        return [{ key: encodeURIComponent(key), delete: true }];
+      }
+      case GuiEvents.cleared: {
+        const keys = [...this.items.keys()];
+        this.items.clear();
+        return keys.map((k) => ({ key: encodeURIComponent(k), delete: true as const }));
+      }
+      default:
+        return [];
+    }
+  }
+
+  get length(): number {
+    return this.items.size;
+  }
+
+  get(key: string): string | null {
+    return this.items.get(key) ?? null;
+  }
+}

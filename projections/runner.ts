@@ -1,0 +1,78 @@
+import type { Journal } from '../journal/journal.ts';
+import { PROJECTION_RANGE, projectionKey, projectionRange, versionKey } from '../journal/keys.ts';
+import type { JournalEvent, ProjectionWrite } from '../journal/types.ts';
+import type { Projection, RecordWrite } from './projection.ts';
+
+const REBUILD_CHUNK = 2000;
+
+function toWrite(name: string, w: RecordWrite): ProjectionWrite {
+  const key = projectionKey(name, w.key);
+  return 'delete' in w ? { type: 'del', key } : { type: 'put', key, value: w.value };
+}
+
+/**
+ * Keeps a set of projections in step with the journal: loads them at start
+ * (or rebuilds them from the journal when their version changed or their data
+ * is missing), and derives their writes for every append.
+ */
+export class ProjectionRunner {
+  constructor(private readonly journal: Journal, private readonly projections: Projection[]) {}
+
+  /** Applies events to every projection and returns the writes for the same batch. */
+  derive = (events: JournalEvent[]): ProjectionWrite[] => {
+    const writes: ProjectionWrite[] = [];
+    for (const e of events) {
+      for (const p of this.projections) for (const w of p.apply(e)) writes.push(toWrite(p.name, w));
+    }
+    return writes;
+  };
+
+  async start(opts: { forceRebuild?: boolean } = {}): Promise<{ rebuilt: string[] }> {
+    const stale: Projection[] = [];
+    for (const p of this.projections) {
+      const stored = (await this.journal.db.get(versionKey(p.name))) as number | undefined;
+      if (opts.forceRebuild || stored !== p.version) stale.push(p);
+    }
+    for (const p of this.projections) {
+      if (stale.includes(p)) continue;
+      p.reset();
+      const prefix = projectionRange(p.name).gte.length;
+      for await (const [key, value] of this.journal.db.iterator(projectionRange(p.name))) p.load(key.slice(prefix), value);
+    }
+    if (stale.length) await this.rebuild(stale);
+    this.journal.setDeriver(this.derive);
+    return { rebuilt: stale.map((p) => p.name) };
+  }
+
+  /** Replays the whole journal into empty projections and rewrites their records. */
+  async rebuild(targets: Projection[]): Promise<void> {
+    for (const p of targets) {
+      p.reset();
+      await this.journal.db.clear(projectionRange(p.name));
+    }
+    const latest = new Map<string, ProjectionWrite>();
+    for await (const e of this.journal.scanAll()) {
+      for (const p of targets) for (const w of p.apply(e)) {
+        const write = toWrite(p.name, w);
+        latest.set(write.key, write);
+      }
+    }
+    let chunk: ProjectionWrite[] = [];
+    for (const w of latest.values()) {
+      if (w.type === 'del') continue;
+      chunk.push(w);
+      if (chunk.length >= REBUILD_CHUNK) {
+        await this.journal.writeRaw(chunk);
+        chunk = [];
+      }
+    }
+    if (chunk.length) await this.journal.writeRaw(chunk);
+    await this.journal.writeRaw(targets.map((p) => ({ type: 'put', key: versionKey(p.name), value: p.version })));
+  }
+
+  /** Removes every projection record and version (used by tests and `--rebuild-projections`). */
+  static async wipe(journal: Journal): Promise<void> {
+    await journal.db.clear(PROJECTION_RANGE);
+    await journal.db.clear({ gte: 'v!', lt: 'v!~' });
+  }
+}

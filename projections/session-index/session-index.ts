@@ -1,0 +1,156 @@
+import type { JournalEvent } from '../../journal/types.ts';
+import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
+import { SessionEvents, type ProfileUpdatedPayload, type SessionCreatedPayload, type SessionState } from '../../src/events/types.ts';
+import type { Projection, RecordWrite } from '../projection.ts';
+import { SortedList } from '../sorted-list.ts';
+
+/** A session as the index holds it; `foreign` ones come from another daemon's export. */
+export interface SessionRecord extends SessionState {
+  has_prompt: boolean;
+  foreign?: { server_id?: string; slot: string };
+}
+
+/** Sort orders the lists offer. */
+export type SessionSort = 'updated_desc' | 'updated_asc' | 'created_desc';
+
+/**
+ * The session index: every session's summary in memory, kept in two sorted
+ * orders and counted per workspace, so a list page costs O(log n + page).
+ */
+export class SessionIndex implements Projection {
+  readonly name = 'session-index';
+  readonly version = 1;
+  private byId = new Map<string, SessionRecord>();
+  private byUpdated = new SortedList<SessionRecord>((s) => s.updated_at);
+  private byCreated = new SortedList<SessionRecord>((s) => s.created_at);
+  private perWorkspace = new Map<string, { all: number; archived: number }>();
+
+  reset(): void {
+    this.byId.clear();
+    this.byUpdated.clear();
+    this.byCreated.clear();
+    this.perWorkspace.clear();
+  }
+
+  load(_key: string, value: unknown): void {
+    this.upsert(value as SessionRecord);
+  }
+
+  apply(event: JournalEvent): RecordWrite[] {
+    if (event.stream === GLOBAL_STREAM || event.stream === GUI_STREAM) return [];
+    const next = this.reduce(this.byId.get(event.stream), event);
+    if (!next) return [];
+    this.upsert(next);
+    return [{ key: next.id, value: next }];
+  }
+
+  private reduce(cur: SessionRecord | undefined, event: JournalEvent): SessionRecord | undefined {
+    if (event.type === SessionEvents.created) {
+      const s = (event.payload as SessionCreatedPayload).session;
+      return { ...s, has_prompt: Boolean(s.last_prompt) };
+    }
+    if (!cur) return undefined;
+    switch (event.type) {
+      case SessionEvents.profileUpdated: {
+        const p = event.payload as ProfileUpdatedPayload;
+        const next: SessionRecord = { ...cur, updated_at: event.ts };
+        if (p.title !== undefined) {
+          next.title = p.title;
+          next.title_source = 'custom';
+        }
+        if (p.metadata) next.metadata = { ...cur.metadata, ...p.metadata, cwd: cur.cwd };
+        if (p.agent_config) next.agent_config = { ...cur.agent_config, ...p.agent_config };
+        return next;
+      }
+      case SessionEvents.archived: {
+        const { archived_at } = event.payload as { archived_at: string };
+        return { ...cur, archived: true, archived_at };
+      }
+      case SessionEvents.restored: {
+        const next = { ...cur, archived: false };
+        delete next.archived_at;
+        return next;
+      }
+      case SessionEvents.runtimeBound:
+        return { ...cur, runtime_id: (event.payload as { runtime_id: string }).runtime_id };
+      default:
+        return cur.updated_at < event.ts ? { ...cur, updated_at: event.ts } : undefined;
+    }
+  }
+
+  /** Adds or replaces a record in every order and count. */
+  upsert(next: SessionRecord): void {
+    const prev = this.byId.get(next.id);
+    if (prev) {
+      this.byUpdated.remove(prev);
+      this.byCreated.remove(prev);
+      this.count(prev, -1);
+    }
+    this.byId.set(next.id, next);
+    this.byUpdated.insert(next);
+    this.byCreated.insert(next);
+    this.count(next, +1);
+  }
+
+  /** Drops a record (foreign sessions that vanished from another daemon's export). */
+  drop(id: string): void {
+    const prev = this.byId.get(id);
+    if (!prev) return;
+    this.byUpdated.remove(prev);
+    this.byCreated.remove(prev);
+    this.count(prev, -1);
+    this.byId.delete(id);
+  }
+
+  private count(s: SessionRecord, delta: number): void {
+    const c = this.perWorkspace.get(s.workspace_id) ?? { all: 0, archived: 0 };
+    c.all += delta;
+    if (s.archived) c.archived += delta;
+    this.perWorkspace.set(s.workspace_id, c);
+  }
+
+  get(id: string): SessionRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  all(): IterableIterator<SessionRecord> {
+    return this.byId.values();
+  }
+
+  /** Session counts of a workspace (all, and how many of those are archived). */
+  countsFor(workspaceId: string): { all: number; archived: number } {
+    return this.perWorkspace.get(workspaceId) ?? { all: 0, archived: 0 };
+  }
+
+  private list(sort: SessionSort): SortedList<SessionRecord> {
+    return sort === 'created_desc' ? this.byCreated : this.byUpdated;
+  }
+
+  /**
+   * Walks sessions in `sort` order, optionally starting just after `afterId`
+   * (exclusive), or walking backwards from just before `beforeId`.
+   */
+  *walk(sort: SessionSort, from?: { afterId?: string; reverseFromId?: string }): Generator<SessionRecord> {
+    const list = this.list(sort);
+    const forward = sort === 'updated_asc' ? 'asc' : 'desc';
+    const backward = forward === 'asc' ? 'desc' : 'asc';
+    const step = forward === 'asc' ? 1 : -1;
+    if (from?.afterId) {
+      const anchor = this.byId.get(from.afterId);
+      const i = anchor ? list.indexOf(anchor) : -1;
+      if (i < 0) return;
+      yield* list.walk(forward, i + step);
+    } else if (from?.reverseFromId) {
+      const anchor = this.byId.get(from.reverseFromId);
+      const i = anchor ? list.indexOf(anchor) : -1;
+      if (i < 0) return;
+      yield* list.walk(backward, i - step);
+    } else {
+      yield* list.walk(forward);
+    }
+  }
+}

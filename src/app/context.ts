@@ -1,0 +1,45 @@
+import type { Journal } from '../../journal/journal.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { LiveSessions } from '../sessions/live.ts';
+import type { Logger } from './logger.ts';
+import type { ServeOptions } from './options.ts';
+import type { Instances } from './instances.ts';
+
+export interface Clock {
+  now(): Date;
+}
+
+/** Everything route factories and services may use; built once by createServer. */
+export interface AppContext {
+  home: string;
+  serverId: string;
+  version: string;
+  startedAt: Date;
+  options: ServeOptions;
+  token: string;
+  clock: Clock;
+  log: Logger;
+  journal: Journal;
+  sessions: SessionIndex;
+  workspaces: WorkspaceRegistry;
+  gui: GuiStore;
+  live: LiveSessions;
+  config: ConfigService;
+  instances: Instances;
+  /** Connections of the WebSocket hub, for GET /api/v1/connections. */
+  connections(): ConnectionInfo[];
+  /** Asks the server to stop (POST /api/v1/shutdown). */
+  requestShutdown(): void;
+}
+
+export interface ConnectionInfo {
+  id: string;
+  connected_at: string;
+  remote_address: string | null;
+  user_agent: string | null;
+  has_client_hello: boolean;
+  subscriptions: string[];
+}

@@ -1,0 +1,135 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, rm } from 'node:fs/promises';
+import { monotonicFactory } from 'ulid';
+import { Journal } from '../../journal/journal.ts';
+import { claimSlots, type Slot } from '../../journal/slots.ts';
+import { GuiStore } from '../../projections/gui-store/gui-store.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { SessionIndex } from '../../projections/session-index/session-index.ts';
+import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import { ConfigService } from '../config/service.ts';
+import { createHttpApp, newAuthBan } from '../http/app.ts';
+import { allRoutes } from '../http/routes/index.ts';
+import { LiveSessions } from '../sessions/live.ts';
+import { WsHub } from '../ws/hub.ts';
+import type { AppContext, Clock } from './context.ts';
+import { liveInstances, loadOrCreateToken, registerInstance } from './home.ts';
+import { Instances } from './instances.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { PORT_TRIES, type ServeOptions } from './options.ts';
+import { SERVER_VERSION } from './version.ts';
+
+export interface StartOptions {
+  home: string;
+  options: ServeOptions;
+  log?: Logger;
+  clock?: Clock;
+}
+
+export interface RunningServer {
+  app: AppContext;
+  port: number;
+  baseUrl: string;
+  /** Resolves when the server has fully stopped. */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+const nextUlid = monotonicFactory();
+
+async function listenWithRetry(server: http.Server, host: string, port: number): Promise<number> {
+  for (let i = 0; i < (port === 0 ? 1 : PORT_TRIES); i++) {
+    const candidate = port === 0 ? 0 : port + i;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: Error) => reject(err);
+        server.once('error', onError);
+        server.listen(candidate, host, () => {
+          server.off('error', onError);
+          resolve();
+        });
+      });
+      return (server.address() as AddressInfo).port;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    }
+  }
+  throw new Error(`no free port in ${port}..${port + PORT_TRIES - 1}`);
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** Wires every part together and starts listening. */
+export async function startServer(opts: StartOptions): Promise<RunningServer> {
+  const { home, options } = opts;
+  const log = opts.log ?? createLogger();
+  await mkdir(home, { recursive: true });
+  const token = await loadOrCreateToken(home);
+  const config = await ConfigService.load(home, log);
+  const others = await liveInstances(home);
+  const { primary, adoptable } = await claimSlots(home);
+  const journal = new Journal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1' });
+  await journal.load();
+  const sessions = new SessionIndex();
+  const workspaces = new WorkspaceRegistry();
+  const gui = new GuiStore();
+  const runner = new ProjectionRunner(journal, [sessions, workspaces, gui]);
+  await runner.start({ forceRebuild: options.rebuildProjections });
+  const instances = new Instances();
+  instances.setOthers(others);
+  await importSlots(journal, adoptable, log);
+
+  const serverId = `srv_${nextUlid()}`;
+  let hub: WsHub | undefined;
+  let stop: () => void = () => {};
+  const app: AppContext = {
+    home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
+    clock: opts.clock ?? { now: () => new Date() },
+    log, journal, sessions, workspaces, gui, live: new LiveSessions(), config, instances,
+    connections: () => hub?.connections() ?? [],
+    requestShutdown: () => stop(),
+  };
+  const ban = newAuthBan(options.host);
+  const koa = createHttpApp(app, allRoutes(app), ban);
+  const server = http.createServer(koa.callback());
+  server.keepAliveTimeout = 5_000;
+  hub = new WsHub(app, ban);
+  hub.attach(server);
+  const port = await listenWithRetry(server, options.host, options.port);
+  const baseUrl = `http://${formatHost(options.host)}:${port}`;
+  const instanceFile = await registerInstance(home, {
+    server_id: serverId, pid: process.pid, host: options.host, port, started_at: app.startedAt.toISOString(), base_url: baseUrl, journal_slot: primary.id,
+  });
+
+  let closing: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  const close = () => {
+    closing ??= (async () => {
+      await hub?.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await config.close();
+      await journal.close();
+      await rm(instanceFile, { force: true });
+      resolveClosed();
+    })();
+    return closing;
+  };
+  stop = () => void close();
+  return { app, port, baseUrl, closed, close };
+}
+
+/** Copies sessions of unlocked slots (left by daemons that stopped) into the primary slot. */
+async function importSlots(journal: Journal, slots: Slot[], log: Logger): Promise<void> {
+  void journal;
+  for (const slot of slots) {
+    log.warn({ slot: slot.id }, 'journal slot import not implemented yet; leaving slot untouched');
+    await slot.db.close();
+  }
+}

@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import { resolveHome } from '../app/home.ts';
+import { createLogger } from '../app/logger.ts';
+import { DEFAULT_PORT, defaultServeOptions, type ServeOptions } from '../app/options.ts';
+import { startServer } from '../app/server.ts';
+
+const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
+                      [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]
+                      [--web-title TITLE] [--rebuild-projections]
+home: $SVC_CODE_HOME or ~/.svc-code; token: $SVC_CODE_SERVER_TOKEN or <home>/server.token`;
+
+function parseServe(argv: string[]): ServeOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'dangerous-bypass-auth': { type: 'boolean' },
+      'allow-remote-shutdown': { type: 'boolean' },
+      'allow-remote-terminals': { type: 'boolean' },
+      'debug-endpoints': { type: 'boolean' },
+      'web-title': { type: 'string' },
+      'rebuild-projections': { type: 'boolean' },
+    },
+    strict: true,
+  });
+  const opts = defaultServeOptions();
+  if (values.host) opts.host = values.host;
+  if (values.port !== undefined) {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid --port: ${values.port}`);
+    opts.port = port;
+  }
+  opts.dangerousBypassAuth = values['dangerous-bypass-auth'] ?? false;
+  opts.allowRemoteShutdown = values['allow-remote-shutdown'] ?? false;
+  opts.allowRemoteTerminals = values['allow-remote-terminals'] ?? false;
+  opts.debugEndpoints = values['debug-endpoints'] ?? false;
+  opts.webTitle = values['web-title'];
+  opts.rebuildProjections = values['rebuild-projections'] ?? false;
+  return opts;
+}
+
+async function serve(argv: string[]): Promise<void> {
+  const log = createLogger();
+  const home = resolveHome();
+  const server = await startServer({ home, options: parseServe(argv), log });
+  process.stdout.write(`svc-code ${server.app.version} listening on ${server.baseUrl}\n`);
+  process.stdout.write(`access token: ${server.app.token}\n`);
+  process.stdout.write(`home: ${home}\n`);
+  const stop = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    void server.close();
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  await server.closed;
+  process.exit(0);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  if (command === 'serve') return serve(rest);
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  process.stderr.write(`unknown command: ${command}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`svc-code: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,28 @@
+import Koa from 'koa';
+import type { AppContext } from '../app/context.ts';
+import { AuthBan, authMiddleware } from './middleware/auth.ts';
+import { envelopeMiddleware } from './middleware/envelope.ts';
+import { originMiddleware } from './middleware/origin.ts';
+import { actionRewrite, buildRouter, notFoundFallback } from './register.ts';
+import type { RouteDef } from './route.ts';
+import { isLoopbackHost } from '../app/options.ts';
+
+/** The Koa application: envelope, origin, auth, `:action` rewrite, routes. */
+export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan): Koa {
+  const koa = new Koa();
+  koa.proxy = false;
+  koa.silent = true;
+  const extraOrigins = (process.env.SVC_CODE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const router = buildRouter(routes);
+  koa.use(envelopeMiddleware(app.log));
+  koa.use(originMiddleware(extraOrigins));
+  koa.use(authMiddleware({ token: app.token, bypass: app.options.dangerousBypassAuth, ban }));
+  koa.use(actionRewrite);
+  koa.use(notFoundFallback);
+  koa.use(router.routes());
+  return koa;
+}
+
+export function newAuthBan(host: string): AuthBan {
+  return new AuthBan(!isLoopbackHost(host));
+}

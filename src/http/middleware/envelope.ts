@@ -1,0 +1,39 @@
+import type Koa from 'koa';
+import { monotonicFactory } from 'ulid';
+import { Codes } from '../codes.ts';
+import { ApiError } from '../errors.ts';
+import type { Logger } from '../../app/logger.ts';
+
+const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const nextUlid = monotonicFactory();
+
+/** Request id (a valid client X-Request-Id is honored) and the one error -> envelope mapping. */
+export function envelopeMiddleware(log: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    const given = ctx.get('X-Request-Id');
+    const requestId = ULID_RE.test(given) ? given : nextUlid();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } catch (err) {
+      const apiErr = toApiError(err, log, ctx);
+      ctx.status = apiErr.httpStatus;
+      const body: Record<string, unknown> = { code: apiErr.code, msg: apiErr.message, data: apiErr.data, request_id: requestId };
+      if (apiErr.details !== undefined) body.details = apiErr.details;
+      ctx.body = body;
+    }
+  };
+}
+
+function toApiError(err: unknown, log: Logger, ctx: Koa.Context): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { status?: number; expose?: boolean; message?: string; type?: string };
+  // Body-parser and other HTTP errors meant for the client (malformed JSON, oversize body).
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+    const message = e.status === 413 ? 'request body too large' : `malformed request body: ${e.message}`;
+    return new ApiError(Codes.VALIDATION, message, { details: [{ field: 'body', message }] });
+  }
+  log.error({ err, method: ctx.method, path: ctx.path, request_id: ctx.state.requestId }, 'uncaught error');
+  return new ApiError(Codes.INTERNAL, 'internal error');
+}

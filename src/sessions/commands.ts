@@ -1,0 +1,142 @@
+import path from 'node:path';
+import { monotonicFactory } from 'ulid';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { PendingEvent } from '../../journal/types.ts';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import { GlobalEvents, SessionEvents, type SessionState } from '../events/types.ts';
+import { validationError } from '../http/errors.ts';
+import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
+import { ensureNotBusy, findOwnedSession } from './lookup.ts';
+import { toSessionObject } from './view.ts';
+
+const nextUlid = monotonicFactory();
+export const newSessionId = () => `session_${nextUlid()}`;
+
+/** Events every session creation carries besides its own stream's first event. */
+function creationEvents(app: AppContext, state: SessionState): PendingEvent[] {
+  const ws = workspaceUpsertEvents(app, app.workspaces.get(state.workspace_id)?.root ?? state.cwd, { reopen: false, extraSessions: 1 });
+  const record: SessionRecord = { ...state, has_prompt: Boolean(state.last_prompt) };
+  return [
+    { stream: state.id, type: SessionEvents.created, payload: { session: state } },
+    ...ws.events,
+    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionCreated, payload: toSessionObject(record, app.live) },
+  ];
+}
+
+export interface CreateSessionInput {
+  workspace_id?: string;
+  metadata?: Record<string, unknown>;
+  title?: string;
+  agent_config?: Record<string, unknown>;
+}
+
+/** POST /api/v1/sessions: resolves (or registers) the workspace and starts a new stream. */
+export async function createSession(app: AppContext, input: CreateSessionInput) {
+  const cwdGiven = typeof input.metadata?.cwd === 'string' ? (input.metadata.cwd as string) : undefined;
+  if (!input.workspace_id && !cwdGiven) {
+    throw validationError([
+      { field: 'workspace_id', message: 'workspace_id or metadata.cwd is required' },
+      { field: 'metadata.cwd', message: 'workspace_id or metadata.cwd is required' },
+    ]);
+  }
+  if (cwdGiven !== undefined && !path.isAbsolute(cwdGiven)) {
+    throw validationError([{ field: 'metadata.cwd', message: 'must be an absolute path' }]);
+  }
+  let root: string;
+  let registerEvents: PendingEvent[] = [];
+  if (input.workspace_id) {
+    const ws = findWorkspace(app, input.workspace_id);
+    if (cwdGiven !== undefined && path.resolve(cwdGiven) !== ws.root) {
+      throw validationError([{ field: 'metadata.cwd', message: `must equal the workspace root ${ws.root}` }]);
+    }
+    root = await existingDirectory(ws.root, 'workspace_id');
+  } else {
+    root = await existingDirectory(cwdGiven!, 'metadata.cwd');
+    const reg = workspaceUpsertEvents(app, root, { reopen: false });
+    if (reg.created) registerEvents = reg.events;
+  }
+  const now = app.clock.now().toISOString();
+  const state: SessionState = {
+    id: newSessionId(),
+    workspace_id: registerEvents.length ? (registerEvents[0].payload as { id: string }).id : findWorkspaceIdByRoot(app, root),
+    cwd: root,
+    title: input.title ?? '',
+    title_source: input.title ? 'custom' : 'none',
+    created_at: now,
+    updated_at: now,
+    archived: false,
+    metadata: { ...(input.metadata ?? {}), cwd: root },
+    agent_config: input.agent_config ?? {},
+    runtime_id: 'local',
+  };
+  await app.journal.append([...registerEvents, ...creationEvents(app, state)]);
+  return toSessionObject(app.sessions.get(state.id)!, app.live);
+}
+
+function findWorkspaceIdByRoot(app: AppContext, root: string): string {
+  const ws = app.workspaces.byRoot(root);
+  if (!ws) throw new Error(`workspace for ${root} vanished`);
+  return ws.id;
+}
+
+/** `:fork` and POST children: a new stream holding a copy of the source's history. */
+export async function forkSession(
+  app: AppContext,
+  sourceId: string,
+  input: { title?: string; metadata?: Record<string, unknown> },
+  as: 'fork' | 'child',
+) {
+  const src = findOwnedSession(app, sourceId);
+  ensureNotBusy(app, sourceId);
+  const now = app.clock.now().toISOString();
+  const prefix = as === 'fork' ? 'Fork' : 'Child';
+  const state: SessionState = {
+    id: newSessionId(),
+    workspace_id: src.workspace_id,
+    cwd: src.cwd,
+    title: input.title ?? `${prefix}: ${src.title || 'Untitled'}`,
+    title_source: 'custom',
+    created_at: now,
+    updated_at: now,
+    archived: false,
+    last_prompt: src.last_prompt,
+    last_turn_reason: src.last_turn_reason,
+    metadata: { ...src.metadata, ...(input.metadata ?? {}), cwd: src.cwd },
+    agent_config: { ...src.agent_config },
+    forked_from: src.id,
+    runtime_id: src.runtime_id,
+  };
+  if (as === 'child') state.parent_id = src.id;
+  if (state.last_prompt === undefined) delete state.last_prompt;
+  if (state.last_turn_reason === undefined) delete state.last_turn_reason;
+  const history = (await app.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type));
+  const copies: PendingEvent[] = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }));
+  const [first, ...rest] = creationEvents(app, state);
+  await app.journal.append([first, ...copies, ...rest]);
+  return toSessionObject(app.sessions.get(state.id)!, app.live);
+}
+
+/** Events that describe a session's own lifecycle; a fork starts its own instead of copying them. */
+const LIFECYCLE = new Set<string>([
+  SessionEvents.created,
+  SessionEvents.profileUpdated,
+  SessionEvents.archived,
+  SessionEvents.restored,
+  SessionEvents.runtimeBound,
+]);
+
+export async function archiveSession(app: AppContext, id: string): Promise<void> {
+  const s = findOwnedSession(app, id);
+  if (s.archived) return;
+  await app.journal.append([
+    { stream: id, type: SessionEvents.archived, payload: { archived_at: app.clock.now().toISOString() } },
+    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionArchived, payload: { workspace_id: s.workspace_id, sessionId: id } },
+  ]);
+}
+
+export async function restoreSession(app: AppContext, id: string): Promise<void> {
+  const s = findOwnedSession(app, id);
+  if (!s.archived) return;
+  await app.journal.append([{ stream: id, type: SessionEvents.restored, payload: {} }]);
+}

@@ -1,0 +1,66 @@
+import type * as v from 'valibot';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import { validationError } from '../http/errors.ts';
+import type { SessionListQuery } from '../http/schemas/sessions.ts';
+import { resolveWorkspaceAlias } from '../workspaces/service.ts';
+import { toSessionObject } from './view.ts';
+
+type Query = v.InferOutput<typeof SessionListQuery>;
+
+/** Takes up to `size` matches from `walk`; reports whether another match exists. */
+export function takePage<T>(walk: Iterable<T>, keep: (x: T) => boolean, size: number): { items: T[]; has_more: boolean } {
+  const items: T[] = [];
+  for (const x of walk) {
+    if (!keep(x)) continue;
+    if (items.length === size) return { items, has_more: true };
+    items.push(x);
+  }
+  return { items, has_more: false };
+}
+
+/** Cursor page over the index (newest `updated_at` first), shared by the v1 list and children. */
+export function cursorPage(
+  app: AppContext,
+  cursor: { before_id?: string; after_id?: string },
+  keep: (s: SessionRecord) => boolean,
+  size: number,
+  walkFrom: (from?: { afterId?: string; reverseFromId?: string }) => Iterable<SessionRecord>,
+): { items: SessionRecord[]; has_more: boolean } {
+  if (cursor.before_id && cursor.after_id) {
+    throw validationError([
+      { field: 'before_id', message: 'before_id and after_id are mutually exclusive' },
+      { field: 'after_id', message: 'before_id and after_id are mutually exclusive' },
+    ]);
+  }
+  const anchor = cursor.before_id ?? cursor.after_id;
+  if (anchor && !app.sessions.get(anchor)) {
+    throw validationError([{ field: cursor.before_id ? 'before_id' : 'after_id', message: `unknown session id: ${anchor}` }]);
+  }
+  if (cursor.after_id) {
+    const page = takePage(walkFrom({ reverseFromId: cursor.after_id }), keep, size);
+    return { items: page.items.reverse(), has_more: page.has_more };
+  }
+  return takePage(walkFrom(cursor.before_id ? { afterId: cursor.before_id } : undefined), keep, size);
+}
+
+/** GET /api/v1/sessions. */
+export function listSessionsV1(app: AppContext, q: Query) {
+  if (q.include_archive && q.archived_only) {
+    throw validationError([
+      { field: 'include_archive', message: 'include_archive and archived_only are mutually exclusive' },
+      { field: 'archived_only', message: 'include_archive and archived_only are mutually exclusive' },
+    ]);
+  }
+  const workspaceId = q.workspace_id ? resolveWorkspaceAlias(app, q.workspace_id).id : undefined;
+  const paged = q.page_size !== undefined || q.archived_only === true;
+  const size = paged ? q.page_size ?? 20 : Number.MAX_SAFE_INTEGER;
+  const keep = (s: SessionRecord) =>
+    (q.archived_only ? s.archived : q.include_archive ? true : !s.archived) &&
+    (workspaceId === undefined || s.workspace_id === workspaceId) &&
+    (q.busy === undefined || app.live.isBusy(s.id) === q.busy) &&
+    (!q.exclude_empty || s.has_prompt) &&
+    app.workspaces.get(s.workspace_id) !== undefined;
+  const page = cursorPage(app, q, keep, size, (from) => app.sessions.walk('updated_desc', from));
+  return { items: page.items.map((s) => toSessionObject(s, app.live)), has_more: paged ? page.has_more : false };
+}

@@ -1,0 +1,71 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { PendingEvent } from '../../journal/types.ts';
+import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
+import type { AppContext } from '../app/context.ts';
+import { GlobalEvents, type WorkspaceState } from '../events/types.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import { workspaceIdFor } from './ids.ts';
+
+/** The wire workspace object. */
+export function toWorkspaceObject(app: AppContext, w: WorkspaceRecord, extraSessions = 0) {
+  return {
+    id: w.id,
+    root: w.root,
+    name: w.name,
+    created_at: w.created_at,
+    last_opened_at: w.last_opened_at,
+    session_count: app.sessions.countsFor(w.id).all + extraSessions,
+  };
+}
+
+/** Resolves a directory path; 40409 when it does not exist or is not a directory. */
+export async function existingDirectory(dir: string, field: string): Promise<string> {
+  const abs = path.resolve(dir);
+  try {
+    if ((await stat(abs)).isDirectory()) return abs;
+  } catch {
+    /* reported below */
+  }
+  throw new ApiError(Codes.PATH_NOT_FOUND, `directory not found or not a directory: ${dir}`, { details: { field, path: dir } });
+}
+
+export function findWorkspace(app: AppContext, id: string): WorkspaceRecord {
+  const w = app.workspaces.get(id);
+  if (!w) throw notFound(Codes.WORKSPACE_NOT_FOUND, 'workspace', id);
+  return w;
+}
+
+/** A workspace id, or an alias of one (its absolute root path). */
+export function resolveWorkspaceAlias(app: AppContext, idOrRoot: string): WorkspaceRecord {
+  const direct = app.workspaces.get(idOrRoot);
+  if (direct) return direct;
+  if (path.isAbsolute(idOrRoot)) {
+    const byRoot = app.workspaces.get(workspaceIdFor(path.resolve(idOrRoot)));
+    if (byRoot) return byRoot;
+  }
+  throw notFound(Codes.WORKSPACE_NOT_FOUND, 'workspace', idOrRoot);
+}
+
+/**
+ * The events that register `root` (created) or refresh it (updated, with
+ * `last_opened_at` set to now when `reopen`). `extraSessions` counts sessions
+ * created in the same batch.
+ */
+export function workspaceUpsertEvents(
+  app: AppContext,
+  root: string,
+  opts: { name?: string; reopen: boolean; extraSessions?: number },
+): { events: PendingEvent[]; workspace: ReturnType<typeof toWorkspaceObject>; created: boolean } {
+  const id = workspaceIdFor(root);
+  const now = app.clock.now().toISOString();
+  const prev = app.workspaces.get(id);
+  const state: WorkspaceState = prev
+    ? { id, root: prev.root, name: prev.name, created_at: prev.created_at, last_opened_at: opts.reopen ? now : prev.last_opened_at }
+    : { id, root, name: opts.name ?? (path.basename(root) || root), created_at: now, last_opened_at: now };
+  const workspace = toWorkspaceObject(app, { ...state, trusted: prev?.trusted ?? false }, opts.extraSessions ?? 0);
+  const type = prev ? GlobalEvents.workspaceUpdated : GlobalEvents.workspaceCreated;
+  return { events: [{ stream: GLOBAL_STREAM, type, payload: workspace }], workspace, created: !prev };
+}

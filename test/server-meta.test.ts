@@ -1,0 +1,38 @@
+import test from 'ava';
+import { startTestServer } from './helpers/server.ts';
+
+test('healthz needs no token; meta reports every field', async (t) => {
+  const s = await startTestServer({ options: { webTitle: 'My Daemon' } });
+  t.teardown(() => s.stop());
+  const health = await fetch(`${s.baseUrl}/api/v1/healthz`);
+  t.is(health.status, 200);
+  const body = await health.json();
+  t.deepEqual(body.data, { ok: true });
+  t.regex(body.request_id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+
+  const meta = await s.get('/api/v1/meta');
+  t.is(meta.code, 0);
+  t.is(meta.msg, 'success');
+  t.deepEqual(meta.data.capabilities, { websocket: true, file_upload: true, fs_query: true, mcp: true, tasks: true, terminal: true });
+  t.is(meta.data.backend, 'v2');
+  t.is(meta.data.web_title, 'My Daemon');
+  t.is(meta.data.dangerous_bypass_auth, false);
+  t.deepEqual(meta.data.open_in_apps, []);
+  t.regex(meta.data.server_id, /^srv_/);
+  t.truthy(Date.parse(meta.data.started_at));
+  t.is(typeof meta.data.server_version, 'string');
+  t.deepEqual(meta.data.features, []);
+  t.is(typeof meta.data.experimental_flags, 'object');
+});
+
+test('request ids: a valid X-Request-Id is honored, an invalid one regenerated', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.stop());
+  const good = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+  const r1 = await s.req('GET', '/api/v1/meta', undefined, { 'X-Request-Id': good });
+  t.is(r1.body.request_id, good);
+  t.is(r1.headers.get('x-request-id'), good);
+  const r2 = await s.req('GET', '/api/v1/meta', undefined, { 'X-Request-Id': 'not-a-ulid' });
+  t.not(r2.body.request_id, 'not-a-ulid');
+  t.regex(r2.body.request_id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+});
