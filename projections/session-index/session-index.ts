@@ -24,12 +24,14 @@ export class SessionIndex implements Projection {
   private byUpdated = new SortedList<SessionRecord>((s) => s.updated_at);
   private byCreated = new SortedList<SessionRecord>((s) => s.created_at);
   private perWorkspace = new Map<string, { all: number; archived: number }>();
+  private children = new Map<string, SortedList<SessionRecord>>();
 
   reset(): void {
     this.byId.clear();
     this.byUpdated.clear();
     this.byCreated.clear();
     this.perWorkspace.clear();
+    this.children.clear();
   }
 
   load(_key: string, value: unknown): void {
@@ -71,6 +73,8 @@ export class SessionIndex implements Projection {
         delete next.archived_at;
         return next;
       }
+      case SessionEvents.goalUpdated:
+        return { ...cur, goal: (event.payload as { goal: SessionRecord['goal'] }).goal, updated_at: event.ts };
       case SessionEvents.runtimeBound:
         return { ...cur, runtime_id: (event.payload as { runtime_id: string }).runtime_id };
       default:
@@ -81,24 +85,30 @@ export class SessionIndex implements Projection {
   /** Adds or replaces a record in every order and count. */
   upsert(next: SessionRecord): void {
     const prev = this.byId.get(next.id);
-    if (prev) {
-      this.byUpdated.remove(prev);
-      this.byCreated.remove(prev);
-      this.count(prev, -1);
-    }
+    if (prev) this.unlink(prev);
     this.byId.set(next.id, next);
     this.byUpdated.insert(next);
     this.byCreated.insert(next);
     this.count(next, +1);
+    if (next.parent_id) {
+      const list = this.children.get(next.parent_id) ?? new SortedList<SessionRecord>((s) => s.updated_at);
+      list.insert(next);
+      this.children.set(next.parent_id, list);
+    }
+  }
+
+  private unlink(prev: SessionRecord): void {
+    this.byUpdated.remove(prev);
+    this.byCreated.remove(prev);
+    this.count(prev, -1);
+    if (prev.parent_id) this.children.get(prev.parent_id)?.remove(prev);
   }
 
   /** Drops a record (foreign sessions that vanished from another daemon's export). */
   drop(id: string): void {
     const prev = this.byId.get(id);
     if (!prev) return;
-    this.byUpdated.remove(prev);
-    this.byCreated.remove(prev);
-    this.count(prev, -1);
+    this.unlink(prev);
     this.byId.delete(id);
   }
 
@@ -124,6 +134,18 @@ export class SessionIndex implements Projection {
   /** Session counts of a workspace (all, and how many of those are archived). */
   countsFor(workspaceId: string): { all: number; archived: number } {
     return this.perWorkspace.get(workspaceId) ?? { all: 0, archived: 0 };
+  }
+
+  /** Children of a session, newest updated first, optionally from a cursor like `walk`. */
+  *walkChildren(parentId: string, from?: { afterId?: string; reverseFromId?: string }): Generator<SessionRecord> {
+    const list = this.children.get(parentId);
+    if (!list) return;
+    const anchorId = from?.afterId ?? from?.reverseFromId;
+    if (!anchorId) return yield* list.walk('desc');
+    const anchor = this.byId.get(anchorId);
+    const i = anchor && anchor.parent_id === parentId ? list.indexOf(anchor) : -1;
+    if (i < 0) return;
+    yield* from?.afterId ? list.walk('desc', i - 1) : list.walk('asc', i + 1);
   }
 
   private list(sort: SessionSort): SortedList<SessionRecord> {

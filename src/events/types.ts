@@ -5,6 +5,7 @@ export const SessionEvents = {
   archived: 'session.archived',
   restored: 'session.restored',
   runtimeBound: 'session.runtime_bound',
+  goalUpdated: 'goal.updated',
 } as const;
 
 export const GlobalEvents = {
@@ -43,6 +44,24 @@ export interface SessionState {
   parent_id?: string;
   forked_from?: string;
   runtime_id: string;
+  goal?: GoalSnapshot | null;
+}
+
+/** Core "Goal snapshot" (camelCase keys, as on the wire). */
+export interface GoalSnapshot {
+  goalId: string;
+  objective: string;
+  completionCriterion?: string;
+  status: 'active' | 'paused' | 'blocked' | 'complete';
+  turnsUsed: number;
+  tokensUsed: number;
+  wallClockMs: number;
+  budget: {
+    tokens: { limit: number; remaining: number; reached: boolean } | null;
+    turns: { limit: number; remaining: number; reached: boolean } | null;
+    wallClockMs: { limit: number; remaining: number; reached: boolean } | null;
+  };
+  terminalReason?: string;
 }
 
 export interface SessionCreatedPayload {

@@ -42,10 +42,16 @@ function runRoute(def: RouteDef): Koa.Middleware {
   };
 }
 
+/** Malformed or oversize JSON bodies are 40001 with details, never a 500. */
+function bodyError(err: Error & { status?: number }): never {
+  const message = err.status === 413 ? `request body too large (limit ${JSON_LIMIT})` : `malformed JSON body: ${err.message}`;
+  throw new ApiError(Codes.VALIDATION, message, { details: [{ field: 'body', message }] });
+}
+
 /** Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes. */
 export function buildRouter(routes: RouteDef[]): Router {
   const router = new Router();
-  const bodyParser = koaBody({ jsonLimit: JSON_LIMIT, multipart: false, text: false, urlencoded: false });
+  const bodyParser = koaBody({ jsonLimit: JSON_LIMIT, multipart: false, text: false, urlencoded: false, onError: bodyError });
   const actionBases = new Map<string, Set<string>>();
   const plainPaths = new Set<string>();
   for (const def of routes) {

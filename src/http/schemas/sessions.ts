@@ -82,3 +82,29 @@ export const ChildrenQuery = v.object({
 });
 
 export const SessionPage = v.object({ items: v.array(SessionObject), has_more: v.boolean() });
+
+export const SessionStatus = v.object({
+  busy: v.boolean(),
+  model: v.optional(v.string()),
+  thinking_level: v.string(),
+  permission: v.string(),
+  plan_mode: v.boolean(),
+  dynamic_workflow_mode: v.boolean(),
+  context_tokens: v.number(),
+  max_context_tokens: v.optional(v.number()),
+  context_usage: v.optional(v.number()),
+});
+
+export const Warnings = v.object({
+  warnings: v.array(v.object({ code: v.string(), message: v.string(), severity: v.picklist(['info', 'warning', 'error']) })),
+});
+
+export const RuntimeBinding = v.object({ workspace_id: v.string(), runtime_id: v.string() });
+export const RuntimeBody = v.object({ runtime_id: NonEmptyString });
+
+export const CompactBody = v.object({ instruction: v.optional(v.string()) });
+export const UndoBody = v.object({
+  count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  page_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+});
+export const EmptyBody = v.object({});

@@ -1,0 +1,92 @@
+import * as v from 'valibot';
+import type { AppContext } from '../../app/context.ts';
+import { archiveSession, forkSession, restoreSession } from '../../sessions/commands.ts';
+import { cursorPage } from '../../sessions/list-v1.ts';
+import { ensureNotBusy, findOwnedSession, findSession } from '../../sessions/lookup.ts';
+import { toSessionObject } from '../../sessions/view.ts';
+import { Codes } from '../codes.ts';
+import { ApiError } from '../errors.ts';
+import { route, type RouteDef } from '../route.ts';
+import { ChildrenQuery, CompactBody, EmptyBody, ForkBody, SessionIdParams, SessionObject, SessionPage, UndoBody } from '../schemas/sessions.ts';
+
+const tags = ['sessions'];
+
+/** `POST /api/v1/sessions/{session_id}:{action}` and the children routes. */
+export function sessionActionRoutes(app: AppContext): RouteDef[] {
+  return [
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:fork', operationId: 'forkSession', summary: 'Fork into a new session in the same workspace (default title `Fork: <title>`)', tags,
+      params: SessionIdParams, body: ForkBody, data: SessionObject, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY],
+      handler: ({ params, body }) => forkSession(app, params.session_id, body, 'fork'),
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:archive', operationId: 'archiveSession', summary: 'Archive (hide from the default list)', tags,
+      params: SessionIdParams, body: EmptyBody, data: v.object({ archived: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND],
+      handler: async ({ params }) => {
+        await archiveSession(app, params.session_id);
+        return { archived: true };
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:restore', operationId: 'restoreSession', summary: 'Un-archive', tags,
+      params: SessionIdParams, body: EmptyBody, data: SessionObject, codes: [Codes.SESSION_NOT_FOUND],
+      handler: async ({ params }) => {
+        await restoreSession(app, params.session_id);
+        return toSessionObject(findSession(app, params.session_id), app.live);
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:abort', operationId: 'abortSessionTurn', summary: 'Cancel the running main turn (a no-op when idle)', tags,
+      params: SessionIdParams, body: EmptyBody, data: v.object({ aborted: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND],
+      handler: ({ params }) => {
+        findOwnedSession(app, params.session_id);
+        return { aborted: true };
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:compact', operationId: 'compactSession', summary: 'Compact the context; progress as compaction.* events', tags,
+      params: SessionIdParams, body: CompactBody, data: v.object({}), codes: [Codes.SESSION_NOT_FOUND, Codes.COMPACTION_REFUSED],
+      handler: ({ params }) => {
+        findOwnedSession(app, params.session_id);
+        ensureNotBusy(app, params.session_id);
+        throw new ApiError(Codes.COMPACTION_REFUSED, 'nothing to compact: the session has no model context yet', { details: { reason: 'nothing_to_compact' } });
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:undo', operationId: 'undoSessionTurns', summary: 'Undo the last turns', tags,
+      params: SessionIdParams, body: UndoBody, codes: [Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY, Codes.UNDO_TOO_FAR],
+      handler: ({ params, body }) => {
+        findOwnedSession(app, params.session_id);
+        ensureNotBusy(app, params.session_id);
+        const requestedCount = body.count ?? 1;
+        throw new ApiError(Codes.UNDO_TOO_FAR, `cannot undo ${requestedCount} turn(s): 0 undoable`, {
+          data: { reason: 'no_turns', requestedCount, undoableCount: 0 },
+        });
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:btw', operationId: 'btwSession', summary: 'Fork the main agent into a read-only child agent', tags,
+      params: SessionIdParams, body: EmptyBody, data: v.object({ agent_id: v.string() }), codes: [Codes.SESSION_NOT_FOUND, Codes.NO_PROVIDER, Codes.RUNTIME_UNAVAILABLE],
+      handler: ({ params }) => {
+        findOwnedSession(app, params.session_id);
+        if (!app.config.defaultModel()) throw new ApiError(Codes.NO_PROVIDER, 'no provider configured: :btw needs a usable model configuration');
+        throw new ApiError(Codes.RUNTIME_UNAVAILABLE, 'the agent engine is not available in this build', { details: { reason: 'engine_unavailable' } });
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/v1/sessions/{session_id}/children', operationId: 'listSessionChildren', summary: 'Child sessions, newest updated first', tags,
+      params: SessionIdParams, query: ChildrenQuery, data: SessionPage, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
+      handler: ({ params, query }) => {
+        const parent = findSession(app, params.session_id);
+        const keep = (s: { id: string }) => query.busy === undefined || app.live.isBusy(s.id) === query.busy;
+        const page = cursorPage(app, query, keep, query.page_size ?? 100, (from) => app.sessions.walkChildren(parent.id, from));
+        return { items: page.items.map((s) => toSessionObject(s, app.live)), has_more: page.has_more };
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}/children', operationId: 'createSessionChild', summary: 'Fork recorded as a child (default title `Child: <title>`)', tags,
+      params: SessionIdParams, body: ForkBody, data: SessionObject, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY],
+      handler: ({ params, body }) => forkSession(app, params.session_id, body, 'child'),
+    }),
+  ];
+}

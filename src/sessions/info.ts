@@ -1,0 +1,57 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import { SessionEvents } from '../events/types.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError } from '../http/errors.ts';
+import { findOwnedSession } from './lookup.ts';
+
+/** AGENTS.md files larger than this are flagged: they crowd the model's context. */
+export const AGENTS_MD_WARN_BYTES = 32 * 1024;
+
+/** Runtimes a session can be bound to. Only the local machine exists today. */
+export const RUNTIMES = ['local'] as const;
+
+/** GET /status: what is known of a session's agent configuration (cold sessions report defaults). */
+export function sessionStatus(app: AppContext, s: SessionRecord) {
+  const cfg = s.agent_config as Record<string, unknown>;
+  const live = app.live.get(s.id);
+  const model = live?.model ?? (typeof cfg.model === 'string' && cfg.model ? cfg.model : app.config.defaultModel());
+  const out: Record<string, unknown> = { busy: live?.busy ?? false };
+  if (model) out.model = model;
+  out.thinking_level = typeof cfg.thinking === 'string' ? cfg.thinking : 'default';
+  out.permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : app.config.defaultPermissionMode();
+  out.plan_mode = typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : app.config.defaultPlanMode();
+  out.dynamic_workflow_mode = cfg.dynamic_workflow_mode === true;
+  out.context_tokens = 0;
+  return out;
+}
+
+/** GET /warnings: problems with the session's project files. */
+export async function sessionWarnings(s: SessionRecord) {
+  const warnings: { code: string; message: string; severity: 'info' | 'warning' | 'error' }[] = [];
+  try {
+    const st = await stat(path.join(s.cwd, 'AGENTS.md'));
+    if (st.isFile() && st.size > AGENTS_MD_WARN_BYTES) {
+      warnings.push({
+        code: 'agents-md-oversized',
+        message: `AGENTS.md is ${st.size} bytes (over ${AGENTS_MD_WARN_BYTES}); it takes a large share of the model's context`,
+        severity: 'warning',
+      });
+    }
+  } catch {
+    /* no AGENTS.md: nothing to warn about */
+  }
+  return { warnings };
+}
+
+/** POST /runtime: binds the session to another runtime. */
+export async function bindRuntime(app: AppContext, id: string, runtimeId: string) {
+  const s = findOwnedSession(app, id);
+  if (!(RUNTIMES as readonly string[]).includes(runtimeId)) {
+    throw new ApiError(Codes.RUNTIME_NOT_FOUND, `runtime not found: ${runtimeId}`, { details: { runtime_id: runtimeId, known: RUNTIMES } });
+  }
+  if (s.runtime_id !== runtimeId) await app.journal.append([{ stream: id, type: SessionEvents.runtimeBound, payload: { runtime_id: runtimeId } }]);
+  return { workspace_id: s.workspace_id, runtime_id: runtimeId };
+}

@@ -1,0 +1,59 @@
+import { monotonicFactory } from 'ulid';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { PendingEvent } from '../../journal/types.ts';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import { GlobalEvents, SessionEvents, type GoalSnapshot } from '../events/types.ts';
+import { findOwnedSession } from './lookup.ts';
+import { toSessionObject } from './view.ts';
+
+const nextUlid = monotonicFactory();
+
+export interface ProfileInput {
+  title?: string;
+  metadata?: Record<string, unknown>;
+  agent_config?: {
+    model?: string;
+    goal_objective?: string;
+    goal_control?: 'pause' | 'resume' | 'cancel';
+    [key: string]: unknown;
+  };
+}
+
+/** The goal after a profile update's goal fields, or undefined when unchanged. */
+function nextGoal(cur: SessionRecord, objective?: string, control?: 'pause' | 'resume' | 'cancel'): GoalSnapshot | null | undefined {
+  if (objective) {
+    return {
+      goalId: `goal_${nextUlid()}`, objective, status: 'active', turnsUsed: 0, tokensUsed: 0, wallClockMs: 0,
+      budget: { tokens: null, turns: null, wallClockMs: null },
+    };
+  }
+  const goal = cur.goal;
+  if (!control || !goal) return undefined;
+  if (control === 'cancel') return { ...goal, status: 'complete', terminalReason: 'cancelled' };
+  if (goal.status === 'complete') return undefined;
+  return { ...goal, status: control === 'pause' ? 'paused' : 'active' };
+}
+
+/** POST /sessions/{id}/profile: title, metadata and agent_config, journaled as one batch. */
+export async function updateProfile(app: AppContext, id: string, input: ProfileInput) {
+  const cur = findOwnedSession(app, id);
+  const { goal_objective, goal_control, ...config } = input.agent_config ?? {};
+  if (config.model === '') delete config.model;
+  const payload: Record<string, unknown> = {};
+  if (input.title !== undefined) payload.title = input.title;
+  if (input.metadata) payload.metadata = input.metadata;
+  if (Object.keys(config).length) payload.agent_config = config;
+  const events: PendingEvent[] = [{ stream: id, type: SessionEvents.profileUpdated, payload }];
+  const goal = nextGoal(cur, goal_objective, goal_control);
+  if (goal !== undefined) events.push({ stream: id, type: SessionEvents.goalUpdated, payload: { goal } });
+  if (input.title !== undefined) {
+    events.push({
+      stream: GLOBAL_STREAM,
+      type: GlobalEvents.sessionMetaUpdated,
+      payload: { session_id: id, workspace_id: cur.workspace_id, title: input.title, updated_at: app.clock.now().toISOString() },
+    });
+  }
+  await app.journal.append(events);
+  return toSessionObject(app.sessions.get(id)!, app.live);
+}
