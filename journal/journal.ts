@@ -65,8 +65,10 @@ export class Journal extends EventEmitter {
     this.deriver = deriver;
   }
 
+  /** A copy of the stream's head (seq of its last event and its epoch). */
   head(stream: string): StreamHead | undefined {
-    return this.heads.get(stream);
+    const h = this.heads.get(stream);
+    return h && { ...h };
   }
 
   hasStream(stream: string): boolean {

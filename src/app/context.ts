@@ -4,6 +4,7 @@ import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-r
 import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
+import type { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import type { Logger } from './logger.ts';
 import type { ServeOptions } from './options.ts';
 import type { Instances } from './instances.ts';
@@ -25,6 +26,8 @@ export interface AppContext {
   journal: Journal;
   sessions: SessionIndex;
   workspaces: WorkspaceRegistry;
+  /** add-dir runtime state: in-memory directories per workspace. */
+  workspaceDirs: WorkspaceDirs;
   gui: GuiStore;
   live: LiveSessions;
   config: ConfigService;

@@ -12,6 +12,7 @@ import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
+import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import type { AppContext, Clock } from './context.ts';
 import { liveInstances, loadOrCreateToken, registerInstance } from './home.ts';
@@ -73,6 +74,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { primary, adoptable } = await claimSlots(home);
   const journal = new Journal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1' });
   await journal.load();
+  config.attach(journal);
   const sessions = new SessionIndex();
   const workspaces = new WorkspaceRegistry();
   const gui = new GuiStore();
@@ -88,7 +90,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const app: AppContext = {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
     clock: opts.clock ?? { now: () => new Date() },
-    log, journal, sessions, workspaces, gui, live: new LiveSessions(), config, instances,
+    log, journal, sessions, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances,
     connections: () => hub?.connections() ?? [],
     requestShutdown: () => stop(),
   };

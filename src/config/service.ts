@@ -1,46 +1,252 @@
 import { EventEmitter } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parse } from 'smol-toml';
+import type { Journal } from '../../journal/journal.ts';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../app/logger.ts';
+import { GlobalEvents } from '../events/types.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError, validationError } from '../http/errors.ts';
+import type { ConfigPatch } from '../http/schemas/config.ts';
+import { ChangeBatcher } from './changes.ts';
+import { CHANGE_WINDOW_MS, FIRST_RUN_DOCUMENT } from './defaults.ts';
+import { readEnvOverrides, type EnvOverrides } from './env.ts';
+import { backupBrokenFile, readConfigFile, toToml, writeFileAtomic } from './file.ts';
+import { applyPatch, changedFields, checkPatched, cloneDoc, normalizePatch } from './patch.ts';
+import type { Doc } from './read.ts';
+import { resolveConfig, type ResolvedConfig } from './resolve.ts';
+import { toConfigView } from './view.ts';
+import { FileWatcher } from './watch.ts';
+
+export interface ConfigServiceOptions {
+  /** Environment to read overrides from (default process.env); read once, never written back. */
+  env?: NodeJS.ProcessEnv;
+  /** Window merging changes into one `event.config.changed`. */
+  changeWindowMs?: number;
+}
+
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
- * The global configuration (`<home>/config.toml`). STUB: the config issue work
- * replaces this with the full GET/POST/env/watch implementation.
+ * The global configuration (`<home>/config.toml`): the raw document (unknown
+ * keys kept on every write), its resolution with defaults and env overrides,
+ * atomic merge-patch writes, the optional file watcher and `event.config.changed`.
  */
 export class ConfigService extends EventEmitter {
-  private raw: Record<string, unknown> = {};
-  constructor(readonly file: string, private readonly log: Logger) {
+  private raw: Doc = {};
+  /** Last text read or written: the watcher ignores a file equal to it (our own writes). */
+  private text?: string;
+  /** The file on disk is unreadable or malformed; a POST backs it up before replacing it. */
+  private broken = false;
+  private fileWarning?: string;
+  private resolveWarnings: string[] = [];
+  private resolved!: ResolvedConfig;
+  private journal?: Journal;
+  private lock: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private readonly env: EnvOverrides;
+  private readonly batcher: ChangeBatcher;
+  private readonly watcher: FileWatcher;
+
+  constructor(readonly file: string, private readonly log: Logger, opts: ConfigServiceOptions = {}) {
     super();
+    const env = opts.env ?? process.env;
+    this.env = readEnvOverrides(env);
+    const window = opts.changeWindowMs ?? (Number(env.SVC_CODE_CONFIG_EVENT_WINDOW_MS) || CHANGE_WINDOW_MS);
+    this.batcher = new ChangeBatcher(window, (fields) => this.publish(fields));
+    this.watcher = new FileWatcher(file, () => void this.reload().catch((err) => log.error({ err }, 'config reload failed')), log);
   }
 
-  static async load(home: string, log: Logger): Promise<ConfigService> {
-    const svc = new ConfigService(path.join(home, 'config.toml'), log);
-    try {
-      svc.raw = parse(await readFile(svc.file, 'utf8')) as Record<string, unknown>;
-    } catch {
-      svc.raw = {};
-    }
+  static async load(home: string, log: Logger, opts?: ConfigServiceOptions): Promise<ConfigService> {
+    const svc = new ConfigService(path.join(home, 'config.toml'), log, opts);
+    await svc.init();
     return svc;
+  }
+
+  private async init(): Promise<void> {
+    const read = await readConfigFile(this.file);
+    if (read.kind === 'ok') {
+      this.raw = read.doc;
+      this.text = read.text;
+    } else if (read.kind === 'missing') {
+      await this.createFirstRun();
+    } else {
+      this.markBroken(read.message, read.text);
+    }
+    this.recompute();
+    for (const w of this.warnings()) this.log.warn(w);
+    this.syncWatcher();
+  }
+
+  private async createFirstRun(): Promise<void> {
+    this.raw = cloneDoc(FIRST_RUN_DOCUMENT);
+    const text = toToml(this.raw);
+    try {
+      await writeFileAtomic(this.file, text);
+      this.text = text;
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'cannot create config.toml; running with defaults');
+    }
+  }
+
+  private markBroken(message: string, text?: string): void {
+    this.broken = true;
+    this.text = text;
+    this.fileWarning = `config.toml is malformed or unreadable (${message}); using the last good configuration (defaults at start) until it is fixed or replaced by POST /api/v1/config`;
+    this.log.error(this.fileWarning);
+  }
+
+  private recompute(): void {
+    const { config, warnings } = resolveConfig(this.raw, this.env);
+    this.resolved = config;
+    this.resolveWarnings = warnings;
+  }
+
+  /** Starts the event emission: `event.config.changed` goes to the journal's global stream. */
+  attach(journal: Journal): void {
+    this.journal = journal;
+  }
+
+  /** Startup and reload problems: malformed file, deprecated keys, invalid env values. */
+  warnings(): string[] {
+    return [...(this.fileWarning ? [this.fileWarning] : []), ...this.env.warnings, ...this.resolveWarnings];
+  }
+
+  /** The effective configuration. Holds secrets: for the engine and providers, never for the wire. */
+  current(): ResolvedConfig {
+    return this.resolved;
+  }
+
+  /** A copy of the raw parsed document (unredacted). */
+  rawDocument(): Doc {
+    return cloneDoc(this.raw);
+  }
+
+  /** GET /api/v1/config data. */
+  view(): Doc {
+    return toConfigView(this.resolved, this.raw);
   }
 
   /** Experimental flag id -> enabled. */
   experimentalFlags(): Record<string, boolean> {
-    const exp = (this.raw.experimental ?? {}) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(exp).map(([k, v]) => [k, v === true]));
+    return { ...this.resolved.experimental };
   }
 
   defaultPermissionMode(): string {
-    return typeof this.raw.default_permission_mode === 'string' ? this.raw.default_permission_mode : 'manual';
+    return this.resolved.default_permission_mode;
   }
 
   defaultModel(): string | undefined {
-    return typeof this.raw.default_model === 'string' ? this.raw.default_model : undefined;
+    return this.resolved.default_model;
   }
 
   defaultPlanMode(): boolean {
-    return this.raw.default_plan_mode === true;
+    return this.resolved.default_plan_mode;
   }
 
-  async close(): Promise<void> {}
+  /** POST /api/v1/config: merge-patch, validated, written atomically; resolves to the new view. */
+  patch(body: ConfigPatch): Promise<Doc> {
+    const p = normalizePatch(body);
+    return this.mutate((doc) => {
+      const next = applyPatch(doc, p);
+      const issues = checkPatched(next, p);
+      if (issues.length) throw validationError(issues);
+      return next;
+    }, Object.keys(p).map(camel));
+  }
+
+  /**
+   * Server-side writes (a POST, a provider added, an OAuth refresh): `fn` maps the
+   * raw document to the next one; the file is rewritten and the change announced.
+   */
+  mutate(fn: (doc: Doc) => Doc, touched: string[] = []): Promise<Doc> {
+    return this.exclusive(async () => {
+      const next = fn(cloneDoc(this.raw));
+      if (!touched.length && JSON.stringify(next) === JSON.stringify(this.raw)) return this.view();
+      const text = this.serialize(next);
+      const before = this.view();
+      if (this.broken) await backupBrokenFile(this.file);
+      const previous = this.text;
+      this.text = text;
+      try {
+        await writeFileAtomic(this.file, text);
+      } catch (err) {
+        this.text = previous;
+        const message = `cannot write config.toml: ${(err as Error).message}`;
+        throw new ApiError(Codes.VALIDATION, message, { details: [{ field: 'config.toml', message }] });
+      }
+      this.raw = next;
+      this.broken = false;
+      this.fileWarning = undefined;
+      this.recompute();
+      const after = this.view();
+      this.announce([...new Set([...changedFields(before, after), ...touched])]);
+      this.syncWatcher();
+      return after;
+    });
+  }
+
+  private serialize(doc: Doc): string {
+    try {
+      return toToml(doc);
+    } catch (err) {
+      const message = `cannot encode config as TOML: ${(err as Error).message}`;
+      throw new ApiError(Codes.VALIDATION, message, { details: [{ field: '(root)', message }] });
+    }
+  }
+
+  /** Re-reads config.toml after an external edit; a malformed edit keeps the last good configuration. */
+  reload(): Promise<void> {
+    return this.exclusive(async () => {
+      if (this.closed) return;
+      const read = await readConfigFile(this.file);
+      if (read.kind === 'missing') return void this.log.warn('config.toml was removed; keeping the current configuration');
+      if (read.kind === 'invalid') {
+        if (read.text === undefined || read.text !== this.text) this.markBroken(read.message, read.text);
+        return;
+      }
+      if (read.text === this.text) return;
+      const before = this.view();
+      this.raw = read.doc;
+      this.text = read.text;
+      this.broken = false;
+      this.fileWarning = undefined;
+      this.recompute();
+      for (const w of this.resolveWarnings) this.log.warn(w);
+      this.announce(changedFields(before, this.view()));
+      this.syncWatcher();
+    });
+  }
+
+  private announce(fields: string[]): void {
+    if (!fields.length) return;
+    this.emit('changed', fields);
+    this.batcher.add(fields);
+  }
+
+  private async publish(fields: string[]): Promise<void> {
+    if (!this.journal) return;
+    try {
+      await this.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.configChanged, payload: { changedFields: fields, config: this.view() } }]);
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, 'cannot record event.config.changed');
+    }
+  }
+
+  private syncWatcher(): void {
+    if (this.resolved.watch.enabled && !this.closed) this.watcher.start();
+    else this.watcher.stop();
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.watcher.stop();
+    await this.lock;
+    await this.batcher.close();
+  }
 }

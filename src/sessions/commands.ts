@@ -126,17 +126,26 @@ const LIFECYCLE = new Set<string>([
   SessionEvents.runtimeBound,
 ]);
 
+/** Events that archive `s` (none when already archived); batch callers append many in one go. */
+export function archiveEvents(app: AppContext, s: SessionRecord): PendingEvent[] {
+  if (s.archived) return [];
+  return [
+    { stream: s.id, type: SessionEvents.archived, payload: { archived_at: app.clock.now().toISOString() } },
+    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionArchived, payload: { workspace_id: s.workspace_id, sessionId: s.id } },
+  ];
+}
+
+/** Events that restore `s` (none when not archived). */
+export function restoreEvents(s: SessionRecord): PendingEvent[] {
+  return s.archived ? [{ stream: s.id, type: SessionEvents.restored, payload: {} }] : [];
+}
+
 export async function archiveSession(app: AppContext, id: string): Promise<void> {
-  const s = findOwnedSession(app, id);
-  if (s.archived) return;
-  await app.journal.append([
-    { stream: id, type: SessionEvents.archived, payload: { archived_at: app.clock.now().toISOString() } },
-    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionArchived, payload: { workspace_id: s.workspace_id, sessionId: id } },
-  ]);
+  const events = archiveEvents(app, findOwnedSession(app, id));
+  if (events.length) await app.journal.append(events);
 }
 
 export async function restoreSession(app: AppContext, id: string): Promise<void> {
-  const s = findOwnedSession(app, id);
-  if (!s.archived) return;
-  await app.journal.append([{ stream: id, type: SessionEvents.restored, payload: {} }]);
+  const events = restoreEvents(findOwnedSession(app, id));
+  if (events.length) await app.journal.append(events);
 }

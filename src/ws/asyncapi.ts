@@ -1,8 +1,128 @@
-/** AsyncAPI document of `/api/v1/ws`. STUB: completed by the WebSocket work. */
-export function buildAsyncApi(version: string): Record<string, unknown> {
+import type * as v from 'valibot';
+import { schemaToJson } from '../http/openapi.ts';
+import { GLOBAL_EVENT_DOCS, SESSION_EVENT_DOCS, type EventDoc } from './event-payloads.ts';
+import { ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, UnsubscribeAckPayload } from './frames.ts';
+import { AckFrame, EventFrame, GLOBAL_SESSION_ID, ResyncRequiredFrame, ServerHelloFrame, VolatileFrame } from './server-frames.ts';
+
+type Json = Record<string, any>;
+const CHANNEL = '#/channels/events';
+
+const DESCRIPTION = [
+  'WebSocket event stream of svc-code (Core "Events"). Written from the server\'s point of view: `receive` = client -> server, `send` = server -> client.',
+  '',
+  'Authentication at the upgrade: `Authorization: Bearer <token>` or the subprotocol `svc-code.bearer.<token>` (selected in the handshake when offered). ' +
+    'Refusals are plain HTTP responses carrying the usual envelope: 401 (40101), 429 (42901, auth-failure ban), 403 (browser Origin not allowed), 404 (any other upgrade path).',
+  '',
+  'The server never sends heartbeats and never closes idle connections.',
+  '',
+  'Ordering of a `subscribe` with `cursors`: the `ack` first, then per cursor either the replayed durable events (seq+1..head, oldest first) ' +
+    'or one `resync_required`, then live events. Live events committed while a replay is read are held and released after it with no duplicate and no gap. ' +
+    'Volatile frames held meanwhile are released only when not older than the last replayed event. Cursors for sessions not listed in `session_ids` are ignored.',
+  '',
+  'Slow consumers: the server never queues without bound. When more than the high-water mark (8 MiB by default; env SVC_CODE_WS_MAX_BUFFERED_BYTES) is ' +
+    'queued for one client (socket buffer plus events held behind a replay), it sends that client nothing more and closes the connection with code 1013 ' +
+    '("try again later") behind the frames already queued; a client that does not read its close frame within 10 s is disconnected. Nothing is dropped ' +
+    'silently: the client reconnects, subscribes with its last applied cursors and the server replays the gap from the journal (or sends resync_required). ' +
+    'Other clients are never delayed by a slow one. Replays are paced by the socket (they wait for it to drain).',
+  '',
+  'Close codes: 1001 server shutdown; 1011 replay read failed (reconnect with cursors); 1013 slow consumer.',
+].join('\n');
+
+function json(schema: v.GenericSchema<any, any>): Json {
+  return schemaToJson(schema);
+}
+
+function message(name: string, summary: string, payload: Json, description?: string): Json {
+  return { name, title: name, summary, ...(description ? { description } : {}), contentType: 'application/json', payload };
+}
+
+/** A client frame: the envelope with its `type` fixed and its payload schema. */
+function clientMessage(type: keyof typeof ClientPayloads, summary: string): Json {
+  const frame = json(ClientFrame);
+  frame.properties = { ...frame.properties, type: { const: type }, payload: json(ClientPayloads[type]) };
+  frame.required = ['type', 'payload'];
+  frame.title = `${type} frame`;
+  return message(type, summary, frame);
+}
+
+/** A durable event: the event frame envelope with `type` (and for globals `session_id`) fixed. */
+function eventMessage(doc: EventDoc, global: boolean): Json {
+  const frame = json(EventFrame);
+  frame.properties = { ...frame.properties, type: { const: doc.type }, payload: json(doc.payload) };
+  if (global) frame.properties.session_id = { const: GLOBAL_SESSION_ID };
+  return message(doc.type, doc.summary, frame, global ? 'Global: sent to every connection, no subscription needed.' : 'Session: sent to subscribers of the session.');
+}
+
+function messages(): Json {
+  const out: Json = {
+    server_hello: message('server_hello', 'First frame of every connection', json(ServerHelloFrame)),
+    ack: message('ack', 'Answer to one client frame', json(AckFrame),
+      'Codes: 0; 40001 malformed JSON, unknown type, invalid payload (details lists fields), subscribe_v2/unsubscribe_v2 ("transcript channel not available yet"); ' +
+        '40401 subscribe named unknown sessions (details.not_found; the known ones are subscribed); 40901 sessions held by another instance (details.held_by_other_instance). ' +
+        `Payloads: subscribe ${JSON.stringify(json(SubscribeAckPayload))}, unsubscribe ${JSON.stringify(json(UnsubscribeAckPayload))}, client_hello ${JSON.stringify(json(ClientHelloAckPayload))}.`),
+    subscribe: clientMessage('subscribe', 'Subscribe to sessions; cursors replay missed durable events'),
+    unsubscribe: clientMessage('unsubscribe', 'Drop subscriptions'),
+    client_hello: clientMessage('client_hello', 'Handshake (sets has_client_hello)'),
+    subscribe_v2: clientMessage('subscribe_v2', 'Transcript channel (reserved)'),
+    unsubscribe_v2: clientMessage('unsubscribe_v2', 'Detach transcript streams (reserved)'),
+    terminal_frames: message('terminal_*', 'Terminal input, output and resize (reserved)',
+      { type: 'object', properties: { type: { type: 'string', pattern: '^terminal_' } } },
+      'Reserved: not served on this stream yet; a client sending one gets ack 40001 (unknown frame type).'),
+    event: message('event', 'Any durable event', json(EventFrame)),
+    volatile_event: message('volatile_event', 'Any volatile event', json(VolatileFrame),
+      'Volatile frames (`*.delta`, `tool.progress`, `shell.*`) go to subscribers only; compare `offset` with the accumulated text length: lower = duplicate, higher = gap (reload the snapshot).'),
+    resync_required: message('resync_required', 'A cursor cannot be replayed', json(ResyncRequiredFrame)),
+  };
+  for (const d of GLOBAL_EVENT_DOCS) out[d.type] = eventMessage(d, true);
+  for (const d of SESSION_EVENT_DOCS) out[d.type] = eventMessage(d, false);
+  return out;
+}
+
+const ref = (name: string) => ({ $ref: `${CHANNEL}/messages/${name}` });
+
+function operations(): Json {
+  const channel = { $ref: CHANNEL };
+  const send = (summary: string, names: string[]) => ({ action: 'send', channel, summary, messages: names.map(ref) });
+  return {
+    receiveClientFrames: {
+      action: 'receive', channel, summary: 'Client request frames, each answered by one ack',
+      messages: ['subscribe', 'unsubscribe', 'client_hello', 'subscribe_v2', 'unsubscribe_v2', 'terminal_frames'].map(ref),
+      reply: { channel, messages: [ref('ack')] },
+    },
+    sendServerHello: send('Sent once on connect', ['server_hello']),
+    sendGlobalEvents: send('Global events, to every connection', GLOBAL_EVENT_DOCS.map((d) => d.type)),
+    sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)', [...SESSION_EVENT_DOCS.map((d) => d.type), 'event', 'volatile_event']),
+    sendResyncRequired: send('Sent after the subscribe ack when a cursor is too old, of another epoch or past the head', ['resync_required']),
+  };
+}
+
+/** AsyncAPI 3.0 document of `/api/v1/ws`, served at /asyncapi.json. */
+export function buildAsyncApi(version: string): Json {
+  const msgs = messages();
   return {
     asyncapi: '3.0.0',
-    info: { title: 'svc-code event stream', version },
-    channels: {},
+    info: { title: 'svc-code event stream', version, description: DESCRIPTION },
+    defaultContentType: 'application/json',
+    servers: {
+      local: {
+        host: '127.0.0.1:58627', protocol: 'ws', description: 'Default bind; host and port follow --host / --port.',
+        security: [{ $ref: '#/components/securitySchemes/bearer' }, { $ref: '#/components/securitySchemes/bearerSubprotocol' }],
+      },
+    },
+    channels: {
+      events: {
+        address: '/api/v1/ws', title: 'Event stream',
+        description: 'One channel carries every frame. Global events: `session.meta.updated`, `event.session.*`, `event.workspace.*`, `event.config.*`, `event.model_catalog.*`.',
+        messages: Object.fromEntries(Object.keys(msgs).map((k) => [k, { $ref: `#/components/messages/${k}` }])),
+      },
+    },
+    operations: operations(),
+    components: {
+      messages: msgs,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token> on the upgrade request' },
+        bearerSubprotocol: { type: 'httpApiKey', in: 'header', name: 'Sec-WebSocket-Protocol', description: 'subprotocol `svc-code.bearer.<token>` (for browsers)' },
+      },
+    },
   };
 }

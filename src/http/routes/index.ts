@@ -1,7 +1,14 @@
 import type { AppContext } from '../../app/context.ts';
 import type { RouteDef } from '../route.ts';
+import { configRoutes } from './config.ts';
+import { connectionRoutes } from './connections.ts';
 import { metaRoutes } from './meta.ts';
 import { sessionRoutes } from './sessions.ts';
+import { workspaceRoutes } from './workspaces.ts';
+import { guiStoreRoutes } from './gui-store.ts';
+import { sessionActionRoutes } from './session-actions.ts';
+import { sessionProfileRoutes } from './session-profile.ts';
+import { sessionV2Routes } from './sessions-v2.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -9,7 +16,14 @@ export function allRoutes(app: AppContext): RouteDef[] {
   const all = () => routes;
   routes.push(
     ...metaRoutes(app, all),
+    ...connectionRoutes(app),
     ...sessionRoutes(app),
+    ...configRoutes(app),
+    ...workspaceRoutes(app),
+    ...guiStoreRoutes(app),
+    ...sessionActionRoutes(app),
+    ...sessionProfileRoutes(app),
+    ...sessionV2Routes(app),
   );
   return routes;
 }

@@ -1,0 +1,169 @@
+import * as v from 'valibot';
+import { EFFORTS, PERMISSION_MODES, PRINT_BACKGROUND_MODES, PROVIDER_TYPES, TOKEN_COUNTING_STRATEGIES } from '../../config/defaults.ts';
+import { NonEmptyString } from './common.ts';
+
+/** In a merge-patch, `null` deletes the key. */
+const opt = <S extends v.GenericSchema>(s: S) => v.optional(v.nullable(s));
+const Int = (min: number) => v.pipe(v.number(), v.integer('must be an integer'), v.minValue(min, `must be >= ${min}`));
+const StringTable = v.record(v.string(), v.nullable(v.string()));
+const Table = v.record(v.string(), v.unknown());
+
+const ProviderPatch = v.looseObject({
+  type: opt(v.picklist(PROVIDER_TYPES, `must be one of ${PROVIDER_TYPES.join(', ')}`)),
+  api_key: opt(v.string()),
+  base_url: opt(v.string()),
+  default_model: opt(v.string()),
+  oauth: opt(Table),
+  env: opt(StringTable),
+  custom_headers: opt(StringTable),
+  /** Read-only (GET echoes it); ignored. */
+  has_api_key: v.optional(v.boolean()),
+});
+
+const CAPABILITIES = ['thinking', 'always_thinking', 'image_in', 'video_in', 'audio_in', 'tool_use', 'dynamically_loaded_tools'] as const;
+const modelFields = {
+  max_context_size: opt(Int(1)),
+  max_input_size: opt(Int(1)),
+  max_output_size: opt(Int(1)),
+  capabilities: opt(v.array(v.picklist(CAPABILITIES, `must be one of ${CAPABILITIES.join(', ')}`))),
+  display_name: opt(v.string()),
+  reasoning_key: opt(v.string()),
+  adaptive_thinking: opt(v.boolean()),
+  support_efforts: opt(v.array(v.string())),
+  default_effort: opt(v.string()),
+  off_effort: opt(v.string()),
+};
+
+/** `[models."<alias>".overrides]`: provider, model, protocol, beta_api and base_url are not accepted. */
+const ModelOverridesPatch = v.strictObject(modelFields, 'not an accepted override key');
+
+const ModelPatch = v.looseObject({
+  provider: opt(NonEmptyString),
+  model: opt(NonEmptyString),
+  base_url: opt(v.string()),
+  ...modelFields,
+  overrides: opt(ModelOverridesPatch),
+});
+
+const SecondaryModelPatch = v.looseObject({
+  default_model: opt(NonEmptyString),
+  models: opt(StringTable),
+  force: opt(v.boolean()),
+  default_effort: opt(v.picklist(EFFORTS)),
+});
+
+const ThinkingPatch = v.looseObject({
+  enabled: opt(v.boolean()),
+  effort: opt(v.picklist(EFFORTS, `must be one of ${EFFORTS.join(', ')}`)),
+  keep: opt(v.string()),
+});
+
+const LoopControlPatch = v.looseObject({
+  max_steps_per_turn: opt(Int(0)),
+  max_attempts_per_step: opt(Int(1)),
+  reserved_context_size: opt(Int(0)),
+  compaction_max_attempts: opt(Int(1)),
+});
+
+const BackgroundPatch = v.looseObject({
+  max_running_tasks: opt(Int(1)),
+  keep_alive_on_exit: opt(v.boolean()),
+  kill_grace_period_ms: opt(Int(0)),
+  bash_auto_background_on_timeout: opt(v.boolean()),
+  bash_task_timeout_s: opt(Int(0)),
+  print_background_mode: opt(v.picklist(PRINT_BACKGROUND_MODES)),
+  print_wait_ceiling_s: opt(Int(0)),
+  print_max_turns: opt(Int(0)),
+});
+
+const TimeoutPatch = v.looseObject({ timeout_ms: opt(Int(0)) });
+
+const ServicePatch = v.looseObject({
+  base_url: opt(v.string()),
+  api_key: opt(v.string()),
+  oauth: opt(Table),
+  custom_headers: opt(StringTable),
+  has_api_key: v.optional(v.boolean()),
+  has_oauth: v.optional(v.boolean()),
+});
+
+const PermissionRule = v.looseObject({
+  decision: v.picklist(['allow', 'deny', 'ask']),
+  scope: v.optional(v.picklist(['turn-override', 'session-runtime', 'project', 'user'])),
+  pattern: NonEmptyString,
+  reason: v.optional(v.string()),
+});
+
+const Hook = v.looseObject({ event: NonEmptyString, matcher: v.optional(v.string()), command: NonEmptyString, timeout: v.optional(v.number()) });
+
+/** POST /api/v1/config: merge-patch of any subset of the GET fields except `raw`. */
+export const ConfigPatchBody = v.strictObject({
+  providers: opt(v.record(v.string(), v.nullable(ProviderPatch))),
+  default_provider: opt(NonEmptyString),
+  default_model: opt(NonEmptyString),
+  models: opt(v.record(v.string(), v.nullable(ModelPatch))),
+  thinking: opt(ThinkingPatch),
+  /** Alias of default_plan_mode. */
+  plan_mode: opt(v.boolean()),
+  /** true maps to default_permission_mode=yolo; false is ignored. */
+  yolo: opt(v.boolean()),
+  default_permission_mode: opt(v.picklist(PERMISSION_MODES, `must be one of ${PERMISSION_MODES.join(', ')}`)),
+  default_plan_mode: opt(v.boolean()),
+  permission: opt(v.looseObject({ rules: opt(v.array(PermissionRule)), dangerous_command_guard: opt(v.boolean()) })),
+  hooks: opt(v.array(Hook)),
+  services: opt(v.looseObject({ pymodel_search: opt(ServicePatch), pymodel_fetch: opt(ServicePatch) })),
+  merge_all_available_skills: opt(v.boolean()),
+  extra_skill_dirs: opt(v.array(v.string())),
+  extra_agent_dirs: opt(v.array(v.string())),
+  builtin_product_skills: opt(v.boolean()),
+  loop_control: opt(LoopControlPatch),
+  background: opt(BackgroundPatch),
+  subagent: opt(TimeoutPatch),
+  dynamic_workflow: opt(TimeoutPatch),
+  secondary_model: opt(SecondaryModelPatch),
+  experimental: opt(v.record(v.string(), v.nullable(v.boolean()))),
+  telemetry: opt(v.boolean()),
+  auto_session_title: opt(v.boolean()),
+  token_counting: opt(v.looseObject({ strategy: opt(v.picklist(TOKEN_COUNTING_STRATEGIES)) })),
+  mcp: opt(v.looseObject({ startup_timeout_ms: opt(Int(0)), tool_timeout_ms: opt(Int(0)) })),
+  identity: opt(v.looseObject({ name: opt(NonEmptyString), slug: opt(NonEmptyString) })),
+  tools: opt(v.looseObject({ enabled: opt(v.array(v.string())), disabled: opt(v.array(v.string())) })),
+  read: opt(v.looseObject({ default_max_chars: opt(Int(1)), max_chars: opt(Int(1)) })),
+  image: opt(v.looseObject({ max_edge_px: opt(Int(1)), read_byte_budget: opt(Int(1)) })),
+  database: opt(v.looseObject({ base: opt(v.boolean()), search: opt(v.boolean()) })),
+  watch: opt(v.looseObject({ enabled: opt(v.boolean()) })),
+  raw: v.optional(v.never('raw is read-only; patch the modeled fields instead')),
+}, 'unknown config field');
+export type ConfigPatch = v.InferOutput<typeof ConfigPatchBody>;
+
+const ProviderView = v.object({ type: v.string(), base_url: v.optional(v.string()), default_model: v.optional(v.string()), has_api_key: v.boolean() });
+const ServiceView = v.object({ base_url: v.optional(v.string()), has_api_key: v.boolean(), has_oauth: v.boolean(), custom_headers: v.optional(v.record(v.string(), v.string())) });
+
+/** GET /api/v1/config data: the resolved global config, secrets redacted. */
+export const ConfigView = v.looseObject({
+  providers: v.record(v.string(), ProviderView),
+  default_provider: v.string(),
+  default_model: v.pipe(v.string(), v.description('default model alias; empty when unset')),
+  models: v.record(v.string(), Table),
+  thinking: v.object({ enabled: v.boolean(), effort: v.optional(v.string()), keep: v.string() }),
+  plan_mode: v.boolean(),
+  yolo: v.pipe(v.boolean(), v.description('derived: default_permission_mode is yolo')),
+  default_permission_mode: v.picklist(PERMISSION_MODES),
+  default_plan_mode: v.boolean(),
+  permission: v.object({ rules: v.array(Table), dangerous_command_guard: v.boolean() }),
+  hooks: v.array(Table),
+  services: v.record(v.string(), ServiceView),
+  merge_all_available_skills: v.boolean(),
+  extra_skill_dirs: v.array(v.string()),
+  loop_control: Table,
+  background: Table,
+  subagent: Table,
+  secondary_model: Table,
+  experimental: v.record(v.string(), v.boolean()),
+  telemetry: v.boolean(),
+  auto_session_title: v.boolean(),
+  raw: v.pipe(Table, v.description('raw parsed config.toml including unmodeled fields; secrets replaced by "[redacted]"')),
+});
+
+/** Payload of the global `event.config.changed`. */
+export const ConfigChangedPayload = v.object({ changedFields: v.array(v.string()), config: ConfigView });

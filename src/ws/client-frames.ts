@@ -1,0 +1,76 @@
+import * as v from 'valibot';
+import type WebSocket from 'ws';
+import type { AppContext } from '../app/context.ts';
+import { Codes } from '../http/codes.ts';
+import type { FieldIssue } from '../http/errors.ts';
+import { toFieldIssues } from '../http/validate.ts';
+import type { WsConnection } from './connection.ts';
+import { ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, UnsubscribePayload, type ClientFrameType } from './frames.ts';
+import { ackFrame } from './server-frames.ts';
+import { subscribe, type Outcome } from './subscribe.ts';
+
+type FrameId = string | number | null;
+
+function invalid(msg: string, details?: FieldIssue[]): Outcome {
+  return details ? { code: Codes.VALIDATION, msg, payload: null, details } : { code: Codes.VALIDATION, msg, payload: null };
+}
+
+function idOf(raw: unknown): FrameId {
+  const id = raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function isClientFrameType(type: string): type is ClientFrameType {
+  return Object.hasOwn(ClientPayloads, type);
+}
+
+/** Answers one client frame with exactly one ack, then runs its follow-up work (replays). */
+export function handleClientMessage(app: AppContext, conn: WsConnection, data: WebSocket.RawData): void {
+  let raw: unknown;
+  let outcome: Outcome | undefined;
+  try {
+    raw = JSON.parse(String(data));
+  } catch {
+    raw = undefined;
+    outcome = invalid('malformed frame: not JSON', [{ field: '(root)', message: 'not JSON' }]);
+  }
+  try {
+    outcome ??= answer(app, conn, raw);
+  } catch (err) {
+    app.log.error({ err, ws_connection_id: conn.id }, 'ws client frame failed');
+    outcome = { code: Codes.INTERNAL, msg: 'internal error', payload: null };
+  }
+  const { after, ...ack } = outcome;
+  conn.send(ackFrame({ id: idOf(raw), ...ack }));
+  after?.();
+}
+
+/** Validates a frame payload and runs `then` on it; 40001 listing each field otherwise. */
+function withPayload<S extends v.GenericSchema>(schema: S, payload: unknown, then: (p: v.InferOutput<S>) => Outcome): Outcome {
+  const parsed = v.safeParse(schema, payload ?? {}, { abortEarly: false });
+  return parsed.success ? then(parsed.output) : invalid('invalid payload', toFieldIssues(parsed.issues, 'payload'));
+}
+
+function answer(app: AppContext, conn: WsConnection, raw: unknown): Outcome {
+  const frame = v.safeParse(ClientFrame, raw, { abortEarly: false });
+  if (!frame.success) return invalid('malformed frame', toFieldIssues(frame.issues));
+  const { type, payload } = frame.output;
+  if (!isClientFrameType(type)) return invalid(`unknown frame type: ${type}`, [{ field: 'type', message: `unknown frame type: ${type}` }]);
+  switch (type) {
+    case 'subscribe':
+      return withPayload(SubscribePayload, payload, (p) => subscribe(app, conn, p));
+    case 'unsubscribe':
+      return withPayload(UnsubscribePayload, payload, ({ session_ids }) => {
+        for (const id of session_ids) conn.unsubscribe(id);
+        return { code: Codes.OK, msg: 'success', payload: { unsubscribed: session_ids } };
+      });
+    case 'client_hello':
+      return withPayload(ClientHelloPayload, payload, () => {
+        conn.hasClientHello = true;
+        return { code: Codes.OK, msg: 'success', payload: { ws_connection_id: conn.id } };
+      });
+    case 'subscribe_v2':
+    case 'unsubscribe_v2':
+      return invalid('transcript channel not available yet');
+  }
+}

@@ -1,0 +1,63 @@
+import type { Journal } from '../../journal/journal.ts';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { Clock } from '../app/context.ts';
+import type { Logger } from '../app/logger.ts';
+import type { WsConnection } from './connection.ts';
+import { agentIdOf } from './replay.ts';
+import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
+
+/** Global-stream types sent to every connection; other global-stream types are internal. */
+export function isGlobalEventType(type: string): boolean {
+  return type === 'session.meta.updated' || /^event\.(session|workspace|config|model_catalog)\./.test(type);
+}
+
+/**
+ * Routes events to connections: global events to all, session events to
+ * subscribers. Each frame is serialised once, whatever the number of receivers.
+ */
+export class FanOut {
+  constructor(
+    private readonly deps: { journal: Journal; clock: Clock; log: Logger },
+    private readonly connections: () => Iterable<WsConnection>,
+  ) {}
+
+  /** Listener of the journal's `committed` event: runs after each batch is on disk. */
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    try {
+      for (const e of events) this.route(e);
+    } catch (err) {
+      // Never let a fan-out fault break the journal's flush loop; the events are safe on disk.
+      this.deps.log.error({ err }, 'ws fan-out failed');
+    }
+  };
+
+  /** A volatile frame to a session's subscribers: never journaled, never replayed. */
+  publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void {
+    let text: string | undefined;
+    const agentId = agentIdOf(payload);
+    const seq = this.deps.journal.head(sessionId)?.seq ?? 0;
+    for (const c of this.connections()) {
+      if (!c.subs.has(sessionId)) continue;
+      text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
+      c.deliver(sessionId, { seq, volatile: true, text }, agentId);
+    }
+  }
+
+  private route(e: JournalEvent): void {
+    if (e.imported) return;
+    if (e.stream === GLOBAL_STREAM) {
+      if (!isGlobalEventType(e.type)) return;
+      const text = durableFrame(e, GLOBAL_SESSION_ID);
+      for (const c of this.connections()) c.send(text);
+      return;
+    }
+    let text: string | undefined;
+    const agentId = agentIdOf(e.payload);
+    for (const c of this.connections()) {
+      if (!c.subs.has(e.stream)) continue;
+      text ??= durableFrame(e, e.stream);
+      c.deliver(e.stream, { seq: e.seq, volatile: false, text }, agentId);
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import * as v from 'valibot';
+
+/** Client request frames of `/api/v1/ws` (Core "Connection and frames"). */
+
+const SessionId = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+
+/** Envelope of every client frame; `payload` is checked per `type`. */
+export const ClientFrame = v.pipe(
+  v.object({
+    type: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+    id: v.optional(v.nullable(v.union([v.string(), v.number()]))),
+    payload: v.optional(v.unknown()),
+  }),
+  v.title('ClientFrame'),
+  v.description('Every client frame; answered by exactly one `ack` echoing `id` (null when absent).'),
+);
+export type ClientFrame = v.InferOutput<typeof ClientFrame>;
+
+/** A per-session resume point: the last applied durable event. */
+export const Cursor = v.pipe(
+  v.object({
+    seq: v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must be >= 0')),
+    epoch: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+  }),
+  v.description('Last applied durable event of the session: its `seq` and the stream `epoch`.'),
+);
+
+export const SubscribePayload = v.pipe(
+  v.object({
+    session_ids: v.pipe(v.array(SessionId), v.maxLength(1000, 'at most 1000 session ids')),
+    cursors: v.optional(v.record(SessionId, Cursor)),
+    agent_filter: v.optional(v.nullable(v.array(v.string()))),
+  }),
+  v.title('SubscribePayload'),
+  v.description(
+    'Subscribes to session events. `cursors` replays durable events after each cursor (or sends `resync_required`). ' +
+      '`agent_filter` (agent ids) keeps only events whose payload has no `agent_id` or one in the list; it applies to the sessions of this frame.',
+  ),
+);
+export type SubscribePayload = v.InferOutput<typeof SubscribePayload>;
+
+export const UnsubscribePayload = v.pipe(
+  v.object({ session_ids: v.array(SessionId) }),
+  v.title('UnsubscribePayload'),
+);
+
+export const ClientHelloPayload = v.pipe(
+  v.looseObject({ client_id: v.pipe(v.string(), v.minLength(1, 'must not be empty')) }),
+  v.title('ClientHelloPayload'),
+  v.description('Handshake; fields other than `client_id` are legacy and ignored.'),
+);
+
+const Grade = v.picklist(['off', 'turn', 'block', 'delta']);
+
+export const SubscribeV2Payload = v.pipe(
+  v.object({
+    session_id: SessionId,
+    transcript: v.record(v.string(), Grade),
+    transcript_since: v.optional(v.unknown()),
+  }),
+  v.title('SubscribeV2Payload'),
+  v.description('Transcript channel (reserved: currently answered with 40001 "transcript channel not available yet").'),
+);
+
+export const UnsubscribeV2Payload = v.pipe(
+  v.object({ session_id: SessionId, agent_ids: v.optional(v.array(v.string())) }),
+  v.title('UnsubscribeV2Payload'),
+  v.description('Reserved with subscribe_v2 (currently answered with 40001).'),
+);
+
+/** Client frame types and their payload schemas. */
+export const ClientPayloads = {
+  subscribe: SubscribePayload,
+  unsubscribe: UnsubscribePayload,
+  client_hello: ClientHelloPayload,
+  subscribe_v2: SubscribeV2Payload,
+  unsubscribe_v2: UnsubscribeV2Payload,
+} as const;
+export type ClientFrameType = keyof typeof ClientPayloads;
+
+export const SubscribeAckPayload = v.pipe(
+  v.object({ subscribed: v.array(v.string()) }),
+  v.title('SubscribeAckPayload'),
+  v.description('Sessions now subscribed. Unknown ids (40401) or ids held by another instance (40901) are left out and named in `details`.'),
+);
+
+export const UnsubscribeAckPayload = v.pipe(v.object({ unsubscribed: v.array(v.string()) }), v.title('UnsubscribeAckPayload'));
+
+export const ClientHelloAckPayload = v.pipe(v.object({ ws_connection_id: v.string() }), v.title('ClientHelloAckPayload'));

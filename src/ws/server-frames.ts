@@ -1,0 +1,128 @@
+import * as v from 'valibot';
+import type { JournalEvent } from '../../journal/types.ts';
+
+/** Server frames of `/api/v1/ws`: schemas (for /asyncapi.json and tests) and builders. */
+
+export const PROTOCOL_VERSION = 2;
+/** Durable events a cursor may lag behind the head and still be replayed. */
+export const MAX_EVENT_BUFFER_SIZE = 1000;
+/** `session_id` of global events. */
+export const GLOBAL_SESSION_ID = '__global__';
+
+const Timestamp = v.pipe(v.string(), v.description('ISO 8601'));
+
+export const ServerHelloFrame = v.pipe(
+  v.object({
+    type: v.literal('server_hello'),
+    timestamp: Timestamp,
+    payload: v.object({
+      ws_connection_id: v.string(),
+      protocol_version: v.literal(PROTOCOL_VERSION),
+      max_event_buffer_size: v.literal(MAX_EVENT_BUFFER_SIZE),
+      capabilities: v.object({ event_batching: v.literal(false), compression: v.literal(false) }),
+    }),
+  }),
+  v.title('ServerHello'),
+  v.description('First frame of every connection.'),
+);
+
+export const AckFrame = v.pipe(
+  v.object({
+    type: v.literal('ack'),
+    id: v.nullable(v.union([v.string(), v.number()])),
+    code: v.pipe(v.number(), v.description('0 = success; otherwise a business code (40001, 40401, 40901)')),
+    msg: v.string(),
+    payload: v.unknown(),
+    details: v.optional(v.unknown()),
+  }),
+  v.title('Ack'),
+  v.description('Answer to one client frame; `id` echoes the frame id (null when absent or unparsable); `details` only on errors.'),
+);
+export type AckFrame = v.InferOutput<typeof AckFrame>;
+
+export const EventFrame = v.pipe(
+  v.object({
+    type: v.pipe(v.string(), v.description('the event type')),
+    seq: v.pipe(v.number(), v.description('strictly increasing per stream (per session; the global stream has its own)')),
+    epoch: v.pipe(v.string(), v.description('stream epoch; a cursor is only valid within one epoch')),
+    session_id: v.pipe(v.string(), v.description('the session, or `__global__` for global events')),
+    timestamp: Timestamp,
+    payload: v.unknown(),
+  }),
+  v.title('DurableEvent'),
+  v.description('A journaled event: replayable with a cursor `{seq, epoch}`.'),
+);
+
+export const VolatileFrame = v.pipe(
+  v.object({
+    type: v.string(),
+    seq: v.pipe(v.number(), v.description('head seq of the session stream when sent (the last durable event before it)')),
+    volatile: v.literal(true),
+    offset: v.optional(v.pipe(v.number(), v.description('cumulative character offset within the turn (text streams)'))),
+    session_id: v.string(),
+    timestamp: Timestamp,
+    payload: v.unknown(),
+  }),
+  v.title('VolatileEvent'),
+  v.description('Never journaled, never replayed (`*.delta`, `tool.progress`, `shell.*`).'),
+);
+
+export const ResyncReason = v.picklist(['too_far_behind', 'epoch_mismatch', 'invalid_cursor']);
+export type ResyncReason = v.InferOutput<typeof ResyncReason>;
+
+export const ResyncRequiredFrame = v.pipe(
+  v.object({
+    type: v.literal('resync_required'),
+    session_id: v.string(),
+    timestamp: Timestamp,
+    payload: v.object({
+      session_id: v.string(),
+      reason: ResyncReason,
+      head_seq: v.pipe(v.number(), v.description('current head seq of the session stream')),
+      epoch: v.nullable(v.string()),
+      max_event_buffer_size: v.literal(MAX_EVENT_BUFFER_SIZE),
+    }),
+  }),
+  v.title('ResyncRequired'),
+  v.description(
+    'The cursor cannot be replayed: more than 1000 events behind, another epoch, or past the head. The session is still subscribed for live ' +
+      'events; the client reloads GET /api/v1/sessions/{session_id}/snapshot and subscribes again with the fresh cursor.',
+  ),
+);
+
+export function serverHello(id: string, now: Date): string {
+  return JSON.stringify({
+    type: 'server_hello',
+    timestamp: now.toISOString(),
+    payload: {
+      ws_connection_id: id,
+      protocol_version: PROTOCOL_VERSION,
+      max_event_buffer_size: MAX_EVENT_BUFFER_SIZE,
+      capabilities: { event_batching: false, compression: false },
+    },
+  });
+}
+
+export function ackFrame(a: Omit<AckFrame, 'type'>): string {
+  return JSON.stringify({ type: 'ack', ...a });
+}
+
+export function durableFrame(e: JournalEvent, sessionId: string): string {
+  return JSON.stringify({ type: e.type, seq: e.seq, epoch: e.epoch, session_id: sessionId, timestamp: e.ts, payload: e.payload });
+}
+
+export function volatileFrame(f: { type: string; seq: number; offset?: number; sessionId: string; now: Date; payload: unknown }): string {
+  const frame: Record<string, unknown> = { type: f.type, seq: f.seq, volatile: true };
+  if (f.offset !== undefined) frame.offset = f.offset;
+  Object.assign(frame, { session_id: f.sessionId, timestamp: f.now.toISOString(), payload: f.payload });
+  return JSON.stringify(frame);
+}
+
+export function resyncFrame(sessionId: string, reason: ResyncReason, head: { seq: number; epoch: string } | undefined, now: Date): string {
+  return JSON.stringify({
+    type: 'resync_required',
+    session_id: sessionId,
+    timestamp: now.toISOString(),
+    payload: { session_id: sessionId, reason, head_seq: head?.seq ?? 0, epoch: head?.epoch ?? null, max_event_buffer_size: MAX_EVENT_BUFFER_SIZE },
+  });
+}

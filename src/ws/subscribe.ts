@@ -1,0 +1,81 @@
+import type { AppContext } from '../app/context.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError } from '../http/errors.ts';
+import { findOwnedSession } from '../sessions/lookup.ts';
+import type { Subscription, WsConnection } from './connection.ts';
+import type { SubscribePayload } from './frames.ts';
+import { replay, resyncReason } from './replay.ts';
+import { resyncFrame } from './server-frames.ts';
+
+/** What a client frame answers: the ack's fields, and work to run once the ack is sent. */
+export interface Outcome {
+  code: number;
+  msg: string;
+  payload: unknown;
+  details?: unknown;
+  after?: () => void;
+}
+
+type Refused = { not_found: string[]; held_by_other_instance: unknown[] };
+
+/** True (and the reason recorded) when this connection cannot follow the session: unknown (40401) or held by another instance (40901). */
+function refuse(app: AppContext, id: string, refused: Refused): boolean {
+  try {
+    findOwnedSession(app, id);
+    return false;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.code === Codes.SESSION_NOT_FOUND) refused.not_found.push(id);
+    else refused.held_by_other_instance.push(err.details);
+    return true;
+  }
+}
+
+/**
+ * `subscribe`: subscribes every known session; a session with a cursor is
+ * held (live frames buffered) from now, and replayed or told to resync once
+ * the ack has gone out. Order on the wire: ack, replay (or resync_required), live.
+ */
+export function subscribe(app: AppContext, conn: WsConnection, p: SubscribePayload): Outcome {
+  const agents = p.agent_filter ? new Set(p.agent_filter) : null;
+  const refused: Refused = { not_found: [], held_by_other_instance: [] };
+  const subscribed: string[] = [];
+  const followUps: (() => void)[] = [];
+  for (const id of new Set(p.session_ids)) {
+    if (refuse(app, id, refused)) continue;
+    subscribed.push(id);
+    const cursor = p.cursors?.[id];
+    const existing = conn.subs.get(id);
+    if (!cursor) {
+      if (existing) existing.agents = agents;
+      else conn.subscribe(id, { agents, held: null });
+      continue;
+    }
+    const head = app.journal.head(id);
+    const reason = resyncReason(cursor, head);
+    if (reason) {
+      conn.subscribe(id, { agents, held: null });
+      followUps.push(() => conn.send(resyncFrame(id, reason, head, app.clock.now())));
+      continue;
+    }
+    const sub: Subscription = { agents, held: [] };
+    conn.subscribe(id, sub);
+    followUps.push(() => void replay(app.journal, app.log, conn, id, sub, cursor.seq));
+  }
+  const after = () => followUps.forEach((f) => f());
+  const payload = { subscribed };
+  if (refused.not_found.length) {
+    return { code: Codes.SESSION_NOT_FOUND, msg: `session not found: ${refused.not_found.join(', ')}`, payload, details: compact(refused), after };
+  }
+  if (refused.held_by_other_instance.length) {
+    return { code: Codes.SESSION_BUSY, msg: 'session is held by another svc-code instance on this home; use that instance', payload, details: compact(refused), after };
+  }
+  return { code: Codes.OK, msg: 'success', payload, after };
+}
+
+function compact(r: Refused): Partial<Refused> {
+  const out: Partial<Refused> = {};
+  if (r.not_found.length) out.not_found = r.not_found;
+  if (r.held_by_other_instance.length) out.held_by_other_instance = r.held_by_other_instance;
+  return out;
+}
