@@ -116,6 +116,32 @@ export class Journal extends EventEmitter {
     return this.enqueue(ops, events);
   }
 
+  /**
+   * Appends events copied from another slot to an existing stream (global, gui):
+   * fresh seqs here, flagged `imported` so they are never broadcast.
+   */
+  appendImported(stream: string, records: StoredEvent[]): Promise<JournalEvent[]> {
+    if (!records.length) return Promise.resolve([]);
+    let head = this.heads.get(stream);
+    if (!head) {
+      head = { epoch: ulid(), seq: 0, created_at: records[0].ts };
+      this.heads.set(stream, head);
+    }
+    const events: JournalEvent[] = records.map((r) => {
+      head!.seq += 1;
+      return { stream, seq: head!.seq, epoch: head!.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true };
+    });
+    const ops: BatchOp[] = events.map((e) => ({ type: 'put', key: eventKey(stream, e.seq), value: stored(e) }));
+    ops.push({ type: 'put', key: headKey(stream), value: { ...head } });
+    ops.push(...this.deriver(events));
+    return this.enqueue(ops, events);
+  }
+
+  /** Every stream head of this database (stream -> head). */
+  allHeads(): Map<string, StreamHead> {
+    return new Map([...this.heads].map(([k, h]) => [k, { ...h }]));
+  }
+
   /** Durable events of `stream` with fromSeq <= seq <= toSeq, oldest first. */
   async readRange(stream: string, fromSeq: number, toSeq = Number.MAX_SAFE_INTEGER, limit = -1): Promise<JournalEvent[]> {
     const head = this.heads.get(stream);

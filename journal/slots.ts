@@ -22,12 +22,13 @@ function isLockError(err: unknown): boolean {
 }
 
 /** Tries to open (and lock) a slot; returns null when another process holds it. */
-export async function tryOpenSlot(dir: string): Promise<Slot | null> {
-  const db: Db = new Level<string, any>(dir, { valueEncoding: 'json' });
+export async function tryOpenSlot(dir: string, create = true): Promise<Slot | null> {
+  const db: Db = new Level<string, any>(dir, { valueEncoding: 'json', createIfMissing: create });
   try {
     await db.open();
   } catch (err) {
     if (isLockError(err)) return null;
+    if (!create) return null;
     throw err;
   }
   return { id: path.basename(dir), dir, db };
@@ -68,4 +69,10 @@ export async function claimSlots(home: string): Promise<{ primary: Slot; adoptab
 export async function destroySlot(slot: Slot): Promise<void> {
   await slot.db.close();
   await rm(slot.dir, { recursive: true, force: true });
+  await rm(exportFile(path.dirname(slot.dir), slot.id), { force: true });
+}
+
+/** Where the daemon holding a slot publishes its session index for the others. */
+export function exportFile(slotsRoot: string, slotId: string): string {
+  return path.join(slotsRoot, `${slotId}.export.json`);
 }

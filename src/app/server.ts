@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
 import { monotonicFactory } from 'ulid';
 import { Journal } from '../../journal/journal.ts';
-import { claimSlots, type Slot } from '../../journal/slots.ts';
+import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
 import { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { SessionIndex } from '../../projections/session-index/session-index.ts';
@@ -15,8 +15,8 @@ import { LiveSessions } from '../sessions/live.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import type { AppContext, Clock } from './context.ts';
-import { liveInstances, loadOrCreateToken, registerInstance } from './home.ts';
-import { Instances } from './instances.ts';
+import { loadOrCreateToken, registerInstance } from './home.ts';
+import { Instances, importSlot } from './instances.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { SERVER_VERSION } from './version.ts';
@@ -26,7 +26,11 @@ export interface StartOptions {
   options: ServeOptions;
   log?: Logger;
   clock?: Clock;
+  /** How often to reconcile with other daemons on the same home (ms; 0 = never). */
+  reconcileIntervalMs?: number;
 }
+
+const DEFAULT_RECONCILE_MS = 30_000;
 
 export interface RunningServer {
   app: AppContext;
@@ -70,7 +74,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   await mkdir(home, { recursive: true });
   const token = await loadOrCreateToken(home);
   const config = await ConfigService.load(home, log);
-  const others = await liveInstances(home);
   const { primary, adoptable } = await claimSlots(home);
   const journal = new Journal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1' });
   await journal.load();
@@ -80,11 +83,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const gui = new GuiStore();
   const runner = new ProjectionRunner(journal, [sessions, workspaces, gui]);
   await runner.start({ forceRebuild: options.rebuildProjections });
-  const instances = new Instances();
-  instances.setOthers(others);
-  await importSlots(journal, adoptable, log);
-
+  for (const slot of adoptable) await importSlot(journal, slot, log);
   const serverId = `srv_${nextUlid()}`;
+  const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, log });
   let hub: WsHub | undefined;
   let stop: () => void = () => {};
   const app: AppContext = {
@@ -105,12 +106,15 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const instanceFile = await registerInstance(home, {
     server_id: serverId, pid: process.pid, host: options.host, port, started_at: app.startedAt.toISOString(), base_url: baseUrl, journal_slot: primary.id,
   });
+  instances.start(baseUrl, opts.reconcileIntervalMs ?? (Number(process.env.SVC_CODE_RECONCILE_INTERVAL_MS) || DEFAULT_RECONCILE_MS));
+  void instances.reconcile();
 
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   const close = () => {
     closing ??= (async () => {
+      await instances.stop();
       await hub?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -118,6 +122,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       });
       await config.close();
       await journal.close();
+      await rm(exportFile(slotsDir(home), primary.id), { force: true });
       await rm(instanceFile, { force: true });
       resolveClosed();
     })();
@@ -125,13 +130,4 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   stop = () => void close();
   return { app, port, baseUrl, closed, close };
-}
-
-/** Copies sessions of unlocked slots (left by daemons that stopped) into the primary slot. */
-async function importSlots(journal: Journal, slots: Slot[], log: Logger): Promise<void> {
-  void journal;
-  for (const slot of slots) {
-    log.warn({ slot: slot.id }, 'journal slot import not implemented yet; leaving slot untouched');
-    await slot.db.close();
-  }
 }

@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BENCH_TOKEN } from './http.ts';
+import type { Scope } from './lifecycle.ts';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const START_LIMIT_MS = 60_000;
+const TAIL_BYTES = 16_384;
+
+export interface Daemon {
+  child: ChildProcess;
+  pid: number;
+  baseUrl: string;
+  /** ms from spawn to the "listening on" line. */
+  listeningMs: number;
+  /** ms from spawn to the first 200 of GET /api/v1/healthz. */
+  healthzMs: number;
+  stop(): Promise<void>;
+}
+
+/** One GET /api/v1/healthz on a fresh connection; resolves with the HTTP status (0 on a socket error). */
+function healthz(baseUrl: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(`${baseUrl}/api/v1/healthz`, { agent: false, timeout: 2_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+/**
+ * Starts `svc-code serve --port 0` exactly as a user does (the CLI entry under
+ * tsx, a home from SVC_CODE_HOME, the token from SVC_CODE_SERVER_TOKEN) and
+ * waits for the first healthy answer.
+ */
+export async function startDaemon(scope: Scope, home: string, env: Record<string, string> = {}): Promise<Daemon> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: BENCH_TOKEN, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stop = () => stopChild(child);
+  scope.defer(stop);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out = (out + d).slice(-TAIL_BYTES)));
+  child.stderr!.on('data', (d) => (err = (err + d).slice(-TAIL_BYTES)));
+  const { baseUrl, listeningMs } = await new Promise<{ baseUrl: string; listeningMs: number }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in ${START_LIMIT_MS} ms: ${err}`)), START_LIMIT_MS);
+    const onData = () => {
+      const m = /listening on (\S+)/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve({ baseUrl: m[1], listeningMs: performance.now() - t0 });
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code} before listening: ${err}`));
+    });
+  });
+  for (let i = 0; i < 1_000; i++) {
+    if ((await healthz(baseUrl)) === 200) {
+      return { child, pid: child.pid!, baseUrl, listeningMs, healthzMs: performance.now() - t0, stop };
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`daemon at ${baseUrl} never answered healthz 200`);
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within 10 s. */
+export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,73 @@
+import { readdir } from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import test from 'ava';
+import { tempDir } from './helpers/fs.ts';
+import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+
+process.env.SVC_CODE_RECONCILE_INTERVAL_MS = '100';
+
+async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const listIds = async (s: TestServer) => ((await s.get('/api/v1/sessions')).data.items as { id: string }[]).map((x) => x.id);
+
+test('two daemons on one home: both serve, see each other\'s sessions, refuse to diverge, and adopt on stop', async (t) => {
+  const home = await tempHome();
+  const cwd = await tempDir();
+  const a = await startTestServer({ home, keepHome: true });
+  const b = await startTestServer({ home, keepHome: true });
+  t.teardown(async () => {
+    await a.stop();
+    await b.stop();
+  });
+  t.is((await readdir(path.join(home, 'db'), { withFileTypes: true })).filter((e) => e.isDirectory()).length, 2);
+  const inA = (await a.post('/api/v1/sessions', { metadata: { cwd }, title: 'from A' })).data;
+  const inB = (await b.post('/api/v1/sessions', { metadata: { cwd }, title: 'from B' })).data;
+
+  await eventually(async () => ((await listIds(a)).includes(inB.id) ? true : undefined));
+  await eventually(async () => ((await listIds(b)).includes(inA.id) ? true : undefined));
+  t.is((await a.get(`/api/v1/sessions/${inB.id}`)).data.title, 'from B');
+
+  const refused = await a.post(`/api/v1/sessions/${inB.id}/profile`, { title: 'diverge' });
+  t.is(refused.code, 40901);
+  t.is(refused.details.reason, 'held_by_other_instance');
+  t.is(refused.details.base_url, b.baseUrl);
+  t.is((await a.post(`/api/v1/sessions/${inB.id}:archive`)).code, 40901);
+  t.is((await b.get(`/api/v1/sessions/${inB.id}`)).data.title, 'from B');
+
+  await b.server.close();
+  await eventually(async () => ((await a.post(`/api/v1/sessions/${inB.id}/profile`, { title: 'adopted' })).code === 0 ? true : undefined));
+  t.is((await a.get(`/api/v1/sessions/${inB.id}`)).data.title, 'adopted');
+  t.is((await readdir(path.join(home, 'db'), { withFileTypes: true })).filter((e) => e.isDirectory()).length, 1);
+  const events = await a.server.app.journal.readRange(inB.id, 1);
+  t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
+});
+
+test('a second daemon asked for a taken port comes up on the next one', async (t) => {
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (probe.address() as net.AddressInfo).port;
+      probe.close(() => resolve(p));
+    });
+  });
+  const home = await tempHome();
+  const a = await startTestServer({ home, keepHome: true, options: { port } });
+  const b = await startTestServer({ home, keepHome: true, options: { port } });
+  t.teardown(async () => {
+    await a.stop();
+    await b.stop();
+  });
+  t.is(a.server.port, port);
+  t.is(b.server.port, port + 1);
+  t.is((await b.get('/api/v1/meta')).code, 0);
+  const instances = await readdir(path.join(home, 'server', 'instances'));
+  t.is(instances.length, 2);
+});
