@@ -225,3 +225,23 @@ test('warnings flag an oversized AGENTS.md; runtime binding', async (t) => {
   t.is((await s.post(`/api/v1/sessions/${sess.id}/runtime`, { runtime_id: 'mars' })).code, 40420);
   t.is((await s.post(`/api/v1/sessions/${sess.id}/runtime`, {})).code, 40001);
 });
+
+test('session creation emits event.session.created and one workspace event: created first, updated after', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.stop());
+  const seen: { type: string; payload: any }[] = [];
+  s.server.app.journal.on('committed', (events: { type: string; payload: any }[]) => seen.push(...events));
+  const cwd = await tempDir();
+  const first = await session(s, cwd);
+  const globals = () => seen.filter((e) => e.type.startsWith('event.'));
+  t.deepEqual(globals().map((e) => e.type), ['event.workspace.created', 'event.session.created']);
+  t.is(globals()[0].payload.session_count, 1);
+  t.is(globals()[1].payload.id, first.id);
+  seen.length = 0;
+  await session(s, cwd);
+  t.deepEqual(globals().map((e) => e.type), ['event.workspace.updated', 'event.session.created']);
+  t.is(globals()[0].payload.session_count, 2);
+  seen.length = 0;
+  await s.post(`/api/v1/sessions/${first.id}:fork`);
+  t.deepEqual(globals().map((e) => e.type), ['event.workspace.updated', 'event.session.created']);
+});

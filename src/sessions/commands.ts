@@ -6,6 +6,7 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { AppContext } from '../app/context.ts';
 import { GlobalEvents, SessionEvents, type SessionState } from '../events/types.ts';
 import { validationError } from '../http/errors.ts';
+import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { ensureNotBusy, findOwnedSession } from './lookup.ts';
 import { toSessionObject } from './view.ts';
@@ -44,7 +45,6 @@ export async function createSession(app: AppContext, input: CreateSessionInput) 
     throw validationError([{ field: 'metadata.cwd', message: 'must be an absolute path' }]);
   }
   let root: string;
-  let registerEvents: PendingEvent[] = [];
   if (input.workspace_id) {
     const ws = findWorkspace(app, input.workspace_id);
     if (cwdGiven !== undefined && path.resolve(cwdGiven) !== ws.root) {
@@ -53,13 +53,12 @@ export async function createSession(app: AppContext, input: CreateSessionInput) 
     root = await existingDirectory(ws.root, 'workspace_id');
   } else {
     root = await existingDirectory(cwdGiven!, 'metadata.cwd');
-    const reg = workspaceUpsertEvents(app, root, { reopen: false });
-    if (reg.created) registerEvents = reg.events;
   }
   const now = app.clock.now().toISOString();
   const state: SessionState = {
     id: newSessionId(),
-    workspace_id: registerEvents.length ? (registerEvents[0].payload as { id: string }).id : findWorkspaceIdByRoot(app, root),
+    // Registered on first use of a cwd: creationEvents emits event.workspace.created then.
+    workspace_id: app.workspaces.byRoot(root)?.id ?? workspaceIdFor(root),
     cwd: root,
     title: input.title ?? '',
     title_source: input.title ? 'custom' : 'none',
@@ -70,14 +69,8 @@ export async function createSession(app: AppContext, input: CreateSessionInput) 
     agent_config: input.agent_config ?? {},
     runtime_id: 'local',
   };
-  await app.journal.append([...registerEvents, ...creationEvents(app, state)]);
+  await app.journal.append(creationEvents(app, state));
   return toSessionObject(app.sessions.get(state.id)!, app.live);
-}
-
-function findWorkspaceIdByRoot(app: AppContext, root: string): string {
-  const ws = app.workspaces.byRoot(root);
-  if (!ws) throw new Error(`workspace for ${root} vanished`);
-  return ws.id;
 }
 
 /** `:fork` and POST children: a new stream holding a copy of the source's history. */
