@@ -36,3 +36,22 @@ test('request ids: a valid X-Request-Id is honored, an invalid one regenerated',
   t.not(r2.body.request_id, 'not-a-ulid');
   t.regex(r2.body.request_id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
 });
+
+test('debug endpoints exist only with --debug-endpoints and read the raw journal', async (t) => {
+  const plain = await startTestServer();
+  t.teardown(() => plain.stop());
+  t.is((await plain.req('GET', '/api/v1/debug/streams')).status, 404);
+
+  const s = await startTestServer({ options: { debugEndpoints: true } });
+  t.teardown(() => s.stop());
+  const { mkdtemp } = await import('node:fs/promises');
+  const os = await import('node:os');
+  const cwd = await mkdtemp(`${os.tmpdir()}/svc-dbg-`);
+  const sess = (await s.post('/api/v1/sessions', { metadata: { cwd } })).data;
+  const streams = (await s.get('/api/v1/debug/streams')).data.items;
+  t.true(streams.some((x: any) => x.stream === sess.id && x.seq === 1));
+  const events = (await s.get(`/api/v1/debug/streams/${sess.id}/events`)).data;
+  t.is(events.items[0].type, 'session.created');
+  t.false(events.has_more);
+  t.is((await s.get('/api/v1/debug/streams/nope/events')).code, 40401);
+});

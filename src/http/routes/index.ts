@@ -2,6 +2,7 @@ import type { AppContext } from '../../app/context.ts';
 import type { RouteDef } from '../route.ts';
 import { configRoutes } from './config.ts';
 import { connectionRoutes } from './connections.ts';
+import { debugRoutes } from './debug.ts';
 import { metaRoutes } from './meta.ts';
 import { sessionRoutes } from './sessions.ts';
 import { workspaceRoutes } from './workspaces.ts';
@@ -24,6 +25,7 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...sessionActionRoutes(app),
     ...sessionProfileRoutes(app),
     ...sessionV2Routes(app),
+    ...debugRoutes(app),
   );
   return routes;
 }
