@@ -19,7 +19,8 @@ runBench('session-list', 5 * 60_000, async (scope) => {
   const client = new ApiClient(daemon.baseUrl, undefined, 1);
   scope.defer(() => client.close());
   progress(`populating ${SESSIONS} sessions over ${WORKSPACES} workspaces, every 10th archived`);
-  const pop = await populate(new ApiClient(daemon.baseUrl), { count: SESSIONS, dirs, archiveEvery: 10 });
+  const writer = new ApiClient(daemon.baseUrl);
+  const pop = await populate(writer, { count: SESSIONS, dirs, archiveEvery: 10 }).finally(() => writer.close());
   progress(`  done in ${pop.ms} ms`);
 
   // Follow next_page_token down the default list to the deep page.
@@ -42,6 +43,9 @@ runBench('session-list', 5 * 60_000, async (scope) => {
   };
   const results: Record<string, unknown> = {};
   for (const [name, path] of Object.entries(cases)) {
+    const sample: any = await client.ok('GET', path);
+    const rowsServed = (sample.items ?? sample.groups ?? []).length;
+    if (rowsServed === 0) throw new Error(`${name} served no rows: ${JSON.stringify(sample).slice(0, 300)}`);
     progress(`timing ${name}: ${REQUESTS} sequential requests`);
     results[name] = { path: path.replace(deepToken, '<token after row ' + DEEP_ROWS + '>'), ...summarize(await timeRequests(client, REQUESTS, () => path)) };
   }

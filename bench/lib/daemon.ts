@@ -39,7 +39,7 @@ function healthz(baseUrl: string): Promise<number> {
  */
 export async function startDaemon(scope: Scope, home: string, env: Record<string, string> = {}): Promise<Daemon> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0'], {
     cwd: ROOT,
     env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: BENCH_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -72,6 +72,12 @@ export async function startDaemon(scope: Scope, home: string, env: Record<string
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`daemon at ${baseUrl} never answered healthz 200`);
+}
+
+/** BENCH_CPU_PROF=<dir> makes every server process write a CPU profile there (on its SIGTERM exit). */
+export function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within 10 s. */

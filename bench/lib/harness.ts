@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { ROOT, stopChild } from './daemon.ts';
+import { profileArgs, ROOT, stopChild } from './daemon.ts';
 import { BENCH_TOKEN } from './http.ts';
 import type { Scope } from './lifecycle.ts';
 
@@ -15,15 +15,13 @@ export interface Harness {
   /** Appends `count` durable events to `stream`; resolves with the child's own append time and the new head. */
   append(stream: string, count: number, opts: { batch: number; inflight: number }): Promise<{ ms: number; head: StreamHead }>;
   head(stream: string): Promise<StreamHead | null>;
-  stop(): Promise<void>;
 }
 
-/** Forks bench/lib/server-child.ts: a real server in its own process, with journal access over IPC. */
+/** Forks bench/lib/server-child.ts: a real server in its own process, with journal access over IPC; stopped with the scope. */
 export async function startHarness(scope: Scope, home: string): Promise<Harness> {
   const child = fork(path.join(ROOT, 'bench/lib/server-child.ts'), [], {
     cwd: ROOT,
-    // BENCH_CPU_PROF=<dir> profiles the server process (for finding where a missed target's time goes).
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    execArgv: [...profileArgs(), '--import', 'tsx'],
     env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: BENCH_TOKEN },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -56,9 +54,5 @@ export async function startHarness(scope: Scope, home: string): Promise<Harness>
     pid: child.pid!,
     append: (stream, count, o) => call({ op: 'append', stream, count, ...o }),
     head: async (stream) => (await call({ op: 'head', stream })).head,
-    stop: async () => {
-      await call({ op: 'stop' });
-      await stopChild(child);
-    },
   };
 }

@@ -12,8 +12,7 @@ import { runBounded } from './pool.ts';
 
 export type HarnessRequest =
   | { id: number; op: 'append'; stream: string; count: number; batch: number; inflight: number }
-  | { id: number; op: 'head'; stream: string }
-  | { id: number; op: 'stop' };
+  | { id: number; op: 'head'; stream: string };
 
 const home = process.env.SVC_CODE_HOME;
 if (!home || !process.send) throw new Error('server-child needs SVC_CODE_HOME and an IPC channel');
@@ -43,11 +42,6 @@ process.on('message', (req: HarnessRequest) => {
     append(req.stream, req.count, req.batch, req.inflight).then((ms) => reply({ ms, head: journal.head(req.stream) }), fail);
   } else if (req.op === 'head') {
     reply({ head: journal.head(req.stream) ?? null });
-  } else if (req.op === 'stop') {
-    server.close().then(() => {
-      reply({});
-      process.disconnect();
-    }, fail);
   }
 });
 // Quit with the parent, never outlive the benchmark; exit normally so --cpu-prof can write its profile.

@@ -35,7 +35,7 @@ const ERROR_ENVELOPE: Json = {
 
 function parameters(def: RouteDef): Json[] {
   const out: Json[] = [];
-  for (const m of def.path.matchAll(/\{([a-z_]+)\}/gi)) {
+  for (const m of def.path.matchAll(/\{\*?([a-z_]+)\}/gi)) {
     out.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
   }
   if (def.query) {
@@ -66,7 +66,8 @@ export function buildOpenApi(routes: RouteDef[], version: string): Json {
     };
     if (def.auth === false) op.security = [];
     if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: schemaToJson(def.body) } } };
-    paths[def.path] = { ...(paths[def.path] ?? {}), [def.method.toLowerCase()]: op };
+    const docPath = def.path.replace(/\{\*([a-z_]+)\}/gi, '{$1}');
+    paths[docPath] = { ...(paths[docPath] ?? {}), [def.method.toLowerCase()]: op };
   }
   return {
     openapi: '3.1.0',

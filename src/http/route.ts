@@ -52,14 +52,17 @@ export function route<PS extends AnySchema | undefined = undefined, QS extends A
 
 const ACTION_MARK = '@';
 
-/** Spec path -> router path: `{id}` -> `:id`, `x:action` -> `x/@action`. */
+/**
+ * Spec path -> router path: `{id}` -> `:id`, `x:action` -> `x/@action`, and
+ * `{*path}` -> `*path` (a slot spanning several segments, e.g. a file path).
+ */
 export function toRouterPath(specPath: string): string {
   return specPath
     .split('/')
     .map((seg) => {
       const colon = seg.lastIndexOf(':');
       const [base, action] = colon >= 0 ? [seg.slice(0, colon), seg.slice(colon + 1)] : [seg, undefined];
-      const b = base.replace(/\{([a-z_]+)\}/gi, ':$1');
+      const b = base.replace(/\{\*([a-z_]+)\}/gi, '*$1').replace(/\{([a-z_]+)\}/gi, ':$1');
       if (action === undefined) return b;
       const a = action.replace(/\{([a-z_]+)\}/gi, ':$1');
       return b ? `${b}/${ACTION_MARK}${a}` : `${ACTION_MARK}${a}`;
