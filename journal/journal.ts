@@ -205,7 +205,7 @@ export class Journal extends EventEmitter {
     while (this.queue.length) {
       const batch = this.queue;
       this.queue = [];
-      const ops = batch.length === 1 ? batch[0].ops : batch.flatMap((b) => b.ops);
+      const ops = batch.length === 1 ? batch[0].ops : lastWritePerKey(batch.flatMap((b) => b.ops));
       try {
         await this.db.batch(ops as any, { sync: this.sync });
       } catch (err) {
@@ -222,6 +222,13 @@ export class Journal extends EventEmitter {
     }
     this.flushing = null;
   }
+}
+
+/** Merged batches rewrite the same heads and records; only the last write of a key matters. */
+function lastWritePerKey(ops: BatchOp[]): BatchOp[] {
+  const byKey = new Map<string, BatchOp>();
+  for (const op of ops) byKey.set(op.key, op);
+  return byKey.size === ops.length ? ops : [...byKey.values()];
 }
 
 function stored(e: JournalEvent): StoredEvent {

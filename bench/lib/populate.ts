@@ -9,7 +9,7 @@ export interface PopulateOptions {
   /** Workspace roots; sessions are spread round-robin over them. */
   dirs: string[];
   concurrency?: number;
-  /** Archive every n-th session (10 -> ~10% archived); 0 = none. */
+  /** Archive every n-th session of each workspace (10 -> ~10% archived); 0 = none. */
   archiveEvery?: number;
 }
 
@@ -38,7 +38,9 @@ export async function populate(client: ApiClient, opts: PopulateOptions): Promis
     await create(first + i);
     if ((first + i + 1) % 2_000 === 0) progress(`  created ${first + i + 1} sessions`);
   });
-  const toArchive = archiveEvery > 0 ? ids.filter((_, i) => i % archiveEvery === archiveEvery - 1) : [];
+  // Every n-th session of each workspace (not every n-th overall, which would land in a few workspaces only).
+  const archived = (i: number) => Math.floor(i / dirs.length) % archiveEvery === archiveEvery - 1;
+  const toArchive = archiveEvery > 0 ? ids.filter((_, i) => archived(i)) : [];
   for (let i = 0; i < toArchive.length; i += 1_000) {
     const res = await client.ok('POST', '/api/v2/sessions:archive', { ids: toArchive.slice(i, i + 1_000) });
     if (res.failed) throw new Error(`archiving failed for ${res.failed} sessions`);

@@ -25,6 +25,8 @@ export interface ConnectionLimits {
 
 export const CLOSE_SLOW_CONSUMER = 1013;
 export const CLOSE_GOING_AWAY = 1001;
+/** Bytes of corked frames after which a batch is flushed to the socket early. */
+const CORK_FLUSH_BYTES = 64 * 1024;
 
 /** One WebSocket client: its subscriptions and a send path that never queues without bound. */
 export class WsConnection {
@@ -64,9 +66,30 @@ export class WsConnection {
     };
   }
 
+  private corked = false;
+
+
+  /** Holds this connection's socket writes until `uncork`, so a batch of frames leaves in one write. */
+  cork(): void {
+    if (this.corked || !this.open) return;
+    this.corked = true;
+    this.raw.cork();
+  }
+
+  uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.raw.uncork();
+  }
+
   /** Sends now, or sheds the client when too much is already queued for it. */
   send(text: string): void {
     if (!this.open) return;
+    // Corked frames count as queued: flush them to the kernel before judging the client slow.
+    if (this.corked && this.ws.bufferedAmount >= Math.min(CORK_FLUSH_BYTES, this.limits.highWater / 4)) {
+      this.raw.uncork();
+      this.raw.cork();
+    }
     if (this.ws.bufferedAmount + this.heldBytes > this.limits.highWater) return this.shed();
     this.ws.send(text);
   }

@@ -24,11 +24,16 @@ export class FanOut {
 
   /** Listener of the journal's `committed` event: runs after each batch is on disk. */
   readonly onCommitted = (events: JournalEvent[]): void => {
+    const conns = [...this.connections()];
+    // One socket write per connection per batch instead of one per frame.
+    for (const c of conns) c.cork();
     try {
-      for (const e of events) this.route(e);
+      for (const e of events) this.route(e, conns);
     } catch (err) {
       // Never let a fan-out fault break the journal's flush loop; the events are safe on disk.
       this.deps.log.error({ err }, 'ws fan-out failed');
+    } finally {
+      for (const c of conns) c.uncork();
     }
   };
 
@@ -44,17 +49,17 @@ export class FanOut {
     }
   }
 
-  private route(e: JournalEvent): void {
+  private route(e: JournalEvent, conns: WsConnection[]): void {
     if (e.imported) return;
     if (e.stream === GLOBAL_STREAM) {
       if (!isGlobalEventType(e.type)) return;
       const text = durableFrame(e, GLOBAL_SESSION_ID);
-      for (const c of this.connections()) c.send(text);
+      for (const c of conns) c.send(text);
       return;
     }
     let text: string | undefined;
     const agentId = agentIdOf(e.payload);
-    for (const c of this.connections()) {
+    for (const c of conns) {
       if (!c.subs.has(e.stream)) continue;
       text ??= durableFrame(e, e.stream);
       c.deliver(e.stream, { seq: e.seq, volatile: false, text }, agentId);
