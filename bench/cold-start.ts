@@ -13,7 +13,7 @@ const REFERENCE_MS = 1_700;
 async function measure(scope: Scope, label: string, homeFor: () => Promise<string>) {
   const listening: number[] = [];
   const healthz: number[] = [];
-  // One unmeasured start first: tsx's transform cache and the OS page cache are warm for a user's second start too.
+  // One unmeasured start first: the OS page cache is warm for a user's second start too.
   const runs = RUNS + 1;
   let firstRun = 0;
   for (let i = 0; i < runs; i++) {
@@ -43,7 +43,7 @@ runBench('cold-start', 5 * 60_000, async (scope) => {
   progress(`cold start on a home with ${SESSIONS} sessions`);
   const full = await measure(scope, `${SESSIONS}`, async () => pop.home);
   return {
-    description: 'spawn of `node --import tsx src/cli/main.ts serve --port 0` to the first 200 of GET /api/v1/healthz',
+    description: 'spawn of `node dist/src/cli/main.js serve --port 0` (what npm start runs) to the first 200 of GET /api/v1/healthz',
     target: null,
     reference: { median_healthz_ms: REFERENCE_MS, what: 'best daemon of this kind today' },
     empty_home: { ...empty, beats_reference: empty.median_healthz_ms < REFERENCE_MS },

@@ -62,7 +62,7 @@ runBench('rss', 5 * 60_000, async (scope) => {
   const { peak_rss_mb } = await memory(d.pid);
   await d.stop();
   return {
-    description: 'VmRSS of a spawned `svc-code serve` daemon (node + tsx), from /proc/<pid>/status',
+    description: 'VmRSS of a spawned `svc-code serve` daemon (built dist/, as npm start runs it), from /proc/<pid>/status',
     target: { rss_mb_with_sessions: TARGET_MB },
     runtime_floor: { note: `an idle script, ${SETTLE_MS} ms after start`, ...runtime },
     idle: { note: `empty home, ${SETTLE_MS} ms after healthz`, ...idle },

@@ -1,6 +1,3 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx (a runtime dependency), so no build step is needed.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli/main.ts');
+// The compiled CLI (npm ci runs `npm run build` through the prepare script).
+await import('../dist/src/cli/main.js');

@@ -10,6 +10,11 @@ export interface SessionRecord extends SessionState {
   foreign?: { server_id?: string; slot: string };
 }
 
+/** Whether an event counts as activity of the session (bumps `updated_at`). */
+export function touchesSession(type: string): boolean {
+  return !type.startsWith('terminal.');
+}
+
 /** Sort orders the lists offer. */
 export type SessionSort = 'updated_desc' | 'updated_asc' | 'created_desc';
 
@@ -19,7 +24,7 @@ export type SessionSort = 'updated_desc' | 'updated_asc' | 'created_desc';
  */
 export class SessionIndex implements Projection {
   readonly name = 'session-index';
-  readonly version = 1;
+  readonly version = 2;
   private byId = new Map<string, SessionRecord>();
   private byUpdated = new SortedList<SessionRecord>((s) => s.updated_at);
   private byCreated = new SortedList<SessionRecord>((s) => s.created_at);
@@ -78,6 +83,8 @@ export class SessionIndex implements Projection {
       case SessionEvents.runtimeBound:
         return { ...cur, runtime_id: (event.payload as { runtime_id: string }).runtime_id };
       default:
+        // Side facts (terminals opened or closed) are not activity: they do not reorder lists.
+        if (!touchesSession(event.type)) return undefined;
         return cur.updated_at < event.ts ? { ...cur, updated_at: event.ts } : undefined;
     }
   }

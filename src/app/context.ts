@@ -4,10 +4,12 @@ import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-r
 import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
+import type { TerminalService } from '../terminals/service.ts';
 import type { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import type { Logger } from './logger.ts';
 import type { ServeOptions } from './options.ts';
 import type { Instances } from './instances.ts';
+import type { UploadService } from '../uploads/service.ts';
 
 export interface Clock {
   now(): Date;
@@ -32,6 +34,10 @@ export interface AppContext {
   live: LiveSessions;
   config: ConfigService;
   instances: Instances;
+  /** Uploaded files (POST /api/v1/files), also looked up for prompt media `{kind:file, file_id}`. */
+  uploads: UploadService;
+  /** PTY terminals of this daemon (live state). */
+  terminals: TerminalService;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */
   connections(): ConnectionInfo[];
   /** Asks the server to stop (POST /api/v1/shutdown). */

@@ -12,8 +12,10 @@ import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
+import { TerminalService } from '../terminals/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
+import { UploadService } from '../uploads/service.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
@@ -86,12 +88,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   for (const slot of adoptable) await importSlot(journal, slot, log);
   const serverId = `srv_${nextUlid()}`;
   const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, log });
+  const uploads = await UploadService.open({ home, journal, log, now: () => app.clock.now() });
   let hub: WsHub | undefined;
   let stop: () => void = () => {};
   const app: AppContext = {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
     clock: opts.clock ?? { now: () => new Date() },
-    log, journal, sessions, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances,
+    log, journal, sessions, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
+    terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
     connections: () => hub?.connections() ?? [],
     requestShutdown: () => stop(),
   };
@@ -115,12 +119,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const close = () => {
     closing ??= (async () => {
       await instances.stop();
+      await app.terminals.closeAll();
       await hub?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await config.close();
+      await uploads.close();
       await journal.close();
       await rm(exportFile(slotsDir(home), primary.id), { force: true });
       await rm(instanceFile, { force: true });

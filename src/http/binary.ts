@@ -33,9 +33,10 @@ export function sendFile(ctx: Koa.Context, file: string, st: Stats, opts: SendFi
   if (header && st.size > 0) {
     const ranges = rangeParser(st.size, header, { combine: true });
     if (ranges === -1) {
+      // Body first: koa turns a null body into 204 unless the status is set afterwards.
+      ctx.body = null;
       ctx.status = 416;
       ctx.set('Content-Range', `bytes */${st.size}`);
-      ctx.body = null;
       return;
     }
     if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {

@@ -65,7 +65,7 @@ export function buildOpenApi(routes: RouteDef[], version: string): Json {
       'x-business-codes': def.codes ?? [],
     };
     if (def.auth === false) op.security = [];
-    if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: schemaToJson(def.body) } } };
+    if (def.body) op.requestBody = { required: true, content: { [def.multipart ? 'multipart/form-data' : 'application/json']: { schema: schemaToJson(def.body) } } };
     const docPath = def.path.replace(/\{\*([a-z_]+)\}/gi, '{$1}');
     paths[docPath] = { ...(paths[docPath] ?? {}), [def.method.toLowerCase()]: op };
   }

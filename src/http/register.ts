@@ -1,9 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import Router from '@koa/router';
+import mime from 'mime-types';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
 import { Codes } from './codes.ts';
-import { ApiError, unsupportedAction } from './errors.ts';
-import { rewriteActionPath, toRouterPath, type RouteDef } from './route.ts';
+import { ApiError, unsupportedAction, validationError } from './errors.ts';
+import { rewriteActionPath, toRouterPath, type MultipartOptions, type RouteDef } from './route.ts';
 import { parseOrThrow } from './validate.ts';
 
 const JSON_LIMIT = '16mb';
@@ -48,6 +51,52 @@ function bodyError(err: Error & { status?: number }): never {
   throw new ApiError(Codes.VALIDATION, message, { details: [{ field: 'body', message }] });
 }
 
+// formidable's error codes (FormidableError.js) for file data over the limits.
+const FORMIDABLE_TOO_BIG = new Set([1009, 1016]);
+const MULTIPART_FIELDS_LIMIT = 1024 * 1024;
+
+function multipartError(err: Error & { code?: unknown }, limit: number): never {
+  if (FORMIDABLE_TOO_BIG.has(err.code as number)) {
+    const message = `exceeds ${limit} bytes`;
+    throw new ApiError(Codes.VALIDATION, `file ${message}`, { details: [{ field: 'file', message, limit }] });
+  }
+  throw validationError([{ field: 'body', message: `malformed multipart body: ${err.message}` }]);
+}
+
+/**
+ * multipart/form-data for routes that declare it: other bodies and oversize
+ * files are 40001; temp files never outlive the request (the handler moves
+ * what it keeps out of the per-request directory).
+ */
+function multipartBody(opts: MultipartOptions): Koa.Middleware {
+  return async (ctx, next) => {
+    if (!ctx.is('multipart')) throw validationError([{ field: 'body', message: 'must be multipart/form-data' }]);
+    const dir = await mkdtemp(join(opts.uploadDir, 'req-'));
+    try {
+      const parse = koaBody({
+        multipart: true, json: false, text: false, urlencoded: false,
+        onError: (err) => multipartError(err, opts.maxFileBytes),
+        formidable: {
+          uploadDir: dir, maxFileSize: opts.maxFileBytes, maxTotalFileSize: opts.maxFileBytes,
+          allowEmptyFiles: true, minFileSize: 0, maxFieldsSize: MULTIPART_FIELDS_LIMIT,
+          // A file part may omit Content-Type (RFC 7578); formidable would read it as a text field.
+          onPart: (part, handle) => {
+            if (part.originalFilename && !part.mimetype) part.mimetype = mime.lookup(part.originalFilename) || 'application/octet-stream';
+            handle(part);
+          },
+        },
+      });
+      await parse(ctx, async () => {
+        const req = ctx.request as { body?: object; files?: object };
+        req.body = { ...req.body, ...req.files };
+        await next();
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+}
+
 /** Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes. */
 export function buildRouter(routes: RouteDef[]): Router {
   const router = new Router();
@@ -56,7 +105,8 @@ export function buildRouter(routes: RouteDef[]): Router {
   const plainPaths = new Set<string>();
   for (const def of routes) {
     const path = toRouterPath(def.path);
-    router[methodKey(def.method)](def.operationId, path, ...(def.method === 'GET' ? [] : [bodyParser]), runRoute(def));
+    const parser = def.multipart ? multipartBody(def.multipart) : bodyParser;
+    router[methodKey(def.method)](def.operationId, path, ...(def.method === 'GET' ? [] : [parser]), runRoute(def));
     const at = path.lastIndexOf('/@');
     if (at >= 0) {
       const base = path.slice(0, at);

@@ -40,7 +40,16 @@ export interface RouteDef<PS extends AnySchema | undefined = any, QS extends Any
   successCode?: number;
   /** The handler writes ctx.body itself (binary, zip); no envelope. */
   raw?: boolean;
+  /** Parse the body as multipart/form-data instead of JSON; the body schema sees fields and file parts together. */
+  multipart?: MultipartOptions;
   handler: (input: HandlerInput<Out<PS>, Out<QS>, Out<BS>>) => unknown | Promise<unknown>;
+}
+
+export interface MultipartOptions {
+  /** Temp files go in a per-request directory below this one, removed when the request ends. */
+  uploadDir: string;
+  /** Largest file data accepted, enforced while streaming (40001 beyond it). */
+  maxFileBytes: number;
 }
 
 /** Identity helper that infers handler types from the schemas. */

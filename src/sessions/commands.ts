@@ -103,7 +103,8 @@ export async function forkSession(
   if (as === 'child') state.parent_id = src.id;
   if (state.last_prompt === undefined) delete state.last_prompt;
   if (state.last_turn_reason === undefined) delete state.last_turn_reason;
-  const history = (await app.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type));
+  // A fork copies the conversation, not the source's own lifecycle or its terminals.
+  const history = (await app.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.'));
   const copies: PendingEvent[] = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }));
   const [first, ...rest] = creationEvents(app, state);
   await app.journal.append([first, ...copies, ...rest]);

@@ -1,8 +1,14 @@
 import type * as v from 'valibot';
 import { schemaToJson } from '../http/openapi.ts';
 import { GLOBAL_EVENT_DOCS, SESSION_EVENT_DOCS, type EventDoc } from './event-payloads.ts';
-import { ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, UnsubscribeAckPayload } from './frames.ts';
-import { AckFrame, EventFrame, GLOBAL_SESSION_ID, ResyncRequiredFrame, ServerHelloFrame, VolatileFrame } from './server-frames.ts';
+import { TERMINAL_EVENT_DOCS } from '../terminals/events.ts';
+import {
+  ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
+  TerminalResizeAckPayload, UnsubscribeAckPayload,
+} from './frames.ts';
+import {
+  AckFrame, EventFrame, GLOBAL_SESSION_ID, ResyncRequiredFrame, ServerHelloFrame, TerminalExitFrame, TerminalOutputFrame, VolatileFrame,
+} from './server-frames.ts';
 
 type Json = Record<string, any>;
 const CHANNEL = '#/channels/events';
@@ -24,6 +30,13 @@ const DESCRIPTION = [
     '("try again later") behind the frames already queued; a client that does not read its close frame within 10 s is disconnected. Nothing is dropped ' +
     'silently: the client reconnects, subscribes with its last applied cursors and the server replays the gap from the journal (or sends resync_required). ' +
     'Other clients are never delayed by a slow one. Replays are paced by the socket (they wait for it to drain).',
+  '',
+  'Terminals (docs/terminals.md): open one with POST /api/v1/sessions/{session_id}/terminals, then `terminal_attach` it. The ack comes first, then the ' +
+    'scrollback (last 256 Ki characters) as `terminal_output` frames with `replay: true`, then live `terminal_output` frames (batched: at most one per 4 ms ' +
+    'or per 16 KiB) and finally `terminal_exit`. Output goes only to attached connections, is never journaled and obeys the slow-consumer policy above. ' +
+    'Offsets count UTF-16 code units of output since the terminal started; re-attach with `since` = offset + data.length of the last frame held to get only ' +
+    'what was missed (while the scrollback still holds it). Lifecycle facts are session events: terminal.opened, terminal.exited, terminal.closed. ' +
+    'On non-loopback binds without --allow-remote-terminals, every terminal_* frame is answered with ack 40001.',
   '',
   'Close codes: 1001 server shutdown; 1011 replay read failed (reconnect with cursors); 1013 slow consumer.',
 ].join('\n');
@@ -59,22 +72,28 @@ function messages(): Json {
     ack: message('ack', 'Answer to one client frame', json(AckFrame),
       'Codes: 0; 40001 malformed JSON, unknown type, invalid payload (details lists fields), subscribe_v2/unsubscribe_v2 ("transcript channel not available yet"); ' +
         '40401 subscribe named unknown sessions (details.not_found; the known ones are subscribed); 40901 sessions held by another instance (details.held_by_other_instance). ' +
-        `Payloads: subscribe ${JSON.stringify(json(SubscribeAckPayload))}, unsubscribe ${JSON.stringify(json(UnsubscribeAckPayload))}, client_hello ${JSON.stringify(json(ClientHelloAckPayload))}.`),
+        '40414 terminal_* frame naming an unknown terminal; 40001 terminal_input / terminal_resize on an exited terminal. ' +
+        `Payloads: subscribe ${JSON.stringify(json(SubscribeAckPayload))}, unsubscribe ${JSON.stringify(json(UnsubscribeAckPayload))}, client_hello ${JSON.stringify(json(ClientHelloAckPayload))}, ` +
+        `terminal_attach ${JSON.stringify(json(TerminalAttachAckPayload))}, terminal_detach ${JSON.stringify(json(TerminalDetachAckPayload))}, ` +
+        `terminal_input ${JSON.stringify(json(TerminalInputAckPayload))}, terminal_resize ${JSON.stringify(json(TerminalResizeAckPayload))}.`),
     subscribe: clientMessage('subscribe', 'Subscribe to sessions; cursors replay missed durable events'),
     unsubscribe: clientMessage('unsubscribe', 'Drop subscriptions'),
     client_hello: clientMessage('client_hello', 'Handshake (sets has_client_hello)'),
     subscribe_v2: clientMessage('subscribe_v2', 'Transcript channel (reserved)'),
     unsubscribe_v2: clientMessage('unsubscribe_v2', 'Detach transcript streams (reserved)'),
-    terminal_frames: message('terminal_*', 'Terminal input, output and resize (reserved)',
-      { type: 'object', properties: { type: { type: 'string', pattern: '^terminal_' } } },
-      'Reserved: not served on this stream yet; a client sending one gets ack 40001 (unknown frame type).'),
+    terminal_attach: clientMessage('terminal_attach', 'Receive a terminal\'s output: scrollback replay from `since`, then live output'),
+    terminal_detach: clientMessage('terminal_detach', 'Stop receiving a terminal\'s output'),
+    terminal_input: clientMessage('terminal_input', 'Write to a terminal (keys, paste)'),
+    terminal_resize: clientMessage('terminal_resize', 'Resize a terminal (SIGWINCH to its foreground job)'),
+    terminal_output: message('terminal_output', 'Terminal output, to attached connections', json(TerminalOutputFrame)),
+    terminal_exit: message('terminal_exit', 'A terminal\'s process ended, to attached connections', json(TerminalExitFrame)),
     event: message('event', 'Any durable event', json(EventFrame)),
     volatile_event: message('volatile_event', 'Any volatile event', json(VolatileFrame),
       'Volatile frames (`*.delta`, `tool.progress`, `shell.*`) go to subscribers only; compare `offset` with the accumulated text length: lower = duplicate, higher = gap (reload the snapshot).'),
     resync_required: message('resync_required', 'A cursor cannot be replayed', json(ResyncRequiredFrame)),
   };
   for (const d of GLOBAL_EVENT_DOCS) out[d.type] = eventMessage(d, true);
-  for (const d of SESSION_EVENT_DOCS) out[d.type] = eventMessage(d, false);
+  for (const d of [...SESSION_EVENT_DOCS, ...TERMINAL_EVENT_DOCS]) out[d.type] = eventMessage(d, false);
   return out;
 }
 
@@ -86,12 +105,13 @@ function operations(): Json {
   return {
     receiveClientFrames: {
       action: 'receive', channel, summary: 'Client request frames, each answered by one ack',
-      messages: ['subscribe', 'unsubscribe', 'client_hello', 'subscribe_v2', 'unsubscribe_v2', 'terminal_frames'].map(ref),
+      messages: ['subscribe', 'unsubscribe', 'client_hello', 'subscribe_v2', 'unsubscribe_v2', 'terminal_attach', 'terminal_detach', 'terminal_input', 'terminal_resize'].map(ref),
       reply: { channel, messages: [ref('ack')] },
     },
     sendServerHello: send('Sent once on connect', ['server_hello']),
     sendGlobalEvents: send('Global events, to every connection', GLOBAL_EVENT_DOCS.map((d) => d.type)),
-    sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)', [...SESSION_EVENT_DOCS.map((d) => d.type), 'event', 'volatile_event']),
+    sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)', [...SESSION_EVENT_DOCS, ...TERMINAL_EVENT_DOCS].map((d) => d.type).concat('event', 'volatile_event')),
+    sendTerminalOutput: send('Terminal output and exit, to connections attached with terminal_attach', ['terminal_output', 'terminal_exit']),
     sendResyncRequired: send('Sent after the subscribe ack when a cursor is too old, of another epoch or past the head', ['resync_required']),
   };
 }

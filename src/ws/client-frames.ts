@@ -5,7 +5,11 @@ import { Codes } from '../http/codes.ts';
 import type { FieldIssue } from '../http/errors.ts';
 import { toFieldIssues } from '../http/validate.ts';
 import type { WsConnection } from './connection.ts';
-import { ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, UnsubscribePayload, type ClientFrameType } from './frames.ts';
+import { terminalAttach, terminalDetach, terminalInput, terminalResize } from '../terminals/ws.ts';
+import {
+  ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload,
+  UnsubscribePayload, type ClientFrameType,
+} from './frames.ts';
 import { ackFrame } from './server-frames.ts';
 import { subscribe, type Outcome } from './subscribe.ts';
 
@@ -72,5 +76,13 @@ function answer(app: AppContext, conn: WsConnection, raw: unknown): Outcome {
     case 'subscribe_v2':
     case 'unsubscribe_v2':
       return invalid('transcript channel not available yet');
+    case 'terminal_attach':
+      return withPayload(TerminalAttachPayload, payload, (p) => terminalAttach(app, conn, p));
+    case 'terminal_detach':
+      return withPayload(TerminalDetachPayload, payload, (p) => terminalDetach(app, conn, p));
+    case 'terminal_input':
+      return withPayload(TerminalInputPayload, payload, (p) => terminalInput(app, p));
+    case 'terminal_resize':
+      return withPayload(TerminalResizePayload, payload, (p) => terminalResize(app, p));
   }
 }

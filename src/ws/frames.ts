@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { TerminalDimension, TerminalStatus } from '../http/schemas/terminals.ts';
 
 /** Client request frames of `/api/v1/ws` (Core "Connection and frames"). */
 
@@ -68,6 +69,34 @@ export const UnsubscribeV2Payload = v.pipe(
   v.description('Reserved with subscribe_v2 (currently answered with 40001).'),
 );
 
+const TerminalId = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+
+export const TerminalAttachPayload = v.pipe(
+  v.object({
+    terminal_id: TerminalId,
+    since: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must be >= 0'),
+      v.description('output offset already held by the client (offset + data.length of its last terminal_output); omitted = replay all the scrollback'))),
+  }),
+  v.title('TerminalAttachPayload'),
+  v.description('Starts streaming a terminal\'s output to this connection: after the ack, the scrollback from `since` as terminal_output frames with `replay: true`, then live output.'),
+);
+export type TerminalAttachPayload = v.InferOutput<typeof TerminalAttachPayload>;
+
+export const TerminalDetachPayload = v.pipe(v.object({ terminal_id: TerminalId }), v.title('TerminalDetachPayload'));
+export type TerminalDetachPayload = v.InferOutput<typeof TerminalDetachPayload>;
+
+export const TerminalInputPayload = v.pipe(
+  v.object({ terminal_id: TerminalId, data: v.pipe(v.string(), v.description('written to the PTY as is (keys, pasted text, control characters such as \\r or \\u0003)')) }),
+  v.title('TerminalInputPayload'),
+);
+export type TerminalInputPayload = v.InferOutput<typeof TerminalInputPayload>;
+
+export const TerminalResizePayload = v.pipe(
+  v.object({ terminal_id: TerminalId, cols: TerminalDimension, rows: TerminalDimension }),
+  v.title('TerminalResizePayload'),
+);
+export type TerminalResizePayload = v.InferOutput<typeof TerminalResizePayload>;
+
 /** Client frame types and their payload schemas. */
 export const ClientPayloads = {
   subscribe: SubscribePayload,
@@ -75,6 +104,10 @@ export const ClientPayloads = {
   client_hello: ClientHelloPayload,
   subscribe_v2: SubscribeV2Payload,
   unsubscribe_v2: UnsubscribeV2Payload,
+  terminal_attach: TerminalAttachPayload,
+  terminal_detach: TerminalDetachPayload,
+  terminal_input: TerminalInputPayload,
+  terminal_resize: TerminalResizePayload,
 } as const;
 export type ClientFrameType = keyof typeof ClientPayloads;
 
@@ -87,3 +120,19 @@ export const SubscribeAckPayload = v.pipe(
 export const UnsubscribeAckPayload = v.pipe(v.object({ unsubscribed: v.array(v.string()) }), v.title('UnsubscribeAckPayload'));
 
 export const ClientHelloAckPayload = v.pipe(v.object({ ws_connection_id: v.string() }), v.title('ClientHelloAckPayload'));
+
+export const TerminalAttachAckPayload = v.pipe(
+  v.object({
+    terminal_id: v.string(),
+    status: TerminalStatus,
+    replay_offset: v.pipe(v.number(), v.description('offset the replay starts at (above `since` when the scrollback lost part of the gap)')),
+    end_offset: v.pipe(v.number(), v.description('offset just past the replay; live output continues from here')),
+  }),
+  v.title('TerminalAttachAckPayload'),
+);
+
+export const TerminalDetachAckPayload = v.pipe(v.object({ terminal_id: v.string(), detached: v.boolean() }), v.title('TerminalDetachAckPayload'));
+
+export const TerminalInputAckPayload = v.pipe(v.object({ terminal_id: v.string() }), v.title('TerminalInputAckPayload'));
+
+export const TerminalResizeAckPayload = v.pipe(v.object({ terminal_id: v.string(), cols: v.number(), rows: v.number() }), v.title('TerminalResizeAckPayload'));

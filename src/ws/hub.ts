@@ -86,7 +86,10 @@ export class WsHub {
       remoteAddress: req.socket.remoteAddress ?? null,
       userAgent: req.headers['user-agent'] ?? null,
     };
-    const conn = new WsConnection(id, ws, socket, meta, this.limits, (c) => this.conns.delete(c.id));
+    const conn = new WsConnection(id, ws, socket, meta, this.limits, (c) => {
+      this.conns.delete(c.id);
+      this.app.terminals.detachConnection(c);
+    });
     ws.on('message', (data) => handleClientMessage(this.app, conn, data));
     ws.on('error', (err) => this.app.log.debug({ err, ws_connection_id: id }, 'ws connection error'));
     conn.send(serverHello(id, meta.connectedAt));

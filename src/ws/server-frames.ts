@@ -126,3 +126,48 @@ export function resyncFrame(sessionId: string, reason: ResyncReason, head: { seq
     payload: { session_id: sessionId, reason, head_seq: head?.seq ?? 0, epoch: head?.epoch ?? null, max_event_buffer_size: MAX_EVENT_BUFFER_SIZE },
   });
 }
+
+export const TerminalOutputFrame = v.pipe(
+  v.object({
+    type: v.literal('terminal_output'),
+    session_id: v.string(),
+    timestamp: Timestamp,
+    payload: v.object({
+      terminal_id: v.string(),
+      offset: v.pipe(v.number(), v.description('offset of the first character of `data` in the terminal output stream (UTF-16 code units since the terminal started)')),
+      data: v.pipe(v.string(), v.description('PTY output, decoded as UTF-8')),
+      replay: v.optional(v.pipe(v.literal(true), v.description('scrollback sent on terminal_attach; absent on live output'))),
+    }),
+  }),
+  v.title('TerminalOutput'),
+  v.description(
+    'Output of a terminal, to connections attached to it only. Volatile: never journaled. `offset + data.length` is the `since` to give on re-attach; ' +
+      'an `offset` above what the client holds means the scrollback no longer had the gap.',
+  ),
+);
+
+export const TerminalExitFrame = v.pipe(
+  v.object({
+    type: v.literal('terminal_exit'),
+    session_id: v.string(),
+    timestamp: Timestamp,
+    payload: v.object({
+      terminal_id: v.string(),
+      exit_code: v.pipe(v.nullable(v.number()), v.description('null when ended by a signal')),
+      exited_at: Timestamp,
+    }),
+  }),
+  v.title('TerminalExit'),
+  v.description('The terminal process ended (after its last terminal_output); also sent on terminal_attach to an exited terminal, after the replay.'),
+);
+
+export function terminalOutputFrame(f: { sessionId: string; terminalId: string; offset: number; data: string; replay: boolean; now: Date }): string {
+  const payload: Record<string, unknown> = { terminal_id: f.terminalId, offset: f.offset, data: f.data };
+  if (f.replay) payload.replay = true;
+  return JSON.stringify({ type: 'terminal_output', session_id: f.sessionId, timestamp: f.now.toISOString(), payload });
+}
+
+export function terminalExitFrame(f: { sessionId: string; terminalId: string; exitCode: number | null; exitedAt: string; now: Date }): string {
+  const payload = { terminal_id: f.terminalId, exit_code: f.exitCode, exited_at: f.exitedAt };
+  return JSON.stringify({ type: 'terminal_exit', session_id: f.sessionId, timestamp: f.now.toISOString(), payload });
+}

@@ -10,6 +10,11 @@ import { guiStoreRoutes } from './gui-store.ts';
 import { sessionActionRoutes } from './session-actions.ts';
 import { sessionProfileRoutes } from './session-profile.ts';
 import { sessionV2Routes } from './sessions-v2.ts';
+import { fsSearchRoutes } from './session-fs-search.ts';
+import { sessionFsRoutes } from './session-fs.ts';
+import { hostFsRoutes } from './host-fs.ts';
+import { fileRoutes } from './files.ts';
+import { terminalRoutes } from './terminals.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -25,6 +30,11 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...sessionActionRoutes(app),
     ...sessionProfileRoutes(app),
     ...sessionV2Routes(app),
+    ...fsSearchRoutes(app),
+    ...sessionFsRoutes(app),
+    ...hostFsRoutes(app),
+    ...terminalRoutes(app),
+    ...fileRoutes(app),
     ...debugRoutes(app),
   );
   return routes;

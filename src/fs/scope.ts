@@ -1,0 +1,36 @@
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError } from '../http/errors.ts';
+import { RUNTIMES } from '../sessions/info.ts';
+import { findSession } from '../sessions/lookup.ts';
+import { confine } from './confine.ts';
+import { toWire } from './entry.ts';
+
+/** A confined session path: absolute form, wire form (`/`-separated, `.` for the root) and its allowed root. */
+export interface SessionPath {
+  abs: string;
+  wire: string;
+  root: string;
+}
+
+/** 40420 for any runtime but the local one (the only runtime this server hosts). */
+export function checkRuntime(runtimeId: string | undefined): void {
+  const id = runtimeId ?? 'local';
+  if (!(RUNTIMES as readonly string[]).includes(id)) {
+    throw new ApiError(Codes.RUNTIME_NOT_FOUND, `runtime not found: ${id}`, { details: { runtime_id: id, known: RUNTIMES } });
+  }
+}
+
+/** The session (40401) after the runtime check (40420). */
+export function fsSession(app: AppContext, sessionId: string, runtimeId: string | undefined): SessionRecord {
+  const s = findSession(app, sessionId);
+  checkRuntime(runtimeId);
+  return s;
+}
+
+/** Confines one client path (41304 outside the workspace and its additional dirs). */
+export async function resolvePath(app: AppContext, s: SessionRecord, given: string): Promise<SessionPath> {
+  const c = await confine(app, s, given);
+  return { abs: c.abs, wire: toWire(c.rel), root: c.root };
+}

@@ -1,0 +1,111 @@
+import path from 'node:path';
+import type Koa from 'koa';
+import type { AppContext } from '../../app/context.ts';
+import { confine } from '../../fs/confine.ts';
+import { gitDiff } from '../../fs/diff.ts';
+import { gitStatus } from '../../fs/git-status.ts';
+import { DEFAULT_GREP_TIMEOUT_MS, runGrep } from '../../fs/grep.ts';
+import { DEFAULT_INDEX_CACHE, FileIndexCache } from '../../fs/search-cache.ts';
+import { assertRuntime, searchSlotRoot, sessionRoot } from '../../fs/search-target.ts';
+import { searchIndex } from '../../fs/search.ts';
+import { findSession } from '../../sessions/lookup.ts';
+import { Codes } from '../codes.ts';
+import { route, type RouteDef } from '../route.ts';
+import {
+  FsDiffBody, FsDiffData, FsGitStatusBody, FsGitStatusData, FsGrepBody, FsGrepData, FsSearchBody, FsSearchData, FsSearchSlotParams,
+} from '../schemas/fs-search.ts';
+import { SessionIdParams } from '../schemas/sessions.ts';
+import { workspaceFsRoutes } from './workspace-fs.ts';
+
+const tags = ['file system'];
+
+/**
+ * fs:search/grep/git_status/diff of a session, and the workspace-level
+ * fs:search/suggest, which share one file-index cache.
+ */
+export function fsSearchRoutes(app: AppContext): RouteDef[] {
+  const indexes = new FileIndexCache({ ...DEFAULT_INDEX_CACHE, now: () => app.clock.now().getTime() });
+  return [...sessionFsSearchRoutes(app, indexes), ...workspaceFsRoutes(app, indexes)];
+}
+
+/** Stops work for a client that has gone away. */
+function clientGone(ctx: Koa.Context): AbortSignal {
+  const ac = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}
+
+function sessionFsSearchRoutes(app: AppContext, indexes: FileIndexCache): RouteDef[] {
+  const grepTimeoutMs = Number(process.env.SVC_CODE_GREP_TIMEOUT_MS) || DEFAULT_GREP_TIMEOUT_MS;
+  const base = '/api/v1/sessions/{session_id}';
+  return [
+    route({
+      method: 'POST', path: `${base}/fs:search`, operationId: 'sessionFsSearch', summary: 'Fuzzy path search in the session root (or a draft session\'s workspace)', tags,
+      params: FsSearchSlotParams, body: FsSearchBody, data: FsSearchData,
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT],
+      handler: async ({ params, body }) => {
+        const root = await searchSlotRoot(app, params.session_id);
+        assertRuntime(body.runtime_id);
+        const index = await indexes.get(root, body.follow_gitignore ?? true);
+        return searchIndex(index, { ...body, limit: body.limit ?? 50, mode: 'search' });
+      },
+    }),
+    route({
+      method: 'POST', path: `${base}/fs:grep`, operationId: 'sessionFsGrep', summary: 'Search file contents with ripgrep', tags,
+      params: SessionIdParams, body: FsGrepBody, data: FsGrepData,
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT],
+      handler: async ({ params, body, ctx }) => {
+        const s = findSession(app, params.session_id);
+        assertRuntime(body.runtime_id);
+        return runGrep(await sessionRoot(s), {
+          pattern: body.pattern,
+          regex: body.regex ?? false,
+          caseSensitive: body.case_sensitive ?? true,
+          includeGlobs: body.include_globs ?? [],
+          excludeGlobs: body.exclude_globs ?? [],
+          followGitignore: body.follow_gitignore ?? true,
+          limits: {
+            maxFiles: body.max_files ?? 200,
+            maxMatchesPerFile: body.max_matches_per_file ?? 50,
+            maxTotalMatches: body.max_total_matches ?? 5000,
+            contextLines: body.context_lines ?? 2,
+          },
+          timeoutMs: grepTimeoutMs,
+          signal: clientGone(ctx),
+        });
+      },
+    }),
+    route({
+      method: 'POST', path: `${base}/fs:git_status`, operationId: 'sessionFsGitStatus', summary: 'Branch, upstream distance and changed files of the session root\'s repository', tags,
+      params: SessionIdParams, body: FsGitStatusBody, data: FsGitStatusData,
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.GIT_UNAVAILABLE, Codes.PATH_ESCAPE],
+      handler: async ({ params, body }) => {
+        const s = findSession(app, params.session_id);
+        assertRuntime(body.runtime_id);
+        const root = await sessionRoot(s);
+        let specs = ['.'];
+        if (body.paths) {
+          // Paths in an additional dir belong to another tree: they cannot restrict this repository's entries.
+          const confined = await Promise.all(body.paths.map((p) => confine(app, s, p)));
+          specs = confined.filter((c) => c.root === s.cwd).map((c) => path.relative(root, c.abs) || '.');
+        }
+        const result = await gitStatus(root, specs.length ? specs : ['.']);
+        return specs.length ? result : { ...result, entries: {}, additions: 0, deletions: 0 };
+      },
+    }),
+    route({
+      method: 'POST', path: `${base}/fs:diff`, operationId: 'sessionFsDiff', summary: 'Unified diff of a path against HEAD', tags,
+      params: SessionIdParams, body: FsDiffBody, data: FsDiffData,
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.GIT_UNAVAILABLE, Codes.PATH_ESCAPE],
+      handler: async ({ params, body }) => {
+        const s = findSession(app, params.session_id);
+        assertRuntime(body.runtime_id);
+        const c = await confine(app, s, body.path);
+        const { diff, truncated } = await gitDiff(c.root, path.relative(c.root, c.abs) || '.');
+        return { path: c.rel, diff, truncated };
+      },
+    }),
+  ];
+}

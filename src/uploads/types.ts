@@ -1,0 +1,54 @@
+/** What is stored beside each upload (meta.json) and returned on the wire. */
+export interface UploadMeta {
+  id: string;
+  /** Display name: the `name` field, else the uploaded filename. */
+  name: string;
+  media_type: string;
+  size: number;
+  /** ISO 8601. */
+  created_at: string;
+  /** ISO 8601; absent when the file never expires. */
+  expires_at?: string;
+}
+
+/**
+ * Facts on the global stream. Internal: the WS hub broadcasts only
+ * `event.*` / `session.meta.updated` global types, so clients never see these.
+ */
+export const UploadEvents = {
+  stored: 'upload.stored',
+  deleted: 'upload.deleted',
+  expired: 'upload.expired',
+} as const;
+
+/** `file_<ULID>`: also what keeps ids safe to use as directory names. */
+export const FILE_ID_RE = /^file_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export const DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+
+export interface UploadLimits {
+  maxBytes: number;
+  sweepIntervalMs: number;
+}
+
+function positiveInt(raw: string | undefined): number | undefined {
+  if (!raw || !/^\d+$/.test(raw.trim())) return undefined;
+  const n = Number(raw);
+  return n > 0 ? n : undefined;
+}
+
+/** SVC_CODE_UPLOAD_MAX_BYTES and SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS (both optional, positive integers). */
+export function uploadLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): UploadLimits {
+  return {
+    maxBytes: positiveInt(env.SVC_CODE_UPLOAD_MAX_BYTES) ?? DEFAULT_MAX_UPLOAD_BYTES,
+    sweepIntervalMs: positiveInt(env.SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS) ?? DEFAULT_SWEEP_INTERVAL_MS,
+  };
+}
+
+/** "512 MiB" / "1024 bytes", for messages and route summaries. */
+export function formatBytes(n: number): string {
+  if (n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
