@@ -1,6 +1,7 @@
-import { utimes } from 'node:fs/promises';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
+import { tempDir } from './helpers/fs.ts';
 import { names, startFsFixture } from './helpers/fs-fixture.ts';
 
 const VISIBLE_TOP = ['src', 'big.bin', 'bin.dat', 'latin1.txt', 'link-in', 'link-out', 'new.txt', 'README.md', 'utf16.txt'];
@@ -154,4 +155,35 @@ test('list_many: results per path, truncated_paths, partial_errors', async (t) =
   t.is((await f.fs('list_many', { paths: Array.from({ length: 101 }, (_, i) => `d${i}`) })).code, 40001);
   t.is((await f.fs('list_many', { paths: ['src'], path: 'ignored-extra' })).code, 0);
   t.is((await f.fs('list_many', { paths: ['src'], runtime_id: 'x' })).code, 40420);
+});
+
+test('list gitignore rules: negation, anchored and nested paths, .git/info/exclude, inside an ignored directory', async (t) => {
+  const f = await startFsFixture((fn) => t.teardown(fn));
+  await writeFile(path.join(f.ws, '.gitignore'), '*.log\nbuild/\n!keep.log\n/anchored.txt\nsrc/deep/nested/\n');
+  await writeFile(path.join(f.ws, '.git', 'info', 'exclude'), 'by-info.txt\n');
+  for (const rel of ['keep.log', 'anchored.txt', 'src/anchored.txt', 'by-info.txt']) await writeFile(path.join(f.ws, rel), 'x');
+  const top = names((await f.fs('list')).data.items);
+  t.true(top.includes('keep.log'));
+  t.false(top.includes('debug.log'));
+  t.false(top.includes('anchored.txt'));
+  t.false(top.includes('by-info.txt'));
+  t.true(names((await f.fs('list', { path: 'src' })).data.items).includes('anchored.txt'), 'a leading / anchors to the .gitignore directory');
+  t.deepEqual((await f.fs('list', { path: 'src/deep' })).data.items, []);
+  t.deepEqual((await f.fs('list', { path: 'build' })).data.items, [], 'everything inside an ignored directory is ignored');
+  t.deepEqual(names((await f.fs('list', { path: 'build', follow_gitignore: false })).data.items), ['out.js']);
+});
+
+test('list an additional directory of the workspace by its absolute path', async (t) => {
+  const f = await startFsFixture((fn) => t.teardown(fn));
+  const extra = await tempDir('svc-code-extra-');
+  t.teardown(() => rm(extra, { recursive: true, force: true }));
+  await mkdir(path.join(extra, 'sub'));
+  await writeFile(path.join(extra, 'sub', 'x.py'), 'print(1)\n');
+  const session = await f.s.get(`/api/v1/sessions/${f.sessionId}`);
+  const added = await f.s.post(`/api/v1/workspaces/${session.data.workspace_id}/add-dir`, { path: extra, persist: false });
+  t.is(added.code, 0, JSON.stringify(added));
+  const r = await f.fs('list', { path: extra, depth: 2 });
+  t.is(r.code, 0, JSON.stringify(r));
+  t.deepEqual(r.data.items.map((e: any) => e.path), [path.join(extra, 'sub')]);
+  t.like(r.data.children_by_path[path.join(extra, 'sub')][0], { path: path.join(extra, 'sub', 'x.py'), language_id: 'python' });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -14,7 +15,7 @@ test('read a text file: content and metadata', async (t) => {
   const st = await f.fs('stat', { path: 'README.md' });
   t.is(r.data.etag, st.data.etag);
   const ts = await f.fs('read', { path: './src/index.ts' });
-  t.like(ts.data, { path: 'src/index.ts', content: 'export const a = 42;\n', language_id: 'typescript', line_count: 1 });
+  t.like(ts.data, { path: 'src/index.ts', content: 'export const a = 42;\n', language_id: 'typescript', mime: 'text/typescript', line_count: 1 });
 });
 
 test('read offset and length: a byte window, truncated when the file goes on', async (t) => {
@@ -73,6 +74,10 @@ test('read errors: over 10 MiB, directory, missing, escapes', async (t) => {
   t.is((await f.fs('read', { path: 'src' })).code, 40906);
   t.is((await f.fs('read', { path: '.' })).code, 40906);
   t.is((await f.fs('read', { path: 'missing.txt' })).code, 40409);
+  execFileSync('mkfifo', [path.join(f.ws, 'pipe')]);
+  const fifo = await f.fs('read', { path: 'pipe' });
+  t.is(fifo.code, 40001, 'a FIFO is refused, never opened (opening it would block)');
+  t.is(fifo.details[0].message, 'not a regular file');
   t.is((await f.fs('read', { path: '../etc/passwd' })).code, 41304);
   t.is((await f.fs('read', { path: '/etc/passwd' })).code, 41304);
   t.is((await f.fs('read', { path: 'link-out/secret.txt' })).code, 41304);

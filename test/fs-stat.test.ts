@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { access, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -17,6 +18,10 @@ test('stat: files are sniffed, directories counted, symlinks described as links'
   t.like((await f.fs('stat', { path: 'src/' })).data, { path: 'src', kind: 'directory', child_count: 3 });
   t.like((await f.fs('stat', { path: 'link-in' })).data, { kind: 'symlink', is_symlink_to: path.join(f.ws, 'src', 'util.ts') });
   t.like((await f.fs('stat', { path: 'big.bin' })).data, { size: 11 * 1024 * 1024, is_binary: true });
+  execFileSync('mkfifo', [path.join(f.ws, 'pipe')]);
+  const fifo = await f.fs('stat', { path: 'pipe' });
+  t.like(fifo.data, { kind: 'file', size: 0 });
+  t.false('is_binary' in fifo.data, 'a FIFO is never opened to sniff it');
 });
 
 test('stat errors', async (t) => {

@@ -3,9 +3,19 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
 interface Layer {
-  /** Absolute directory the rules are relative to, with a trailing separator. */
+  /** Absolute directory the rules are relative to, and the same with a trailing separator. */
+  dir: string;
   prefix: string;
   ig: Ignore;
+  /** No pattern holds a `/` (but a trailing one): a verdict depends on the base name alone. */
+  basenameOnly: boolean;
+  /** Verdicts by base name (`name/` for directories), for basename-only layers. */
+  byName: Map<string, IgnoreVerdict>;
+}
+
+interface IgnoreVerdict {
+  ignored: boolean;
+  unignored: boolean;
 }
 
 async function readRules(file: string): Promise<string | null> {
@@ -33,8 +43,19 @@ async function repoRoot(dir: string): Promise<string | null> {
   }
 }
 
+function isBasenameOnly(rules: string): boolean {
+  return rules.split(/\r?\n/).every((line) => {
+    const l = line.trim();
+    if (!l || l.startsWith('#')) return true;
+    return !(l.startsWith('!') ? l.slice(1) : l).replace(/\/$/, '').includes('/');
+  });
+}
+
 function layer(dir: string, rules: string): Layer {
-  return { prefix: dir.endsWith(path.sep) ? dir : dir + path.sep, ig: ignore().add(rules) };
+  return {
+    dir, prefix: dir.endsWith(path.sep) ? dir : dir + path.sep, ig: ignore().add(rules),
+    basenameOnly: isBasenameOnly(rules), byName: new Map(),
+  };
 }
 
 function posix(p: string): string {
@@ -75,16 +96,32 @@ export class IgnoreChain {
     return rules ? new IgnoreChain([...this.layers, layer(dir, rules)]) : this;
   }
 
-  ignores(abs: string, isDir: boolean): boolean {
-    for (let i = this.layers.length - 1; i >= 0; i--) {
-      const layer = this.layers[i];
-      const under = abs.startsWith(layer.prefix) ? abs.slice(layer.prefix.length) : undefined;
-      if (!under) continue;
-      const rel = posix(under);
-      const r = layer.ig.test(isDir ? `${rel}/` : rel);
-      if (r.ignored) return true;
-      if (r.unignored) return false;
-    }
-    return false;
+  /**
+   * A test for the entries of directory `dir` (one the chain was built for):
+   * true when the entry is ignored. Inside a directory the rules ignore,
+   * everything is ignored (git cannot re-include it either).
+   */
+  entryFilter(dir: string): (name: string, isDir: boolean) => boolean {
+    const states = this.layers.map((l) => {
+      const under = dir === l.dir ? '' : dir.startsWith(l.prefix) ? posix(dir.slice(l.prefix.length)) : undefined;
+      return { l, under, dirIgnored: under ? l.ig.test(`${under}/`).ignored : false };
+    });
+    return (name, isDir) => {
+      for (let i = states.length - 1; i >= 0; i--) {
+        const { l, under, dirIgnored } = states[i];
+        if (under === undefined) continue;
+        if (dirIgnored) return true;
+        const r = l.basenameOnly ? byName(l, isDir ? `${name}/` : name) : l.ig.test(`${under ? `${under}/` : ''}${name}${isDir ? '/' : ''}`);
+        if (r.ignored) return true;
+        if (r.unignored) return false;
+      }
+      return false;
+    };
   }
+}
+
+function byName(l: Layer, key: string): IgnoreVerdict {
+  let v = l.byName.get(key);
+  if (!v) l.byName.set(key, (v = l.ig.test(key)));
+  return v;
 }

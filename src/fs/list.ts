@@ -4,6 +4,7 @@ import path from 'node:path';
 import picomatch from 'picomatch';
 import { childPath, describe, toWire, type FileEntry } from './entry.ts';
 import { assertDirectory } from './dir.ts';
+import { fsError } from './errors.ts';
 import type { GitStatusMap } from './git-status-map.ts';
 import { IgnoreChain } from './ignore-chain.ts';
 import { mapLimit } from './pool.ts';
@@ -46,6 +47,7 @@ interface Expanded {
   chain: IgnoreChain | null;
   /** Visible children, unsorted; null when the directory cannot be read. */
   kids: Kid[] | null;
+  error?: unknown;
 }
 
 const IO_CONCURRENCY = 64;
@@ -99,11 +101,11 @@ export class Walk {
     return toWire(relativeTo(this.target.root, abs) ?? path.relative(this.target.root, abs)) || '.';
   }
 
-  private visible(name: string, abs: string, isDir: boolean, chain: IgnoreChain | null): boolean {
+  private visible(name: string, abs: string, isDir: boolean, ignored: ((name: string, isDir: boolean) => boolean) | undefined): boolean {
     if (!this.opts.show_hidden && name.startsWith('.')) return false;
     if (this.opts.follow_gitignore && name === '.git') return false;
     if (this.exclude?.(this.rootRel(abs))) return false;
-    return !chain?.ignores(abs, isDir);
+    return !ignored?.(name, isDir);
   }
 
   /** Visible children of a directory (cached); `chain` is the parent's rules (the root's own for the target). */
@@ -120,16 +122,17 @@ export class Walk {
     let dirents;
     try {
       dirents = await readdir(abs, { withFileTypes: true });
-    } catch {
-      return { chain: parentChain, kids: null };
+    } catch (error) {
+      return { chain: parentChain, kids: null, error };
     }
     const hasIgnore = dirents.some((d) => d.name === '.gitignore');
     const chain = parentChain && !isTarget ? await parentChain.child(abs, hasIgnore) : parentChain;
+    const ignored = chain?.entryFilter(abs);
     const kids: Kid[] = [];
     for (const d of dirents) {
       const kidAbs = joinName(abs, d.name);
       const isDir = d.isDirectory();
-      if (this.visible(d.name, kidAbs, isDir, chain)) kids.push({ name: d.name, abs: kidAbs, wire: childPath(wire, d.name), isDir, chain });
+      if (this.visible(d.name, kidAbs, isDir, ignored)) kids.push({ name: d.name, abs: kidAbs, wire: childPath(wire, d.name), isDir, chain });
     }
     return { chain, kids };
   }
@@ -185,6 +188,8 @@ export async function listTree(target: ListTarget, opts: ListOptions, git: GitSt
     const taken: { wire: string; kids: Kid[] }[] = [];
     for (const p of parents) {
       const ex = await walk.expand(p.abs, p.wire, p.chain, p.isTarget);
+      // An unreadable target is an error (40411); an unreadable sub-directory just has no listing.
+      if (!ex.kids && p.isTarget) fsError(ex.error, target.wire);
       if (!ex.kids) continue;
       if (budget === 0 && ex.kids.length) {
         truncated = true;

@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import etag from 'etag';
 import type { AppContext } from '../app/context.ts';
@@ -23,24 +23,33 @@ export interface ReadInput {
   encoding?: ReadEncoding;
 }
 
-/** The whole file and its stats, read through one handle so the etag matches the bytes. */
+/** 40906 / 40001 / 41302 before anything is read. */
+function checkReadable(st: Stats, given: string): void {
+  if (st.isDirectory()) throw isADirectory(given);
+  if (!st.isFile()) throw validationError([{ field: 'path', message: 'not a regular file' }]);
+  if (st.size > READ_MAX_FILE_BYTES) {
+    throw new ApiError(Codes.FILE_TOO_LARGE, `file is over 10 MiB (${st.size} bytes): ${given}`, {
+      details: { path: given, size: st.size, limit: READ_MAX_FILE_BYTES },
+    });
+  }
+}
+
+/**
+ * The whole file and its stats, read through one handle so the etag matches
+ * the bytes. The path is stat-ed before it is opened: opening a FIFO would
+ * block until a writer came.
+ */
 async function readWhole(abs: string, given: string): Promise<{ st: Stats; bytes: Buffer }> {
   let fh;
   try {
+    checkReadable(await stat(abs), given);
     fh = await open(abs, 'r');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw isADirectory(given);
     fsError(err, given);
   }
   try {
     const st = await fh.stat();
-    if (st.isDirectory()) throw isADirectory(given);
-    if (!st.isFile()) throw validationError([{ field: 'path', message: 'not a regular file' }]);
-    if (st.size > READ_MAX_FILE_BYTES) {
-      throw new ApiError(Codes.FILE_TOO_LARGE, `file is over 10 MiB (${st.size} bytes): ${given}`, {
-        details: { path: given, size: st.size, limit: READ_MAX_FILE_BYTES },
-      });
-    }
+    checkReadable(st, given);
     return { st, bytes: await fh.readFile() };
   } catch (err) {
     fsError(err, given);

@@ -64,9 +64,16 @@ export function binaryByName(name: string): boolean | undefined {
   return undefined;
 }
 
-/** MIME type from the name; undefined when the extension is unknown. */
+/** Source extensions mime-db maps to something else (`.ts` is MPEG transport stream there, `.rs` an XML format). */
+const SOURCE_MIME: Record<string, string> = {
+  ts: 'text/typescript', mts: 'text/typescript', cts: 'text/typescript', tsx: 'text/tsx', rs: 'text/rust', m: 'text/x-objectivec',
+};
+
+/** MIME type from the name: source files are text/*; undefined when the extension is unknown. */
 export function mimeByName(name: string): string | undefined {
-  return mime.lookup(name) || undefined;
+  const source = SOURCE_MIME[ext(name)];
+  if (source) return source;
+  return mime.lookup(name) || (languageIdFor(name) ? 'text/plain' : undefined);
 }
 
 /** MIME type for a sniffed file: by name, else a generic text or binary type. */

@@ -117,7 +117,8 @@ export const HostBrowseQuery = v.object({ path: v.optional(v.pipe(AbsPath, v.des
 export const HostBrowseData = v.object({
   path: v.string(),
   parent: v.nullable(v.string()),
-  entries: v.array(v.object({ name: v.string(), path: v.string(), is_dir: v.literal(true) })),
+  entries: v.pipe(v.array(v.object({ name: v.string(), path: v.string(), is_dir: v.literal(true) })),
+    v.description('sub-directories only (symlinks to directories and hidden directories included), by name')),
 });
 export const HostHomeData = v.object({ home: v.string(), recent_roots: v.pipe(v.array(v.string()), v.description('workspace roots, most recently opened first')) });
 export const HostPathQuery = v.object({ path: AbsPath });
