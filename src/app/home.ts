@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, readdir, rm, writeFile, rename } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { writeFileAtomic } from '../lib/fs-atomic.ts';
+import { processAlive } from '../lib/process.ts';
+
+export { writeFileAtomic };
 
 export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.SVC_CODE_HOME || path.join(os.homedir(), '.svc-code'));
-}
-
-/** Writes a file atomically (temp file + rename), so readers never see half of it. */
-export async function writeFileAtomic(file: string, data: string, mode?: number): Promise<void> {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(tmp, data, { mode });
-  await rename(tmp, file);
 }
 
 /**
@@ -51,15 +48,6 @@ export function instancesDir(home: string): string {
   return path.join(home, 'server', 'instances');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Lists registered instances, removing the entries of processes that are gone. */
 export async function liveInstances(home: string): Promise<InstanceRecord[]> {
   const dir = instancesDir(home);
@@ -70,7 +58,7 @@ export async function liveInstances(home: string): Promise<InstanceRecord[]> {
     const file = path.join(dir, name);
     try {
       const rec = JSON.parse(await readFile(file, 'utf8')) as InstanceRecord;
-      if (rec.pid !== process.pid && !alive(rec.pid)) await rm(file, { force: true });
+      if (rec.pid !== process.pid && !processAlive(rec.pid)) await rm(file, { force: true });
       else out.push(rec);
     } catch {
       await rm(file, { force: true });

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { copyFile, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { copyFile, readFile } from 'node:fs/promises';
 import { parse, stringify } from 'smol-toml';
 import type { Doc } from './read.ts';
 
@@ -37,17 +35,7 @@ export function toToml(doc: Doc): string {
   return stringify(doc);
 }
 
-/** Writes via a temp file in the same directory and a rename, so readers never see half a file. */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeFile(tmp, text, { mode: 0o600 });
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true, recursive: true }).catch(() => undefined);
-    throw err;
-  }
-}
+export { writeFileAtomic } from '../lib/fs-atomic.ts';
 
 /** Keeps a copy of a file the user broke before it is replaced by a POST. */
 export async function backupBrokenFile(file: string): Promise<string | undefined> {

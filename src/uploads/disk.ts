@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ulid } from 'ulid';
+import { processAlive } from '../lib/process.ts';
 import { FILE_ID_RE, type UploadMeta } from './types.ts';
 
 /*
@@ -18,15 +19,6 @@ const META = 'meta.json';
 export function isMissing(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parseMeta(id: string, raw: unknown): UploadMeta | undefined {

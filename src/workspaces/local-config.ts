@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { validationError } from '../http/errors.ts';
+import { writeFileAtomic } from '../lib/fs-atomic.ts';
 
 type Table = Record<string, unknown>;
 
@@ -62,12 +62,5 @@ export function withDirs(doc: Table, dirs: string[]): Table {
  */
 export async function writeLocalConfig(file: string, doc: Table): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, stringify(doc) + '\n', 'utf8');
-    await rename(tmp, file);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
+  await writeFileAtomic(file, stringify(doc) + '\n', 0o644);
 }
