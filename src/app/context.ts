@@ -10,6 +10,7 @@ import type { Logger } from './logger.ts';
 import type { ServeOptions } from './options.ts';
 import type { Instances } from './instances.ts';
 import type { UploadService } from '../uploads/service.ts';
+import type { AuthService } from '../auth/service.ts';
 
 export interface Clock {
   now(): Date;
@@ -36,6 +37,8 @@ export interface AppContext {
   instances: Instances;
   /** Uploaded files (POST /api/v1/files), also looked up for prompt media `{kind:file, file_id}`. */
   uploads: UploadService;
+  /** OAuth logins and access tokens of the managed provider (`auth.getAccessToken(provider)`). */
+  auth: AuthService;
   /** PTY terminals of this daemon (live state). */
   terminals: TerminalService;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */

@@ -16,6 +16,7 @@ import { TerminalService } from '../terminals/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
+import { AuthService } from '../auth/service.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
@@ -95,6 +96,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
     clock: opts.clock ?? { now: () => new Date() },
     log, journal, sessions, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
+    auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
     connections: () => hub?.connections() ?? [],
     requestShutdown: () => stop(),
@@ -120,6 +122,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     closing ??= (async () => {
       await instances.stop();
       await app.terminals.closeAll();
+      await app.auth.close();
       await hub?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

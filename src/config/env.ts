@@ -1,3 +1,4 @@
+import { readEnvModel, type EnvModel } from '../providers/env-models.ts';
 import { PRINT_BACKGROUND_MODES, TOKEN_COUNTING_STRATEGIES, type ServiceKey } from './defaults.ts';
 
 type Kind = 'int' | 'bool' | 'string' | readonly string[];
@@ -37,6 +38,8 @@ export interface EnvOverrides {
   /** domain -> field -> value, applied over the file. */
   domains: Record<string, Record<string, unknown>>;
   services: Partial<Record<ServiceKey, { base_url?: string; api_key?: string }>>;
+  /** Temporary model of `SVC_MODEL_*` (in memory only). */
+  model?: EnvModel;
   warnings: string[];
 }
 
@@ -72,5 +75,8 @@ export function readEnvOverrides(env: NodeJS.ProcessEnv): EnvOverrides {
     const api_key = env[names.key] || undefined;
     if (base_url || api_key) out.services[service] = { ...(base_url ? { base_url } : {}), ...(api_key ? { api_key } : {}) };
   }
+  const temp = readEnvModel(env);
+  out.model = temp.model;
+  out.warnings.push(...temp.warnings);
   return out;
 }

@@ -13,6 +13,8 @@ export interface ProviderConfig {
   oauth?: Doc;
   env?: Record<string, string>;
   custom_headers?: Record<string, string>;
+  /** Synthesized from `SVC_MODEL_*`: in memory only, absent from config.toml. */
+  temporary?: boolean;
 }
 
 export interface ServiceConfig {
@@ -222,7 +224,18 @@ export function resolveConfig(raw: Doc, env: EnvOverrides): { config: ResolvedCo
     },
     hooks: r.tables(raw, 'hooks', 'hooks'),
   };
+  mergeEnvModel(config, env, r.warnings);
   return { config, warnings: [...r.warnings, ...toolWarnings(config.tools)] };
+}
+
+/** The `SVC_MODEL_*` temporary model: over the file, and the default model only when the file names none. */
+function mergeEnvModel(config: ResolvedConfig, env: EnvOverrides, warnings: string[]): void {
+  const m = env.model;
+  if (!m) return;
+  if (config.providers[m.providerId]) warnings.push(`config.toml: provider "${m.providerId}" is shadowed by the SVC_MODEL_* temporary model`);
+  config.providers[m.providerId] = { ...m.provider, temporary: true };
+  config.models = { ...config.models, [m.alias]: { ...m.model } };
+  config.default_model ??= m.alias;
 }
 
 /** Part B "tools": entries that can never match produce a warning (unknown names need the tool registry: not checked here). */

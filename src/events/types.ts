@@ -17,6 +17,7 @@ export const GlobalEvents = {
   workspaceDeleted: 'event.workspace.deleted',
   workspaceTrustChanged: 'workspace.trust_changed',
   configChanged: 'event.config.changed',
+  modelCatalogChanged: 'event.model_catalog.changed',
 } as const;
 
 export const GuiEvents = {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { GlobalEvents, SessionEvents } from '../events/types.ts';
 import { ConfigChangedPayload } from '../http/schemas/config.ts';
+import { ModelCatalogChangedPayload } from '../http/schemas/providers.ts';
 import { SessionObject } from '../http/schemas/sessions.ts';
 import { WorkspaceObject } from '../http/schemas/workspaces.ts';
 
@@ -70,6 +71,7 @@ export const GLOBAL_EVENT_DOCS: EventDoc[] = [
     summary: 'Config changed; changes within a short window merge into one event',
     payload: ConfigChangedPayload,
   },
+  { type: GlobalEvents.modelCatalogChanged, summary: 'Model aliases were added, removed or rewritten (provider writes, refreshes, imports)', payload: ModelCatalogChangedPayload },
 ];
 
 export const SESSION_EVENT_DOCS: EventDoc[] = [

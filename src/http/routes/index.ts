@@ -15,6 +15,8 @@ import { sessionFsRoutes } from './session-fs.ts';
 import { hostFsRoutes } from './host-fs.ts';
 import { fileRoutes } from './files.ts';
 import { terminalRoutes } from './terminals.ts';
+import { providerRoutes } from './providers.ts';
+import { authRoutes } from './auth.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -34,7 +36,9 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...sessionFsRoutes(app),
     ...hostFsRoutes(app),
     ...terminalRoutes(app),
+    ...providerRoutes(app),
     ...fileRoutes(app),
+    ...authRoutes(app),
     ...debugRoutes(app),
   );
   return routes;

@@ -20,7 +20,7 @@ const ProviderPatch = v.looseObject({
   has_api_key: v.optional(v.boolean()),
 });
 
-const CAPABILITIES = ['thinking', 'always_thinking', 'image_in', 'video_in', 'audio_in', 'tool_use', 'dynamically_loaded_tools'] as const;
+export const CAPABILITIES = ['thinking', 'always_thinking', 'image_in', 'video_in', 'audio_in', 'tool_use', 'dynamically_loaded_tools'] as const;
 const modelFields = {
   max_context_size: opt(Int(1)),
   max_input_size: opt(Int(1)),

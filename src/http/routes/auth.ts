@@ -1,0 +1,74 @@
+import * as v from 'valibot';
+import type { AppContext } from '../../app/context.ts';
+import { readAccount, UsageReport, UserInfo } from '../../auth/account.ts';
+import { modelsReady, providersCount } from '../../auth/readiness.ts';
+import { MANAGED_PROVIDER } from '../../auth/service.ts';
+import { Codes } from '../codes.ts';
+import { route, type RouteDef } from '../route.ts';
+import {
+  AuthProviderQuery, AuthStatusData, AuthStatusQuery, AuthSummary, LoginBody, LoginCancelResult, LoginFlowSnapshot, LogoutBody, LogoutResult, OAuthRegion,
+} from '../schemas/auth.ts';
+
+const tags = ['auth'];
+const providerCodes = [Codes.VALIDATION, Codes.PROVIDER_NOT_FOUND];
+
+/** Core "Login and usage": the managed provider's device login, its account reads and the readiness summary. */
+export function authRoutes(app: AppContext): RouteDef[] {
+  const auth = app.auth;
+  return [
+    route({
+      method: 'GET', path: '/api/v1/auth', operationId: 'getAuth', summary: 'Model readiness and the managed provider login state', tags,
+      data: AuthSummary,
+      handler: async () => {
+        const c = app.config.current();
+        const status = await auth.accountStatus(MANAGED_PROVIDER);
+        return {
+          models_ready: modelsReady(c),
+          providers_count: providersCount(c),
+          managed_provider: status && { name: MANAGED_PROVIDER, status },
+        };
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/auth/login', operationId: 'startLogin', summary: 'Start a device-authorization login (aborts a pending one)', tags,
+      body: LoginBody, data: LoginFlowSnapshot, codes: [...providerCodes, Codes.INTERNAL],
+      handler: ({ body }) => auth.login(body.provider, body.region),
+    }),
+    route({
+      method: 'GET', path: '/api/v1/auth/login', operationId: 'getLogin', summary: 'The last login flow of the provider, or null', tags,
+      query: AuthProviderQuery, data: v.nullable(LoginFlowSnapshot), codes: providerCodes,
+      handler: ({ query }) => auth.snapshot(query.provider),
+    }),
+    route({
+      method: 'DELETE', path: '/api/v1/auth/login', operationId: 'cancelLogin', summary: 'Cancel a pending login flow', tags,
+      query: AuthProviderQuery, data: LoginCancelResult, codes: providerCodes,
+      handler: ({ query }) => auth.cancel(query.provider),
+    }),
+    route({
+      method: 'POST', path: '/api/v1/auth/logout', operationId: 'logout', summary: 'Discard the credential and remove the managed provider', tags,
+      body: LogoutBody, data: LogoutResult, codes: providerCodes,
+      handler: ({ body }) => auth.logout(body.provider),
+    }),
+    route({
+      method: 'GET', path: '/api/v1/auth/status', operationId: 'getAuthStatus',
+      summary: 'Plan usage and limits (or, with view=profile, the account profile), fetched live; upstream failures in band', tags,
+      query: AuthStatusQuery, data: AuthStatusData, codes: providerCodes,
+      handler: async ({ query }) => {
+        auth.checkProvider(query.provider);
+        const client = await auth.clientFor(query.provider);
+        const token = () => auth.getAccessToken(query.provider);
+        if (query.view === 'profile') {
+          const r = await readAccount(client, token, '/api/user', UserInfo);
+          return r.kind === 'ok' ? { kind: 'ok', userInfo: r.value } : r;
+        }
+        const r = await readAccount(client, token, '/api/usage', UsageReport);
+        return r.kind === 'ok' ? { kind: 'ok', ...r.value } : r;
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/v1/oauth/region', operationId: 'getOAuthRegion', summary: 'The OAuth region, derived locally', tags,
+      data: OAuthRegion,
+      handler: async () => ({ region: await auth.region() }),
+    }),
+  ];
+}

@@ -1,0 +1,32 @@
+import type { AppContext } from '../../app/context.ts';
+import { listModelItems, toModelItem } from '../../providers/models.ts';
+import { Codes } from '../codes.ts';
+import { notFound, validationError } from '../errors.ts';
+import { route, type RouteDef } from '../route.ts';
+import { ModelIdParams, ModelList, SetDefaultData } from '../schemas/providers.ts';
+
+const tags = ['models'];
+
+/** Core "GET /api/v1/models" and ":set_default" (registered by providerRoutes). */
+export function modelRoutes(app: AppContext): RouteDef[] {
+  return [
+    route({
+      method: 'GET', path: '/api/v1/models', operationId: 'listModels', summary: 'Model items across providers (overrides applied)', tags,
+      data: ModelList,
+      handler: () => ({ items: listModelItems(app.config.current()) }),
+    }),
+    route({
+      method: 'POST', path: '/api/v1/models/{model_id}:set_default', operationId: 'setDefaultModel', summary: 'Make an alias the global default model', tags,
+      params: ModelIdParams, data: SetDefaultData, codes: [Codes.VALIDATION, Codes.MODEL_ALIAS_NOT_FOUND],
+      handler: async ({ params }) => {
+        const alias = params.model_id;
+        // eslint-disable-next-line no-control-regex
+        if (/[\u0000-\u001f]/.test(alias) || !alias.trim()) throw validationError([{ field: 'model_id', message: 'malformed alias' }]);
+        const record = app.config.current().models[alias];
+        if (!record) throw notFound(Codes.MODEL_ALIAS_NOT_FOUND, 'model alias', alias);
+        await app.config.mutate((doc) => ({ ...doc, default_model: alias }));
+        return { default_model: alias, model: toModelItem(alias, app.config.current().models[alias] ?? record) };
+      },
+    }),
+  ];
+}

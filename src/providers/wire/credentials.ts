@@ -1,0 +1,48 @@
+import { WireConfigError } from './errors.ts';
+import type { ProviderEntry, WireType } from './types.ts';
+
+/** Provider-conventional key names accepted in `[providers.<name>.env]`, in priority order. */
+const ENV_KEYS: Record<WireType, { key: string[]; base: string[] }> = {
+  svc: { key: ['SVC_API_KEY', 'API_KEY'], base: ['SVC_BASE_URL', 'BASE_URL'] },
+  chat_compat: { key: ['OPENAI_API_KEY', 'API_KEY'], base: ['OPENAI_BASE_URL', 'BASE_URL'] },
+  chat_compat_responses: { key: ['OPENAI_API_KEY', 'API_KEY'], base: ['OPENAI_BASE_URL', 'BASE_URL'] },
+  messages_api: { key: ['ANTHROPIC_API_KEY', 'API_KEY'], base: ['ANTHROPIC_BASE_URL', 'BASE_URL'] },
+  genai: { key: ['GEMINI_API_KEY', 'GOOGLE_GENERATIVE_AI_API_KEY', 'GOOGLE_API_KEY', 'API_KEY'], base: ['GOOGLE_GEMINI_BASE_URL', 'BASE_URL'] },
+  cloud_ai: { key: ['GOOGLE_VERTEX_API_KEY', 'GOOGLE_API_KEY', 'API_KEY'], base: ['GOOGLE_VERTEX_BASE_URL', 'BASE_URL'] },
+};
+
+const DEFAULT_BASE: Partial<Record<WireType, string>> = {
+  chat_compat: 'https://api.openai.com/v1',
+  chat_compat_responses: 'https://api.openai.com/v1',
+  messages_api: 'https://api.anthropic.com/v1',
+  genai: 'https://generativelanguage.googleapis.com/v1beta',
+};
+
+export interface Credentials {
+  apiKey?: string;
+  baseURL?: string;
+  /** The whole `env` table, for protocol-specific extras (Vertex project, location, service account). */
+  env: Record<string, string>;
+}
+
+/**
+ * Part B providers: `api_key`, then the `env` table; never the process environment. The AI SDK
+ * providers fall back to process.env when a setting is undefined, so every value we hand them is
+ * an explicit string. `requireKey` false lets Vertex use a service account instead.
+ */
+export function resolveCredentials(type: WireType, p: ProviderEntry, baseOverride?: string, requireKey = true): Credentials {
+  const env = p.env ?? {};
+  const names = ENV_KEYS[type];
+  const apiKey = p.api_key || firstOf(env, names.key);
+  const baseURL = baseOverride || p.base_url || firstOf(env, names.base) || DEFAULT_BASE[type];
+  if (requireKey && !apiKey) {
+    throw new WireConfigError(`no API key: set api_key or one of ${names.key.join(', ')} in the provider's env table`, 'auth');
+  }
+  if (!baseURL && type !== 'cloud_ai') throw new WireConfigError(`provider type ${type} needs a base_url`);
+  return { apiKey, baseURL: baseURL?.replace(/\/+$/, ''), env };
+}
+
+function firstOf(env: Record<string, string>, keys: string[]): string | undefined {
+  for (const k of keys) if (env[k]) return env[k];
+  return undefined;
+}

@@ -1,0 +1,48 @@
+import { messagesApi } from './anthropic.ts';
+import { resolveCredentials } from './credentials.ts';
+import { classifyError, WireConfigError } from './errors.ts';
+import { cloudAi, genai } from './google.ts';
+import { chatCompat, responses, svc } from './openai-family.ts';
+import type { Protocol, ProtocolInput } from './protocol.ts';
+import { toPrompt, toTools } from './prompt.ts';
+import { streamModel } from './stream.ts';
+import { WIRE_TYPES, type ModelClient, type ModelEntry, type ModelRequest, type ModelStreamPart, type ProviderEntry, type WireType } from './types.ts';
+
+const BUILDERS: Record<WireType, (input: ProtocolInput) => Protocol> = {
+  svc, chat_compat: chatCompat, chat_compat_responses: responses, messages_api: messagesApi, genai, cloud_ai: cloudAi,
+};
+
+/**
+ * Builds the client for a resolved provider entry and model entry. Throws WireConfigError
+ * (kind `auth` for missing credentials, `bad_request` for an unknown type) before any request.
+ * A model's own `base_url` applies only together with its `protocol` (Part B models).
+ */
+export function createModelClient(provider: ProviderEntry, model: ModelEntry): ModelClient {
+  const type = (model.base_url && model.protocol ? model.protocol : provider.type) as WireType;
+  if (!WIRE_TYPES.includes(type)) throw new WireConfigError(`unknown provider type: ${String(type)}`);
+  const baseOverride = model.base_url && model.protocol ? model.base_url : undefined;
+  const creds = resolveCredentials(type, provider, baseOverride, type !== 'cloud_ai');
+  const protocol = BUILDERS[type]({ creds, model, headers: { ...(provider.custom_headers ?? {}) } });
+  return {
+    wireType: type,
+    modelId: model.model,
+    stream: (req, signal) => runRequest(protocol, req, signal),
+  };
+}
+
+async function* runRequest(protocol: Protocol, req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+  let call;
+  try {
+    call = {
+      prompt: toPrompt(req),
+      tools: toTools(req.tools),
+      maxOutputTokens: protocol.maxOutputTokens(req),
+      providerOptions: protocol.providerOptions(req) as never,
+      headers: req.headers,
+    };
+  } catch (err) {
+    yield { type: 'error', error: classifyError(err, signal) };
+    return;
+  }
+  yield* streamModel(protocol.model, call, signal);
+}

@@ -1,0 +1,3 @@
+export { createModelClient } from './factory.ts';
+export { classifyError, WireConfigError } from './errors.ts';
+export * from './types.ts';
