@@ -43,6 +43,8 @@ export interface AppContext {
   terminals: TerminalService;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */
   connections(): ConnectionInfo[];
+  /** Sends a volatile frame to a session's subscribers (never journaled, never replayed). */
+  publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void;
   /** Asks the server to stop (POST /api/v1/shutdown). */
   requestShutdown(): void;
 }

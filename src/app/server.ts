@@ -99,6 +99,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
     connections: () => hub?.connections() ?? [],
+    publishVolatile: (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
     requestShutdown: () => stop(),
   };
   const ban = newAuthBan(options.host);
