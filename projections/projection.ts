@@ -12,6 +12,8 @@ export interface Projection {
   readonly name: string;
   /** Bump to force a rebuild on the next start. */
   readonly version: number;
+  /** Records are read from LevelDB on demand: start() does not load them into memory. */
+  readonly onDemand?: boolean;
   /** Applies one event; returns the records that changed. */
   apply(event: JournalEvent): RecordWrite[];
   /** Loads one persisted record at start. */

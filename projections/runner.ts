@@ -34,7 +34,7 @@ export class ProjectionRunner {
       if (opts.forceRebuild || stored !== p.version) stale.push(p);
     }
     for (const p of this.projections) {
-      if (stale.includes(p)) continue;
+      if (stale.includes(p) || p.onDemand) continue;
       p.reset();
       const prefix = projectionRange(p.name).gte.length;
       for await (const [key, value] of this.journal.db.iterator(projectionRange(p.name))) p.load(key.slice(prefix), value);

@@ -2,6 +2,8 @@ import test from 'ava';
 import { Journal } from '../journal/journal.ts';
 import { claimSlots } from '../journal/slots.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
+import { EngineEvents } from '../src/engine/events.ts';
+import { addMessages, append, stepCompleted, turnEnded, turnStarted, usage } from './helpers/engine-events.ts';
 import { tempDir } from './helpers/fs.ts';
 import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
 
@@ -15,7 +17,8 @@ const READS = [
 
 async function answers(s: TestServer, ids: string[]) {
   const out: unknown[] = [];
-  for (const url of [...READS, ...ids.map((id) => `/api/v1/sessions/${id}`), ...ids.map((id) => `/api/v1/sessions/${id}/goal`)]) {
+  const perSession = ['', '/goal', '/messages', '/messages?page_size=2&before_id=m4&role=user', '/messages/m3', '/snapshot', '/status'];
+  for (const url of [...READS, ...perSession.flatMap((suffix) => ids.map((id) => `/api/v1/sessions/${id}${suffix}`))]) {
     out.push((await s.get(url)).data);
   }
   return out;
@@ -30,6 +33,13 @@ async function populate(s: TestServer): Promise<string[]> {
   await s.post(`/api/v1/sessions/${ids[1]}:archive`);
   await s.post(`/api/v1/sessions/${ids[2]}:fork`, { title: 'F' });
   await s.post(`/api/v1/sessions/${ids[3]}/children`, {});
+  await addMessages(s, ids[0], 5);
+  await append(s, ids[0], EngineEvents.turnStarted, turnStarted('turn_1', 'prompt_1'));
+  await append(s, ids[0], EngineEvents.stepCompleted, stepCompleted('turn_1', 1, usage(10, 5, 2, 1), 18, 'm5'));
+  await append(s, ids[0], EngineEvents.turnEnded, turnEnded('turn_1', 'prompt_1'));
+  await addMessages(s, ids[0], 2, { start: 6 });
+  // No turn left in flight: a restart ends it as failed (engine recovery), which is not a projection answer.
+  await addMessages(s, ids[4], 3);
   await s.post('/api/v1/gui/store/setItem', { key: 'layout', value: '{"split":0.5}' });
   await s.post('/api/v1/gui/store/setItem', { key: 'tmp', value: 'x' });
   await s.post('/api/v1/gui/store/removeItem', { key: 'tmp' });

@@ -1,12 +1,15 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import { SessionEvents, type ProfileUpdatedPayload, type SessionCreatedPayload, type SessionState } from '../../src/events/types.ts';
+import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from '../../src/engine/events.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { SortedList } from '../sorted-list.ts';
 
 /** A session as the index holds it; `foreign` ones come from another daemon's export. */
 export interface SessionRecord extends SessionState {
   has_prompt: boolean;
+  /** The main turn journaled as started and not yet ended (a restart ends it as interrupted). */
+  active_turn?: { turn_id: string; prompt_id: string };
   foreign?: { server_id?: string; slot: string };
 }
 
@@ -24,7 +27,7 @@ export type SessionSort = 'updated_desc' | 'updated_asc' | 'created_desc';
  */
 export class SessionIndex implements Projection {
   readonly name = 'session-index';
-  readonly version = 2;
+  readonly version = 3;
   private byId = new Map<string, SessionRecord>();
   private byUpdated = new SortedList<SessionRecord>((s) => s.updated_at);
   private byCreated = new SortedList<SessionRecord>((s) => s.created_at);
@@ -80,8 +83,28 @@ export class SessionIndex implements Projection {
       }
       case SessionEvents.goalUpdated:
         return { ...cur, goal: (event.payload as { goal: SessionRecord['goal'] }).goal, updated_at: event.ts };
+      case EngineEvents.promptAccepted: {
+        const text = (event.payload as PromptAcceptedPayload).content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+        return { ...cur, last_prompt: text, has_prompt: true, updated_at: event.ts };
+      }
+      case EngineEvents.turnStarted: {
+        const p = event.payload as TurnStartedPayload;
+        return p.agent_id === 'main' ? { ...cur, active_turn: { turn_id: p.turn_id, prompt_id: p.prompt_id }, updated_at: event.ts } : undefined;
+      }
+      case EngineEvents.turnEnded: {
+        const p = event.payload as TurnEndedPayload;
+        if (p.agent_id !== 'main') return undefined;
+        const next: SessionRecord = { ...cur, last_turn_reason: p.reason, updated_at: event.ts };
+        delete next.active_turn;
+        return next;
+      }
       case SessionEvents.runtimeBound:
         return { ...cur, runtime_id: (event.payload as { runtime_id: string }).runtime_id };
+      case 'session.title_generated': {
+        // A custom title wins over generated ones.
+        if (cur.title_source === 'custom') return undefined;
+        return { ...cur, title: (event.payload as { title: string }).title, title_source: 'generated', updated_at: event.ts };
+      }
       default:
         // Side facts (terminals opened or closed) are not activity: they do not reorder lists.
         if (!touchesSession(event.type)) return undefined;

@@ -1,6 +1,8 @@
 import type { Journal } from '../../journal/journal.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import type { MessageLog } from '../../projections/messages/message-log.ts';
+import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
@@ -11,6 +13,7 @@ import type { ServeOptions } from './options.ts';
 import type { Instances } from './instances.ts';
 import type { UploadService } from '../uploads/service.ts';
 import type { AuthService } from '../auth/service.ts';
+import type { EngineRegistry } from '../engine/runtime-registry.ts';
 
 export interface Clock {
   now(): Date;
@@ -28,6 +31,10 @@ export interface AppContext {
   log: Logger;
   journal: Journal;
   sessions: SessionIndex;
+  /** Main-agent messages per session (read from LevelDB by range, not held in memory). */
+  messages: MessageLog;
+  /** Token usage, context measure and in-flight turn per session. */
+  usage: UsageProjection;
   workspaces: WorkspaceRegistry;
   /** add-dir runtime state: in-memory directories per workspace. */
   workspaceDirs: WorkspaceDirs;
@@ -39,6 +46,8 @@ export interface AppContext {
   uploads: UploadService;
   /** OAuth logins and access tokens of the managed provider (`auth.getAccessToken(provider)`). */
   auth: AuthService;
+  /** Agent runtimes of live sessions (prompt queues, turn loops). */
+  engine: EngineRegistry;
   /** PTY terminals of this daemon (live state). */
   terminals: TerminalService;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */

@@ -6,6 +6,8 @@ import { Journal } from '../../journal/journal.ts';
 import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
 import { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
+import { MessageLog } from '../../projections/messages/message-log.ts';
+import { UsageProjection } from '../../projections/usage/session-usage.ts';
 import { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { ConfigService } from '../config/service.ts';
@@ -16,7 +18,9 @@ import { TerminalService } from '../terminals/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
+import { startAutoTitle } from '../engine/auto-title.ts';
 import { AuthService } from '../auth/service.ts';
+import { EngineRegistry } from '../engine/runtime-registry.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
@@ -84,7 +88,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const sessions = new SessionIndex();
   const workspaces = new WorkspaceRegistry();
   const gui = new GuiStore();
-  const runner = new ProjectionRunner(journal, [sessions, workspaces, gui]);
+  const messages = new MessageLog(journal.db);
+  const usage = new UsageProjection();
+  const runner = new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage]);
   await runner.start({ forceRebuild: options.rebuildProjections });
   for (const slot of adoptable) await importSlot(journal, slot, log);
   const serverId = `srv_${nextUlid()}`;
@@ -95,19 +101,23 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const app: AppContext = {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
     clock: opts.clock ?? { now: () => new Date() },
-    log, journal, sessions, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
+    log, journal, sessions, messages, usage, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
     auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
+    engine: undefined as unknown as EngineRegistry,
     connections: () => hub?.connections() ?? [],
     publishVolatile: (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
     requestShutdown: () => stop(),
   };
+  app.engine = new EngineRegistry(app);
+  await app.engine.recoverInterrupted();
   const ban = newAuthBan(options.host);
   const koa = createHttpApp(app, allRoutes(app), ban);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub = new WsHub(app, ban);
   hub.attach(server);
+  const autoTitle = startAutoTitle(app);
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
   const instanceFile = await registerInstance(home, {
@@ -122,9 +132,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const close = () => {
     closing ??= (async () => {
       await instances.stop();
+      await app.engine.closeAll();
       await app.terminals.closeAll();
       await app.auth.close();
       await hub?.close();
+      await autoTitle.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -43,9 +43,11 @@ export interface Usage {
 /** Core "Message object" content parts. */
 export type ContentPart =
   | { type: 'text'; text: string }
-  | { type: 'thinking'; thinking: string; signature?: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: unknown; is_error?: boolean }
+  /** `meta`: opaque provider data (signatures) replayed to the model on later requests. */
+  | { type: 'thinking'; thinking: string; signature?: string; meta?: Record<string, Record<string, unknown>> }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; meta?: Record<string, Record<string, unknown>> }
+  /** `name`: the tool's name, which some protocols need beside the id. */
+  | { type: 'tool_result'; tool_use_id: string; content: unknown; is_error?: boolean; name?: string }
   | { type: 'image' | 'video'; source: unknown }
   | { type: 'file'; file_id: string; name: string; media_type: string; size: number };
 
@@ -85,6 +87,52 @@ export interface TurnStartedPayload {
   prompt_ids: string[];
   model: string;
   started_at: string;
+}
+
+export interface StepStartedPayload {
+  agent_id: string;
+  turn_id: string;
+  step: number;
+}
+
+export interface StepRetryingPayload {
+  agent_id: string;
+  turn_id: string;
+  step: number;
+  /** The attempt that failed (1-based) and the one about to run after `delay_ms`. */
+  attempt: number;
+  next_attempt: number;
+  delay_ms: number;
+  error: { kind: string; message: string; status?: number };
+}
+
+export interface StepInterruptedPayload {
+  agent_id: string;
+  turn_id: string;
+  step: number;
+  reason: 'cancelled' | 'failed';
+  error?: { kind: string; message: string; status?: number };
+}
+
+/** Volatile `assistant.delta` / `thinking.delta`: `offset` is where `text` starts within the turn's text of that kind. */
+export interface DeltaPayload {
+  agent_id: string;
+  turn_id: string;
+  step: number;
+  text: string;
+  offset: number;
+}
+
+export interface PromptSteeredPayload {
+  agent_id: string;
+  turn_id: string;
+  prompt_ids: string[];
+}
+
+export interface PromptAbortedPayload {
+  agent_id: string;
+  prompt_id: string;
+  reason: 'user' | 'interrupted';
 }
 
 export interface StepCompletedPayload {

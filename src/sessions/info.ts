@@ -1,7 +1,9 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import { contextTokens } from '../../projections/usage/estimate.ts';
 import type { AppContext } from '../app/context.ts';
+import { effectiveModel } from '../providers/models.ts';
 import { SessionEvents } from '../events/types.ts';
 import { Codes } from '../http/codes.ts';
 import { ApiError } from '../http/errors.ts';
@@ -13,18 +15,43 @@ export const AGENTS_MD_WARN_BYTES = 32 * 1024;
 /** Runtimes a session can be bound to. Only the local machine exists today. */
 export const RUNTIMES = ['local'] as const;
 
+/** The session's model alias: the live one, else its agent_config.model, else the global default_model. */
+export function resolvedModel(app: AppContext, s: SessionRecord): string | undefined {
+  const cfg = s.agent_config as Record<string, unknown>;
+  return app.live.get(s.id)?.model ?? (typeof cfg.model === 'string' && cfg.model ? cfg.model : app.config.defaultModel());
+}
+
+/** Context window of a model alias (max_input_size when set, else max_context_size), when configured. */
+export function contextLimit(app: AppContext, alias: string | undefined): number | undefined {
+  const rec = alias ? app.config.current().models[alias] : undefined;
+  if (!rec) return undefined;
+  const m = effectiveModel(rec);
+  const limit = Number(m.max_input_size ?? m.max_context_size);
+  return Number.isFinite(limit) && limit > 0 ? limit : undefined;
+}
+
+/** Reported context size per `token_counting.strategy`, with its limit and 0-1 usage when the limit is known. */
+export function sessionContext(app: AppContext, s: SessionRecord) {
+  const tokens = contextTokens(app.usage.get(s.id), app.config.current().token_counting.strategy);
+  const limit = contextLimit(app, resolvedModel(app, s));
+  return { tokens, limit, usage: limit ? Math.min(1, tokens / limit) : undefined };
+}
+
 /** GET /status: what is known of a session's agent configuration (cold sessions report defaults). */
 export function sessionStatus(app: AppContext, s: SessionRecord) {
   const cfg = s.agent_config as Record<string, unknown>;
   const live = app.live.get(s.id);
-  const model = live?.model ?? (typeof cfg.model === 'string' && cfg.model ? cfg.model : app.config.defaultModel());
+  const model = resolvedModel(app, s);
   const out: Record<string, unknown> = { busy: live?.busy ?? false };
   if (model) out.model = model;
   out.thinking_level = typeof cfg.thinking === 'string' ? cfg.thinking : 'default';
   out.permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : app.config.defaultPermissionMode();
   out.plan_mode = typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : app.config.defaultPlanMode();
   out.dynamic_workflow_mode = cfg.dynamic_workflow_mode === true;
-  out.context_tokens = 0;
+  const ctx = sessionContext(app, s);
+  out.context_tokens = ctx.tokens;
+  if (ctx.limit !== undefined) out.max_context_tokens = ctx.limit;
+  if (ctx.usage !== undefined) out.context_usage = ctx.usage;
   return out;
 }
 

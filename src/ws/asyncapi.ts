@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { schemaToJson } from '../http/openapi.ts';
 import { GLOBAL_EVENT_DOCS, SESSION_EVENT_DOCS, type EventDoc } from './event-payloads.ts';
 import { TERMINAL_EVENT_DOCS } from '../terminals/events.ts';
+import { ENGINE_GLOBAL_EVENT_DOCS, ENGINE_SESSION_EVENT_DOCS, ENGINE_VOLATILE_DOCS } from './engine-event-docs.ts';
 import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
   TerminalResizeAckPayload, UnsubscribeAckPayload,
@@ -92,9 +93,21 @@ function messages(): Json {
       'Volatile frames (`*.delta`, `tool.progress`, `shell.*`) go to subscribers only; compare `offset` with the accumulated text length: lower = duplicate, higher = gap (reload the snapshot).'),
     resync_required: message('resync_required', 'A cursor cannot be replayed', json(ResyncRequiredFrame)),
   };
-  for (const d of GLOBAL_EVENT_DOCS) out[d.type] = eventMessage(d, true);
-  for (const d of [...SESSION_EVENT_DOCS, ...TERMINAL_EVENT_DOCS]) out[d.type] = eventMessage(d, false);
+  for (const d of GLOBAL_DOCS) out[d.type] = eventMessage(d, true);
+  for (const d of SESSION_DOCS) out[d.type] = eventMessage(d, false);
+  for (const d of ENGINE_VOLATILE_DOCS) out[d.type] = volatileMessage(d);
   return out;
+}
+
+const GLOBAL_DOCS = [...GLOBAL_EVENT_DOCS, ...ENGINE_GLOBAL_EVENT_DOCS];
+const SESSION_DOCS = [...SESSION_EVENT_DOCS, ...TERMINAL_EVENT_DOCS, ...ENGINE_SESSION_EVENT_DOCS];
+
+/** A volatile event: the volatile frame envelope with `type` fixed. */
+function volatileMessage(doc: EventDoc): Json {
+  const frame = json(VolatileFrame);
+  frame.properties = { ...frame.properties, type: { const: doc.type }, payload: json(doc.payload) };
+  frame.required = [...new Set([...(frame.required ?? []), 'offset'])];
+  return message(doc.type, doc.summary, frame, 'Volatile: to subscribers only, never journaled or replayed.');
 }
 
 const ref = (name: string) => ({ $ref: `${CHANNEL}/messages/${name}` });
@@ -109,8 +122,9 @@ function operations(): Json {
       reply: { channel, messages: [ref('ack')] },
     },
     sendServerHello: send('Sent once on connect', ['server_hello']),
-    sendGlobalEvents: send('Global events, to every connection', GLOBAL_EVENT_DOCS.map((d) => d.type)),
-    sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)', [...SESSION_EVENT_DOCS, ...TERMINAL_EVENT_DOCS].map((d) => d.type).concat('event', 'volatile_event')),
+    sendGlobalEvents: send('Global events, to every connection', GLOBAL_DOCS.map((d) => d.type)),
+    sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)',
+      [...SESSION_DOCS, ...ENGINE_VOLATILE_DOCS].map((d) => d.type).concat('event', 'volatile_event')),
     sendTerminalOutput: send('Terminal output and exit, to connections attached with terminal_attach', ['terminal_output', 'terminal_exit']),
     sendResyncRequired: send('Sent after the subscribe ack when a cursor is too old, of another epoch or past the head', ['resync_required']),
   };

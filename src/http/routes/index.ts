@@ -17,6 +17,11 @@ import { fileRoutes } from './files.ts';
 import { terminalRoutes } from './terminals.ts';
 import { providerRoutes } from './providers.ts';
 import { authRoutes } from './auth.ts';
+import { promptRoutes } from './prompts.ts';
+import { messageRoutes } from './messages.ts';
+import { snapshotRoutes } from './snapshot.ts';
+import { titleRoutes } from './titles.ts';
+import { mediaRoutes } from './media.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -39,6 +44,10 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...providerRoutes(app),
     ...fileRoutes(app),
     ...authRoutes(app),
+    ...promptRoutes(app),
+    ...messageRoutes(app),
+    ...snapshotRoutes(app),
+    ...titleRoutes(app), ...mediaRoutes(app),
     ...debugRoutes(app),
   );
   return routes;

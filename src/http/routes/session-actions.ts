@@ -40,6 +40,7 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
       params: SessionIdParams, body: EmptyBody, data: v.object({ aborted: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND],
       handler: ({ params }) => {
         findOwnedSession(app, params.session_id);
+        app.engine.get(params.session_id)?.abortTurn();
         return { aborted: true };
       },
     }),

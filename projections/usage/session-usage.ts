@@ -1,0 +1,140 @@
+import type { JournalEvent } from '../../journal/types.ts';
+import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
+import {
+  EngineEvents, type MessageCreatedPayload, type StepCompletedPayload, type TurnEndedPayload, type TurnStartedPayload,
+} from '../../src/engine/events.ts';
+import type { Projection, RecordWrite } from '../projection.ts';
+import { messageChars } from './estimate.ts';
+
+const MAIN = 'main';
+
+/** The main agent's turn between turn.started and turn.ended (snapshot `in_flight_turn`). */
+export interface InFlightTurn {
+  turn_id: string;
+  prompt_id: string;
+  current_prompt_id: string;
+  started_at: string;
+  step: number;
+}
+
+/** Per-session token accounting, one small record per session. */
+export interface SessionUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+  /** Context measured by the provider at the main agent's last completed step. */
+  measured_context: number;
+  /** Whether any step was measured yet. */
+  measured: boolean;
+  /** Characters of main-agent messages created since that step (the unmeasured tail). */
+  tail_chars: number;
+  /** Characters of every main-agent message (the pure estimate). */
+  total_chars: number;
+  /** The message the last step produced: counted in its measure, not in the tail. */
+  last_step_message_id?: string;
+  turn_count: number;
+  in_flight: InFlightTurn | null;
+}
+
+export const emptyUsage = (): SessionUsage => ({
+  input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0,
+  measured_context: 0, measured: false, tail_chars: 0, total_chars: 0, turn_count: 0, in_flight: null,
+});
+
+const TRACKED = new Set<string>([
+  EngineEvents.messageCreated, EngineEvents.turnStarted, EngineEvents.turnEnded, EngineEvents.stepStarted,
+  EngineEvents.stepCompleted, EngineEvents.promptSteered,
+]);
+
+const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
+
+/**
+ * Usage rollup per session: token sums over every agent's completed steps,
+ * the main agent's context measure and unmeasured tail, its turn count and
+ * its in-flight turn. All derived from journal events, never from engine memory.
+ */
+export class UsageProjection implements Projection {
+  readonly name = 'usage';
+  readonly version = 1;
+  private bySession = new Map<string, SessionUsage>();
+
+  reset(): void {
+    this.bySession.clear();
+  }
+
+  load(key: string, value: unknown): void {
+    this.bySession.set(key, value as SessionUsage);
+  }
+
+  get(session: string): SessionUsage {
+    return this.bySession.get(session) ?? emptyUsage();
+  }
+
+  apply(event: JournalEvent): RecordWrite[] {
+    if (!TRACKED.has(event.type) || event.stream === GLOBAL_STREAM || event.stream === GUI_STREAM) return [];
+    const cur = this.bySession.get(event.stream) ?? emptyUsage();
+    const next = reduce(cur, event);
+    if (next === cur) return [];
+    this.bySession.set(event.stream, next);
+    return [{ key: event.stream, value: next }];
+  }
+}
+
+function reduce(u: SessionUsage, e: JournalEvent): SessionUsage {
+  const p = e.payload as { agent_id?: string; turn_id?: string };
+  const main = (p.agent_id ?? MAIN) === MAIN;
+  switch (e.type) {
+    case EngineEvents.stepCompleted: {
+      const s = e.payload as StepCompletedPayload;
+      const usage = s.usage ?? ({} as StepCompletedPayload['usage']);
+      const next: SessionUsage = {
+        ...u,
+        input_tokens: u.input_tokens + num(usage.input_tokens),
+        output_tokens: u.output_tokens + num(usage.output_tokens),
+        cache_read_tokens: u.cache_read_tokens + num(usage.cache_read_tokens),
+        cache_creation_tokens: u.cache_creation_tokens + num(usage.cache_creation_tokens),
+      };
+      if (!main) return next;
+      next.measured_context = typeof s.context_tokens === 'number' ? s.context_tokens
+        : num(usage.input_tokens) + num(usage.cache_read_tokens) + num(usage.cache_creation_tokens) + num(usage.output_tokens);
+      next.measured = true;
+      next.tail_chars = 0;
+      next.last_step_message_id = s.message_id;
+      if (next.in_flight && next.in_flight.turn_id === s.turn_id) next.in_flight = { ...next.in_flight, step: num(s.step) };
+      return next;
+    }
+    case EngineEvents.messageCreated: {
+      const m = (e.payload as MessageCreatedPayload).message;
+      if (!main || !m) return u;
+      const chars = messageChars(m);
+      // The step's own answer is already inside its measure, whichever event came first.
+      const tail = m.id === u.last_step_message_id ? u.tail_chars : u.tail_chars + chars;
+      return { ...u, total_chars: u.total_chars + chars, tail_chars: tail };
+    }
+    case EngineEvents.turnStarted: {
+      if (!main) return u;
+      const t = e.payload as TurnStartedPayload;
+      return { ...u, in_flight: { turn_id: t.turn_id, prompt_id: t.prompt_id, current_prompt_id: t.prompt_id, started_at: t.started_at ?? e.ts, step: 0 } };
+    }
+    case EngineEvents.stepStarted: {
+      const step = (e.payload as { step?: number }).step;
+      if (!main || !u.in_flight || u.in_flight.turn_id !== p.turn_id || typeof step !== 'number') return u;
+      return { ...u, in_flight: { ...u.in_flight, step } };
+    }
+    case EngineEvents.promptSteered: {
+      const s = e.payload as { prompt_id?: string; prompt_ids?: string[] };
+      const id = s.prompt_ids?.at(-1) ?? s.prompt_id;
+      if (!main || !u.in_flight || !id || (p.turn_id && p.turn_id !== u.in_flight.turn_id)) return u;
+      return { ...u, in_flight: { ...u.in_flight, current_prompt_id: id } };
+    }
+    case EngineEvents.turnEnded: {
+      if (!main) return u;
+      const t = e.payload as TurnEndedPayload;
+      const in_flight = u.in_flight && u.in_flight.turn_id === t.turn_id ? null : u.in_flight;
+      return { ...u, turn_count: u.turn_count + 1, in_flight };
+    }
+    default:
+      return u;
+  }
+}

@@ -1,0 +1,51 @@
+import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { AppContext } from '../app/context.ts';
+import { EngineEvents, type TurnEndedPayload } from './events.ts';
+import { generateTitle } from './title.ts';
+
+export interface AutoTitle {
+  /** Stops listening, cancels titles in progress and waits for them to settle. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Part B `auto_session_title`: when a main-agent turn ends on a session that
+ * still has no title, a title is generated in the background from the user's
+ * prompts. Read from the config at each turn end, so a change applies at once.
+ * Failures are logged and dropped: a title never blocks or fails a turn.
+ */
+export function startAutoTitle(app: AppContext): AutoTitle {
+  const inFlight = new Map<string, Promise<void>>();
+  const abort = new AbortController();
+
+  const run = (sessionId: string) => {
+    const job = generateTitle(app, sessionId, { source: 'user_prompts', signal: abort.signal })
+      .then(() => undefined, (err: Error & { details?: unknown }) => {
+        if (!abort.signal.aborted) app.log.info({ session_id: sessionId, err: err.message, details: err.details }, 'auto session title not generated');
+      })
+      .finally(() => inFlight.delete(sessionId));
+    inFlight.set(sessionId, job);
+  };
+
+  const onCommitted = (events: JournalEvent[]) => {
+    if (abort.signal.aborted || !app.config.current().auto_session_title) return;
+    for (const e of events) {
+      if (e.type !== EngineEvents.turnEnded || e.imported || e.stream === GLOBAL_STREAM || e.stream === GUI_STREAM) continue;
+      const agent = (e.payload as Partial<TurnEndedPayload>)?.agent_id;
+      if (agent !== undefined && agent !== 'main') continue;
+      const s = app.sessions.get(e.stream);
+      if (!s || s.title || s.foreign || inFlight.has(e.stream)) continue;
+      run(e.stream);
+    }
+  };
+
+  app.journal.on('committed', onCommitted);
+  return {
+    async stop() {
+      app.journal.off('committed', onCommitted);
+      abort.abort();
+      await Promise.all(inFlight.values());
+    },
+  };
+}

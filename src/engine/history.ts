@@ -1,0 +1,85 @@
+import type { Journal } from '../../journal/journal.ts';
+import type { UploadService } from '../uploads/service.ts';
+import { readFile } from 'node:fs/promises';
+import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
+import { EngineEvents, type ContentPart, type Message, type MessageCreatedPayload } from './events.ts';
+
+const PAGE = 1000;
+
+/** Every message of the session's journal, oldest first (read once, when a runtime is created). */
+export async function loadMessages(journal: Journal, sessionId: string): Promise<{ messages: Message[]; events: Array<{ type: string; payload: any }> }> {
+  const messages: Message[] = [];
+  const events: Array<{ type: string; payload: any }> = [];
+  for (let from = 1; ; ) {
+    const batch = await journal.readRange(sessionId, from, undefined, PAGE);
+    for (const e of batch) {
+      events.push({ type: e.type, payload: e.payload });
+      if (e.type === EngineEvents.messageCreated) messages.push((e.payload as MessageCreatedPayload).message);
+    }
+    if (batch.length < PAGE) break;
+    from = batch[batch.length - 1]!.seq + 1;
+  }
+  return { messages, events };
+}
+
+async function imageOf(part: { source?: any }, uploads: UploadService): Promise<ImagePart | TextPart> {
+  const s = part.source ?? {};
+  try {
+    if (s.kind === 'base64') return { type: 'image', data: String(s.data), mediaType: String(s.media_type) };
+    if (s.kind === 'url') return { type: 'image', data: String(s.url), mediaType: 'image/*' };
+    if (s.kind === 'file') {
+      const up = await uploads.lookup(String(s.file_id));
+      return { type: 'image', data: (await readFile(up.path)).toString('base64'), mediaType: up.meta.media_type };
+    }
+  } catch {
+    // An upload that expired since the prompt was accepted: say so instead of failing the turn.
+  }
+  return { type: 'text', text: `[image unavailable: ${String(s.file_id ?? s.url ?? 'unknown')}]` };
+}
+
+async function userContent(parts: ContentPart[], uploads: UploadService): Promise<Array<TextPart | ImagePart>> {
+  const out: Array<TextPart | ImagePart> = [];
+  for (const p of parts) {
+    if (p.type === 'text') out.push({ type: 'text', text: p.text });
+    else if (p.type === 'image') out.push(await imageOf(p, uploads));
+    else if (p.type === 'video') out.push({ type: 'text', text: '[video attachment not supported by this model interface]' });
+    else if (p.type === 'file') out.push({ type: 'text', text: `[attached file ${p.name} (${p.media_type}, ${p.size} bytes)]` });
+  }
+  return out.length ? out : [{ type: 'text', text: '' }];
+}
+
+function assistantContent(parts: ContentPart[]): AssistantMessage['content'] {
+  const out: AssistantMessage['content'] = [];
+  for (const p of parts) {
+    if (p.type === 'text') out.push({ type: 'text', text: p.text });
+    else if (p.type === 'thinking') out.push({ type: 'thinking', text: p.thinking, ...(p.meta ? { meta: p.meta } : {}) });
+    else if (p.type === 'tool_use') out.push({ type: 'tool_use', id: p.id, name: p.name, input: p.input, ...(p.meta ? { meta: p.meta } : {}) });
+  }
+  return out;
+}
+
+function toolContent(parts: ContentPart[]): ToolResultPart[] {
+  return parts.flatMap((p) => p.type === 'tool_result'
+    ? [{ type: 'tool_result' as const, tool_use_id: p.tool_use_id, name: p.name ?? 'unknown', content: typeof p.content === 'string' ? p.content : JSON.stringify(p.content), ...(p.is_error ? { is_error: true } : {}) }]
+    : []);
+}
+
+/** The model's view of the session history. */
+export async function toModelMessages(messages: Message[], uploads: UploadService): Promise<ModelMessage[]> {
+  const out: ModelMessage[] = [];
+  for (const m of messages) {
+    if (m.role === 'user') out.push({ role: 'user', content: await userContent(m.content, uploads) });
+    else if (m.role === 'assistant') {
+      const content = assistantContent(m.content);
+      if (content.length) out.push({ role: 'assistant', content });
+    } else if (m.role === 'tool') out.push({ role: 'tool', content: toolContent(m.content) });
+  }
+  return out;
+}
+
+/** Characters of the history, for the token estimate (about 4 per token). */
+export function estimateTokens(messages: Message[]): number {
+  let chars = 0;
+  for (const m of messages) chars += JSON.stringify(m.content).length;
+  return Math.ceil(chars / 4);
+}

@@ -1,0 +1,106 @@
+import type { AppContext } from '../app/context.ts';
+import { EFFORTS } from '../config/defaults.ts';
+import type { Doc } from '../config/read.ts';
+import type { ProviderConfig, ResolvedConfig } from '../config/resolve.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError, validationError } from '../http/errors.ts';
+import { resolveAlias } from '../providers/models.ts';
+import { createModelClient } from '../providers/wire/factory.ts';
+import type { ModelClient, ModelEntry, ProviderEntry, ThinkingRequest } from '../providers/wire/types.ts';
+
+/** A model alias resolved to its provider and effective record (overrides applied). */
+export interface ResolvedModel {
+  alias: string;
+  providerId: string;
+  provider: ProviderConfig;
+  record: Doc;
+}
+
+/**
+ * Session model choice: the prompt's `model` > the session's `agent_config.model` >
+ * the global `default_model`. 40110 when no provider exists at all; 40113 when the
+ * alias (or its provider) does not resolve.
+ */
+export function resolveModel(c: ResolvedConfig, ...candidates: Array<string | undefined>): ResolvedModel {
+  if (Object.keys(c.providers).length === 0) throw new ApiError(Codes.NO_PROVIDER, 'no provider configured');
+  const alias = [...candidates, c.default_model].find((x) => typeof x === 'string' && x.length > 0);
+  if (!alias) throw new ApiError(Codes.MODEL_NOT_RESOLVED, 'no model selected and no default_model configured', { details: { model_id: null } });
+  const hit = resolveAlias(c, alias);
+  if (!hit) throw new ApiError(Codes.MODEL_NOT_RESOLVED, `model not resolved: ${alias}`, { details: { model_id: alias } });
+  const providerId = String(hit.record.provider ?? '');
+  if (!hit.provider) {
+    throw new ApiError(Codes.MODEL_NOT_RESOLVED, `provider ${providerId} of model ${alias} is not configured`, { details: { model_id: alias, provider_id: providerId } });
+  }
+  return { alias, providerId, provider: hit.provider, record: hit.record };
+}
+
+function hasKey(p: ProviderConfig): boolean {
+  return Boolean(p.api_key) || Object.entries(p.env ?? {}).some(([k, v]) => /KEY/i.test(k) && v.length > 0);
+}
+
+/**
+ * Checks what can be known before a turn: a provider with no credential (40111) or a
+ * managed login that expired or was revoked (40112, from `auth.getAccessToken`).
+ */
+export async function checkCredential(app: AppContext, m: ResolvedModel): Promise<void> {
+  if (m.provider.oauth) {
+    try {
+      await app.auth.getAccessToken(m.providerId);
+    } catch (err) {
+      const codes: number[] = [Codes.PROVIDER_NO_CREDENTIAL, Codes.PROVIDER_CREDENTIAL_REJECTED];
+      if (err instanceof ApiError && codes.includes(err.code)) throw new ApiError(err.code, err.message, { details: { provider_id: m.providerId } });
+      throw err;
+    }
+    return;
+  }
+  // cloud_ai may use a service account from its env table instead of a key.
+  if (!hasKey(m.provider) && m.provider.type !== 'cloud_ai') {
+    throw new ApiError(Codes.PROVIDER_NO_CREDENTIAL, `provider ${m.providerId} has no credential`, { details: { provider_id: m.providerId } });
+  }
+}
+
+function modelEntry(record: Doc): ModelEntry {
+  const str = (k: string) => (typeof record[k] === 'string' ? (record[k] as string) : undefined);
+  return JSON.parse(JSON.stringify({
+    model: String(record.model ?? ''),
+    max_output_size: typeof record.max_output_size === 'number' ? record.max_output_size : undefined,
+    reasoning_key: str('reasoning_key'),
+    adaptive_thinking: typeof record.adaptive_thinking === 'boolean' ? record.adaptive_thinking : undefined,
+    off_effort: str('off_effort'),
+    base_url: str('base_url'),
+    protocol: str('protocol'),
+  }));
+}
+
+/** The production client for a resolved model; a managed provider's OAuth token goes in as `api_key`. Throws WireConfigError / ApiError. */
+export async function clientFor(app: AppContext, m: ResolvedModel): Promise<ModelClient> {
+  const { type, base_url, api_key, env, custom_headers } = m.provider;
+  const entry: ProviderEntry = { type, base_url, api_key, env, custom_headers };
+  if (m.provider.oauth) entry.api_key = await app.auth.getAccessToken(m.providerId);
+  return createModelClient(entry, modelEntry(m.record));
+}
+
+/** Thinking values a prompt or profile may name: an effort, or `off`. */
+export const THINKING_VALUES = [...EFFORTS, 'off'] as const;
+
+export function checkThinkingValue(value: string | undefined, field: string): void {
+  if (value !== undefined && !(THINKING_VALUES as readonly string[]).includes(value)) {
+    throw validationError([{ field, message: `must be one of ${THINKING_VALUES.join(', ')}` }]);
+  }
+}
+
+/**
+ * Part B "thinking": the prompt's level > the session profile's > `[thinking].effort`;
+ * `enabled = false` forces it off; an effort the model does not list falls back to its
+ * `default_effort`.
+ */
+export function resolveThinking(c: ResolvedConfig, record: Doc, ...levels: Array<string | undefined>): ThinkingRequest {
+  const keep = c.thinking.keep;
+  if (!c.thinking.enabled) return { enabled: false };
+  const level = [...levels, c.thinking.effort].find((x) => typeof x === 'string' && x.length > 0);
+  if (level === 'off') return { enabled: false };
+  const supported = Array.isArray(record.support_efforts) ? (record.support_efforts as string[]) : undefined;
+  const fallback = typeof record.default_effort === 'string' ? record.default_effort : undefined;
+  const effort = level && (!supported || supported.includes(level)) ? level : fallback;
+  return JSON.parse(JSON.stringify({ enabled: true, effort, keep }));
+}

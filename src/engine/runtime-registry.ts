@@ -1,0 +1,113 @@
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from './events.ts';
+import { loadMessages } from './history.ts';
+import type { PromptRecord } from './prompt-state.ts';
+import { retryBaseMs } from './retry.ts';
+import { SessionRuntime } from './runtime.ts';
+import { noTools, type ToolExecutor } from './tools.ts';
+import { MAIN_AGENT, type LoopLimits } from './turn.ts';
+
+/**
+ * The runtimes of live sessions (`app.engine`). A runtime is created on a session's
+ * first prompt from its journal (history and known prompt ids) and lives until close.
+ */
+export class EngineRegistry {
+  private readonly runtimes = new Map<string, SessionRuntime>();
+  private readonly loading = new Map<string, Promise<SessionRuntime>>();
+  private readonly retryBase = retryBaseMs();
+
+  constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {}
+
+  get(sessionId: string): SessionRuntime | undefined {
+    return this.runtimes.get(sessionId);
+  }
+
+  /** The session's runtime, loading it from the journal the first time. */
+  runtime(session: SessionRecord): Promise<SessionRuntime> {
+    const hit = this.runtimes.get(session.id);
+    if (hit) return Promise.resolve(hit);
+    let load = this.loading.get(session.id);
+    if (!load) {
+      load = this.load(session).finally(() => this.loading.delete(session.id));
+      this.loading.set(session.id, load);
+    }
+    return load;
+  }
+
+  private async load(session: SessionRecord): Promise<SessionRuntime> {
+    const { messages, events } = await loadMessages(this.app.journal, session.id);
+    const rt = new SessionRuntime({ app: this.app, tools: this.tools, limits: () => this.limits() }, session.id, session.workspace_id, messages);
+    for (const e of events) {
+      if (e.type === EngineEvents.promptAccepted) rt.prompts.set(e.payload.prompt_id, finished(e.payload as PromptAcceptedPayload, 'completed'));
+      if (e.type === EngineEvents.promptAborted) {
+        const p = rt.prompts.get(e.payload.prompt_id);
+        if (p) p.status = 'aborted';
+      }
+    }
+    this.runtimes.set(session.id, rt);
+    const prev = this.app.live.get(session.id);
+    this.app.live.set(session.id, prev ?? { busy: false, main_turn_active: false, pending_interaction: 'none', model: null });
+    return rt;
+  }
+
+  limits(): LoopLimits {
+    const c = this.app.config.current();
+    return {
+      maxSteps: c.loop_control.max_steps_per_turn ?? 0,
+      maxAttempts: Math.max(1, c.loop_control.max_attempts_per_step),
+      retryBaseMs: this.retryBase,
+      strategy: c.token_counting.strategy,
+    };
+  }
+
+  /**
+   * At start: every session whose index shows a turn still open (the daemon stopped
+   * mid-turn) gets `turn.ended` failed/interrupted, and its still-queued prompts
+   * `prompt.aborted`. Only those sessions' journals are read.
+   */
+  async recoverInterrupted(): Promise<number> {
+    let n = 0;
+    for (const s of [...this.app.sessions.all()]) {
+      if (!s.active_turn || s.foreign) continue;
+      const { events } = await loadMessages(this.app.journal, s.id);
+      const now = this.app.clock.now().toISOString();
+      await this.app.journal.append([
+        {
+          stream: s.id, type: EngineEvents.turnEnded,
+          payload: {
+            agent_id: MAIN_AGENT, turn_id: s.active_turn.turn_id, prompt_id: s.active_turn.prompt_id, reason: 'failed',
+            error: { kind: 'interrupted', message: 'daemon restarted during the turn' },
+            usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0, ended_at: now,
+          } satisfies TurnEndedPayload,
+        },
+        ...queuedPrompts(events).map((prompt_id) => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: MAIN_AGENT, prompt_id, reason: 'interrupted' } })),
+      ]);
+      n++;
+    }
+    if (n) this.app.log.warn({ sessions: n }, 'ended turns interrupted by a restart');
+    return n;
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.loading.values()].map((p) => p.catch(() => undefined)));
+    await Promise.all([...this.runtimes.values()].map((r) => r.close()));
+    this.runtimes.clear();
+  }
+}
+
+function finished(p: PromptAcceptedPayload, status: PromptRecord['status']): PromptRecord {
+  return { prompt_id: p.prompt_id, user_message_id: p.user_message_id, content: p.content, created_at: p.created_at, status, overrides: p.overrides };
+}
+
+/** Prompts accepted but never run, steered or aborted. */
+function queuedPrompts(events: Array<{ type: string; payload: any }>): string[] {
+  const open = new Set<string>();
+  for (const e of events) {
+    if (e.type === EngineEvents.promptAccepted) open.add(e.payload.prompt_id);
+    else if (e.type === EngineEvents.turnStarted) open.delete((e.payload as TurnStartedPayload).prompt_id);
+    else if (e.type === EngineEvents.promptSteered) for (const id of e.payload.prompt_ids as string[]) open.delete(id);
+    else if (e.type === EngineEvents.promptAborted) open.delete(e.payload.prompt_id);
+  }
+  return [...open];
+}

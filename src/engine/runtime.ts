@@ -1,0 +1,208 @@
+import { monotonicFactory } from 'ulid';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { AppContext } from '../app/context.ts';
+import { ApiError } from '../http/errors.ts';
+import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
+import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
+import { clientFor, type ResolvedModel } from './model-resolve.ts';
+import { toPromptObject, type PromptRecord } from './prompt-state.ts';
+import type { ToolExecutor } from './tools.ts';
+import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
+
+const nextUlid = monotonicFactory();
+
+/** Per-turn choices made at acceptance (model, thinking, disabled tools). */
+export interface TurnPlan {
+  model: ResolvedModel;
+  thinking: ThinkingRequest;
+  disabledTools: string[];
+}
+
+interface ActiveTurn {
+  turnId: string;
+  prompt: PromptRecord;
+  controller: AbortController;
+  /** Prompts steered in and not yet folded into the history. */
+  steered: Array<{ prompt_id: string; message: Message }>;
+  /** Every prompt this turn consumes (completed together when it ends). */
+  prompts: PromptRecord[];
+}
+
+export interface RuntimeDeps {
+  app: AppContext;
+  tools: ToolExecutor;
+  limits: () => LoopLimits;
+}
+
+/**
+ * The live part of one session: its prompt queue, its history in memory and the main
+ * turn loop. Created on the first prompt; durable facts go to the session's journal.
+ */
+export class SessionRuntime {
+  readonly prompts = new Map<string, PromptRecord>();
+  /** prompt_ids being validated right now (a concurrent duplicate gets 40927). */
+  readonly reserved = new Set<string>();
+  private readonly queue: Array<{ prompt: PromptRecord; plan: TurnPlan }> = [];
+  private active?: ActiveTurn;
+  private draining?: Promise<void>;
+  private closed = false;
+  /** Sticky per-session choices of earlier prompts (model, thinking, disabled tools). */
+  overrides: { model?: string; thinking?: string; disabled_tools?: string[]; profile?: string; permission_mode?: string } = {};
+
+  constructor(private readonly deps: RuntimeDeps, readonly sessionId: string, readonly workspaceId: string, readonly history: Message[]) {}
+
+  get busy(): boolean {
+    return this.active !== undefined || this.queue.length > 0;
+  }
+
+  /** Queues an accepted prompt and starts the loop when idle. Returns its status at acceptance. */
+  enqueue(prompt: PromptRecord, plan: TurnPlan): 'running' | 'queued' {
+    const status = this.busy ? 'queued' : 'running';
+    prompt.status = 'queued';
+    this.prompts.set(prompt.prompt_id, prompt);
+    this.queue.push({ prompt, plan });
+    this.draining ??= this.drain().finally(() => (this.draining = undefined));
+    return status;
+  }
+
+  listPrompts() {
+    return {
+      active: this.active ? toPromptObject(this.active.prompt, 'running') : null,
+      queued: this.queue.map((q) => toPromptObject(q.prompt, 'queued')),
+    };
+  }
+
+  isQueued(promptId: string): boolean {
+    return this.queue.some((q) => q.prompt.prompt_id === promptId);
+  }
+
+  /** Folds queued prompts into the active turn; false when there is no active turn to take them. */
+  steer(ids: string[]): boolean {
+    const turn = this.active;
+    if (!turn) return false;
+    for (const id of ids) {
+      const i = this.queue.findIndex((q) => q.prompt.prompt_id === id);
+      const [{ prompt }] = this.queue.splice(i, 1);
+      prompt.status = 'running';
+      turn.prompts.push(prompt);
+      turn.steered.push({ prompt_id: id, message: this.userMessage(prompt) });
+    }
+    return true;
+  }
+
+  /** Aborts a queued prompt (dropped) or the turn running it. */
+  async abortPrompt(promptId: string): Promise<void> {
+    const i = this.queue.findIndex((q) => q.prompt.prompt_id === promptId);
+    if (i >= 0) {
+      const [{ prompt }] = this.queue.splice(i, 1);
+      prompt.status = 'aborted';
+      await this.deps.app.journal.append([{ stream: this.sessionId, type: EngineEvents.promptAborted, payload: { agent_id: MAIN_AGENT, prompt_id: promptId, reason: 'user' } }]);
+      return;
+    }
+    if (this.active?.prompts.some((p) => p.prompt_id === promptId)) this.abortTurn();
+  }
+
+  /** Cancels the running main turn (its model request is aborted); a no-op when idle. */
+  abortTurn(): void {
+    this.active?.controller.abort();
+  }
+
+  /** Stops without journaling: an open turn is ended as interrupted by the next start. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.queue.length = 0;
+    this.active?.controller.abort();
+    await this.draining;
+  }
+
+  private userMessage(p: PromptRecord): Message {
+    return { id: p.user_message_id, session_id: this.sessionId, role: 'user', content: p.content, created_at: p.created_at, prompt_id: p.prompt_id };
+  }
+
+  private async drain(): Promise<void> {
+    // A prompt enqueued while the idle state is being journaled must not be stranded.
+    do await this.drainOnce();
+    while (this.queue.length && !this.closed);
+  }
+
+  private async drainOnce(): Promise<void> {
+    while (this.queue.length && !this.closed) {
+      const { prompt, plan } = this.queue.shift()!;
+      try {
+        await prompt.accepted;
+        if (this.closed) return;
+        await this.turn(prompt, plan);
+      } catch (err) {
+        this.deps.app.log.error({ err, session_id: this.sessionId }, 'turn crashed');
+      }
+    }
+    // A queued prompt aborted while the last turn ended leaves the session busy: publish idle now.
+    const app = this.deps.app;
+    const state = app.live.get(this.sessionId);
+    if (!this.closed && !this.active && state?.main_turn_active) {
+      this.live(false, state.model ?? '');
+      await app.journal.append(this.workEvents(false));
+    }
+  }
+
+  private async turn(prompt: PromptRecord, plan: TurnPlan): Promise<void> {
+    const app = this.deps.app;
+    const turnId = `turn_${nextUlid()}`;
+    const active: ActiveTurn = { turnId, prompt, controller: new AbortController(), steered: [], prompts: [prompt] };
+    this.active = active;
+    prompt.status = 'running';
+    const user = this.userMessage(prompt);
+    this.history.push(user);
+    const wasBusy = app.live.get(this.sessionId)?.main_turn_active ?? false;
+    this.live(true, plan.model.alias);
+    await app.journal.append([
+      { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: MAIN_AGENT, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
+      { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: turnId, message: user } },
+      ...(wasBusy ? [] : this.workEvents(true)),
+    ]);
+    let outcome: TurnOutcome | null;
+    const client = await this.client(plan.model);
+    if (!('stream' in client)) {
+      outcome = { reason: 'failed', error: client, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0 };
+    } else {
+      outcome = await runTurn({
+        app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools,
+        disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
+        takeSteered: () => active.steered.splice(0), closing: () => this.closed,
+      });
+    }
+    if (!outcome) return;
+    for (const p of active.prompts) p.status = 'completed';
+    const more = this.queue.length > 0;
+    if (!more) this.live(false, plan.model.alias);
+    const ended: TurnEndedPayload = { agent_id: MAIN_AGENT, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: app.clock.now().toISOString() };
+    await app.journal.append([
+      { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended },
+      ...(more ? [] : this.workEvents(false)),
+    ]);
+    this.active = undefined;
+  }
+
+  /** The model client, or the failure to report as the turn's error (credentials gone since acceptance, ...). */
+  private async client(model: ResolvedModel): Promise<ModelClient | { kind: string; message: string }> {
+    try {
+      return await clientFor(this.deps.app, model);
+    } catch (err) {
+      const kind = (err as { kind?: string }).kind ?? (err instanceof ApiError ? 'auth' : 'other');
+      return { kind, message: (err as Error).message };
+    }
+  }
+
+  private live(active: boolean, model: string): void {
+    const prev = this.deps.app.live.get(this.sessionId);
+    this.deps.app.live.set(this.sessionId, { busy: active, main_turn_active: active, pending_interaction: prev?.pending_interaction ?? 'none', model });
+  }
+
+  private workEvents(active: boolean) {
+    const base = { session_id: this.sessionId, workspace_id: this.workspaceId, busy: active, main_turn_active: active };
+    return [
+      { stream: GLOBAL_STREAM, type: EngineEvents.workChanged, payload: base },
+      { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload: { ...base, pending_interaction: 'none' } },
+    ];
+  }
+}

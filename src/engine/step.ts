@@ -1,0 +1,85 @@
+import type { ModelClient, ModelRequest, ProviderMeta, Usage as WireUsage, WireError } from '../providers/wire/types.ts';
+import type { ContentPart } from './events.ts';
+import type { ToolCall } from './tools.ts';
+
+/** Where the turn's streamed text stands: volatile deltas carry these cumulative offsets. */
+export interface TurnOffsets {
+  text: number;
+  thinking: number;
+}
+
+export interface DeltaSink {
+  text(text: string, offset: number): void;
+  thinking(text: string, offset: number): void;
+}
+
+export interface AttemptResult {
+  parts: ContentPart[];
+  toolCalls: ToolCall[];
+  usage: WireUsage;
+  finish?: string;
+  error?: WireError;
+}
+
+const ZERO: WireUsage = { input: 0, output: 0, cache_read: 0, cache_creation: 0 };
+
+/** Folds one model stream into ordered content parts, publishing deltas as they arrive. */
+export async function runAttempt(client: ModelClient, req: ModelRequest, signal: AbortSignal, offsets: TurnOffsets, sink: DeltaSink): Promise<AttemptResult> {
+  const parts: ContentPart[] = [];
+  const toolCalls: ToolCall[] = [];
+  const out: AttemptResult = { parts, toolCalls, usage: { ...ZERO } };
+  let thinkingOpen = false;
+  for await (const part of client.stream(req, signal)) {
+    const last = parts[parts.length - 1];
+    switch (part.type) {
+      case 'text-delta':
+        if (!part.text) break;
+        if (last?.type === 'text') last.text += part.text;
+        else parts.push({ type: 'text', text: part.text });
+        sink.text(part.text, offsets.text);
+        offsets.text += part.text.length;
+        break;
+      case 'reasoning-delta':
+        if (!part.text) break;
+        if (last?.type === 'thinking' && thinkingOpen) last.thinking += part.text;
+        else parts.push({ type: 'thinking', thinking: part.text });
+        thinkingOpen = true;
+        sink.thinking(part.text, offsets.thinking);
+        offsets.thinking += part.text.length;
+        break;
+      case 'reasoning-end':
+        closeThinking(parts, part.meta);
+        thinkingOpen = false;
+        break;
+      case 'tool-call':
+        parts.push({ type: 'tool_use', id: part.id, name: part.name, input: part.input, ...(part.meta ? { meta: part.meta } : {}) });
+        toolCalls.push({ id: part.id, name: part.name, input: part.input });
+        break;
+      case 'usage':
+        out.usage = part.usage;
+        break;
+      case 'finish':
+        out.finish = part.reason;
+        break;
+      case 'error':
+        out.error = part.error;
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+function closeThinking(parts: ContentPart[], meta?: ProviderMeta): void {
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const p = parts[i]!;
+    if (p.type !== 'thinking') continue;
+    if (meta) {
+      p.meta = meta;
+      const sig = Object.values(meta).map((m) => m?.signature).find((s) => typeof s === 'string');
+      if (sig) p.signature = sig as string;
+    }
+    return;
+  }
+}

@@ -1,0 +1,81 @@
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import { GlobalEvents } from '../events/types.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError } from '../http/errors.ts';
+import type { ModelClient, WireError } from '../providers/wire/types.ts';
+import { findOwnedSession } from '../sessions/lookup.ts';
+import { EngineEvents } from './events.ts';
+import { titleBackend } from './title-model.ts';
+import { cleanTitle, conversationOf, sourceText, titleRequest, type TitleSource } from './title-prompt.ts';
+
+export { TITLE_SOURCES, type TitleSource } from './title-prompt.ts';
+
+export interface GenerateTitleOptions {
+  force?: boolean;
+  source?: TitleSource;
+  /** Cancels the model request (server shutdown). */
+  signal?: AbortSignal;
+}
+
+/** One model call must not hold a request (or the auto-title queue) for long. */
+const TITLE_TIMEOUT_MS = 30_000;
+
+function unavailable(reason: string, message: string, extra: Record<string, unknown> = {}): ApiError {
+  return new ApiError(Codes.TITLE_GENERATION_UNAVAILABLE, `title generation unavailable: ${message}`, { details: { reason, ...extra } });
+}
+
+/** Refuses when the session already has a title that this call may not replace. */
+function checkTitle(s: SessionRecord, force: boolean): void {
+  // A custom title wins over generated ones, even with force.
+  if (s.title && s.title_source === 'custom') throw unavailable('custom_title', 'the session has a custom title');
+  if (s.title && !force) throw unavailable('title_exists', 'the session already has a title (use force)');
+}
+
+/**
+ * Generates a session title with the session's model (Core "Sessions"
+ * `title/generate`) and journals it: `session.title_generated` on the session
+ * stream and `session.meta.updated` on the global one. 40923 with
+ * `details.reason` when no title can be made.
+ */
+export async function generateTitle(app: AppContext, sessionId: string, opts: GenerateTitleOptions = {}): Promise<{ title: string }> {
+  const force = opts.force ?? false;
+  const source = opts.source ?? 'user_prompts';
+  const session = findOwnedSession(app, sessionId);
+  checkTitle(session, force);
+  const text = sourceText(conversationOf(await app.journal.readRange(sessionId, 1)), source);
+  if (!text) throw unavailable('no_content', `the session has no content for source ${source}`, { source });
+  const backend = await titleBackend(app, session);
+  if (!backend.ok) throw unavailable(backend.reason, 'no usable title model', backend.model ? { model: backend.model } : {});
+  const title = await askModel(backend.client, text, source, opts.signal);
+  // The title may have changed while the model answered.
+  const now = findOwnedSession(app, sessionId);
+  if (now.title !== session.title) checkTitle(now, force);
+  await app.journal.append([
+    { stream: sessionId, type: EngineEvents.titleGenerated, payload: { title, source, model: backend.alias } },
+    {
+      stream: GLOBAL_STREAM,
+      type: GlobalEvents.sessionMetaUpdated,
+      payload: { session_id: sessionId, workspace_id: now.workspace_id, title, updated_at: app.clock.now().toISOString() },
+    },
+  ]);
+  return { title };
+}
+
+async function askModel(client: ModelClient, text: string, source: TitleSource, signal?: AbortSignal): Promise<string> {
+  const timeout = AbortSignal.timeout(TITLE_TIMEOUT_MS);
+  const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  let out = '';
+  let failure: WireError | undefined;
+  for await (const part of client.stream(titleRequest(text, source), sig)) {
+    if (part.type === 'text-delta') out += part.text;
+    else if (part.type === 'error') failure = part.error;
+  }
+  if (failure) {
+    throw unavailable('backend_failed', failure.message, { kind: failure.kind, ...(failure.status ? { status: failure.status } : {}) });
+  }
+  const title = cleanTitle(out);
+  if (!title) throw unavailable('backend_failed', 'the model answered no title', { kind: 'empty' });
+  return title;
+}

@@ -1,0 +1,28 @@
+import type { ToolSpec } from '../providers/wire/types.ts';
+
+/** A tool call the model asked for. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ToolOutcome {
+  content: string;
+  is_error: boolean;
+}
+
+/**
+ * The seam between the loop and tool execution (issue 4 plugs the real tools in here).
+ * `specs` are offered to the model; `run` executes one call and never throws.
+ */
+export interface ToolExecutor {
+  specs(sessionId: string, disabled: readonly string[]): ToolSpec[];
+  run(sessionId: string, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
+}
+
+/** No tools yet: every call is answered with an error result so the model can carry on. */
+export const noTools: ToolExecutor = {
+  specs: () => [],
+  run: async (_sessionId, call) => ({ content: `tool not available: ${call.name}`, is_error: true }),
+};

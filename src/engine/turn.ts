@@ -1,0 +1,181 @@
+import { monotonicFactory } from 'ulid';
+import type { AppContext } from '../app/context.ts';
+import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
+import { EngineEvents, type ContentPart, type Message, type TurnReason, type Usage } from './events.ts';
+import { estimateTokens, toModelMessages } from './history.ts';
+import { backoffMs, sleep } from './retry.ts';
+import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
+import type { ToolExecutor } from './tools.ts';
+
+const nextUlid = monotonicFactory();
+export const newMessageId = () => `msg_${nextUlid()}`;
+export const MAIN_AGENT = 'main';
+
+export interface LoopLimits {
+  maxSteps: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  strategy: string;
+}
+
+/** What a turn needs from its runtime. */
+export interface TurnInput {
+  app: AppContext;
+  sessionId: string;
+  turnId: string;
+  history: Message[];
+  client: ModelClient;
+  thinking: ThinkingRequest;
+  tools: ToolExecutor;
+  disabledTools: readonly string[];
+  limits: LoopLimits;
+  signal: AbortSignal;
+  /** Prompts steered in since the last step: their user messages go in before the next step. */
+  takeSteered(): Array<{ prompt_id: string; message: Message }>;
+  /** The daemon is stopping: leave the turn open in the journal (the next start ends it). */
+  closing(): boolean;
+}
+
+export interface TurnOutcome {
+  reason: TurnReason;
+  error?: { kind: string; message: string; status?: number };
+  usage: Usage;
+  steps: number;
+}
+
+type Failure = { kind: string; message: string; status?: number };
+const errOf = (e: WireError): Failure => ({ kind: e.kind, message: e.message, ...(e.status !== undefined ? { status: e.status } : {}) });
+
+/** Runs the steps of one turn; returns null when the daemon is stopping mid-turn. */
+export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
+  const usage: Usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
+  const offsets: TurnOffsets = { text: 0, thinking: 0 };
+  const base = { agent_id: MAIN_AGENT, turn_id: t.turnId };
+  const emit = (events: Array<{ type: string; payload: unknown }>) => t.app.journal.append(events.map((e) => ({ stream: t.sessionId, ...e })));
+  const carried: Steered = [];
+  const end = (reason: TurnReason, steps: number, error?: Failure): TurnOutcome => ({ reason, usage, steps, ...(error ? { error } : {}) });
+  for (let step = 1; ; step++) {
+    if (t.limits.maxSteps > 0 && step > t.limits.maxSteps) {
+      return end('failed', step - 1, { kind: 'max_steps', message: `max_steps_per_turn (${t.limits.maxSteps}) reached` });
+    }
+    await foldSteered(t, emit, carried);
+    await emit([{ type: EngineEvents.stepStarted, payload: { ...base, step } }]);
+    const result = await attemptStep(t, step, offsets, emit);
+    if (t.closing()) return null;
+    if (result.error) {
+      await saveAssistant(t, result.parts, emit, { interrupted: true });
+      const reason = result.error.kind === 'aborted' ? 'cancelled' : 'failed';
+      const error = reason === 'failed' ? errOf(result.error) : undefined;
+      await emit([{ type: EngineEvents.stepInterrupted, payload: { ...base, step, reason, ...(error ? { error } : {}) } }]);
+      return end(reason, step, error);
+    }
+    addUsage(usage, result);
+    const message = buildMessage(t, result.parts);
+    t.history.push(message);
+    const context_tokens = contextTokens(t, result);
+    await emit([
+      { type: EngineEvents.messageCreated, payload: { ...base, message } },
+      {
+        type: EngineEvents.stepCompleted,
+        payload: { ...base, step, finish_reason: result.finish ?? 'other', usage: stepUsage(result), context_tokens, message_id: message.id },
+      },
+    ]);
+    if (result.toolCalls.length) {
+      await runTools(t, result, emit);
+      if (t.signal.aborted) return t.closing() ? null : end('cancelled', step);
+      continue;
+    }
+    if (hasSteered(t, carried)) continue;
+    return end('completed', step);
+  }
+}
+
+type Emit = (events: Array<{ type: string; payload: unknown }>) => Promise<unknown>;
+
+type Steered = Array<{ prompt_id: string; message: Message }>;
+
+/** Prompts steered in while the last step ran keep the turn going for one more step. */
+function hasSteered(t: TurnInput, carried: Steered): boolean {
+  carried.push(...t.takeSteered());
+  return carried.length > 0;
+}
+
+async function foldSteered(t: TurnInput, emit: Emit, carried: Steered): Promise<void> {
+  const items = [...carried.splice(0), ...t.takeSteered()];
+  if (!items.length) return;
+  for (const i of items) t.history.push(i.message);
+  await emit([
+    ...items.map((i) => ({ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message: i.message } })),
+    { type: EngineEvents.promptSteered, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, prompt_ids: items.map((i) => i.prompt_id) } },
+  ]);
+}
+
+/** One step with loop_control retries: transient failures back off and retry; anything else ends the step. */
+async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emit: Emit): Promise<AttemptResult> {
+  const sink = {
+    text: (text: string, offset: number) => t.app.publishVolatile(t.sessionId, EngineEvents.assistantDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
+    thinking: (text: string, offset: number) => t.app.publishVolatile(t.sessionId, EngineEvents.thinkingDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
+  };
+  for (let attempt = 1; ; attempt++) {
+    const messages = await toModelMessages(t.history, t.app.uploads);
+    const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools), thinking: t.thinking };
+    const result = await runAttempt(t.client, req, t.signal, offsets, sink);
+    if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {
+      if (result.error && t.signal.aborted) result.error = { kind: 'aborted', message: 'turn cancelled' };
+      return result;
+    }
+    const delay_ms = backoffMs(attempt, t.limits.retryBaseMs, result.error.retry_after_ms);
+    await emit([{
+      type: EngineEvents.stepRetrying,
+      payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms, error: errOf(result.error) },
+    }]);
+    if (!(await sleep(delay_ms, t.signal))) return { ...result, parts: [], error: { kind: 'aborted', message: 'turn cancelled' } };
+  }
+}
+
+function buildMessage(t: TurnInput, content: ContentPart[], metadata?: Record<string, unknown>): Message {
+  return {
+    id: newMessageId(), session_id: t.sessionId, role: 'assistant', content, created_at: t.app.clock.now().toISOString(),
+    ...(metadata ? { metadata } : {}),
+  };
+}
+
+/** Keeps what streamed before a cancel or failure, so the history shows it. */
+async function saveAssistant(t: TurnInput, parts: ContentPart[], emit: Emit, metadata: Record<string, unknown>): Promise<void> {
+  const kept = parts.filter((p) => p.type === 'text' || p.type === 'thinking');
+  if (!kept.length) return;
+  const message = buildMessage(t, kept, metadata);
+  t.history.push(message);
+  await emit([{ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message } }]);
+}
+
+async function runTools(t: TurnInput, result: AttemptResult, emit: Emit): Promise<void> {
+  const content: ContentPart[] = [];
+  for (const call of result.toolCalls) {
+    const r = await t.tools.run(t.sessionId, call, t.signal);
+    content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: r.content, ...(r.is_error ? { is_error: true } : {}) });
+  }
+  const message: Message = { id: newMessageId(), session_id: t.sessionId, role: 'tool', content, created_at: t.app.clock.now().toISOString() };
+  t.history.push(message);
+  await emit([{ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message } }]);
+}
+
+function stepUsage(r: AttemptResult): Usage {
+  return { input_tokens: r.usage.input, output_tokens: r.usage.output, cache_read_tokens: r.usage.cache_read, cache_creation_tokens: r.usage.cache_creation };
+}
+
+function addUsage(total: Usage, r: AttemptResult): void {
+  const s = stepUsage(r);
+  total.input_tokens += s.input_tokens;
+  total.output_tokens += s.output_tokens;
+  total.cache_read_tokens += s.cache_read_tokens;
+  total.cache_creation_tokens += s.cache_creation_tokens;
+}
+
+/** Part B token_counting: measured = the last request's prompt plus its output; estimated = history size / 4. */
+function contextTokens(t: TurnInput, r: AttemptResult): number {
+  const measured = r.usage.input + r.usage.output;
+  if (t.limits.strategy === 'estimated' || measured === 0) return estimateTokens(t.history);
+  // Right after a request nothing is unmeasured yet, so measured+estimated equals measured here.
+  return measured;
+}

@@ -1,0 +1,21 @@
+import type { AppContext } from '../../app/context.ts';
+import { generateTitle } from '../../engine/title.ts';
+import { Codes } from '../codes.ts';
+import { route, type RouteDef } from '../route.ts';
+import { SessionIdParams } from '../schemas/sessions.ts';
+import { GeneratedTitle, TitleGenerateBody } from '../schemas/titles.ts';
+
+/** Core "Sessions": title generation with the session's model. */
+export function titleRoutes(app: AppContext): RouteDef[] {
+  return [
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}/title/generate', operationId: 'generateSessionTitle', tags: ['sessions'],
+      summary: 'Generate a 3-8 word title with the session\'s model (agent_config.model, else default_model) from the user prompts, the first turn '
+        + 'or a digest; broadcasts session.meta.updated. 40923 details.reason: no_model, model_not_resolved, no_provider, no_credential, '
+        + 'provider_misconfigured, no_content, title_exists (a title and no force), custom_title (a custom title always wins), backend_failed.',
+      params: SessionIdParams, body: TitleGenerateBody, data: GeneratedTitle,
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY, Codes.TITLE_GENERATION_UNAVAILABLE],
+      handler: ({ params, body }) => generateTitle(app, params.session_id, { force: body.force, source: body.source }),
+    }),
+  ];
+}

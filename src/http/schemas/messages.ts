@@ -1,0 +1,64 @@
+import * as v from 'valibot';
+import { NonEmptyString, Page, queryInt } from './common.ts';
+import { SessionObject } from './sessions.ts';
+
+export const MessageRole = v.picklist(['user', 'assistant', 'tool', 'system']);
+
+/** Opaque provider data (signatures) replayed to the model on later requests. */
+const ProviderMeta = v.pipe(v.record(v.string(), v.record(v.string(), v.unknown())), v.description('opaque provider data, keyed by provider'));
+
+/** Core "Message object" content parts (src/engine/events.ts ContentPart). */
+export const ContentPart = v.variant('type', [
+  v.object({ type: v.literal('text'), text: v.string() }),
+  v.object({ type: v.literal('thinking'), thinking: v.string(), signature: v.optional(v.string()), meta: v.optional(ProviderMeta) }),
+  v.object({ type: v.literal('tool_use'), id: v.string(), name: v.string(), input: v.unknown(), meta: v.optional(ProviderMeta) }),
+  v.object({
+    type: v.literal('tool_result'), tool_use_id: v.string(), content: v.unknown(), is_error: v.optional(v.boolean()), name: v.optional(v.string()),
+  }),
+  v.object({ type: v.literal('image'), source: v.unknown() }),
+  v.object({ type: v.literal('video'), source: v.unknown() }),
+  v.object({ type: v.literal('file'), file_id: v.string(), name: v.string(), media_type: v.string(), size: v.number() }),
+]);
+
+/** Core "Message object". */
+export const MessageObject = v.object({
+  id: v.string(),
+  session_id: v.string(),
+  role: MessageRole,
+  content: v.array(ContentPart),
+  created_at: v.string(),
+  prompt_id: v.optional(v.string()),
+  parent_message_id: v.optional(v.string()),
+  metadata: v.optional(v.record(v.string(), v.unknown())),
+});
+
+export const MessagePage = Page(MessageObject);
+
+export const MessageListQuery = v.object({
+  before_id: v.optional(NonEmptyString),
+  after_id: v.optional(NonEmptyString),
+  page_size: v.optional(queryInt(1, 100)),
+  role: v.optional(MessageRole),
+});
+
+export const MessageParams = v.object({ session_id: NonEmptyString, message_id: NonEmptyString });
+
+export const InFlightTurn = v.object({
+  turn_id: v.string(),
+  prompt_id: v.string(),
+  current_prompt_id: v.string(),
+  started_at: v.string(),
+  step: v.number(),
+});
+
+/** GET /snapshot data. */
+export const SessionSnapshot = v.object({
+  as_of_seq: v.number(),
+  epoch: v.string(),
+  session: SessionObject,
+  messages: MessagePage,
+  in_flight_turn: v.nullable(InFlightTurn),
+  subagents: v.optional(v.array(v.unknown())),
+  pending_approvals: v.array(v.unknown()),
+  pending_questions: v.array(v.unknown()),
+});

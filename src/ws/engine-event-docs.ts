@@ -1,0 +1,77 @@
+import * as v from 'valibot';
+import { EngineEvents } from '../engine/events.ts';
+import { ContentPart, MessageObject } from '../http/schemas/messages.ts';
+import type { EventDoc } from './event-payloads.ts';
+
+/** Payload schemas of the agent engine's events (src/engine/events.ts), for /asyncapi.json. */
+
+const AgentId = v.pipe(v.string(), v.description('`main` for the main agent (what agent_filter matches)'));
+const Usage = v.object({ input_tokens: v.number(), output_tokens: v.number(), cache_read_tokens: v.number(), cache_creation_tokens: v.number() });
+const Failure = v.object({ kind: v.string(), message: v.string(), status: v.optional(v.number()) });
+const Turn = { agent_id: AgentId, turn_id: v.string() };
+
+export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
+  {
+    type: EngineEvents.promptAccepted, summary: 'A prompt was accepted (queued, or about to run)',
+    payload: v.object({
+      agent_id: AgentId, prompt_id: v.string(), user_message_id: v.string(), content: v.array(ContentPart), created_at: v.string(),
+      overrides: v.object({
+        model: v.optional(v.string()), thinking: v.optional(v.string()), permission_mode: v.optional(v.string()),
+        disabled_tools: v.optional(v.array(v.string())), profile: v.optional(v.string()),
+      }),
+    }),
+  },
+  { type: EngineEvents.promptSteered, summary: 'Queued prompts were folded into the active turn', payload: v.object({ ...Turn, prompt_ids: v.array(v.string()) }) },
+  {
+    type: EngineEvents.promptAborted, summary: 'A queued or running prompt was aborted',
+    payload: v.object({ agent_id: AgentId, prompt_id: v.string(), reason: v.picklist(['user', 'interrupted']) }),
+  },
+  {
+    type: EngineEvents.messageCreated, summary: 'A message entered the history (GET /messages serves the main agent\'s)',
+    payload: v.object({ agent_id: AgentId, turn_id: v.optional(v.string()), message: MessageObject }),
+  },
+  {
+    type: EngineEvents.turnStarted, summary: 'A turn started (snapshot in_flight_turn until turn.ended)',
+    payload: v.object({ ...Turn, prompt_id: v.string(), prompt_ids: v.array(v.string()), model: v.string(), started_at: v.string() }),
+  },
+  { type: EngineEvents.stepStarted, summary: 'A model request of the turn started', payload: v.object({ ...Turn, step: v.number() }) },
+  {
+    type: EngineEvents.stepCompleted, summary: 'A model request completed; usage is summed into the session usage',
+    payload: v.object({
+      ...Turn, step: v.number(), finish_reason: v.string(), usage: Usage,
+      context_tokens: v.pipe(v.number(), v.description('context size measured after this step')), message_id: v.optional(v.string()),
+    }),
+  },
+  {
+    type: EngineEvents.stepInterrupted, summary: 'A step stopped before completing (abort or failure)',
+    payload: v.object({ ...Turn, step: v.number(), reason: v.picklist(['cancelled', 'failed']), error: v.optional(Failure) }),
+  },
+  {
+    type: EngineEvents.stepRetrying, summary: 'A transient failure: the step is retried after delay_ms',
+    payload: v.object({ ...Turn, step: v.number(), attempt: v.number(), next_attempt: v.number(), delay_ms: v.number(), error: Failure }),
+  },
+  {
+    type: EngineEvents.turnEnded, summary: 'A turn ended (also after a daemon restart interrupted it: failed or cancelled)',
+    payload: v.object({
+      ...Turn, prompt_id: v.string(), reason: v.picklist(['completed', 'cancelled', 'failed']), error: v.optional(Failure), usage: Usage, steps: v.number(), ended_at: v.string(),
+    }),
+  },
+  { type: EngineEvents.titleGenerated, summary: 'A title was generated (a custom title wins)', payload: v.object({ title: v.string(), source: v.string(), model: v.string() }) },
+];
+
+const Work = { session_id: v.string(), workspace_id: v.string(), busy: v.boolean(), main_turn_active: v.boolean() };
+
+export const ENGINE_GLOBAL_EVENT_DOCS: EventDoc[] = [
+  { type: EngineEvents.workChanged, summary: 'A session\'s busy / main_turn_active changed', payload: v.object(Work) },
+  {
+    type: EngineEvents.statusChanged, summary: 'A session\'s busy / main_turn_active / pending_interaction changed',
+    payload: v.object({ ...Work, pending_interaction: v.picklist(['none', 'approval', 'question']) }),
+  },
+];
+
+/** Volatile frames of the engine (`offset` also on the frame). */
+export const ENGINE_VOLATILE_DOCS: EventDoc[] = [EngineEvents.assistantDelta, EngineEvents.thinkingDelta].map((type) => ({
+  type,
+  summary: `Streamed ${type === EngineEvents.assistantDelta ? 'answer' : 'thinking'} text; offset = where text starts within the turn's text of that kind`,
+  payload: v.object({ ...Turn, step: v.number(), text: v.string(), offset: v.number() }),
+}));

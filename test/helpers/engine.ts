@@ -1,0 +1,89 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
+import { tempDir } from './fs.ts';
+import { startTestServer, tempHome, type TestServer, type WsClient } from './server.ts';
+
+// Retries back off instantly in tests (the engine reads this when the server starts).
+process.env.SVC_CODE_RETRY_BASE_MS = '0';
+
+export const MODEL = 'fx/model';
+
+/** config.toml with one chat_compat provider aimed at the fixture LLM and it as the default model. */
+export function engineConfig(llmUrl: string, extra = ''): string {
+  // Auto titles would take fixture replies meant for the turns.
+  return `default_model = "${MODEL}"
+auto_session_title = false
+${extra}
+
+[providers.fx]
+type = "chat_compat"
+base_url = "${llmUrl}/v1"
+api_key = "sk-test"
+
+[models."${MODEL}"]
+provider = "fx"
+model = "fixture-model"
+max_context_size = 100000
+`;
+}
+
+export interface EngineEnv {
+  s: TestServer;
+  llm: FixtureLlm;
+  sid: string;
+  ws: WsClient;
+}
+
+/** A server configured against a fresh fixture LLM, one session, and a WS subscribed to it. */
+export async function startEngine(t: ExecutionContext, opts: { extraToml?: string; config?: string | null } = {}): Promise<EngineEnv> {
+  const llm = await startFixtureLlm();
+  const home = await tempHome();
+  const config = opts.config === undefined ? engineConfig(llm.url, opts.extraToml) : opts.config;
+  if (config !== null) await writeFile(path.join(home, 'config.toml'), config);
+  const s = await startTestServer({ home });
+  const env: EngineEnv = { s, llm, sid: await newSession(s), ws: await s.ws() };
+  t.teardown(async () => {
+    await env.ws.close();
+    await env.s.stop();
+    await llm.close();
+  });
+  await env.ws.request('subscribe', { session_ids: [env.sid] });
+  return env;
+}
+
+export async function newSession(s: TestServer): Promise<string> {
+  const r = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } });
+  if (r.code !== 0) throw new Error(`session create failed: ${JSON.stringify(r)}`);
+  return r.data.id;
+}
+
+export const text = (t: string) => [{ type: 'text', text: t }];
+
+export function prompt(env: Pick<EngineEnv, 's' | 'sid'>, body: Record<string, unknown> | string) {
+  return env.s.post(`/api/v1/sessions/${env.sid}/prompts`, typeof body === 'string' ? { content: text(body) } : body);
+}
+
+/** Waits for the nth (1-based) `turn.ended` frame of the session. */
+export function turnEnded(env: EngineEnv, n = 1, timeoutMs = 10_000): Promise<any> {
+  return env.ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === env.sid && env.ws.frames.filter((x) => x.type === 'turn.ended' && x.session_id === env.sid).indexOf(f) === n - 1, timeoutMs);
+}
+
+/** The session's journal, oldest first. */
+export async function journal(env: Pick<EngineEnv, 's' | 'sid'>): Promise<Array<{ type: string; seq: number; payload: any }>> {
+  return env.s.server.app.journal.readRange(env.sid, 1);
+}
+
+export const types = (events: Array<{ type: string }>) => events.map((e) => e.type);
+
+/** Polls `fn` until it returns truthy (a condition that settles asynchronously). */
+export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
