@@ -1,5 +1,6 @@
 import type { Journal } from '../../journal/journal.ts';
-import type { UploadService } from '../uploads/service.ts';
+import type { AppContext } from '../app/context.ts';
+import { findSessionMedia } from '../media/session-media.ts';
 import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
 import { EngineEvents, type ContentPart, type Message, type MessageCreatedPayload } from './events.ts';
@@ -22,26 +23,35 @@ export async function loadMessages(journal: Journal, sessionId: string): Promise
   return { messages, events };
 }
 
-async function imageOf(part: { source?: any }, uploads: UploadService): Promise<ImagePart | TextPart> {
+/** Where a turn reads prompt media from: the session's committed media, then staged uploads. */
+export interface MediaSource { app: Pick<AppContext, 'home' | 'uploads'>; sessionId: string }
+
+async function mediaBytes(src: MediaSource, fileId: string, kind: 'session_media' | 'file'): Promise<ImagePart> {
+  const committed = await findSessionMedia(src.app, src.sessionId, fileId);
+  if (committed) return { type: 'image', data: (await readFile(committed.path)).toString('base64'), mediaType: committed.meta.media_type };
+  if (kind === 'session_media') throw new Error(`session media ${fileId} is gone`);
+  // A prompt accepted before uploads were committed to the session.
+  const up = await src.app.uploads.lookup(fileId);
+  return { type: 'image', data: (await readFile(up.path)).toString('base64'), mediaType: up.meta.media_type };
+}
+
+async function imageOf(part: { source?: any }, media: MediaSource): Promise<ImagePart | TextPart> {
   const s = part.source ?? {};
   try {
     if (s.kind === 'base64') return { type: 'image', data: String(s.data), mediaType: String(s.media_type) };
     if (s.kind === 'url') return { type: 'image', data: String(s.url), mediaType: 'image/*' };
-    if (s.kind === 'file') {
-      const up = await uploads.lookup(String(s.file_id));
-      return { type: 'image', data: (await readFile(up.path)).toString('base64'), mediaType: up.meta.media_type };
-    }
+    if (s.kind === 'file' || s.kind === 'session_media') return await mediaBytes(media, String(s.file_id), s.kind);
   } catch {
-    // An upload that expired since the prompt was accepted: say so instead of failing the turn.
+    // Media deleted or expired since the prompt was accepted: say so instead of failing the turn.
   }
   return { type: 'text', text: `[image unavailable: ${String(s.file_id ?? s.url ?? 'unknown')}]` };
 }
 
-async function userContent(parts: ContentPart[], uploads: UploadService): Promise<Array<TextPart | ImagePart>> {
+async function userContent(parts: ContentPart[], media: MediaSource): Promise<Array<TextPart | ImagePart>> {
   const out: Array<TextPart | ImagePart> = [];
   for (const p of parts) {
     if (p.type === 'text') out.push({ type: 'text', text: p.text });
-    else if (p.type === 'image') out.push(await imageOf(p, uploads));
+    else if (p.type === 'image') out.push(await imageOf(p, media));
     else if (p.type === 'video') out.push({ type: 'text', text: '[video attachment not supported by this model interface]' });
     else if (p.type === 'file') out.push({ type: 'text', text: `[attached file ${p.name} (${p.media_type}, ${p.size} bytes)]` });
   }
@@ -65,10 +75,10 @@ function toolContent(parts: ContentPart[]): ToolResultPart[] {
 }
 
 /** The model's view of the session history. */
-export async function toModelMessages(messages: Message[], uploads: UploadService): Promise<ModelMessage[]> {
+export async function toModelMessages(messages: Message[], media: MediaSource): Promise<ModelMessage[]> {
   const out: ModelMessage[] = [];
   for (const m of messages) {
-    if (m.role === 'user') out.push({ role: 'user', content: await userContent(m.content, uploads) });
+    if (m.role === 'user') out.push({ role: 'user', content: await userContent(m.content, media) });
     else if (m.role === 'assistant') {
       const content = assistantContent(m.content);
       if (content.length) out.push({ role: 'assistant', content });

@@ -1,10 +1,11 @@
 import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
 import { Codes } from '../http/codes.ts';
-import { ApiError, notFound, validationError } from '../http/errors.ts';
+import { ApiError, validationError } from '../http/errors.ts';
 import type { PromptInput } from '../http/schemas/prompts.ts';
+import { planPromptMedia } from '../media/prompt-media.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
-import { EngineEvents, type ContentPart, type PromptAcceptedPayload } from './events.ts';
+import { EngineEvents, type PromptAcceptedPayload } from './events.ts';
 import { checkCredential, checkThinkingValue, resolveModel, resolveThinking } from './model-resolve.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { SessionRuntime } from './runtime.ts';
@@ -23,24 +24,6 @@ export function checkSkills(skills: Array<{ name: string }> | undefined): void {
   for (const s of skills ?? []) throw new ApiError(Codes.SKILL_NOT_FOUND, `skill not found: ${s.name}`, { details: { name: s.name } });
 }
 
-/** Media references are checked before anything else: uploads must exist and be of the part's kind. */
-export async function checkMedia(app: AppContext, content: PromptInput['content']): Promise<void> {
-  for (const [i, part] of content.entries()) {
-    if (part.type === 'file') await app.uploads.lookup(part.file_id);
-    if (part.type !== 'image' && part.type !== 'video') continue;
-    const src = part.source;
-    // No session media store yet: a session_media id cannot exist in the session.
-    if (src.kind === 'session_media') throw notFound(Codes.FILE_NOT_FOUND, 'session media', src.file_id);
-    if (src.kind !== 'file') continue;
-    const up = await app.uploads.lookup(src.file_id);
-    if (!up.meta.media_type.toLowerCase().startsWith(`${part.type}/`)) {
-      throw new ApiError(Codes.FILE_NOT_FOUND, `file ${src.file_id} is ${up.meta.media_type}, not ${part.type}`, {
-        details: { id: src.file_id, field: `content[${i}].source.file_id`, media_type: up.meta.media_type, expected: `${part.type}/*` },
-      });
-    }
-  }
-}
-
 function checkReservable(rt: SessionRuntime, id: string | undefined): void {
   if (id === undefined) return;
   const known = rt.prompts.get(id);
@@ -55,7 +38,8 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
   const session = findOwnedSession(app, sessionId);
   if (body.prompt_id !== undefined && body.skills) throw validationError([{ field: 'prompt_id', message: 'cannot be combined with skills' }]);
   if (body.agent_id !== undefined && body.agent_id !== MAIN_AGENT) throw validationError([{ field: 'agent_id', message: `unknown agent: ${body.agent_id}` }]);
-  await checkMedia(app, body.content);
+  // Media is checked before anything else (40001/40407/41003) but stored only once every check passed.
+  const media = await planPromptMedia(app, sessionId, body.content);
   checkSkills(body.skills);
   const rt = await app.engine.runtime(session);
   checkReservable(rt, body.prompt_id);
@@ -69,6 +53,8 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
     await checkCredential(app, model);
     checkThinkingValue(body.thinking, 'thinking');
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
+    // Last fallible step before the prompt is journaled: stores the media (undone by discard below).
+    const content = await media.commit();
     if (body.permission_mode) rt.overrides.permission_mode = body.permission_mode;
     if (body.disabled_tools) rt.overrides.disabled_tools = [...body.disabled_tools];
     const overrides: PromptAcceptedPayload['overrides'] = JSON.parse(JSON.stringify({
@@ -76,14 +62,17 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
       permission_mode: body.permission_mode, disabled_tools: body.disabled_tools,
     }));
     const record: PromptRecord = {
-      prompt_id: promptId, user_message_id: newMessageId(), content: body.content as ContentPart[],
+      prompt_id: promptId, user_message_id: newMessageId(), content,
       created_at: app.clock.now().toISOString(), status: 'queued', overrides,
     };
     const payload: PromptAcceptedPayload = { agent_id: MAIN_AGENT, ...record, overrides };
     delete (payload as Partial<PromptRecord>).status;
     record.accepted = app.journal.append([{ stream: sessionId, type: EngineEvents.promptAccepted, payload }]).then(() => undefined);
     const status = rt.enqueue(record, { model, thinking, disabledTools: rt.overrides.disabled_tools ?? [] });
-    await record.accepted;
+    await record.accepted.catch(async (err) => {
+      await media.discard();
+      throw err;
+    });
     return toPromptObject(record, status);
   } finally {
     rt.reserved.delete(promptId);

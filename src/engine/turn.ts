@@ -117,7 +117,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     thinking: (text: string, offset: number) => t.app.publishVolatile(t.sessionId, EngineEvents.thinkingDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
   };
   for (let attempt = 1; ; attempt++) {
-    const messages = await toModelMessages(t.history, t.app.uploads);
+    const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });
     const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools), thinking: t.thinking };
     const result = await runAttempt(t.client, req, t.signal, offsets, sink);
     if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {

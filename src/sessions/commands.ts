@@ -6,6 +6,7 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { AppContext } from '../app/context.ts';
 import { GlobalEvents, SessionEvents, type SessionState } from '../events/types.ts';
 import { validationError } from '../http/errors.ts';
+import { copySessionMedia } from '../media/session-media.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { ensureNotBusy, findOwnedSession } from './lookup.ts';
@@ -107,6 +108,8 @@ export async function forkSession(
   const history = (await app.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.'));
   const copies: PendingEvent[] = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }));
   const [first, ...rest] = creationEvents(app, state);
+  // Copied prompts reference the source's media ids: the fork gets its own copy of the files.
+  await copySessionMedia(app, src.id, state.id);
   await app.journal.append([first, ...copies, ...rest]);
   return toSessionObject(app.sessions.get(state.id)!, app.live);
 }
