@@ -85,19 +85,22 @@ runBench('prompt-latency', 5 * 60_000, async (scope) => {
   scope.defer(() => ws.close());
   const timer = new TurnTimer(ws, client, stampArrivals(llm));
   const cwd = await scope.tempDir('prompt-latency-ws');
-  const ids = await createSessions(client, cwd, CONCURRENT + 1);
+  // A fresh session for every prompt: each measures a conversation's first turn (runtime load included),
+  // so the request body is the same size as the fixture-direct one.
+  const ids = await createSessions(client, cwd, (WARMUP + RUNS) * (1 + CONCURRENT));
   await timer.subscribe(ids);
+  const fresh = ids[Symbol.iterator]();
   const before = llm.requests.length;
-  const viaDaemon = (sessions: string[]) => {
+  const viaDaemon = (width: number) => {
     let n = 0;
-    return measure(`daemon x${sessions.length}`, sessions.length, () => script(sessions.length), async (i) => {
-      const t = await timer.prompt(sessions[i]!, `bench prompt ${n++}`);
+    return measure(`daemon x${width}`, width, () => script(width), async () => {
+      const t = await timer.prompt(fresh.next().value!, `bench prompt ${n++}`);
       if (t.chars !== chars) throw new Error(`turn streamed ${t.chars} chars, expected ${chars}`);
       return t;
     });
   };
-  const { summary: daemon1, samples: samples1 } = await viaDaemon(ids.slice(0, 1));
-  const { summary: daemon20, samples: samples20 } = await viaDaemon(ids.slice(1));
+  const { summary: daemon1, samples: samples1 } = await viaDaemon(1);
+  const { summary: daemon20, samples: samples20 } = await viaDaemon(CONCURRENT);
   const expected = (WARMUP + RUNS) * (1 + CONCURRENT);
   if (llm.requests.length - before !== expected) throw new Error(`fixture saw ${llm.requests.length - before} model requests, expected ${expected}`);
 
@@ -109,7 +112,7 @@ runBench('prompt-latency', 5 * 60_000, async (scope) => {
       `(${reply.events.length} chat_compat SSE text frames of ${Math.ceil(TOKENS / CHUNKS)} one-word tokens, ${DELAY_MS} ms apart, ${chars} chars) from the fixture LLM ` +
       'in the bench process; daemon spawned from dist/. Fixture direct: the same script over a keep-alive streaming HTTP client, ms to the first text frame and to the end. ' +
       `${WARMUP} warm-up runs, then ${RUNS} runs; each run's median and p95 over its sessions/streams, then the median over runs. ` +
-      'Each session keeps its conversation across runs (turn n sends the n-1 earlier answers as history).',
+      'Every prompt goes to a fresh session (a first turn, including loading the session runtime).',
     target: { ...TARGET, aim_first_delta_ms: AIM.first_delta_ms, aim_turn_ms: AIM.turn_ms },
     script: { tokens: TOKENS, frames: reply.events.length, tokens_per_frame: Math.ceil(TOKENS / CHUNKS), delay_ms: DELAY_MS, chars },
     fixture_direct: { sessions_1: fixture1, concurrent_20: fixture20 },

@@ -73,11 +73,30 @@ function modelEntry(record: Doc): ModelEntry {
 }
 
 /** The production client for a resolved model; a managed provider's OAuth token goes in as `api_key`. Throws WireConfigError / ApiError. */
-export async function clientFor(app: AppContext, m: ResolvedModel): Promise<ModelClient> {
+export async function clientFor(app: AppContext, m: ResolvedModel, cache?: ClientCache): Promise<ModelClient> {
   const { type, base_url, api_key, env, custom_headers } = m.provider;
   const entry: ProviderEntry = { type, base_url, api_key, env, custom_headers };
   if (m.provider.oauth) entry.api_key = await app.auth.getAccessToken(m.providerId);
-  return createModelClient(entry, modelEntry(m.record));
+  const model = modelEntry(m.record);
+  // Building an AI SDK provider costs about a millisecond; reuse it while its settings are unchanged.
+  return cache ? cache.get(entry, model) : createModelClient(entry, model);
+}
+
+/** Model clients by their full settings (credentials included, so a changed key builds a new one). */
+export class ClientCache {
+  private readonly clients = new Map<string, ModelClient>();
+  constructor(private readonly size = 64) {}
+
+  get(entry: ProviderEntry, model: ReturnType<typeof modelEntry>): ModelClient {
+    const key = JSON.stringify([entry, model]);
+    let client = this.clients.get(key);
+    if (!client) {
+      client = createModelClient(entry, model);
+      if (this.clients.size >= this.size) this.clients.delete(this.clients.keys().next().value!);
+      this.clients.set(key, client);
+    }
+    return client;
+  }
 }
 
 /** Thinking values a prompt or profile may name: an effort, or `off`. */

@@ -2,6 +2,7 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { AppContext } from '../app/context.ts';
 import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from './events.ts';
 import { loadMessages } from './history.ts';
+import { ClientCache } from './model-resolve.ts';
 import type { PromptRecord } from './prompt-state.ts';
 import { retryBaseMs } from './retry.ts';
 import { SessionRuntime } from './runtime.ts';
@@ -16,6 +17,7 @@ export class EngineRegistry {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly loading = new Map<string, Promise<SessionRuntime>>();
   private readonly retryBase = retryBaseMs();
+  private readonly clients = new ClientCache();
 
   constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {}
 
@@ -37,7 +39,7 @@ export class EngineRegistry {
 
   private async load(session: SessionRecord): Promise<SessionRuntime> {
     const { messages, events } = await loadMessages(this.app.journal, session.id);
-    const rt = new SessionRuntime({ app: this.app, tools: this.tools, limits: () => this.limits() }, session.id, session.workspace_id, messages);
+    const rt = new SessionRuntime({ app: this.app, tools: this.tools, clients: this.clients, limits: () => this.limits() }, session.id, session.workspace_id, messages);
     for (const e of events) {
       if (e.type === EngineEvents.promptAccepted) rt.prompts.set(e.payload.prompt_id, finished(e.payload as PromptAcceptedPayload, 'completed'));
       if (e.type === EngineEvents.promptAborted) {

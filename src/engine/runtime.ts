@@ -4,7 +4,7 @@ import type { AppContext } from '../app/context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
-import { clientFor, type ResolvedModel } from './model-resolve.ts';
+import { clientFor, type ClientCache, type ResolvedModel } from './model-resolve.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { ToolExecutor } from './tools.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
@@ -31,6 +31,7 @@ interface ActiveTurn {
 export interface RuntimeDeps {
   app: AppContext;
   tools: ToolExecutor;
+  clients: ClientCache;
   limits: () => LoopLimits;
 }
 
@@ -129,7 +130,7 @@ export class SessionRuntime {
     while (this.queue.length && !this.closed) {
       const { prompt, plan } = this.queue.shift()!;
       try {
-        await prompt.accepted;
+        // Not awaiting prompt.accepted: the turn's own appends queue behind it, and its deltas wait for both.
         if (this.closed) return;
         await this.turn(prompt, plan);
       } catch (err) {
@@ -155,18 +156,22 @@ export class SessionRuntime {
     this.history.push(user);
     const wasBusy = app.live.get(this.sessionId)?.main_turn_active ?? false;
     this.live(true, plan.model.alias);
-    await app.journal.append([
+    // Not awaited: the model request need not wait for the disk. The journal commits in order, and
+    // the turn publishes no delta before its first step's events are on disk (see runTurn).
+    const started = Promise.all([prompt.accepted, app.journal.append([
       { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: MAIN_AGENT, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
       { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: turnId, message: user } },
       ...(wasBusy ? [] : this.workEvents(true)),
-    ]);
+    ])]);
+    started.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
     let outcome: TurnOutcome | null;
     const client = await this.client(plan.model);
     if (!('stream' in client)) {
+      await started;
       outcome = { reason: 'failed', error: client, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0 };
     } else {
       outcome = await runTurn({
-        app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools,
+        app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools, started,
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
         takeSteered: () => active.steered.splice(0), closing: () => this.closed,
       });
@@ -186,7 +191,7 @@ export class SessionRuntime {
   /** The model client, or the failure to report as the turn's error (credentials gone since acceptance, ...). */
   private async client(model: ResolvedModel): Promise<ModelClient | { kind: string; message: string }> {
     try {
-      return await clientFor(this.deps.app, model);
+      return await clientFor(this.deps.app, model, this.deps.clients);
     } catch (err) {
       const kind = (err as { kind?: string }).kind ?? (err instanceof ApiError ? 'auth' : 'other');
       return { kind, message: (err as Error).message };

@@ -34,6 +34,8 @@ export interface TurnInput {
   takeSteered(): Array<{ prompt_id: string; message: Message }>;
   /** The daemon is stopping: leave the turn open in the journal (the next start ends it). */
   closing(): boolean;
+  /** The append of `turn.started` (in flight while the first request goes out). */
+  started?: Promise<unknown>;
 }
 
 export interface TurnOutcome {
@@ -59,8 +61,10 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
       return end('failed', step - 1, { kind: 'max_steps', message: `max_steps_per_turn (${t.limits.maxSteps}) reached` });
     }
     await foldSteered(t, emit, carried);
-    await emit([{ type: EngineEvents.stepStarted, payload: { ...base, step } }]);
-    const result = await attemptStep(t, step, offsets, emit);
+    // The request goes out while step.started is written; deltas wait for it (and turn.started).
+    const ready = Promise.all([t.started, emit([{ type: EngineEvents.stepStarted, payload: { ...base, step } }])]);
+    ready.catch(() => undefined); // awaited in attemptStep
+    const result = await attemptStep(t, step, offsets, emit, ready);
     if (t.closing()) return null;
     if (result.error) {
       await saveAssistant(t, result.parts, emit, { interrupted: true });
@@ -111,15 +115,17 @@ async function foldSteered(t: TurnInput, emit: Emit, carried: Steered): Promise<
 }
 
 /** One step with loop_control retries: transient failures back off and retry; anything else ends the step. */
-async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emit: Emit): Promise<AttemptResult> {
+async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emit: Emit, ready: Promise<unknown>): Promise<AttemptResult> {
+  const publish = gatedPublisher(t, ready);
   const sink = {
-    text: (text: string, offset: number) => t.app.publishVolatile(t.sessionId, EngineEvents.assistantDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
-    thinking: (text: string, offset: number) => t.app.publishVolatile(t.sessionId, EngineEvents.thinkingDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
+    text: (text: string, offset: number) => publish(EngineEvents.assistantDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
+    thinking: (text: string, offset: number) => publish(EngineEvents.thinkingDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
   };
   for (let attempt = 1; ; attempt++) {
     const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });
     const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools), thinking: t.thinking };
     const result = await runAttempt(t.client, req, t.signal, offsets, sink);
+    await ready;
     if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {
       if (result.error && t.signal.aborted) result.error = { kind: 'aborted', message: 'turn cancelled' };
       return result;
@@ -131,6 +137,23 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     }]);
     if (!(await sleep(delay_ms, t.signal))) return { ...result, parts: [], error: { kind: 'aborted', message: 'turn cancelled' } };
   }
+}
+
+/**
+ * Volatile frames held until `ready` (the step's start events) is on disk, so a
+ * subscriber never sees a delta before the turn and step it belongs to.
+ */
+function gatedPublisher(t: TurnInput, ready: Promise<unknown>) {
+  let open = false;
+  const held: Array<[string, unknown, number]> = [];
+  ready.then(() => {
+    open = true;
+    for (const [type, payload, offset] of held.splice(0)) t.app.publishVolatile(t.sessionId, type, payload, offset);
+  }, () => undefined);
+  return (type: string, payload: unknown, offset: number) => {
+    if (open) t.app.publishVolatile(t.sessionId, type, payload, offset);
+    else held.push([type, payload, offset]);
+  };
 }
 
 function buildMessage(t: TurnInput, content: ContentPart[], metadata?: Record<string, unknown>): Message {

@@ -45,8 +45,24 @@ export class FanOut {
     for (const c of this.connections()) {
       if (!c.subs.has(sessionId)) continue;
       text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
+      this.corkUntilNextTick(c);
       c.deliver(sessionId, { seq, volatile: true, text }, agentId);
     }
+  }
+
+  private readonly tickCorked = new Set<WsConnection>();
+
+  /** Streams of deltas leave in one socket write per connection per event-loop turn. */
+  private corkUntilNextTick(c: WsConnection): void {
+    if (this.tickCorked.has(c)) return;
+    if (this.tickCorked.size === 0) {
+      setImmediate(() => {
+        for (const corked of this.tickCorked) corked.uncork();
+        this.tickCorked.clear();
+      });
+    }
+    this.tickCorked.add(c);
+    c.cork();
   }
 
   private route(e: JournalEvent, conns: WsConnection[]): void {
