@@ -1,3 +1,4 @@
+import http from 'node:http';
 import test from 'ava';
 import { startTestServer } from './helpers/server.ts';
 
@@ -31,6 +32,16 @@ test('requests from a foreign web origin are refused; loopback and app origins a
   t.is(evil.body.code, 40101);
   const nullOrigin = await s.req('GET', '/api/v1/meta', undefined, { Origin: 'null' });
   t.is(nullOrigin.status, 403);
+  // DNS rebinding: a foreign name resolving to this machine sends a matching Host; still refused.
+  const port = new URL(s.baseUrl).port;
+  const viaHost = (host: string) => new Promise<number>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/api/v1/meta', headers: { Host: host, Origin: `http://${host}`, Authorization: `Bearer ${s.token}` } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+  t.is(await viaHost(`evil.example:${port}`), 403);
+  t.is(await viaHost(`127.0.0.1:${port}`), 200, 'the same request by IP address passes');
   for (const origin of ['http://localhost:3000', 'http://127.0.0.1:8080', 'http://[::1]:9000', 'vscode-webview://abc']) {
     const ok = await s.req('GET', '/api/v1/meta', undefined, { Origin: origin });
     t.is(ok.status, 200, origin);

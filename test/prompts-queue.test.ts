@@ -61,6 +61,19 @@ test('steer errors: 40402 for an id not queued; {prompt_id}:steer answers one id
   t.is((await turnEnded(env)).payload.steps, 2);
 });
 
+test('steering a repeated id folds it once and leaves the other queued prompts alone', async (t) => {
+  const env = await startEngine(t);
+  env.llm.setScript(scripts.longAnswer(10, 40), scripts.helloText, scripts.helloText);
+  await prompt(env, 'first');
+  const second = await prompt(env, 'second');
+  const third = await prompt(env, 'third');
+  const r = await env.s.post(`/api/v1/sessions/${env.sid}/prompts:steer`, { prompt_ids: [second.data.prompt_id, second.data.prompt_id] });
+  t.is(r.code, 0);
+  t.deepEqual(r.data, { steered: true, prompt_ids: [second.data.prompt_id] });
+  const list = (await env.s.get(`/api/v1/sessions/${env.sid}/prompts`)).data;
+  t.deepEqual(list.queued.map((p: any) => p.prompt_id), [third.data.prompt_id]);
+});
+
 test('aborting a queued prompt drops it; aborting the running one cancels its turn', async (t) => {
   const env = await startEngine(t);
   env.llm.setScript(scripts.hang, scripts.helloText);

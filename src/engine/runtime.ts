@@ -77,18 +77,25 @@ export class SessionRuntime {
     return this.queue.some((q) => q.prompt.prompt_id === promptId);
   }
 
-  /** Folds queued prompts into the active turn; false when there is no active turn to take them. */
-  steer(ids: string[]): boolean {
-    const turn = this.active;
-    if (!turn) return false;
-    for (const id of ids) {
+  /**
+   * Folds queued prompts into the active turn. With no active turn (between two
+   * turns) they move to the front of the queue and run next, in the given order.
+   */
+  steer(ids: string[]): void {
+    const taken = ids.flatMap((id) => {
       const i = this.queue.findIndex((q) => q.prompt.prompt_id === id);
-      const [{ prompt }] = this.queue.splice(i, 1);
+      return i < 0 ? [] : this.queue.splice(i, 1);
+    });
+    const turn = this.active;
+    if (!turn) {
+      this.queue.unshift(...taken);
+      return;
+    }
+    for (const { prompt } of taken) {
       prompt.status = 'running';
       turn.prompts.push(prompt);
-      turn.steered.push({ prompt_id: id, message: this.userMessage(prompt) });
+      turn.steered.push({ prompt_id: prompt.prompt_id, message: this.userMessage(prompt) });
     }
-    return true;
   }
 
   /** Aborts a queued prompt (dropped) or the turn running it. */
@@ -134,7 +141,8 @@ export class SessionRuntime {
         if (this.closed) return;
         await this.turn(prompt, plan);
       } catch (err) {
-        this.deps.app.log.error({ err, session_id: this.sessionId }, 'turn crashed');
+        this.deps.app.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack }, session_id: this.sessionId }, 'turn crashed');
+        await this.endCrashedTurn(prompt, err as Error);
       }
     }
     // A queued prompt aborted while the last turn ended leaves the session busy: publish idle now.
@@ -186,6 +194,27 @@ export class SessionRuntime {
       ...(more ? [] : this.workEvents(false)),
     ]);
     this.active = undefined;
+  }
+
+  /** A turn that threw still ends: failed in the journal (when it can still be written), and not busy. */
+  private async endCrashedTurn(prompt: PromptRecord, err: Error): Promise<void> {
+    const app = this.deps.app;
+    const active = this.active;
+    this.active = undefined;
+    for (const p of active?.prompts ?? [prompt]) p.status = 'completed';
+    const more = this.queue.length > 0;
+    if (!more) this.live(false, app.live.get(this.sessionId)?.model ?? '');
+    if (!active) return;
+    const ended: TurnEndedPayload = {
+      agent_id: MAIN_AGENT, turn_id: active.turnId, prompt_id: prompt.prompt_id, reason: 'failed',
+      error: { kind: 'internal', message: err.message }, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 },
+      steps: 0, ended_at: app.clock.now().toISOString(),
+    };
+    try {
+      await app.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents(false))]);
+    } catch (appendErr) {
+      app.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');
+    }
   }
 
   /** The model client, or the failure to report as the turn's error (credentials gone since acceptance, ...). */

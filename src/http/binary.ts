@@ -12,6 +12,12 @@ export interface SendFileOptions {
   contentType?: string;
   /** `attachment; filename=...` when set. */
   downloadName?: string;
+  /**
+   * Answer an unsatisfiable Range with 416. Off for the routes that report every
+   * failure through the envelope (Part B "Binary and streaming endpoints"): they
+   * ignore such a Range and send the whole file, as HTTP allows.
+   */
+  strictRange?: boolean;
 }
 
 /**
@@ -32,14 +38,14 @@ export function sendFile(ctx: Koa.Context, file: string, st: Stats, opts: SendFi
   const header = ctx.get('Range');
   if (header && st.size > 0) {
     const ranges = rangeParser(st.size, header, { combine: true });
-    if (ranges === -1) {
+    if (ranges === -1 && opts.strictRange) {
       // Body first: koa turns a null body into 204 unless the status is set afterwards.
       ctx.body = null;
       ctx.status = 416;
       ctx.set('Content-Range', `bytes */${st.size}`);
       return;
     }
-    if (ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {
+    if (ranges !== -1 && ranges !== -2 && ranges.type === 'bytes' && ranges.length === 1) {
       const { start, end } = ranges[0];
       ctx.status = 206;
       ctx.set('Content-Range', `bytes ${start}-${end}/${st.size}`);

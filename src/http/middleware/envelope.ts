@@ -28,7 +28,11 @@ export function envelopeMiddleware(log: Logger): Koa.Middleware {
 
 function toApiError(err: unknown, log: Logger, ctx: Koa.Context): ApiError {
   if (err instanceof ApiError) return err;
-  const e = err as { status?: number; expose?: boolean; message?: string; type?: string };
+  const e = err as { status?: number; expose?: boolean; message?: string; type?: string; code?: string };
+  // A NUL byte in a client path reaches fs calls as ERR_INVALID_ARG_VALUE: bad input, not a fault.
+  if (e?.code === 'ERR_INVALID_ARG_VALUE' && /null bytes/.test(e.message ?? '')) {
+    return new ApiError(Codes.VALIDATION, 'path must not contain NUL bytes', { details: [{ field: 'path', message: 'must not contain NUL bytes' }] });
+  }
   // Body-parser and other HTTP errors meant for the client (malformed JSON, oversize body).
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
     const message = e.status === 413 ? 'request body too large' : `malformed request body: ${e.message}`;

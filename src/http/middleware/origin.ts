@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type Koa from 'koa';
 import { ApiError } from '../errors.ts';
 import { Codes } from '../codes.ts';
@@ -7,8 +8,9 @@ const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 /**
  * Browsers send `Origin`; a page of another site must not drive the daemon.
  * Allowed: no Origin (non-browser clients), loopback http(s) origins, the
- * daemon's own origin (same Host), non-web app schemes (IDE webviews, desktop
- * shells), and any origin listed in SVC_CODE_ALLOWED_ORIGINS.
+ * daemon's own origin when reached by IP address (same Host), non-web app
+ * schemes (IDE webviews, desktop shells: no web site can send those), and any
+ * origin listed in SVC_CODE_ALLOWED_ORIGINS.
  */
 export function isAllowedOrigin(origin: string | undefined, host: string | undefined, extra: string[] = []): boolean {
   if (!origin) return true;
@@ -22,7 +24,9 @@ export function isAllowedOrigin(origin: string | undefined, host: string | undef
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return true;
   if (LOOPBACK_HOSTS.test(url.hostname)) return true;
-  return Boolean(host) && url.host === host;
+  // The daemon's own page on a remote bind (http://<ip>:<port>). Only an IP literal counts: a page
+  // reached through a DNS name could be a DNS-rebinding attack that also controls Host.
+  return Boolean(host) && url.host === host && isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0;
 }
 
 export function originMiddleware(extra: string[]): Koa.Middleware {

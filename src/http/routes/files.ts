@@ -51,7 +51,7 @@ export function fileRoutes(app: AppContext): RouteDef[] {
       handler: async ({ params, ctx }) => {
         const file = await resolveForDownload(app, params.file_id);
         ctx.attachment(file.meta.name, { type: 'inline' });
-        sendFile(ctx, file.path, file.stat, { conditional: false, contentType: file.meta.media_type });
+        sendFile(ctx, file.path, file.stat, { conditional: false, contentType: file.meta.media_type, strictRange: true });
       },
     }),
     route({

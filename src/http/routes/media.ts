@@ -40,7 +40,7 @@ export function mediaRoutes(app: AppContext): RouteDef[] {
         if (!s || !app.workspaces.get(s.workspace_id)) throw notFound404(Codes.SESSION_NOT_FOUND, 'session', params.session_id);
         const file = await locate(app, params.session_id, params.file_id);
         if (file.name) ctx.attachment(file.name, { type: 'inline' });
-        sendFile(ctx, file.path, file.stat, { conditional: true, contentType: file.mediaType });
+        sendFile(ctx, file.path, file.stat, { conditional: true, contentType: file.mediaType, strictRange: true });
       },
     }),
   ];

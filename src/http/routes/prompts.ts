@@ -13,9 +13,9 @@ const tags = ['prompts'];
 
 const notQueued = (id: string) => new ApiError(Codes.PROMPT_NOT_FOUND, `prompt not queued: ${id}`, { details: { prompt_id: id } });
 
-function steer(rt: SessionRuntime | undefined, ids: string[]): { steered: true; prompt_ids: string[] } {
+function steer(rt: SessionRuntime | undefined, given: string[]): { steered: true; prompt_ids: string[] } {
+  const ids = [...new Set(given)];
   for (const id of ids) if (!rt?.isQueued(id)) throw notQueued(id);
-  // No active turn to fold into: the prompts simply stay first in line and run next.
   rt!.steer(ids);
   return { steered: true, prompt_ids: ids };
 }
