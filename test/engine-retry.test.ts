@@ -100,3 +100,28 @@ test('backoff is exponential with jitter and honours a longer retry-after', (t) 
   t.is(backoffMs(30, 100, undefined, () => 1), 30_000, 'capped');
   t.is(backoffMs(2, 0, 5000), 0, 'the test knob keeps retries instant');
 });
+
+test('a dropped stream: live deltas and the journaled messages agree, the retry does not resend the partial text', async (t) => {
+  const env = await startEngine(t);
+  // Paced so that 'par' and 'tial' reach the daemon before the socket is destroyed (' more' may not).
+  env.llm.setScript({ ...scripts.droppedMidStream, drop_after: 4, delay_ms: 30 }, scripts.helloText);
+  await prompt(env, 'flaky');
+  t.is((await turnEnded(env)).payload.reason, 'completed');
+  // A client per Core Events rule 3: lower offset = duplicate (dropped), higher = gap.
+  let live = '';
+  for (const f of env.ws.frames.filter((x) => x.type === 'assistant.delta' && x.session_id === env.sid)) {
+    t.true(f.payload.offset <= live.length, `no gap at offset ${f.payload.offset}`);
+    if (f.payload.offset === live.length) live += f.payload.text;
+  }
+  t.true(live.startsWith('partial') && live.endsWith('Hello, world'), live);
+  const page = (await env.s.get(`/api/v1/sessions/${env.sid}/messages`)).data;
+  const assistants = [...page.items].reverse().filter((m: any) => m.role === 'assistant');
+  const saved = assistants.map((m: any) => m.content.filter((p: any) => p.type === 'text').map((p: any) => p.text).join('')).join('');
+  t.is(saved, live);
+  t.deepEqual(assistants[0].metadata, { interrupted: true, retried: true });
+  const events = types(await journal(env));
+  t.true(events.lastIndexOf('message.created', events.indexOf('turn.step.retrying')) > events.indexOf('turn.step.started'), 'partial saved before retrying');
+  t.is(env.llm.requests.length, 2);
+  t.false(JSON.stringify(env.llm.requests[1]!.body).includes('partial'));
+  t.false(JSON.stringify(env.llm.requests[1]!.body).includes('tial'));
+});

@@ -1,5 +1,6 @@
 import type { Journal } from '../../journal/journal.ts';
 import type { AppContext } from '../app/context.ts';
+import { filePartText } from '../media/file-part.ts';
 import { findSessionMedia } from '../media/session-media.ts';
 import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
@@ -53,7 +54,7 @@ async function userContent(parts: ContentPart[], media: MediaSource): Promise<Ar
     if (p.type === 'text') out.push({ type: 'text', text: p.text });
     else if (p.type === 'image') out.push(await imageOf(p, media));
     else if (p.type === 'video') out.push({ type: 'text', text: '[video attachment not supported by this model interface]' });
-    else if (p.type === 'file') out.push({ type: 'text', text: `[attached file ${p.name} (${p.media_type}, ${p.size} bytes)]` });
+    else if (p.type === 'file') out.push({ type: 'text', text: await filePartText(media.app, media.sessionId, p) });
   }
   return out.length ? out : [{ type: 'text', text: '' }];
 }
@@ -80,6 +81,8 @@ export async function toModelMessages(messages: Message[], media: MediaSource): 
   for (const m of messages) {
     if (m.role === 'user') out.push({ role: 'user', content: await userContent(m.content, media) });
     else if (m.role === 'assistant') {
+      // Partial output of a cancelled or retried attempt is history for the user, not context for the model.
+      if (m.metadata?.interrupted) continue;
       const content = assistantContent(m.content);
       if (content.length) out.push({ role: 'assistant', content });
     } else if (m.role === 'tool') out.push({ role: 'tool', content: toolContent(m.content) });

@@ -5,6 +5,7 @@ import type { ProviderConfig, ResolvedConfig } from '../config/resolve.ts';
 import { Codes } from '../http/codes.ts';
 import { ApiError, validationError } from '../http/errors.ts';
 import { resolveAlias } from '../providers/models.ts';
+import { WireConfigError } from '../providers/wire/errors.ts';
 import { createModelClient } from '../providers/wire/factory.ts';
 import type { ModelClient, ModelEntry, ProviderEntry, ThinkingRequest } from '../providers/wire/types.ts';
 
@@ -18,12 +19,14 @@ export interface ResolvedModel {
 
 /**
  * Session model choice: the prompt's `model` > the session's `agent_config.model` >
- * the global `default_model`. 40110 when no provider exists at all; 40113 when the
- * alias (or its provider) does not resolve.
+ * the global `default_model`. 40110 when no provider exists at all (a providerless
+ * flat model needs none); 40113 when the alias (or its provider) does not resolve.
  */
 export function resolveModel(c: ResolvedConfig, ...candidates: Array<string | undefined>): ResolvedModel {
-  if (Object.keys(c.providers).length === 0) throw new ApiError(Codes.NO_PROVIDER, 'no provider configured');
   const alias = [...candidates, c.default_model].find((x) => typeof x === 'string' && x.length > 0);
+  const flat = alias ? flatModel(c, alias) : undefined;
+  if (flat) return flat;
+  if (Object.keys(c.providers).length === 0) throw new ApiError(Codes.NO_PROVIDER, 'no provider configured');
   if (!alias) throw new ApiError(Codes.MODEL_NOT_RESOLVED, 'no model selected and no default_model configured', { details: { model_id: null } });
   const hit = resolveAlias(c, alias);
   if (!hit) throw new ApiError(Codes.MODEL_NOT_RESOLVED, `model not resolved: ${alias}`, { details: { model_id: alias } });
@@ -34,8 +37,18 @@ export function resolveModel(c: ResolvedConfig, ...candidates: Array<string | un
   return { alias, providerId, provider: hit.provider, record: hit.record };
 }
 
-function hasKey(p: ProviderConfig): boolean {
-  return Boolean(p.api_key) || Object.entries(p.env ?? {}).some(([k, v]) => /KEY/i.test(k) && v.length > 0);
+/**
+ * A `[models."<alias>"]` entry with no `provider` but its own `base_url` (Core
+ * `models_ready`): its provider is synthesized from `protocol` (the wire type,
+ * default chat_compat), `base_url` and an optional `api_key`, under the alias as id.
+ */
+function flatModel(c: ResolvedConfig, alias: string): ResolvedModel | undefined {
+  const hit = resolveAlias(c, alias);
+  const r = hit?.record;
+  if (!r || (r.provider !== undefined && r.provider !== '') || typeof r.base_url !== 'string' || !r.base_url) return undefined;
+  const provider: ProviderConfig = { type: typeof r.protocol === 'string' && r.protocol ? r.protocol : 'chat_compat', base_url: r.base_url };
+  if (typeof r.api_key === 'string' && r.api_key) provider.api_key = r.api_key;
+  return { alias, providerId: alias, provider, record: { ...r, protocol: provider.type } };
 }
 
 /**
@@ -53,9 +66,15 @@ export async function checkCredential(app: AppContext, m: ResolvedModel): Promis
     }
     return;
   }
-  // cloud_ai may use a service account from its env table instead of a key.
-  if (!hasKey(m.provider) && m.provider.type !== 'cloud_ai') {
-    throw new ApiError(Codes.PROVIDER_NO_CREDENTIAL, `provider ${m.providerId} has no credential`, { details: { provider_id: m.providerId } });
+  // Building the client runs the wire code's own credential rules (listed env names,
+  // Vertex service accounts), so 40111 answers exactly when the turn would lack a key.
+  // Other configuration errors are left to fail the turn, as before.
+  try {
+    await clientFor(app, m);
+  } catch (err) {
+    if (err instanceof WireConfigError && err.kind === 'auth') {
+      throw new ApiError(Codes.PROVIDER_NO_CREDENTIAL, `provider ${m.providerId} has no credential`, { details: { provider_id: m.providerId } });
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
+import { SessionEvents } from '../events/types.ts';
 import { Codes } from '../http/codes.ts';
 import { ApiError, validationError } from '../http/errors.ts';
 import type { PromptInput } from '../http/schemas/prompts.ts';
@@ -33,6 +34,20 @@ function checkReservable(rt: SessionRuntime, id: string | undefined): void {
   if (known) throw new ApiError(Codes.PROMPT_COMPLETED, `prompt ${id} already completed`, { data: { aborted: false }, details: { prompt_id: id } });
 }
 
+/** agent_config fields a prompt may set for its session (Core: Prompts, overrides). */
+type SessionOverrides = Pick<PromptInput, 'profile' | 'model' | 'thinking' | 'permission_mode' | 'disabled_tools'>;
+
+/** The prompt's overrides in Core's order (profile, model, thinking, permission_mode, disabled_tools), absent ones left out. */
+function sessionOverrides(body: PromptInput): SessionOverrides {
+  const out: SessionOverrides = {};
+  if (body.profile !== undefined) out.profile = body.profile;
+  if (body.model) out.model = body.model;
+  if (body.thinking !== undefined) out.thinking = body.thinking;
+  if (body.permission_mode !== undefined) out.permission_mode = body.permission_mode;
+  if (body.disabled_tools !== undefined) out.disabled_tools = [...body.disabled_tools];
+  return out;
+}
+
 /** POST /prompts: validates in Core's order, then queues the prompt; resolves once `prompt.accepted` is on disk. */
 export async function acceptPrompt(app: AppContext, sessionId: string, body: PromptInput) {
   const session = findOwnedSession(app, sessionId);
@@ -48,15 +63,15 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
   try {
     if (body.profile !== undefined && !KNOWN_PROFILES.includes(body.profile)) throw validationError([{ field: 'profile', message: `unknown profile: ${body.profile}` }]);
     const c = app.config.current();
-    const agentConfig = session.agent_config as { model?: string; thinking?: string };
+    const agentConfig = session.agent_config as SessionOverrides;
     const model = resolveModel(c, body.model, agentConfig.model);
     await checkCredential(app, model);
     checkThinkingValue(body.thinking, 'thinking');
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
     // Last fallible step before the prompt is journaled: stores the media (undone by discard below).
     const content = await media.commit();
-    if (body.permission_mode) rt.overrides.permission_mode = body.permission_mode;
-    if (body.disabled_tools) rt.overrides.disabled_tools = [...body.disabled_tools];
+    const sticky = sessionOverrides(body);
+    const disabledTools = sticky.disabled_tools ?? (Array.isArray(agentConfig.disabled_tools) ? agentConfig.disabled_tools : []);
     const overrides: PromptAcceptedPayload['overrides'] = JSON.parse(JSON.stringify({
       profile: body.profile, model: model.alias, thinking: thinking.enabled ? thinking.effort ?? 'on' : 'off',
       permission_mode: body.permission_mode, disabled_tools: body.disabled_tools,
@@ -67,8 +82,12 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
     };
     const payload: PromptAcceptedPayload = { agent_id: MAIN_AGENT, ...record, overrides };
     delete (payload as Partial<PromptRecord>).status;
-    record.accepted = app.journal.append([{ stream: sessionId, type: EngineEvents.promptAccepted, payload }]).then(() => undefined);
-    const status = rt.enqueue(record, { model, thinking, disabledTools: rt.overrides.disabled_tools ?? [] });
+    // The overrides become the session's own agent_config in the same batch, so they outlive the process.
+    record.accepted = app.journal.append([
+      { stream: sessionId, type: EngineEvents.promptAccepted, payload },
+      ...(Object.keys(sticky).length ? [{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: sticky } }] : []),
+    ]).then(() => undefined);
+    const status = rt.enqueue(record, { model, thinking, disabledTools });
     await record.accepted.catch(async (err) => {
       await media.discard();
       throw err;

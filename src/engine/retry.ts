@@ -8,6 +8,15 @@ export function retryBaseMs(env: NodeJS.ProcessEnv = process.env): number {
   return raw && /^\d+$/.test(raw) ? Number(raw) : DEFAULT_RETRY_BASE_MS;
 }
 
+/** Part B loop_control: a model request with no stream part for this long (or no first byte) times out, transiently. */
+export const DEFAULT_MODEL_IDLE_TIMEOUT_MS = 300_000;
+
+/** `SVC_CODE_MODEL_IDLE_TIMEOUT_MS` (0 turns the timeout off). Read once per runtime registry. */
+export function modelIdleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SVC_CODE_MODEL_IDLE_TIMEOUT_MS?.trim();
+  return raw && /^\d+$/.test(raw) ? Number(raw) : DEFAULT_MODEL_IDLE_TIMEOUT_MS;
+}
+
 export function backoffMs(attempt: number, baseMs: number, retryAfterMs?: number, random = Math.random): number {
   const ceiling = Math.min(MAX_DELAY_MS, baseMs * 2 ** (attempt - 1));
   const jittered = Math.round(ceiling / 2 + (random() * ceiling) / 2);

@@ -4,7 +4,7 @@ import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type T
 import { loadMessages } from './history.ts';
 import { ClientCache } from './model-resolve.ts';
 import type { PromptRecord } from './prompt-state.ts';
-import { retryBaseMs } from './retry.ts';
+import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
 import { SessionRuntime } from './runtime.ts';
 import { noTools, type ToolExecutor } from './tools.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
@@ -17,6 +17,7 @@ export class EngineRegistry {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly loading = new Map<string, Promise<SessionRuntime>>();
   private readonly retryBase = retryBaseMs();
+  private readonly idleTimeout = modelIdleTimeoutMs();
   private readonly clients = new ClientCache();
 
   constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {}
@@ -59,6 +60,7 @@ export class EngineRegistry {
       maxSteps: c.loop_control.max_steps_per_turn ?? 0,
       maxAttempts: Math.max(1, c.loop_control.max_attempts_per_step),
       retryBaseMs: this.retryBase,
+      idleTimeoutMs: this.idleTimeout,
       strategy: c.token_counting.strategy,
     };
   }

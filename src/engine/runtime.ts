@@ -47,8 +47,6 @@ export class SessionRuntime {
   private active?: ActiveTurn;
   private draining?: Promise<void>;
   private closed = false;
-  /** Sticky per-session choices of earlier prompts (model, thinking, disabled tools). */
-  overrides: { model?: string; thinking?: string; disabled_tools?: string[]; profile?: string; permission_mode?: string } = {};
 
   constructor(private readonly deps: RuntimeDeps, readonly sessionId: string, readonly workspaceId: string, readonly history: Message[]) {}
 

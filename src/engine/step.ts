@@ -1,4 +1,4 @@
-import type { ModelClient, ModelRequest, ProviderMeta, Usage as WireUsage, WireError } from '../providers/wire/types.ts';
+import type { ModelClient, ModelRequest, ModelStreamPart, ProviderMeta, Usage as WireUsage, WireError } from '../providers/wire/types.ts';
 import type { ContentPart } from './events.ts';
 import type { ToolCall } from './tools.ts';
 
@@ -23,13 +23,50 @@ export interface AttemptResult {
 
 const ZERO: WireUsage = { input: 0, output: 0, cache_read: 0, cache_creation: 0 };
 
-/** Folds one model stream into ordered content parts, publishing deltas as they arrive. */
-export async function runAttempt(client: ModelClient, req: ModelRequest, signal: AbortSignal, offsets: TurnOffsets, sink: DeltaSink): Promise<AttemptResult> {
+/**
+ * Aborts the request when no stream part arrived for `ms` (the first byte included). The reason is a
+ * `TimeoutError`, which the wire layer classifies as `transient`, unlike the turn's own abort.
+ */
+class IdleDeadline {
+  private readonly ctl = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  readonly signal: AbortSignal;
+
+  constructor(private readonly ms: number, turn: AbortSignal) {
+    this.signal = ms > 0 ? AbortSignal.any([turn, this.ctl.signal]) : turn;
+    this.touch();
+  }
+
+  touch(): void {
+    if (this.ms <= 0) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.ctl.abort(new DOMException(`no data from the model for ${this.ms} ms`, 'TimeoutError')), this.ms);
+  }
+
+  clear(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** Folds one model stream into ordered content parts, publishing deltas as they arrive. `idleMs` 0 = no idle timeout. */
+export async function runAttempt(
+  client: ModelClient, req: ModelRequest, signal: AbortSignal, offsets: TurnOffsets, sink: DeltaSink, idleMs = 0,
+): Promise<AttemptResult> {
+  const deadline = new IdleDeadline(idleMs, signal);
+  try {
+    return await fold(client.stream(req, deadline.signal), offsets, sink, () => deadline.touch());
+  } finally {
+    deadline.clear();
+  }
+}
+
+async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets, sink: DeltaSink, touch: () => void): Promise<AttemptResult> {
   const parts: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
   const out: AttemptResult = { parts, toolCalls, usage: { ...ZERO } };
   let thinkingOpen = false;
-  for await (const part of client.stream(req, signal)) {
+  for await (const part of stream) {
+    touch();
     const last = parts[parts.length - 1];
     switch (part.type) {
       case 'text-delta':

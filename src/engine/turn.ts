@@ -3,7 +3,7 @@ import type { AppContext } from '../app/context.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents, type ContentPart, type Message, type TurnReason, type Usage } from './events.ts';
 import { estimateTokens, toModelMessages } from './history.ts';
-import { backoffMs, sleep } from './retry.ts';
+import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor } from './tools.ts';
 
@@ -16,6 +16,8 @@ export interface LoopLimits {
   maxAttempts: number;
   retryBaseMs: number;
   strategy: string;
+  /** No stream part for this long (or no first byte) times a request out, as a transient failure; 0 = never. */
+  idleTimeoutMs?: number;
 }
 
 /** What a turn needs from its runtime. */
@@ -124,14 +126,16 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
   for (let attempt = 1; ; attempt++) {
     const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });
     const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools), thinking: t.thinking };
-    const result = await runAttempt(t.client, req, t.signal, offsets, sink);
+    const result = await runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS);
     await ready;
     if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {
       if (result.error && t.signal.aborted) result.error = { kind: 'aborted', message: 'turn cancelled' };
       return result;
     }
     const delay_ms = backoffMs(attempt, t.limits.retryBaseMs, result.error.retry_after_ms);
-    await emit([{
+    // The failed attempt's deltas were live and offsets never go back (Core Events rule 3): journal
+    // that text too, so a replay reads what a live client saw. Its metadata keeps it out of the model context.
+    await emit([...partialEvents(t, result.parts, { interrupted: true, retried: true }), {
       type: EngineEvents.stepRetrying,
       payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms, error: errOf(result.error) },
     }]);
@@ -165,11 +169,17 @@ function buildMessage(t: TurnInput, content: ContentPart[], metadata?: Record<st
 
 /** Keeps what streamed before a cancel or failure, so the history shows it. */
 async function saveAssistant(t: TurnInput, parts: ContentPart[], emit: Emit, metadata: Record<string, unknown>): Promise<void> {
+  const events = partialEvents(t, parts, metadata);
+  if (events.length) await emit(events);
+}
+
+/** The `message.created` of an attempt's streamed text and thinking (none when nothing streamed). */
+function partialEvents(t: TurnInput, parts: ContentPart[], metadata: Record<string, unknown>): Array<{ type: string; payload: unknown }> {
   const kept = parts.filter((p) => p.type === 'text' || p.type === 'thinking');
-  if (!kept.length) return;
+  if (!kept.length) return [];
   const message = buildMessage(t, kept, metadata);
   t.history.push(message);
-  await emit([{ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message } }]);
+  return [{ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message } }];
 }
 
 async function runTools(t: TurnInput, result: AttemptResult, emit: Emit): Promise<void> {

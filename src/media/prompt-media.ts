@@ -18,14 +18,15 @@ type MediaKind = 'image' | 'video';
 /** Work left for commit time, found valid by planPromptMedia. */
 type Pending =
   | { index: number; type: MediaKind; kind: 'base64'; mediaType: string; bytes: Buffer }
-  | { index: number; kind: 'file'; upload: ResolvedUpload };
+  /** `name` is set for a `file` content part (the name to journal), absent for an image/video source. */
+  | { index: number; kind: 'file'; upload: ResolvedUpload; name?: string };
 
 /**
  * A prompt's media, validated. `commit` stores it and returns the content to
  * journal: base64 parts become `{kind:session_media, file_id, media_type}` (no
- * base64 ever reaches the journal); `{kind:file}` parts keep their upload id, a
- * copy committed to the session under it. `discard` undoes a commit whose prompt
- * was not journaled after all.
+ * base64 ever reaches the journal); `{kind:file}` sources and `file` content
+ * parts keep their upload id, a copy committed to the session under it. `discard`
+ * undoes a commit whose prompt was not journaled after all.
  */
 export interface MediaPlan {
   commit(): Promise<ContentPart[]>;
@@ -67,8 +68,9 @@ function decodePart(i: number, kind: MediaKind, mediaType: string, data: string,
 /** Validates one part; resolves to the work it leaves for commit time, if any. */
 async function checkPart(app: AppContext, sessionId: string, i: number, part: InputPart, maxBytes: number): Promise<Pending | undefined> {
   if (part.type === 'file') {
-    await app.uploads.lookup(part.file_id);
-    return undefined;
+    // 40407 unknown / 41003 expired, like any upload reference, before anything is stored.
+    const upload = await app.uploads.lookup(part.file_id);
+    return { index: i, kind: 'file', upload, name: part.name.trim() || upload.meta.name };
   }
   if (part.type !== 'image' && part.type !== 'video') return undefined;
   const src = part.source;
@@ -121,6 +123,14 @@ async function commitOne(app: AppContext, sessionId: string, p: Pending, out: Co
   try {
     const r = await commitUploadCopy(app, sessionId, { id: p.upload.meta.id, path: p.upload.path, media_type: p.upload.meta.media_type });
     if (r.created) created.push(r.meta.id);
+    // A `file` part's media_type and size are filled from the committed copy, not
+    // checked against what the client sent: they must describe the bytes the
+    // session holds (and the model reads), and a client echoing an upload's
+    // metadata gets the same values anyway. The name is a display label the
+    // client may choose; an empty one falls back to the upload's name.
+    if (p.name !== undefined) {
+      out[p.index] = { type: 'file', file_id: r.meta.id, name: p.name, media_type: r.meta.media_type, size: r.meta.size };
+    }
   } catch (err) {
     // The upload was deleted or expired between the check and the commit.
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(Codes.FILE_NOT_FOUND, 'file', p.upload.meta.id);

@@ -11,8 +11,9 @@ import { validationError } from '../http/errors.ts';
  * video parts), served by GET /sessions/{id}/media/{file_id}. Stored as files
  * under <home>/sessions-media/<session_id>/: `<file_id>` (bytes) beside
  * `<file_id>.json` (meta). Ids are `media_<ULID>` for decoded base64 parts; an
- * upload referenced by a prompt (`{kind:file}`) is committed as a copy under its
- * own `file_<ULID>` id, so the prompt stays readable after the upload expires.
+ * upload referenced by a prompt (a `{kind:file}` image/video source or a `file`
+ * content part) is committed as a copy under its own `file_<ULID>` id, so the
+ * prompt stays readable after the upload expires or is deleted.
  */
 export const SESSION_MEDIA_ID_RE = /^(?:media|file)_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** Session ids become directory names: only plain characters. */

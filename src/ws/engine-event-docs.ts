@@ -27,7 +27,9 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
     payload: v.object({ agent_id: AgentId, prompt_id: v.string(), reason: v.picklist(['user', 'interrupted']) }),
   },
   {
-    type: EngineEvents.messageCreated, summary: 'A message entered the history (GET /messages serves the main agent\'s)',
+    type: EngineEvents.messageCreated,
+    summary: 'A message entered the history (GET /messages serves the main agent\'s); metadata.interrupted marks the partial output of a '
+      + 'cancelled, failed or (with metadata.retried) retried attempt',
     payload: v.object({ agent_id: AgentId, turn_id: v.optional(v.string()), message: MessageObject }),
   },
   {
@@ -47,7 +49,10 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
     payload: v.object({ ...Turn, step: v.number(), reason: v.picklist(['cancelled', 'failed']), error: v.optional(Failure) }),
   },
   {
-    type: EngineEvents.stepRetrying, summary: 'A transient failure: the step is retried after delay_ms',
+    type: EngineEvents.stepRetrying,
+    summary: 'A transient failure (connection error, idle timeout, 429, 5xx): the step is retried after delay_ms. Text or thinking the failed '
+      + 'attempt had streamed was saved just before, as an assistant message.created with metadata {interrupted: true, retried: true} '
+      + '(left out of the model context), so the turn\'s delta offsets keep growing and match the journaled messages',
     payload: v.object({ ...Turn, step: v.number(), attempt: v.number(), next_attempt: v.number(), delay_ms: v.number(), error: Failure }),
   },
   {
