@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import { SessionEvents, type ProfileUpdatedPayload, type SessionCreatedPayload, type SessionState } from '../../src/events/types.ts';
 import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from '../../src/engine/events.ts';
+import { ApprovalEvents, type ApprovalItem, type ApprovalResolvedPayload, type RememberedCall } from '../../src/permissions/types.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { SortedList } from '../sorted-list.ts';
 
@@ -11,6 +12,10 @@ export interface SessionRecord extends SessionState {
   /** The main turn journaled as started and not yet ended (a restart ends it as interrupted). */
   active_turn?: { turn_id: string; prompt_id: string };
   foreign?: { server_id?: string; slot: string };
+  /** Approvals requested and not resolved (a restart resolves them as cancelled). */
+  pending_approvals?: { approval_id: string; agent_id: string; tool_call_id: string }[];
+  /** Calls approved with `scope: session` (allowed again without asking). */
+  session_rules?: RememberedCall[];
 }
 
 /** Whether an event counts as activity of the session (bumps `updated_at`). */
@@ -96,6 +101,17 @@ export class SessionIndex implements Projection {
         if (p.agent_id !== 'main') return undefined;
         const next: SessionRecord = { ...cur, last_turn_reason: p.reason, updated_at: event.ts };
         delete next.active_turn;
+        return next;
+      }
+      case ApprovalEvents.requested: {
+        const a = event.payload as ApprovalItem;
+        const open = { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id };
+        return { ...cur, pending_approvals: [...(cur.pending_approvals ?? []), open], updated_at: event.ts };
+      }
+      case ApprovalEvents.resolved: {
+        const r = event.payload as ApprovalResolvedPayload;
+        const next: SessionRecord = { ...cur, pending_approvals: (cur.pending_approvals ?? []).filter((a) => a.approval_id !== r.approval_id), updated_at: event.ts };
+        if (r.remember) next.session_rules = [...(cur.session_rules ?? []), r.remember];
         return next;
       }
       case SessionEvents.runtimeBound:

@@ -14,6 +14,7 @@ import type { Instances } from './instances.ts';
 import type { UploadService } from '../uploads/service.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
+import type { PermissionService } from '../permissions/service.ts';
 
 export interface Clock {
   now(): Date;
@@ -48,6 +49,8 @@ export interface AppContext {
   auth: AuthService;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
+  /** Permission gate of tool calls and pending approvals (see src/permissions/types.ts). */
+  permissions: PermissionService;
   /** PTY terminals of this daemon (live state). */
   terminals: TerminalService;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */

@@ -21,6 +21,8 @@ import { UploadService } from '../uploads/service.ts';
 import { startAutoTitle } from '../engine/auto-title.ts';
 import { AuthService } from '../auth/service.ts';
 import { EngineRegistry } from '../engine/runtime-registry.ts';
+import { BuiltinToolExecutor } from '../tools/executor.ts';
+import { PermissionService } from '../permissions/service.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
@@ -105,11 +107,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
     engine: undefined as unknown as EngineRegistry,
+    permissions: undefined as unknown as PermissionService,
     connections: () => hub?.connections() ?? [],
     publishVolatile: (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
     requestShutdown: () => stop(),
   };
-  app.engine = new EngineRegistry(app);
+  app.engine = new EngineRegistry(app, new BuiltinToolExecutor(app));
+  app.permissions = new PermissionService(app);
+  await app.permissions.recover();
   await app.engine.recoverInterrupted();
   const ban = newAuthBan(options.host);
   const koa = createHttpApp(app, allRoutes(app), ban);

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { EngineEvents } from '../engine/events.ts';
 import { ContentPart, MessageObject } from '../http/schemas/messages.ts';
+import { ToolEvents } from '../tools/events.ts';
 import type { EventDoc } from './event-payloads.ts';
 
 /** Payload schemas of the agent engine's events (src/engine/events.ts), for /asyncapi.json. */
@@ -62,6 +63,14 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
     }),
   },
   { type: EngineEvents.titleGenerated, summary: 'A title was generated (a custom title wins)', payload: v.object({ title: v.string(), source: v.string(), model: v.string() }) },
+  {
+    type: ToolEvents.callStarted, summary: 'A tool call is about to run (before the [tools] re-check, permission gate and input validation)',
+    payload: v.object({ agent_id: AgentId, turn_id: v.optional(v.string()), tool_call_id: v.string(), tool_name: v.string(), input: v.unknown() }),
+  },
+  {
+    type: ToolEvents.result, summary: 'A tool call finished; content is what the model gets, cut to 100000 characters here',
+    payload: v.object({ agent_id: AgentId, tool_call_id: v.string(), tool_name: v.string(), is_error: v.boolean(), content: v.string(), duration_ms: v.number() }),
+  },
 ];
 
 const Work = { session_id: v.string(), workspace_id: v.string(), busy: v.boolean(), main_turn_active: v.boolean() };
@@ -75,8 +84,11 @@ export const ENGINE_GLOBAL_EVENT_DOCS: EventDoc[] = [
 ];
 
 /** Volatile frames of the engine (`offset` also on the frame). */
-export const ENGINE_VOLATILE_DOCS: EventDoc[] = [EngineEvents.assistantDelta, EngineEvents.thinkingDelta].map((type) => ({
+export const ENGINE_VOLATILE_DOCS: EventDoc[] = [EngineEvents.assistantDelta, EngineEvents.thinkingDelta].map((type): EventDoc => ({
   type,
   summary: `Streamed ${type === EngineEvents.assistantDelta ? 'answer' : 'thinking'} text; offset = where text starts within the turn's text of that kind`,
   payload: v.object({ ...Turn, step: v.number(), text: v.string(), offset: v.number() }),
-}));
+})).concat([{
+  type: ToolEvents.progress, summary: 'Progress of a running tool call (tool-specific fields besides the ids)',
+  payload: v.looseObject({ agent_id: AgentId, tool_call_id: v.string(), tool_name: v.string() }),
+}]);

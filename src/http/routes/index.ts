@@ -22,6 +22,8 @@ import { messageRoutes } from './messages.ts';
 import { snapshotRoutes } from './snapshot.ts';
 import { titleRoutes } from './titles.ts';
 import { mediaRoutes } from './media.ts';
+import { approvalRoutes } from './approvals.ts';
+import { toolRoutes } from './tools.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -47,7 +49,8 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...promptRoutes(app),
     ...messageRoutes(app),
     ...snapshotRoutes(app),
-    ...titleRoutes(app), ...mediaRoutes(app),
+    ...titleRoutes(app), ...mediaRoutes(app), ...toolRoutes(app),
+    ...approvalRoutes(app),
     ...debugRoutes(app),
   );
   return routes;

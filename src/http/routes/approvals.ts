@@ -1,0 +1,37 @@
+import type { AppContext } from '../../app/context.ts';
+import { findSession } from '../../sessions/lookup.ts';
+import { Codes } from '../codes.ts';
+import { ApiError } from '../errors.ts';
+import { route, type RouteDef } from '../route.ts';
+import { ApprovalList, ApprovalListQuery, ApprovalParams, ApprovalResolveBody, ApprovalResolved } from '../schemas/approvals.ts';
+import { SessionIdParams } from '../schemas/sessions.ts';
+
+/** Core "Approvals and questions": the approval half. */
+export function approvalRoutes(app: AppContext): RouteDef[] {
+  return [
+    route({
+      method: 'GET', path: '/api/v1/sessions/{session_id}/approvals', operationId: 'listApprovals',
+      summary: 'Pending approvals of a session (status=pending is required); resumes a cold session', tags: ['approvals'],
+      params: SessionIdParams, query: ApprovalListQuery, data: ApprovalList, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
+      handler: async ({ params }) => {
+        const s = findSession(app, params.session_id);
+        if (!s.foreign) await app.engine.runtime(s);
+        return { items: await app.permissions.list(s.id) };
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}/approvals/{approval_id}', operationId: 'resolveApproval',
+      summary: 'Approve, reject or cancel a pending approval (scope=session with approved remembers the call)', tags: ['approvals'],
+      params: ApprovalParams, body: ApprovalResolveBody, data: ApprovalResolved,
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.APPROVAL_NOT_FOUND, Codes.ALREADY_RESOLVED, Codes.APPROVAL_TIMED_OUT],
+      handler: async ({ params, body }) => {
+        const s = findSession(app, params.session_id);
+        const r = await app.permissions.resolve(s.id, params.approval_id, body);
+        if (r === 'not_found') throw new ApiError(Codes.APPROVAL_NOT_FOUND, `no pending approval ${params.approval_id}`);
+        if (r === 'already_resolved') throw new ApiError(Codes.ALREADY_RESOLVED, `approval ${params.approval_id} is already resolved`, { data: { resolved: false } });
+        if (r === 'timed_out') throw new ApiError(Codes.APPROVAL_TIMED_OUT, `approval ${params.approval_id} timed out`);
+        return { resolved: true as const, resolved_at: r.resolved_at };
+      },
+    }),
+  ];
+}

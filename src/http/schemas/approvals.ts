@@ -1,0 +1,31 @@
+import * as v from 'valibot';
+import { NonEmptyString } from './common.ts';
+
+export const ApprovalParams = v.object({ session_id: NonEmptyString, approval_id: NonEmptyString });
+
+/** `status` is required and `pending` is its only value. */
+export const ApprovalListQuery = v.object({ status: v.picklist(['pending'], 'must be `pending`') });
+
+export const ApprovalItemSchema = v.object({
+  approval_id: v.string(),
+  session_id: v.string(),
+  agent_id: v.string(),
+  turn_id: v.optional(v.string()),
+  tool_call_id: v.string(),
+  tool_name: v.string(),
+  action: v.string(),
+  tool_input_display: v.string(),
+  created_at: v.string(),
+  expires_at: v.string(),
+});
+
+export const ApprovalList = v.object({ items: v.array(ApprovalItemSchema) });
+
+export const ApprovalResolveBody = v.object({
+  decision: v.picklist(['approved', 'rejected', 'cancelled']),
+  scope: v.optional(v.picklist(['session'])),
+  feedback: v.optional(v.string()),
+  selected_label: v.optional(v.string()),
+});
+
+export const ApprovalResolved = v.object({ resolved: v.literal(true), resolved_at: v.string() });

@@ -1,0 +1,19 @@
+import * as v from 'valibot';
+import { NonEmptyString } from './common.ts';
+
+/** GET /tools query. */
+export const ToolsQuery = v.object({
+  session_id: v.optional(v.pipe(NonEmptyString, v.description('Session whose tools to list (default: the most recently created session)'))),
+});
+
+/** Part B "Tool descriptor". */
+export const ToolDescriptor = v.object({
+  name: v.string(),
+  description: v.string(),
+  input_schema: v.pipe(v.null(), v.description('currently always null')),
+  source: v.picklist(['builtin', 'skill', 'mcp']),
+  mcp_server_id: v.optional(v.string()),
+  active: v.optional(v.pipe(v.boolean(), v.description('false when [tools] enabled/disabled excludes it'))),
+});
+
+export const ToolList = v.object({ tools: v.array(ToolDescriptor) });

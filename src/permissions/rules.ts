@@ -1,0 +1,77 @@
+import path from 'node:path';
+import picomatch from 'picomatch';
+import type { PermissionRule, RuleDecision } from './types.ts';
+
+/** Tools whose rules match a path (glob relative to the workspace root). */
+export const PATH_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+/** Shell control characters: a wildcard Bash pattern never spans a second command. */
+const SHELL_CONTROL = /[;&|`\n<>]|\$\(/;
+
+/** `ToolName` or `ToolName(arg-pattern)`; undefined for a malformed pattern (it never matches). */
+export function parsePattern(pattern: string): { tool: string; arg?: string } | undefined {
+  const m = /^\s*([^\s()]+)\s*(?:\((.*)\))?\s*$/s.exec(pattern);
+  if (!m) return undefined;
+  return m[2] === undefined ? { tool: m[1] } : { tool: m[1], arg: m[2] };
+}
+
+/**
+ * The subject a rule argument matches: the command for Bash, the path for file
+ * tools (made relative to the workspace root when inside it), none for others.
+ */
+export function subjectOf(name: string, input: unknown, root: string, given?: string): string | undefined {
+  const i = (input && typeof input === 'object' ? input : {}) as Record<string, unknown>;
+  if (name === 'Bash') return given ?? (typeof i.command === 'string' ? i.command : undefined);
+  if (!PATH_TOOLS.has(name)) return undefined;
+  const raw = given ?? [i.file_path, i.path, i.notebook_path].find((x): x is string => typeof x === 'string');
+  if (raw === undefined) return undefined;
+  const abs = path.resolve(root, raw);
+  const rel = path.relative(root, abs);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel.split(path.sep).join('/') || '.';
+}
+
+function toolMatches(ruleTool: string, name: string): boolean {
+  if (ruleTool === name) return true;
+  // Globs only make sense for MCP tool families (`mcp__server__*`).
+  return ruleTool.startsWith('mcp__') && ruleTool.includes('*') && picomatch.isMatch(name, ruleTool);
+}
+
+/** Bash: `*` matches anything; a trailing `:*` is a prefix form (`npm run:*`); otherwise exact. */
+export function commandMatches(pattern: string, command: string): boolean {
+  const cmd = command.trim().replace(/\s+/g, ' ');
+  let p = pattern.trim().replace(/\s+/g, ' ');
+  if (p.endsWith(':*')) p = `${p.slice(0, -2)}*`;
+  if (!p.includes('*')) return cmd === p;
+  if (SHELL_CONTROL.test(cmd) && !SHELL_CONTROL.test(p)) return false;
+  const re = new RegExp(`^${p.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  // `npm run *` also matches the bare `npm run`.
+  return re.test(cmd) || (p.endsWith(' *') && cmd === p.slice(0, -2));
+}
+
+function pathMatches(pattern: string, subject: string): boolean {
+  return picomatch.isMatch(subject, pattern.replace(/^\.\//, ''), { dot: true });
+}
+
+/** Whether one rule applies to the call. */
+export function ruleMatches(rule: PermissionRule, name: string, subject: string | undefined): boolean {
+  const p = parsePattern(rule.pattern);
+  if (!p || !toolMatches(p.tool, name)) return false;
+  if (p.arg === undefined || (name !== 'Bash' && !PATH_TOOLS.has(name))) return true; // name-only tools ignore the argument
+  if (subject === undefined) return false;
+  return name === 'Bash' ? commandMatches(p.arg, subject) : pathMatches(p.arg, subject);
+}
+
+/** First matching rule, in order (first match wins). */
+export function firstMatch(rules: PermissionRule[], name: string, subject: string | undefined): PermissionRule | undefined {
+  return rules.find((r) => ruleMatches(r, name, subject));
+}
+
+const DECISIONS: RuleDecision[] = ['allow', 'deny', 'ask'];
+
+/** The well-formed `[[permission.rules]]` of the config (others are skipped). */
+export function configRules(raw: unknown[]): PermissionRule[] {
+  return raw.flatMap((r) => {
+    const o = r as Record<string, unknown>;
+    if (typeof o?.pattern !== 'string' || !DECISIONS.includes(o.decision as RuleDecision)) return [];
+    return [{ pattern: o.pattern, decision: o.decision as RuleDecision, ...(typeof o.reason === 'string' ? { reason: o.reason } : {}) }];
+  });
+}

@@ -1,0 +1,193 @@
+import { monotonicFactory } from 'ulid';
+import type { AppContext } from '../app/context.ts';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import { EngineEvents, type StatusChangedPayload } from '../engine/events.ts';
+import { decide } from './policy.ts';
+import { configRules, subjectOf } from './rules.ts';
+import {
+  ApprovalEvents, type ApprovalDecision, type ApprovalItem, type ApprovalResolvedPayload, type CheckContext,
+  type PermissionDecision, type PermissionGate, type PermissionMode, type ToolCallRef,
+} from './types.ts';
+
+const nextUlid = monotonicFactory();
+const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const DISPLAY_MAX = 2_000;
+const MODES: PermissionMode[] = ['manual', 'yolo', 'auto'];
+
+interface Pending {
+  item: ApprovalItem;
+  subject: string | undefined;
+  settle: (d: PermissionDecision) => void;
+  timer?: NodeJS.Timeout;
+  cleanup: () => void;
+}
+
+export interface ResolveBody {
+  decision: ApprovalDecision;
+  scope?: 'session';
+  feedback?: string;
+  selected_label?: string;
+}
+
+/**
+ * Permission gate and approvals. Pending approvals live in memory (the waiting
+ * tool call holds a promise) and are journaled on the session stream, so the
+ * session index knows which are open; a restart resolves those as cancelled.
+ */
+export class PermissionService implements PermissionGate {
+  private pending = new Map<string, Pending>();
+
+  constructor(private app: AppContext) {}
+
+  /** The session's mode: agent_config.permission_mode (profile, prompt overrides), else the config default. */
+  modeOf(sessionId: string): PermissionMode {
+    const m = this.app.sessions.get(sessionId)?.agent_config?.permission_mode;
+    return MODES.includes(m as PermissionMode) ? (m as PermissionMode) : (this.app.config.current().default_permission_mode as PermissionMode);
+  }
+
+  async check(sessionId: string, call: ToolCallRef, ctx: CheckContext, signal?: AbortSignal): Promise<PermissionDecision> {
+    const s = this.app.sessions.get(sessionId);
+    if (!s) return { decision: 'deny', message: `unknown session ${sessionId}` };
+    const cfg = this.app.config.current().permission;
+    const subject = subjectOf(call.name, call.input, s.cwd, ctx.subject);
+    const outcome = decide({
+      mode: this.modeOf(sessionId), rules: configRules(cfg.rules ?? []), remembered: s.session_rules ?? [],
+      guard: cfg.dangerous_command_guard !== false, name: call.name, subject, readOnly: ctx.readOnly,
+      outsideWorkspace: subject !== undefined && subject.startsWith('/'),
+    });
+    if (outcome.decision === 'allow') return { decision: 'allow' };
+    if (outcome.decision === 'deny') return { decision: 'deny', message: `Permission denied: ${outcome.why}.` };
+    if (signal?.aborted) return { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
+    return this.ask(sessionId, call, ctx, subject, outcome.why, signal);
+  }
+
+  private async ask(sessionId: string, call: ToolCallRef, ctx: CheckContext, subject: string | undefined, why: string, signal?: AbortSignal): Promise<PermissionDecision> {
+    const now = this.app.clock.now();
+    const item: ApprovalItem = {
+      approval_id: `appr_${nextUlid()}`, session_id: sessionId, agent_id: ctx.agentId, ...(ctx.turnId ? { turn_id: ctx.turnId } : {}),
+      tool_call_id: call.id, tool_name: call.name, action: actionOf(call.name, why), tool_input_display: displayOf(call, subject),
+      created_at: now.toISOString(), expires_at: new Date(now.getTime() + APPROVAL_LIFETIME_MS).toISOString(),
+    };
+    let settle!: (d: PermissionDecision) => void;
+    const decided = new Promise<PermissionDecision>((r) => (settle = r));
+    const onAbort = () => void this.finish(item.approval_id, 'cancelled', { reason: 'turn_aborted' }).catch(() => undefined);
+    const p: Pending = { item, subject, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
+    this.pending.set(item.approval_id, p);
+    this.setInteraction(sessionId);
+    await this.app.journal.append([
+      { stream: sessionId, type: ApprovalEvents.requested, payload: item },
+      this.statusEvent(sessionId),
+    ]);
+    if (!this.pending.has(item.approval_id)) return decided; // answered while the request was being written
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // Expiry without a client: the waiting call is denied as timed out (a POST after expiry answers 41001).
+    p.timer = setTimeout(() => void this.finish(item.approval_id, 'cancelled', { reason: 'timed_out' }).catch(() => undefined), APPROVAL_LIFETIME_MS);
+    p.timer.unref();
+    if (signal?.aborted) onAbort();
+    return decided;
+  }
+
+  /** Pending approvals of a session, oldest first (expired ones resolve as timed out first). */
+  async list(sessionId: string): Promise<ApprovalItem[]> {
+    const now = this.app.clock.now().getTime();
+    for (const p of [...this.pending.values()]) {
+      if (p.item.session_id === sessionId && Date.parse(p.item.expires_at) <= now) await this.finish(p.item.approval_id, 'cancelled', { reason: 'timed_out' });
+    }
+    return this.pendingItems(sessionId);
+  }
+
+  /** Synchronous view (snapshot): pending items of a session. */
+  pendingItems(sessionId: string): ApprovalItem[] {
+    return [...this.pending.values()].filter((p) => p.item.session_id === sessionId).map((p) => p.item);
+  }
+
+  /** POST /approvals/{id}; returns resolved_at, or why it could not (the route maps it to a code). */
+  async resolve(sessionId: string, approvalId: string, body: ResolveBody): Promise<{ resolved_at: string } | 'not_found' | 'already_resolved' | 'timed_out'> {
+    const p = this.pending.get(approvalId);
+    if (!p || p.item.session_id !== sessionId) return (await this.wasRequested(sessionId, approvalId)) ? 'already_resolved' : 'not_found';
+    if (Date.parse(p.item.expires_at) <= this.app.clock.now().getTime()) {
+      await this.finish(approvalId, 'cancelled', { reason: 'timed_out' });
+      return 'timed_out';
+    }
+    const extra: Partial<ApprovalResolvedPayload> = {};
+    if (body.scope) extra.scope = body.scope;
+    if (body.feedback !== undefined) extra.feedback = body.feedback;
+    if (body.selected_label !== undefined) extra.selected_label = body.selected_label;
+    if (body.decision === 'approved' && body.scope === 'session') extra.remember = { tool_name: p.item.tool_name, ...(p.subject !== undefined ? { subject: p.subject } : {}) };
+    return { resolved_at: await this.finish(approvalId, body.decision, extra) };
+  }
+
+  /** Startup: approvals left pending by a previous run resolve as cancelled (their turn was ended by recovery). */
+  async recover(): Promise<number> {
+    const at = this.app.clock.now().toISOString();
+    let n = 0;
+    for (const s of [...this.app.sessions.all()]) {
+      if (!s.pending_approvals?.length || s.foreign) continue;
+      await this.app.journal.append(s.pending_approvals.map((a) => ({
+        stream: s.id, type: ApprovalEvents.resolved,
+        payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled', reason: 'daemon_restarted', resolved_at: at } satisfies ApprovalResolvedPayload,
+      })));
+      n += s.pending_approvals.length;
+    }
+    if (n) this.app.log.warn({ approvals: n }, 'cancelled approvals left pending by a restart');
+    return n;
+  }
+
+  /** Journals the resolution, updates pending_interaction and releases the waiting tool call. */
+  private async finish(approvalId: string, decision: ApprovalDecision, extra: Partial<ApprovalResolvedPayload>): Promise<string> {
+    const p = this.pending.get(approvalId);
+    if (!p) return this.app.clock.now().toISOString();
+    this.pending.delete(approvalId);
+    clearTimeout(p.timer);
+    p.cleanup();
+    const sessionId = p.item.session_id;
+    const resolved_at = this.app.clock.now().toISOString();
+    const payload: ApprovalResolvedPayload = { approval_id: approvalId, agent_id: p.item.agent_id, tool_call_id: p.item.tool_call_id, decision, ...extra, resolved_at };
+    const last = this.pendingItems(sessionId).length === 0;
+    if (last) this.setInteraction(sessionId);
+    try {
+      await this.app.journal.append([{ stream: sessionId, type: ApprovalEvents.resolved, payload }, ...(last ? [this.statusEvent(sessionId)] : [])]);
+    } finally {
+      p.settle(outcomeOf(payload));
+    }
+    return resolved_at;
+  }
+
+  private async wasRequested(sessionId: string, approvalId: string): Promise<boolean> {
+    const events = await this.app.journal.readRange(sessionId, 1);
+    return events.some((e) => e.type === ApprovalEvents.requested && (e.payload as ApprovalItem).approval_id === approvalId);
+  }
+
+  private setInteraction(sessionId: string): void {
+    const prev = this.app.live.get(sessionId) ?? { busy: false, main_turn_active: false, pending_interaction: 'none' as const, model: null };
+    const pending_interaction = this.pendingItems(sessionId).length ? 'approval' : prev.pending_interaction === 'approval' ? 'none' : prev.pending_interaction;
+    this.app.live.set(sessionId, { ...prev, pending_interaction });
+  }
+
+  private statusEvent(sessionId: string) {
+    const st = this.app.live.get(sessionId);
+    const payload: StatusChangedPayload = {
+      session_id: sessionId, workspace_id: this.app.sessions.get(sessionId)?.workspace_id ?? '',
+      busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false, pending_interaction: st?.pending_interaction ?? 'none',
+    };
+    return { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload };
+  }
+}
+
+function outcomeOf(p: ApprovalResolvedPayload): PermissionDecision {
+  if (p.decision === 'approved') return { decision: 'allow' };
+  if (p.reason === 'timed_out') return { decision: 'deny', message: 'Permission request timed out: the user did not answer within 24 hours.' };
+  if (p.decision === 'rejected') return { decision: 'deny', message: `The user rejected this tool call.${p.feedback ? ` Feedback: ${p.feedback}` : ''}` };
+  const why = p.reason === 'turn_aborted' ? ' (the turn was aborted)' : p.reason === 'daemon_restarted' ? ' (the daemon restarted)' : '';
+  return { decision: 'deny', message: `The permission request was cancelled${why}.${p.feedback ? ` Feedback: ${p.feedback}` : ''}` };
+}
+
+function actionOf(name: string, why: string): string {
+  const verb = name === 'Bash' ? 'Run a command' : name === 'Write' ? 'Write a file' : name === 'Edit' || name === 'MultiEdit' ? 'Edit a file' : `Use ${name}`;
+  return `${verb} (${why})`;
+}
+
+function displayOf(call: ToolCallRef, subject: string | undefined): string {
+  const text = subject ?? JSON.stringify(call.input ?? null);
+  return text.length > DISPLAY_MAX ? `${text.slice(0, DISPLAY_MAX)}…` : text;
+}

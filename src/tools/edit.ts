@@ -1,0 +1,36 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import * as v from 'valibot';
+import { defineTool, ToolError } from './types.ts';
+
+const Input = v.strictObject({
+  file_path: v.pipe(v.string(), v.minLength(1), v.description('Path of the file to edit')),
+  old_string: v.pipe(v.string(), v.minLength(1), v.description('Exact text to replace')),
+  new_string: v.pipe(v.string(), v.description('Replacement text')),
+  replace_all: v.optional(v.pipe(v.boolean(), v.description('Replace every occurrence (default: old_string must be unique)'))),
+});
+
+function count(hay: string, needle: string): number {
+  let n = 0;
+  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+export const editTool = defineTool({
+  name: 'Edit',
+  description: 'Replaces an exact string in a file. old_string must match exactly once unless replace_all is true.',
+  schema: Input,
+  readOnly: false,
+  async run(input, ctx) {
+    const { abs, rel } = await ctx.confine(input.file_path);
+    const text = await readFile(abs, 'utf8').catch(() => { throw new ToolError(`file not found: ${input.file_path}`); });
+    if (input.old_string === input.new_string) throw new ToolError('old_string and new_string are identical; nothing to change');
+    const n = count(text, input.old_string);
+    if (n === 0) throw new ToolError(`old_string not found in ${rel}; it must match the file exactly, including whitespace`);
+    if (n > 1 && !input.replace_all) {
+      throw new ToolError(`old_string matches ${n} times in ${rel}; add surrounding context to make it unique, or set replace_all`);
+    }
+    const next = input.replace_all ? text.split(input.old_string).join(input.new_string) : text.replace(input.old_string, () => input.new_string);
+    await writeFile(abs, next);
+    return `replaced ${input.replace_all ? n : 1} occurrence${n > 1 && input.replace_all ? 's' : ''} in ${rel}`;
+  },
+});

@@ -1,0 +1,102 @@
+import * as v from 'valibot';
+import type { AppContext } from '../app/context.ts';
+import type { ToolCall, ToolExecutor, ToolOutcome } from '../engine/tools.ts';
+import type { ToolSpec } from '../providers/wire/types.ts';
+import { confine } from '../fs/confine.ts';
+import { ApiError } from '../http/errors.ts';
+import { ToolEvents } from './events.ts';
+import { toolAllowed, unknownEntries } from './filter.ts';
+import { gateOf } from './gate.ts';
+import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
+import { truncateHead } from './truncate.ts';
+import { ToolError, type ToolContext, type ToolDef } from './types.ts';
+
+export { ToolEvents };
+
+/** Budget of `content` in the journaled tool.result (the model gets the full result). */
+const RESULT_EVENT_BUDGET = 100_000;
+
+/** Runs built-in tools for the engine: filtering, the permission gate, validation, events. */
+export class BuiltinToolExecutor implements ToolExecutor {
+  private warned = new Set<string>();
+
+  constructor(private readonly app: AppContext) {}
+
+  /** Descriptors for `GET /api/v1/tools`, with whether each is active under `[tools]`. */
+  available(disabled: readonly string[] = []): Array<{ tool: ToolDef; active: boolean }> {
+    const lists = this.lists();
+    return BUILTIN_TOOLS.map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) }));
+  }
+
+  specs(_sessionId: string, disabled: readonly string[]): ToolSpec[] {
+    return this.available(disabled).filter((x) => x.active).map((x) => toolSpec(x.tool));
+  }
+
+  async run(sessionId: string, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    const started = Date.now();
+    const session = this.app.sessions.get(sessionId);
+    const turnId = session?.active_turn?.turn_id;
+    await this.append(sessionId, ToolEvents.callStarted, {
+      agent_id: 'main', ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input,
+    });
+    const out = await this.execute(sessionId, call, signal).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
+    await this.append(sessionId, ToolEvents.result, {
+      agent_id: 'main', tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
+      content: truncateHead(out.content, RESULT_EVENT_BUDGET), duration_ms: Date.now() - started,
+    });
+    return out;
+  }
+
+  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    const tool = findTool(call.name);
+    const session = this.app.sessions.get(sessionId);
+    if (!tool || !session) return { content: `tool not available: ${call.name}`, is_error: true };
+    // Part B "tools": enforced again before execution (the config may have changed since the request).
+    if (!toolAllowed(tool.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
+    // Validated first so the user is never asked to approve a call that cannot run.
+    const parsed = v.safeParse(tool.schema, call.input ?? {});
+    if (!parsed.success) return { content: `invalid input for ${tool.name}: ${describeIssues(parsed.issues)}`, is_error: true };
+    const gate = gateOf(this.app);
+    if (gate) {
+      const turnId = session.active_turn?.turn_id;
+      const d = await gate.check(sessionId, call, { agentId: 'main', readOnly: tool.readOnly, ...(turnId ? { turnId } : {}) }, signal);
+      if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
+    }
+    const ctx = this.context(session, call, signal);
+    return { content: await tool.run(parsed.output, ctx), is_error: false };
+  }
+
+  private context(session: NonNullable<ReturnType<AppContext['sessions']['get']>>, call: ToolCall, signal: AbortSignal): ToolContext {
+    const app = this.app;
+    return {
+      app, session, signal, config: app.config.current(),
+      confine: (given) => confine(app, session, given),
+      progress: (payload) => app.publishVolatile(session.id, ToolEvents.progress, { agent_id: 'main', tool_call_id: call.id, tool_name: call.name, ...payload }),
+    };
+  }
+
+  private lists() {
+    const lists = this.app.config.current().tools;
+    for (const w of unknownEntries(lists, BUILTIN_TOOLS.map((t) => t.name))) {
+      if (this.warned.has(w)) continue;
+      this.warned.add(w);
+      this.app.log.warn(w);
+    }
+    return lists;
+  }
+
+  private append(sessionId: string, type: string, payload: Record<string, unknown>): Promise<unknown> {
+    return this.app.journal.append([{ stream: sessionId, type, payload }]);
+  }
+}
+
+function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {
+  return issues.map((i) => `${v.getDotPath(i) ?? '(input)'}: ${i.message}`).join('; ');
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof ToolError) return err.message;
+  if (err instanceof ApiError) return err.message;
+  const e = err as NodeJS.ErrnoException;
+  return e?.code ? `${e.code}: ${e.message}` : String((err as Error)?.message ?? err);
+}

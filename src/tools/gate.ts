@@ -1,0 +1,24 @@
+import type { ToolCall } from '../engine/tools.ts';
+
+export type GateDecision = { decision: 'allow' } | { decision: 'deny'; message: string };
+
+/**
+ * The permission check run before each tool call (src/permissions provides it as
+ * `app.permissions`). Optional: without one every call is allowed.
+ */
+export interface ToolGate {
+  check(sessionId: string, call: ToolCall, ctx: GateContext, signal?: AbortSignal): Promise<GateDecision>;
+}
+
+/** What the gate needs to know beyond the call (read-only tools skip approval in manual mode). */
+export interface GateContext {
+  turnId?: string;
+  agentId: string;
+  readOnly: boolean;
+}
+
+/** The app's gate when the permissions module has attached one. */
+export function gateOf(app: object): ToolGate | undefined {
+  const p = (app as { permissions?: Partial<ToolGate> }).permissions;
+  return p && typeof p.check === 'function' ? (p as ToolGate) : undefined;
+}

@@ -1,0 +1,25 @@
+import { schemaToJson } from '../http/openapi.ts';
+import type { ToolSpec } from '../providers/wire/types.ts';
+import { bashTool } from './bash.ts';
+import { editTool } from './edit.ts';
+import { globTool } from './glob.ts';
+import { grepTool } from './grep.ts';
+import { readTool } from './read.ts';
+import type { ToolDef } from './types.ts';
+import { writeTool } from './write.ts';
+
+/**
+ * The built-in tools. Still to come (issue 4): background Bash tasks and
+ * bash_auto_background_on_timeout, AskUserQuestion, TodoWrite, EnterPlanMode/ExitPlanMode,
+ * Agent, Skill, WebSearch/WebFetch, and MCP tools (`mcp__<server>__<tool>`).
+ */
+export const BUILTIN_TOOLS: readonly ToolDef[] = [readTool, writeTool, editTool, globTool, grepTool, bashTool];
+
+export function findTool(name: string): ToolDef | undefined {
+  return BUILTIN_TOOLS.find((t) => t.name === name);
+}
+
+export function toolSpec(t: ToolDef): ToolSpec {
+  const { $schema: _drop, ...schema } = schemaToJson(t.schema);
+  return { name: t.name, description: t.description, inputSchema: schema };
+}

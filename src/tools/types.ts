@@ -1,0 +1,31 @@
+import type * as v from 'valibot';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import type { ResolvedConfig } from '../config/resolve.ts';
+import type { ConfinedPath } from '../fs/confine.ts';
+
+/** What a tool may use while it runs; every path goes through `confine`. */
+export interface ToolContext {
+  app: AppContext;
+  session: SessionRecord;
+  signal: AbortSignal;
+  config: ResolvedConfig;
+  /** Resolves a model-given path inside the workspace or its additional dirs (41304 otherwise). */
+  confine(given: string): Promise<ConfinedPath>;
+  /** Publishes a volatile `tool.progress` for this call. */
+  progress(payload: Record<string, unknown>): void;
+}
+
+/** A failure the model should see as the tool result text (is_error). */
+export class ToolError extends Error {}
+
+export interface ToolDef<I = any> {
+  name: string;
+  description: string;
+  /** Validates the input; its JSON schema is what the model is offered. */
+  schema: v.GenericSchema<unknown, I>;
+  readOnly: boolean;
+  run(input: I, ctx: ToolContext): Promise<string>;
+}
+
+export const defineTool = <I>(def: ToolDef<I>): ToolDef<I> => def;

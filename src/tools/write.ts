@@ -1,0 +1,22 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as v from 'valibot';
+import { defineTool } from './types.ts';
+
+const Input = v.strictObject({
+  file_path: v.pipe(v.string(), v.minLength(1), v.description('Path of the file to create or overwrite')),
+  content: v.pipe(v.string(), v.description('The full new content')),
+});
+
+export const writeTool = defineTool({
+  name: 'Write',
+  description: 'Creates or overwrites a file with the given content; missing parent directories are created.',
+  schema: Input,
+  readOnly: false,
+  async run(input, ctx) {
+    const { abs, rel } = await ctx.confine(input.file_path);
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, input.content);
+    return `wrote ${input.content.length} characters to ${rel}`;
+  },
+});

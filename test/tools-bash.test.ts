@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import { scripts } from '../fixtures/llm/index.ts';
+import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+
+const YOLO = 'default_permission_mode = "yolo"';
+
+async function bash(env: EngineEnv, args: Record<string, unknown>, n = 1): Promise<any> {
+  const id = `b${n}`;
+  env.llm.setScript({ events: [{ tool_call: { id, name: 'Bash', args } }] }, scripts.helloText);
+  await prompt(env, 'run');
+  await turnEnded(env, n, 20_000);
+  return (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)!.payload;
+}
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+test('Bash runs in the workspace root and reports interleaved output and the exit code', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const cwd = env.s.server.app.sessions.get(env.sid)!.cwd;
+  const ok = await bash(env, { command: 'echo out; echo err >&2; pwd' }, 1);
+  t.false(ok.is_error);
+  t.is(ok.content, `out\nerr\n${cwd}\n[exit code 0]`);
+  const failed = await bash(env, { command: 'echo bye; exit 3' }, 2);
+  t.is(failed.content, 'bye\n[exit code 3]');
+  const live = env.ws.frames.filter((f) => f.type === 'tool.progress' && f.payload.tool_call_id === 'b1');
+  t.true(live.length > 0);
+  t.like(live[0].payload, { agent_id: 'main', tool_name: 'Bash' });
+  t.true(live.map((f) => f.payload.output).join('').startsWith('out\n'));
+});
+
+test('Bash output over the budget keeps head and tail with a marker', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const r = await bash(env, { command: 'echo START; head -c 100000 /dev/zero | tr "\\0" a; echo; echo END' });
+  t.true(r.content.length <= 30_000 + 50);
+  t.true(r.content.startsWith('START\naaa'));
+  t.regex(r.content, /\.\.\. \[\d+ characters truncated\] \.\.\./);
+  t.is(r.content.slice(-30), `${'a'.repeat(12)}\nEND\n[exit code 0]`);
+});
+
+test('Bash timeout kills the whole process group, even a child ignoring TERM', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const cwd = env.s.server.app.sessions.get(env.sid)!.cwd;
+  const r = await bash(env, { command: `(trap '' TERM; sleep 30) & echo $! > child.pid; echo started; sleep 30`, timeout: 300 });
+  t.true(r.is_error);
+  t.regex(r.content, /^started\n\[timed out after 300 ms; process group killed\]$/);
+  const pid = Number(await readFile(path.join(cwd, 'child.pid'), 'utf8'));
+  t.true(pid > 0);
+  await until(() => !alive(pid), 5000);
+  t.false(alive(pid));
+});
+
+test('Bash input is validated: timeout above the maximum names the field', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const r = await bash(env, { command: 'true', timeout: 600_001 });
+  t.true(r.is_error);
+  t.regex(r.content, /invalid input for Bash: timeout:/);
+});
