@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { EngineEvents } from '../engine/events.ts';
 import { ContentPart, MessageObject } from '../http/schemas/messages.ts';
+import { ApprovalEvents } from '../permissions/types.ts';
 import { ToolEvents } from '../tools/events.ts';
 import type { EventDoc } from './event-payloads.ts';
 
@@ -70,6 +71,21 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
   {
     type: ToolEvents.result, summary: 'A tool call finished; content is what the model gets, cut to 100000 characters here',
     payload: v.object({ agent_id: AgentId, tool_call_id: v.string(), tool_name: v.string(), is_error: v.boolean(), content: v.string(), duration_ms: v.number() }),
+  },
+  {
+    type: ApprovalEvents.requested, summary: 'A tool call waits for the user\'s approval (Core "Approval item"; expires 24 h after created_at)',
+    payload: v.object({
+      approval_id: v.string(), session_id: v.string(), agent_id: AgentId, turn_id: v.optional(v.string()), tool_call_id: v.string(), tool_name: v.string(),
+      action: v.string(), tool_input_display: v.string(), created_at: v.string(), expires_at: v.string(),
+    }),
+  },
+  {
+    type: ApprovalEvents.resolved, summary: 'An approval was answered, or cancelled by the server (reason timed_out / turn_aborted / daemon_restarted)',
+    payload: v.object({
+      approval_id: v.string(), agent_id: AgentId, tool_call_id: v.string(), decision: v.picklist(['approved', 'rejected', 'cancelled']),
+      reason: v.optional(v.string()), scope: v.optional(v.literal('session')), feedback: v.optional(v.string()), selected_label: v.optional(v.string()),
+      remember: v.optional(v.object({ tool_name: v.string(), subject: v.optional(v.string()) })), resolved_at: v.string(),
+    }),
   },
 ];
 
