@@ -41,11 +41,20 @@ export async function listSlotDirs(home: string): Promise<string[]> {
   return entries.filter((e) => e.isDirectory()).map((e) => path.join(root, e.name)).sort();
 }
 
+const CREATE_TRIES = 10;
+
+/**
+ * Creates and locks a new slot. Another daemon's reconcile may see the new
+ * directory and lock it (to adopt it) between our mkdir and our lock: then
+ * that directory is theirs and we try a fresh name.
+ */
 export async function createSlot(home: string): Promise<Slot> {
-  const dir = path.join(slotsDir(home), ulid());
-  const slot = await tryOpenSlot(dir);
-  if (!slot) throw new Error(`cannot lock new journal slot ${dir}`);
-  return slot;
+  for (let i = 0; i < CREATE_TRIES; i++) {
+    const dir = path.join(slotsDir(home), ulid());
+    const slot = await tryOpenSlot(dir);
+    if (slot) return slot;
+  }
+  throw new Error(`cannot lock a new journal slot under ${slotsDir(home)}`);
 }
 
 /**

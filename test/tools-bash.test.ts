@@ -40,7 +40,7 @@ test('Bash output over the budget keeps head and tail with a marker', async (t) 
 });
 
 test('Bash timeout kills the whole process group, even a child ignoring TERM', async (t) => {
-  const env = await startEngine(t, { extraToml: YOLO });
+  const env = await startEngine(t, { extraToml: `${YOLO}\n[background]\nbash_auto_background_on_timeout = false` });
   const cwd = env.s.server.app.sessions.get(env.sid)!.cwd;
   const r = await bash(env, { command: `(trap '' TERM; sleep 30) & echo $! > child.pid; echo started; sleep 30`, timeout: 300 });
   t.true(r.is_error);

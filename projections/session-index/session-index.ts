@@ -3,6 +3,7 @@ import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import { SessionEvents, type ProfileUpdatedPayload, type SessionCreatedPayload, type SessionState } from '../../src/events/types.ts';
 import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from '../../src/engine/events.ts';
 import { ApprovalEvents, type ApprovalItem, type ApprovalResolvedPayload, type RememberedCall } from '../../src/permissions/types.ts';
+import { QuestionEvents, type QuestionItem } from '../../src/questions/types.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { SortedList } from '../sorted-list.ts';
 
@@ -14,6 +15,8 @@ export interface SessionRecord extends SessionState {
   foreign?: { server_id?: string; slot: string };
   /** Approvals requested and not resolved (a restart resolves them as cancelled). */
   pending_approvals?: { approval_id: string; agent_id: string; tool_call_id: string }[];
+  /** Questions asked and not answered nor dismissed (a restart dismisses them). */
+  pending_questions?: { question_id: string; agent_id: string; tool_call_id: string }[];
   /** Calls approved with `scope: session` (allowed again without asking). */
   session_rules?: RememberedCall[];
 }
@@ -113,6 +116,16 @@ export class SessionIndex implements Projection {
         const next: SessionRecord = { ...cur, pending_approvals: (cur.pending_approvals ?? []).filter((a) => a.approval_id !== r.approval_id), updated_at: event.ts };
         if (r.remember) next.session_rules = [...(cur.session_rules ?? []), r.remember];
         return next;
+      }
+      case QuestionEvents.requested: {
+        const q = event.payload as QuestionItem;
+        const open = { question_id: q.question_id, agent_id: q.agent_id, tool_call_id: q.tool_call_id };
+        return { ...cur, pending_questions: [...(cur.pending_questions ?? []), open], updated_at: event.ts };
+      }
+      case QuestionEvents.answered:
+      case QuestionEvents.dismissed: {
+        const id = (event.payload as { question_id: string }).question_id;
+        return { ...cur, pending_questions: (cur.pending_questions ?? []).filter((q) => q.question_id !== id), updated_at: event.ts };
       }
       case SessionEvents.runtimeBound:
         return { ...cur, runtime_id: (event.payload as { runtime_id: string }).runtime_id };

@@ -7,6 +7,7 @@ import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import type { TerminalService } from '../terminals/service.ts';
+import type { TaskService } from '../tasks/service.ts';
 import type { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import type { Logger } from './logger.ts';
 import type { ServeOptions } from './options.ts';
@@ -15,6 +16,7 @@ import type { UploadService } from '../uploads/service.ts';
 import type { AuthService } from '../auth/service.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import type { PermissionService } from '../permissions/service.ts';
+import type { QuestionService } from '../questions/service.ts';
 
 export interface Clock {
   now(): Date;
@@ -51,8 +53,12 @@ export interface AppContext {
   engine: EngineRegistry;
   /** Permission gate of tool calls and pending approvals (see src/permissions/types.ts). */
   permissions: PermissionService;
+  /** AskUserQuestion: pending questions of tool calls (see src/questions/service.ts). */
+  questions: QuestionService;
   /** PTY terminals of this daemon (live state). */
   terminals: TerminalService;
+  /** Background Bash tasks of live sessions (issue 4). */
+  tasks: TaskService;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */
   connections(): ConnectionInfo[];
   /** Sends a volatile frame to a session's subscribers (never journaled, never replayed). */

@@ -15,6 +15,7 @@ import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
 import { TerminalService } from '../terminals/service.ts';
+import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
@@ -23,6 +24,7 @@ import { AuthService } from '../auth/service.ts';
 import { EngineRegistry } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
+import { QuestionService } from '../questions/service.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
@@ -107,14 +109,19 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
     engine: undefined as unknown as EngineRegistry,
+    tasks: undefined as unknown as TaskService,
     permissions: undefined as unknown as PermissionService,
+    questions: undefined as unknown as QuestionService,
     connections: () => hub?.connections() ?? [],
     publishVolatile: (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
     requestShutdown: () => stop(),
   };
+  app.tasks = new TaskService(app);
   app.engine = new EngineRegistry(app, new BuiltinToolExecutor(app));
   app.permissions = new PermissionService(app);
   await app.permissions.recover();
+  app.questions = new QuestionService(app);
+  await app.questions.recover();
   await app.engine.recoverInterrupted();
   const ban = newAuthBan(options.host);
   const koa = createHttpApp(app, allRoutes(app), ban);
@@ -137,8 +144,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const close = () => {
     closing ??= (async () => {
       await instances.stop();
+      app.questions.close();
       await app.engine.closeAll();
       await app.terminals.closeAll();
+      await app.tasks.closeAll();
       await app.auth.close();
       await hub?.close();
       await autoTitle.stop();

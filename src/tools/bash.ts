@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import * as v from 'valibot';
+import { runForegroundAdoptable, runInBackground } from '../tasks/bash-run.ts';
 import { truncateMiddle } from './truncate.ts';
 import { defineTool, ToolError } from './types.ts';
 
@@ -11,6 +12,7 @@ const Input = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1), v.description('The command, run with bash -c in the workspace root')),
   timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TIMEOUT), v.description(`Milliseconds (default ${DEFAULT_TIMEOUT}, max ${MAX_TIMEOUT})`))),
   description: v.optional(v.pipe(v.string(), v.description('Short note on what the command does'))),
+  run_in_background: v.optional(v.pipe(v.boolean(), v.description('Start as a background task and return its id at once; a task notification arrives when it ends'))),
 });
 
 interface Finished { output: string; code: number | null; signal: string | null; why?: 'timeout' | 'aborted' }
@@ -59,7 +61,10 @@ export const bashTool = defineTool({
   schema: Input,
   readOnly: false,
   async run(input, ctx) {
+    if (input.run_in_background) return runInBackground(input, ctx);
     const timeout = input.timeout ?? DEFAULT_TIMEOUT;
+    // A timed-out (or detached) command moves to the background instead of being killed.
+    if (ctx.config.background.bash_auto_background_on_timeout) return runForegroundAdoptable(input, ctx, timeout);
     // Live output for watching clients (volatile); the result still carries the whole (budgeted) output.
     const r = await runCommand(input.command, ctx.session.cwd, timeout, ctx.signal, (output) => ctx.progress({ output: output.slice(0, 4096) }));
     const status = r.why === 'timeout' ? `[timed out after ${timeout} ms; process group killed]`

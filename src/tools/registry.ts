@@ -1,5 +1,6 @@
 import { schemaToJson } from '../http/openapi.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
+import { askUserQuestionTool } from './ask-user-question.ts';
 import { bashTool } from './bash.ts';
 import { editTool } from './edit.ts';
 import { globTool } from './glob.ts';
@@ -9,11 +10,11 @@ import type { ToolDef } from './types.ts';
 import { writeTool } from './write.ts';
 
 /**
- * The built-in tools. Still to come (issue 4): background Bash tasks and
- * bash_auto_background_on_timeout, AskUserQuestion, TodoWrite, EnterPlanMode/ExitPlanMode,
- * Agent, Skill, WebSearch/WebFetch, and MCP tools (`mcp__<server>__<tool>`).
+ * The built-in tools (Bash also runs background tasks, src/tasks/). Still to come
+ * (issue 4): TodoWrite, EnterPlanMode/ExitPlanMode, Agent, Skill, WebSearch/WebFetch,
+ * and MCP tools (`mcp__<server>__<tool>`).
  */
-export const BUILTIN_TOOLS: readonly ToolDef[] = [readTool, writeTool, editTool, globTool, grepTool, bashTool];
+export const BUILTIN_TOOLS: readonly ToolDef[] = [readTool, writeTool, editTool, globTool, grepTool, bashTool, askUserQuestionTool];
 
 export function findTool(name: string): ToolDef | undefined {
   return BUILTIN_TOOLS.find((t) => t.name === name);

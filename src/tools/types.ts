@@ -12,6 +12,8 @@ export interface ToolContext {
   config: ResolvedConfig;
   /** Resolves a model-given path inside the workspace or its additional dirs (41304 otherwise). */
   confine(given: string): Promise<ConfinedPath>;
+  /** The model's id of this call (tool_call_id). */
+  toolCallId?: string;
   /** Publishes a volatile `tool.progress` for this call. */
   progress(payload: Record<string, unknown>): void;
 }

@@ -2,7 +2,10 @@ import * as v from 'valibot';
 import { EngineEvents } from '../engine/events.ts';
 import { ContentPart, MessageObject } from '../http/schemas/messages.ts';
 import { ApprovalEvents } from '../permissions/types.ts';
+import { QuestionEvents } from '../questions/types.ts';
+import { AnswerSchema, QuestionItemSchema } from '../http/schemas/questions.ts';
 import { ToolEvents } from '../tools/events.ts';
+import { TASK_SESSION_EVENT_DOCS, TASK_VOLATILE_DOCS } from '../tasks/event-docs.ts';
 import type { EventDoc } from './event-payloads.ts';
 
 /** Payload schemas of the agent engine's events (src/engine/events.ts), for /asyncapi.json. */
@@ -87,6 +90,24 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
       remember: v.optional(v.object({ tool_name: v.string(), subject: v.optional(v.string()) })), resolved_at: v.string(),
     }),
   },
+  {
+    type: QuestionEvents.requested, summary: 'An AskUserQuestion call waits for the user\'s answers (Core "Question item"; times out after 24 h by default)',
+    payload: QuestionItemSchema,
+  },
+  {
+    type: QuestionEvents.answered, summary: 'A question was answered (answers keyed by question item id)',
+    payload: v.object({
+      question_id: v.string(), agent_id: AgentId, tool_call_id: v.string(), answers: v.record(v.string(), AnswerSchema),
+      method: v.optional(v.string()), note: v.optional(v.string()), answered_at: v.string(),
+    }),
+  },
+  {
+    type: QuestionEvents.dismissed, summary: 'A question was dismissed by the user, or by the server (reason timed_out / turn_aborted / daemon_restarted)',
+    payload: v.object({
+      question_id: v.string(), agent_id: AgentId, tool_call_id: v.string(),
+      reason: v.picklist(['user', 'timed_out', 'turn_aborted', 'daemon_restarted']), dismissed_at: v.string(),
+    }),
+  },  ...TASK_SESSION_EVENT_DOCS,
 ];
 
 const Work = { session_id: v.string(), workspace_id: v.string(), busy: v.boolean(), main_turn_active: v.boolean() };
@@ -107,4 +128,4 @@ export const ENGINE_VOLATILE_DOCS: EventDoc[] = [EngineEvents.assistantDelta, En
 })).concat([{
   type: ToolEvents.progress, summary: 'Progress of a running tool call (tool-specific fields besides the ids)',
   payload: v.looseObject({ agent_id: AgentId, tool_call_id: v.string(), tool_name: v.string() }),
-}]);
+}], TASK_VOLATILE_DOCS);

@@ -23,7 +23,9 @@ import { snapshotRoutes } from './snapshot.ts';
 import { titleRoutes } from './titles.ts';
 import { mediaRoutes } from './media.ts';
 import { approvalRoutes } from './approvals.ts';
+import { questionRoutes } from './questions.ts';
 import { toolRoutes } from './tools.ts';
+import { taskRoutes } from './tasks.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -50,7 +52,8 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...messageRoutes(app),
     ...snapshotRoutes(app),
     ...titleRoutes(app), ...mediaRoutes(app), ...toolRoutes(app),
-    ...approvalRoutes(app),
+    ...approvalRoutes(app), ...questionRoutes(app),
+    ...taskRoutes(app),
     ...debugRoutes(app),
   );
   return routes;

@@ -1,0 +1,29 @@
+import * as v from 'valibot';
+import { NonEmptyString, QueryBool, queryInt } from './common.ts';
+
+export const TaskStatus = v.picklist(['running', 'completed', 'failed', 'cancelled'], 'must be running, completed, failed or cancelled');
+
+/** Core "Task object" (bash tasks only for now). */
+export const TaskObject = v.object({
+  id: v.pipe(v.string(), v.description('`task_<ULID>`')),
+  session_id: v.string(),
+  kind: v.picklist(['bash', 'subagent', 'tool']),
+  description: v.string(),
+  status: TaskStatus,
+  created_at: v.string(),
+  started_at: v.optional(v.string()),
+  completed_at: v.optional(v.string()),
+  command: v.optional(v.string()),
+  output_preview: v.optional(v.pipe(v.string(), v.description('tail of the output (with_output and non-empty output only)'))),
+  output_bytes: v.optional(v.pipe(v.number(), v.description('byte length of output_preview'))),
+});
+
+export const TaskListQuery = v.object({ status: v.optional(TaskStatus) });
+export const TaskListData = v.object({ items: v.array(TaskObject) });
+export const TaskParams = v.object({ session_id: NonEmptyString, task_id: NonEmptyString });
+export const TaskReadQuery = v.object({
+  with_output: v.optional(QueryBool),
+  output_bytes: v.optional(queryInt(0, Number.MAX_SAFE_INTEGER)),
+});
+export const TaskCancelData = v.object({ cancelled: v.boolean() });
+export const TaskDetachData = v.object({ detached: v.boolean(), status: TaskStatus });

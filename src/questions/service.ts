@@ -1,0 +1,193 @@
+import { monotonicFactory } from 'ulid';
+import type { AppContext } from '../app/context.ts';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import { EngineEvents, type StatusChangedPayload } from '../engine/events.ts';
+import {
+  QuestionEvents, type AnswerBody, type DismissReason, type QuestionAnsweredPayload, type QuestionDismissedPayload,
+  type QuestionEntry, type QuestionItem, type QuestionOutcome,
+} from './types.ts';
+
+const nextUlid = monotonicFactory();
+/** Default lifetime of a pending question, like approvals (24 h); `new QuestionService(app, {timeoutMs})` overrides it. */
+export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+interface Pending {
+  item: QuestionItem;
+  settle: (o: QuestionOutcome) => void;
+  timer?: NodeJS.Timeout;
+  cleanup: () => void;
+}
+
+export interface AskRequest {
+  agentId: string;
+  turnId?: string;
+  toolCallId: string;
+  questions: Array<Omit<QuestionEntry, 'id' | 'options'> & { options: Array<{ label: string; description?: string }> }>;
+}
+
+export type ResolveResult<T> = T | 'not_found' | 'already_resolved' | 'timed_out';
+
+/**
+ * AskUserQuestion interactions. Pending questions live in memory (the waiting tool call
+ * holds a promise) and are journaled on the session stream, so the session index knows
+ * which are open and a restart can dismiss them (reason daemon_restarted).
+ */
+export class QuestionService {
+  private pending = new Map<string, Pending>();
+  private closed = false;
+  readonly timeoutMs: number;
+
+  constructor(private app: AppContext, opts: { timeoutMs?: number } = {}) {
+    this.timeoutMs = opts.timeoutMs ?? QUESTION_TIMEOUT_MS;
+  }
+
+  /** Journals the question and waits for an answer, a dismissal, the timeout or the abort. */
+  async ask(sessionId: string, req: AskRequest, signal?: AbortSignal): Promise<QuestionOutcome> {
+    if (this.closed) return { kind: 'dismissed', reason: 'daemon_restarted' };
+    if (signal?.aborted) return { kind: 'dismissed', reason: 'turn_aborted' };
+    const item: QuestionItem = {
+      question_id: `qst_${nextUlid()}`, session_id: sessionId, agent_id: req.agentId, ...(req.turnId ? { turn_id: req.turnId } : {}),
+      tool_call_id: req.toolCallId, questions: req.questions.map(entryOf), created_at: this.app.clock.now().toISOString(),
+    };
+    let settle!: (o: QuestionOutcome) => void;
+    const done = new Promise<QuestionOutcome>((r) => (settle = r));
+    const onAbort = () => void this.dismiss(item.question_id, 'turn_aborted').catch(() => undefined);
+    const p: Pending = { item, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
+    this.pending.set(item.question_id, p);
+    this.setInteraction(sessionId);
+    await this.app.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, this.statusEvent(sessionId)]);
+    if (!this.pending.has(item.question_id)) return done;
+    signal?.addEventListener('abort', onAbort, { once: true });
+    p.timer = setTimeout(() => void this.dismiss(item.question_id, 'timed_out').catch(() => undefined), this.timeoutMs);
+    p.timer.unref();
+    if (signal?.aborted) onAbort();
+    return done;
+  }
+
+  /** Pending questions of a session, oldest first (expired ones are dismissed as timed out first). */
+  async list(sessionId: string): Promise<QuestionItem[]> {
+    for (const p of [...this.pending.values()]) {
+      if (p.item.session_id === sessionId && this.expired(p.item)) await this.dismiss(p.item.question_id, 'timed_out');
+    }
+    return this.pendingItems(sessionId);
+  }
+
+  pendingItems(sessionId: string): QuestionItem[] {
+    return [...this.pending.values()].filter((p) => p.item.session_id === sessionId).map((p) => p.item);
+  }
+
+  /** The pending question (route checks answers against it), or why there is none. */
+  async lookup(sessionId: string, questionId: string): Promise<ResolveResult<QuestionItem>> {
+    const p = this.pending.get(questionId);
+    if (!p || p.item.session_id !== sessionId) return (await this.wasRequested(sessionId, questionId)) ? 'already_resolved' : 'not_found';
+    if (this.expired(p.item)) {
+      await this.dismiss(questionId, 'timed_out');
+      return 'timed_out';
+    }
+    return p.item;
+  }
+
+  async answer(sessionId: string, questionId: string, body: AnswerBody): Promise<ResolveResult<{ resolved_at: string }>> {
+    const found = await this.lookup(sessionId, questionId);
+    if (typeof found === 'string') return found;
+    const at = await this.finish(questionId, QuestionEvents.answered, (base, ts) => ({ ...base, ...body, answered_at: ts }), { kind: 'answered', item: found, body });
+    return { resolved_at: at };
+  }
+
+  async dismissByUser(sessionId: string, questionId: string): Promise<ResolveResult<{ dismissed_at: string }>> {
+    const found = await this.lookup(sessionId, questionId);
+    if (typeof found === 'string') return found;
+    return { dismissed_at: await this.dismiss(questionId, 'user') };
+  }
+
+  /**
+   * Shutdown: waiting calls are released without journaling, so the next start
+   * dismisses their questions as daemon_restarted (as for a crash).
+   */
+  close(): void {
+    this.closed = true;
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.cleanup();
+      p.settle({ kind: 'dismissed', reason: 'daemon_restarted' });
+    }
+    this.pending.clear();
+  }
+
+  /** Startup: questions left pending by a previous run are dismissed (their turn was ended by recovery). */
+  async recover(): Promise<number> {
+    const at = this.app.clock.now().toISOString();
+    let n = 0;
+    for (const s of [...this.app.sessions.all()]) {
+      if (!s.pending_questions?.length || s.foreign) continue;
+      await this.app.journal.append(s.pending_questions.map((q) => ({
+        stream: s.id, type: QuestionEvents.dismissed,
+        payload: { ...q, reason: 'daemon_restarted', dismissed_at: at } satisfies QuestionDismissedPayload,
+      })));
+      n += s.pending_questions.length;
+    }
+    if (n) this.app.log.warn({ questions: n }, 'dismissed questions left pending by a restart');
+    return n;
+  }
+
+  private dismiss(questionId: string, reason: DismissReason): Promise<string> {
+    return this.finish(questionId, QuestionEvents.dismissed, (base, ts) => ({ ...base, reason, dismissed_at: ts }), { kind: 'dismissed', reason });
+  }
+
+  /** Journals the outcome, updates pending_interaction and releases the waiting tool call. */
+  private async finish(
+    questionId: string, type: string,
+    payloadOf: (base: { question_id: string; agent_id: string; tool_call_id: string }, ts: string) => QuestionAnsweredPayload | QuestionDismissedPayload,
+    outcome: QuestionOutcome,
+  ): Promise<string> {
+    const at = this.app.clock.now().toISOString();
+    const p = this.pending.get(questionId);
+    if (!p) return at;
+    this.pending.delete(questionId);
+    clearTimeout(p.timer);
+    p.cleanup();
+    const sessionId = p.item.session_id;
+    const base = { question_id: questionId, agent_id: p.item.agent_id, tool_call_id: p.item.tool_call_id };
+    const last = this.pendingItems(sessionId).length === 0;
+    if (last) this.setInteraction(sessionId);
+    try {
+      await this.app.journal.append([{ stream: sessionId, type, payload: payloadOf(base, at) }, ...(last ? [this.statusEvent(sessionId)] : [])]);
+    } finally {
+      p.settle(outcome);
+    }
+    return at;
+  }
+
+  private expired(item: QuestionItem): boolean {
+    return Date.parse(item.created_at) + this.timeoutMs <= this.app.clock.now().getTime();
+  }
+
+  private async wasRequested(sessionId: string, questionId: string): Promise<boolean> {
+    if (!this.app.sessions.get(sessionId)) return false;
+    const events = await this.app.journal.readRange(sessionId, 1);
+    return events.some((e) => e.type === QuestionEvents.requested && (e.payload as QuestionItem).question_id === questionId);
+  }
+
+  private setInteraction(sessionId: string): void {
+    const prev = this.app.live.get(sessionId) ?? { busy: false, main_turn_active: false, pending_interaction: 'none' as const, model: null };
+    const pending_interaction = this.pendingItems(sessionId).length ? 'question' : prev.pending_interaction === 'question' ? 'none' : prev.pending_interaction;
+    this.app.live.set(sessionId, { ...prev, pending_interaction });
+  }
+
+  private statusEvent(sessionId: string) {
+    const st = this.app.live.get(sessionId);
+    const payload: StatusChangedPayload = {
+      session_id: sessionId, workspace_id: this.app.sessions.get(sessionId)?.workspace_id ?? '',
+      busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false, pending_interaction: st?.pending_interaction ?? 'none',
+    };
+    return { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload };
+  }
+}
+
+function entryOf(q: AskRequest['questions'][number], i: number): QuestionEntry {
+  return {
+    id: `q_${i}`, question: q.question, ...(q.header !== undefined ? { header: q.header } : {}),
+    options: q.options.map((o, j) => ({ id: `o_${j}`, label: o.label, ...(o.description !== undefined ? { description: o.description } : {}) })),
+    ...(q.multi_select !== undefined ? { multi_select: q.multi_select } : {}), allow_other: true,
+  };
+}

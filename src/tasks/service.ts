@@ -1,0 +1,136 @@
+import { mkdir, open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { monotonicFactory } from 'ulid';
+import type { AppContext } from '../app/context.ts';
+import { ApiError } from '../http/errors.ts';
+import { Codes } from '../http/codes.ts';
+import { BashTask, type TaskObject } from './task.ts';
+import { TaskEvents } from './events.ts';
+import { TaskNotifier } from './notify.ts';
+
+const nextUlid = monotonicFactory();
+
+export interface StartBash {
+  sessionId: string; command: string; description?: string; cwd: string;
+  background: boolean; timeoutMs: number; graceMs: number; maxRunning?: number;
+}
+
+/**
+ * Background (and adoptable foreground) Bash tasks of live sessions. Live-only by
+ * design (Core): nothing is replayed, so a cold session lists no tasks.
+ */
+export class TaskService {
+  private readonly bySession = new Map<string, Map<string, BashTask>>();
+  private readonly app: AppContext;
+  private readonly notifier: TaskNotifier;
+  /** Daemon stopping: completions are no longer worth a note to the agent. */
+  private closing = false;
+
+  constructor(app: AppContext) {
+    this.app = app;
+    this.notifier = new TaskNotifier(app);
+    // Archiving a session ends its tasks: no process is left behind.
+    app.journal.on('committed', (events: Array<{ stream: string; type: string }>) => {
+      for (const e of events) if (e.type === 'session.archived') void this.killSession(e.stream);
+    });
+  }
+
+  list(sessionId: string): BashTask[] {
+    return [...(this.bySession.get(sessionId)?.values() ?? [])];
+  }
+
+  get(sessionId: string, taskId: string): BashTask {
+    const t = this.bySession.get(sessionId)?.get(taskId);
+    if (!t) throw new ApiError(Codes.TASK_NOT_FOUND, `task ${taskId} not found`);
+    return t;
+  }
+
+  runningBackground(sessionId?: string): BashTask[] {
+    const all = sessionId ? this.list(sessionId) : [...this.bySession.values()].flatMap((m) => [...m.values()]);
+    return all.filter((t) => t.status === 'running' && t.background);
+  }
+
+  /** Starts a command; throws a plain Error (a tool error) when max_running_tasks is reached. */
+  async start(o: StartBash): Promise<BashTask> {
+    if (o.background && o.maxRunning !== undefined && this.runningBackground().length >= o.maxRunning) {
+      throw new Error(`max_running_tasks (${o.maxRunning}) reached; wait for a task to finish or cancel one`);
+    }
+    const id = `task_${nextUlid()}`;
+    const dir = path.join(this.app.home, 'tasks', o.sessionId);
+    await mkdir(dir, { recursive: true });
+    const task = new BashTask({
+      id, sessionId: o.sessionId, command: o.command, description: o.description ?? '', cwd: o.cwd, logFile: path.join(dir, `${id}.log`),
+      background: o.background, timeoutMs: o.timeoutMs, graceMs: o.graceMs, now: () => this.app.clock.now(),
+    });
+    let m = this.bySession.get(o.sessionId);
+    if (!m) this.bySession.set(o.sessionId, (m = new Map()));
+    m.set(id, task);
+    task.onData((data) => { if (task.background) this.app.publishVolatile(o.sessionId, TaskEvents.shellOutput, { task_id: id, data }); });
+    void task.done.then(() => this.finished(task));
+    if (o.background) await this.announce(task);
+    return task;
+  }
+
+  /** A running foreground task goes to the background (timeout, or POST :detach). */
+  async detach(task: BashTask, timeoutMs: number): Promise<boolean> {
+    if (task.background || task.status !== 'running') return false;
+    task.toBackground(timeoutMs);
+    await this.announce(task);
+    return true;
+  }
+
+  cancel(task: BashTask): void { task.stop('cancel'); }
+
+  /** The tail of the task's log: at most `bytes` bytes (whole UTF-8 characters). */
+  async tail(task: BashTask, bytes: number): Promise<string> {
+    const size = (await stat(task.spec.logFile).catch(() => ({ size: 0 }))).size;
+    const n = Math.min(size, bytes);
+    if (n === 0) return '';
+    const fh = await open(task.spec.logFile, 'r');
+    try {
+      const buf = Buffer.alloc(n);
+      await fh.read(buf, 0, n, size - n);
+      let start = 0;
+      while (start < n && (buf[start]! & 0xc0) === 0x80) start++; // skip a split character
+      return buf.subarray(start).toString('utf8');
+    } finally { await fh.close(); }
+  }
+
+  /** Ends every running task of a session and waits for the processes to exit. */
+  async killSession(sessionId: string): Promise<void> {
+    const running = this.list(sessionId).filter((t) => t.status === 'running');
+    for (const t of running) t.stop('cancel');
+    await Promise.all(running.map((t) => t.done));
+  }
+
+  /** Daemon stop: kill every task unless background.keep_alive_on_exit. */
+  async closeAll(): Promise<void> {
+    this.closing = true;
+    if (this.app.config.current().background.keep_alive_on_exit) return;
+    await Promise.all([...this.bySession.keys()].map((sid) => this.killSession(sid)));
+    await Promise.all([...this.pending]);
+  }
+
+  private readonly pending = new Set<Promise<unknown>>();
+
+  private async announce(task: BashTask): Promise<void> {
+    const sid = task.spec.sessionId;
+    this.app.publishVolatile(sid, TaskEvents.shellStarted, { task_id: task.spec.id, command: task.spec.command });
+    await this.app.journal.append([{ stream: sid, type: TaskEvents.started, payload: { task: task.toObject() } }]);
+  }
+
+  private async finished(task: BashTask): Promise<void> {
+    // A foreground result goes back in the tool call itself; the task is not kept.
+    if (!task.background) { this.bySession.get(task.spec.sessionId)?.delete(task.spec.id); return; }
+    const sid = task.spec.sessionId;
+    this.app.publishVolatile(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
+    const p = this.app.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: task.toObject() } }])
+      .then(() => (this.closing ? undefined : this.notifier.notify(task)))
+      .catch((err) => this.app.log.warn(`task.terminated not journaled: ${String(err)}`));
+    this.pending.add(p);
+    await p;
+    this.pending.delete(p);
+  }
+}
+
+export type { TaskObject };

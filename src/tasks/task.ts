@@ -1,0 +1,110 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+export type TaskStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export const TASK_STATUSES: readonly TaskStatus[] = ['running', 'completed', 'failed', 'cancelled'];
+
+/** Core "Task object" (output fields are added by the read route). */
+export interface TaskObject {
+  id: string; session_id: string; kind: 'bash'; description: string; status: TaskStatus;
+  created_at: string; started_at?: string; completed_at?: string; command: string;
+}
+
+export interface TaskSpec {
+  id: string; sessionId: string; command: string; description: string; cwd: string; logFile: string;
+  background: boolean; timeoutMs: number; graceMs: number; now: () => Date;
+}
+
+/** Why a task ended other than on its own: decides `failed` vs `cancelled`. */
+type StopReason = 'timeout' | 'cancel';
+
+/** Sends `sig` to the whole process group (the command and everything it started). */
+export function killGroup(pid: number, sig: NodeJS.Signals): void {
+  try { process.kill(-pid, sig); } catch { /* already gone */ }
+}
+
+/** One Bash command in its own process group, its output streamed to a log file on disk. */
+export class BashTask {
+  readonly spec: TaskSpec;
+  status: TaskStatus = 'running';
+  background: boolean;
+  /** Called when a foreground task moves to the background (the waiting tool call returns). */
+  onBackground?: () => void;
+  exitCode: number | null = null;
+  stopReason?: StopReason;
+  readonly createdAt: Date;
+  completedAt?: Date;
+  /** Resolves once the process has exited and the log is flushed. */
+  readonly done: Promise<void>;
+  private readonly child: ChildProcess;
+  private readonly log: WriteStream;
+  private readonly listeners = new Set<(data: string) => void>();
+  private timer?: NodeJS.Timeout;
+  private hard?: NodeJS.Timeout;
+
+  constructor(spec: TaskSpec) {
+    this.spec = spec;
+    this.background = spec.background;
+    this.createdAt = spec.now();
+    this.log = createWriteStream(spec.logFile);
+    // One pipe for both streams keeps stdout and stderr in the order they were written.
+    this.child = spawn('bash', ['-c', `exec 2>&1\n${spec.command}`], { cwd: spec.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const take = (d: string) => { this.log.write(d); for (const l of this.listeners) l(d); };
+    this.child.stdout!.setEncoding('utf8').on('data', take);
+    this.child.stderr!.setEncoding('utf8').on('data', take);
+    this.child.on('error', (err) => take(`\n${err.message}`));
+    if (spec.background) this.armTimeout(spec.timeoutMs);
+    this.done = new Promise((resolve) => {
+      this.child.on('close', (code) => {
+        clearTimeout(this.timer);
+        clearTimeout(this.hard);
+        // Leftovers of the group (e.g. `sleep &`) are not ours to keep once the task ended.
+        this.killGroup('SIGKILL');
+        this.exitCode = code;
+        this.completedAt = spec.now();
+        this.status = this.stopReason === 'cancel' ? 'cancelled' : this.stopReason === 'timeout' || code !== 0 ? 'failed' : 'completed';
+        this.log.end(() => resolve());
+      });
+    });
+  }
+
+  get pid(): number | undefined { return this.child.pid; }
+
+  onData(fn: (data: string) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Moves a foreground task to the background; its timeout (0 = none) starts now. */
+  toBackground(timeoutMs: number): void {
+    if (this.background) return;
+    this.background = true;
+    this.armTimeout(timeoutMs);
+    this.onBackground?.();
+  }
+
+  /** TERM to the group, KILL after the grace period. */
+  stop(reason: StopReason): void {
+    if (this.status !== 'running' || this.stopReason) return;
+    this.stopReason = reason;
+    this.killGroup('SIGTERM');
+    this.hard = setTimeout(() => this.killGroup('SIGKILL'), this.spec.graceMs);
+  }
+
+  toObject(): TaskObject {
+    const o: TaskObject = {
+      id: this.spec.id, session_id: this.spec.sessionId, kind: 'bash', description: this.spec.description, status: this.status,
+      created_at: this.createdAt.toISOString(), started_at: this.createdAt.toISOString(), command: this.spec.command,
+    };
+    if (this.completedAt) o.completed_at = this.completedAt.toISOString();
+    return o;
+  }
+
+  private armTimeout(ms: number): void {
+    if (ms > 0) this.timer = setTimeout(() => this.stop('timeout'), ms);
+  }
+
+  private killGroup(sig: NodeJS.Signals): void {
+    if (this.child.pid) killGroup(this.child.pid, sig);
+  }
+}
