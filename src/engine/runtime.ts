@@ -234,7 +234,7 @@ export class SessionRuntime {
     const base = { session_id: this.sessionId, workspace_id: this.workspaceId, busy: active, main_turn_active: active };
     return [
       { stream: GLOBAL_STREAM, type: EngineEvents.workChanged, payload: base },
-      { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload: { ...base, pending_interaction: 'none' } },
+      { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload: { ...base, pending_interaction: this.deps.app.live.get(this.sessionId)?.pending_interaction ?? 'none' } },
     ];
   }
 }

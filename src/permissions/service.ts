@@ -1,7 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
-import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import { EngineEvents, type StatusChangedPayload } from '../engine/events.ts';
+import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
 import { decide } from './policy.ts';
 import { configRules, subjectOf } from './rules.ts';
 import {
@@ -73,10 +72,10 @@ export class PermissionService implements PermissionGate {
     const onAbort = () => void this.finish(item.approval_id, 'cancelled', { reason: 'turn_aborted' }).catch(() => undefined);
     const p: Pending = { item, subject, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.approval_id, p);
-    this.setInteraction(sessionId);
+    setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
     await this.app.journal.append([
       { stream: sessionId, type: ApprovalEvents.requested, payload: item },
-      this.statusEvent(sessionId),
+      statusChangedEvent(this.app, sessionId),
     ]);
     if (!this.pending.has(item.approval_id)) return decided; // answered while the request was being written
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -144,9 +143,9 @@ export class PermissionService implements PermissionGate {
     const resolved_at = this.app.clock.now().toISOString();
     const payload: ApprovalResolvedPayload = { approval_id: approvalId, agent_id: p.item.agent_id, tool_call_id: p.item.tool_call_id, decision, ...extra, resolved_at };
     const last = this.pendingItems(sessionId).length === 0;
-    if (last) this.setInteraction(sessionId);
+    if (last) setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
     try {
-      await this.app.journal.append([{ stream: sessionId, type: ApprovalEvents.resolved, payload }, ...(last ? [this.statusEvent(sessionId)] : [])]);
+      await this.app.journal.append([{ stream: sessionId, type: ApprovalEvents.resolved, payload }, ...(last ? [statusChangedEvent(this.app, sessionId)] : [])]);
     } finally {
       p.settle(outcomeOf(payload));
     }
@@ -156,21 +155,6 @@ export class PermissionService implements PermissionGate {
   private async wasRequested(sessionId: string, approvalId: string): Promise<boolean> {
     const events = await this.app.journal.readRange(sessionId, 1);
     return events.some((e) => e.type === ApprovalEvents.requested && (e.payload as ApprovalItem).approval_id === approvalId);
-  }
-
-  private setInteraction(sessionId: string): void {
-    const prev = this.app.live.get(sessionId) ?? { busy: false, main_turn_active: false, pending_interaction: 'none' as const, model: null };
-    const pending_interaction = this.pendingItems(sessionId).length ? 'approval' : prev.pending_interaction === 'approval' ? 'none' : prev.pending_interaction;
-    this.app.live.set(sessionId, { ...prev, pending_interaction });
-  }
-
-  private statusEvent(sessionId: string) {
-    const st = this.app.live.get(sessionId);
-    const payload: StatusChangedPayload = {
-      session_id: sessionId, workspace_id: this.app.sessions.get(sessionId)?.workspace_id ?? '',
-      busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false, pending_interaction: st?.pending_interaction ?? 'none',
-    };
-    return { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload };
   }
 }
 

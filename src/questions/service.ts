@@ -1,7 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
-import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import { EngineEvents, type StatusChangedPayload } from '../engine/events.ts';
+import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
 import {
   QuestionEvents, type AnswerBody, type DismissReason, type QuestionAnsweredPayload, type QuestionDismissedPayload,
   type QuestionEntry, type QuestionItem, type QuestionOutcome,
@@ -54,8 +53,8 @@ export class QuestionService {
     const onAbort = () => void this.dismiss(item.question_id, 'turn_aborted').catch(() => undefined);
     const p: Pending = { item, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.question_id, p);
-    this.setInteraction(sessionId);
-    await this.app.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, this.statusEvent(sessionId)]);
+    setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
+    await this.app.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, statusChangedEvent(this.app, sessionId)]);
     if (!this.pending.has(item.question_id)) return done;
     signal?.addEventListener('abort', onAbort, { once: true });
     p.timer = setTimeout(() => void this.dismiss(item.question_id, 'timed_out').catch(() => undefined), this.timeoutMs);
@@ -149,9 +148,9 @@ export class QuestionService {
     const sessionId = p.item.session_id;
     const base = { question_id: questionId, agent_id: p.item.agent_id, tool_call_id: p.item.tool_call_id };
     const last = this.pendingItems(sessionId).length === 0;
-    if (last) this.setInteraction(sessionId);
+    if (last) setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
     try {
-      await this.app.journal.append([{ stream: sessionId, type, payload: payloadOf(base, at) }, ...(last ? [this.statusEvent(sessionId)] : [])]);
+      await this.app.journal.append([{ stream: sessionId, type, payload: payloadOf(base, at) }, ...(last ? [statusChangedEvent(this.app, sessionId)] : [])]);
     } finally {
       p.settle(outcome);
     }
@@ -166,21 +165,6 @@ export class QuestionService {
     if (!this.app.sessions.get(sessionId)) return false;
     const events = await this.app.journal.readRange(sessionId, 1);
     return events.some((e) => e.type === QuestionEvents.requested && (e.payload as QuestionItem).question_id === questionId);
-  }
-
-  private setInteraction(sessionId: string): void {
-    const prev = this.app.live.get(sessionId) ?? { busy: false, main_turn_active: false, pending_interaction: 'none' as const, model: null };
-    const pending_interaction = this.pendingItems(sessionId).length ? 'question' : prev.pending_interaction === 'question' ? 'none' : prev.pending_interaction;
-    this.app.live.set(sessionId, { ...prev, pending_interaction });
-  }
-
-  private statusEvent(sessionId: string) {
-    const st = this.app.live.get(sessionId);
-    const payload: StatusChangedPayload = {
-      session_id: sessionId, workspace_id: this.app.sessions.get(sessionId)?.workspace_id ?? '',
-      busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false, pending_interaction: st?.pending_interaction ?? 'none',
-    };
-    return { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload };
   }
 }
 

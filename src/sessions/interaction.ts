@@ -1,0 +1,26 @@
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { PendingEvent } from '../../journal/types.ts';
+import type { AppContext } from '../app/context.ts';
+import { EngineEvents, type StatusChangedPayload } from '../engine/events.ts';
+
+type Interaction = 'approval' | 'question';
+
+/**
+ * Records whether a session waits on the user for `kind` (`pending` = items of
+ * that kind are open). Clearing one kind never clears the other.
+ */
+export function setPendingInteraction(app: AppContext, sessionId: string, kind: Interaction, pending: boolean): void {
+  const prev = app.live.get(sessionId) ?? { busy: false, main_turn_active: false, pending_interaction: 'none' as const, model: null };
+  const pending_interaction = pending ? kind : prev.pending_interaction === kind ? 'none' : prev.pending_interaction;
+  app.live.set(sessionId, { ...prev, pending_interaction });
+}
+
+/** `event.session.status_changed` carrying the session's current live state. */
+export function statusChangedEvent(app: AppContext, sessionId: string): PendingEvent {
+  const st = app.live.get(sessionId);
+  const payload: StatusChangedPayload = {
+    session_id: sessionId, workspace_id: app.sessions.get(sessionId)?.workspace_id ?? '',
+    busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false, pending_interaction: st?.pending_interaction ?? 'none',
+  };
+  return { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload };
+}
