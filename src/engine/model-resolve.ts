@@ -70,7 +70,7 @@ export async function checkCredential(app: AppContext, m: ResolvedModel): Promis
   // Vertex service accounts), so 40111 answers exactly when the turn would lack a key.
   // Other configuration errors are left to fail the turn, as before.
   try {
-    await clientFor(app, m);
+    await clientFor(app, m, app.engine.clients);
   } catch (err) {
     if (err instanceof WireConfigError && err.kind === 'auth') {
       throw new ApiError(Codes.PROVIDER_NO_CREDENTIAL, `provider ${m.providerId} has no credential`, { details: { provider_id: m.providerId } });

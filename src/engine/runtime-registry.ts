@@ -18,7 +18,8 @@ export class EngineRegistry {
   private readonly loading = new Map<string, Promise<SessionRuntime>>();
   private readonly retryBase = retryBaseMs();
   private readonly idleTimeout = modelIdleTimeoutMs();
-  private readonly clients = new ClientCache();
+  /** Model clients shared by every runtime, the prompt intake and title generation. */
+  readonly clients = new ClientCache();
 
   constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {}
 

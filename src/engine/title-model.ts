@@ -30,7 +30,7 @@ export async function titleBackend(app: AppContext, session: SessionRecord): Pro
   }
   try {
     // The same model resolution and client as a turn (flat models and OAuth tokens included).
-    return { ok: true, alias, client: await clientFor(app, model) };
+    return { ok: true, alias, client: await clientFor(app, model, app.engine.clients) };
   } catch (err) {
     const noKey = (err instanceof ApiError) || (err as { kind?: string }).kind === 'auth';
     return { ok: false, reason: noKey ? 'no_credential' : 'provider_misconfigured', model: alias };
