@@ -32,7 +32,7 @@ export const askUserQuestionTool = defineTool({
     if (!questions || !ctx.toolCallId) throw new ToolError('AskUserQuestion is not available here');
     const turnId = ctx.session.active_turn?.turn_id;
     const outcome = await questions.ask(ctx.session.id, {
-      agentId: 'main', toolCallId: ctx.toolCallId, ...(turnId ? { turnId } : {}),
+      agentId: ctx.agentId, toolCallId: ctx.toolCallId, ...(turnId ? { turnId } : {}),
       questions: input.questions.map((q) => ({
         question: q.question, ...(q.header !== undefined ? { header: q.header } : {}), options: q.options,
         ...(q.multiSelect !== undefined ? { multi_select: q.multiSelect } : {}),

@@ -69,7 +69,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
   private context(session: NonNullable<ReturnType<AppContext['sessions']['get']>>, call: ToolCall, signal: AbortSignal): ToolContext {
     const app = this.app;
     return {
-      app, session, signal, config: app.config.current(), toolCallId: call.id,
+      app, session, signal, config: app.config.current(), toolCallId: call.id, agentId: 'main',
+      ...(session.active_turn?.turn_id ? { turnId: session.active_turn.turn_id } : {}),
       confine: (given) => confine(app, session, given),
       progress: (payload) => app.publishVolatile(session.id, ToolEvents.progress, { agent_id: 'main', tool_call_id: call.id, tool_name: call.name, ...payload }),
     };

@@ -8,13 +8,21 @@ import { grepTool } from './grep.ts';
 import { readTool } from './read.ts';
 import type { ToolDef } from './types.ts';
 import { writeTool } from './write.ts';
+import { todoTools } from './todo.ts';
+import { planTools } from './plan-mode.ts';
+import { webTools } from './web.ts';
+import { skillTools } from './skill.ts';
+import { agentTools } from './agent.ts';
 
 /**
  * The built-in tools (Bash also runs background tasks, src/tasks/). Still to come
  * (issue 4): TodoWrite, EnterPlanMode/ExitPlanMode, Agent, Skill, WebSearch/WebFetch,
  * and MCP tools (`mcp__<server>__<tool>`).
  */
-export const BUILTIN_TOOLS: readonly ToolDef[] = [readTool, writeTool, editTool, globTool, grepTool, bashTool, askUserQuestionTool];
+export const BUILTIN_TOOLS: readonly ToolDef[] = [
+  readTool, writeTool, editTool, globTool, grepTool, bashTool, askUserQuestionTool,
+  ...todoTools, ...planTools, ...webTools, ...skillTools, ...agentTools,
+];
 
 export function findTool(name: string): ToolDef | undefined {
   return BUILTIN_TOOLS.find((t) => t.name === name);

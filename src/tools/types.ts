@@ -14,6 +14,10 @@ export interface ToolContext {
   confine(given: string): Promise<ConfinedPath>;
   /** The model's id of this call (tool_call_id). */
   toolCallId?: string;
+  /** The agent making the call: `main`, or a subagent's id. */
+  agentId: string;
+  /** The turn the call belongs to, when known. */
+  turnId?: string;
   /** Publishes a volatile `tool.progress` for this call. */
   progress(payload: Record<string, unknown>): void;
 }

@@ -1,0 +1,4 @@
+import type { ToolDef } from './types.ts';
+
+/** Filled in by issue 4 work in progress. */
+export const webTools: ToolDef[] = [];
