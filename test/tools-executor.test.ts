@@ -10,7 +10,9 @@ test('[tools] disabled and per-prompt disabled_tools narrow the offered tools; a
   env.llm.setScript({ events: [{ tool_call: { id: 'x1', name: 'Bash', args: { command: 'echo hi' } } }] }, scripts.helloText);
   await prompt(env, { content: [{ type: 'text', text: 'go' }], disabled_tools: ['Glob'] });
   await turnEnded(env);
-  t.deepEqual(offered(env.llm.requests[0]!.body), ['AskUserQuestion', 'Edit', 'Grep', 'Read', 'Write']);
+  t.deepEqual(offered(env.llm.requests[0]!.body), [
+    'Agent', 'AskUserQuestion', 'Edit', 'EnterPlanMode', 'ExitPlanMode', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'WebSearch', 'Write',
+  ]);
   const result = (await journal(env)).find((e) => e.type === 'tool.result')!.payload;
   t.true(result.is_error);
   t.regex(result.content, /disabled by configuration: Bash/);
@@ -36,7 +38,9 @@ test('GET /api/v1/tools lists descriptors of the live session, empty when none i
   await turnEnded(env);
   const r = await env.s.get('/api/v1/tools');
   t.is(r.code, 0);
-  t.deepEqual(r.data.tools.map((x: any) => x.name), ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'AskUserQuestion']);
+  t.deepEqual(r.data.tools.map((x: any) => x.name), [
+    'Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'AskUserQuestion', 'TodoWrite', 'EnterPlanMode', 'ExitPlanMode', 'WebSearch', 'WebFetch', 'Skill', 'Agent',
+  ]);
   t.deepEqual(r.data.tools[0], { name: 'Read', description: r.data.tools[0].description, input_schema: null, source: 'builtin', active: true });
   t.true(r.data.tools[0].description.length > 10);
   const offeredRead = env.llm.requests[0]!.body.tools.find((x: any) => x.function.name === 'Read').function.parameters;

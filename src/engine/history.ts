@@ -8,15 +8,19 @@ import { EngineEvents, type ContentPart, type Message, type MessageCreatedPayloa
 
 const PAGE = 1000;
 
-/** Every message of the session's journal, oldest first (read once, when a runtime is created). */
-export async function loadMessages(journal: Journal, sessionId: string): Promise<{ messages: Message[]; events: Array<{ type: string; payload: any }> }> {
+/**
+ * The messages of one agent (default the main agent) and every event of the session's
+ * journal, oldest first (read once, when a runtime is created).
+ */
+export async function loadMessages(journal: Journal, sessionId: string, agentId = 'main'): Promise<{ messages: Message[]; events: Array<{ type: string; payload: any }> }> {
   const messages: Message[] = [];
   const events: Array<{ type: string; payload: any }> = [];
   for (let from = 1; ; ) {
     const batch = await journal.readRange(sessionId, from, undefined, PAGE);
     for (const e of batch) {
       events.push({ type: e.type, payload: e.payload });
-      if (e.type === EngineEvents.messageCreated) messages.push((e.payload as MessageCreatedPayload).message);
+      const p = e.payload as MessageCreatedPayload;
+      if (e.type === EngineEvents.messageCreated && (p.agent_id ?? 'main') === agentId) messages.push(p.message);
     }
     if (batch.length < PAGE) break;
     from = batch[batch.length - 1]!.seq + 1;

@@ -6,6 +6,7 @@ import { ApiError, validationError } from '../http/errors.ts';
 import type { PromptInput } from '../http/schemas/prompts.ts';
 import { planPromptMedia } from '../media/prompt-media.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
+import { promptSkillEvents, resolvePromptSkills, withSkills } from '../skills/activation.ts';
 import { EngineEvents, type PromptAcceptedPayload } from './events.ts';
 import { checkCredential, checkThinkingValue, resolveModel, resolveThinking } from './model-resolve.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
@@ -19,11 +20,6 @@ const nextUlid = monotonicFactory();
  * agents land (extra_agent_dirs); any other name is a 40001.
  */
 export const KNOWN_PROFILES: readonly string[] = ['default'];
-
-/** Skill lookup seam (issue 4): no skills exist yet, so every name is unknown (40415). */
-export function checkSkills(skills: Array<{ name: string }> | undefined): void {
-  for (const s of skills ?? []) throw new ApiError(Codes.SKILL_NOT_FOUND, `skill not found: ${s.name}`, { details: { name: s.name } });
-}
 
 function checkReservable(rt: SessionRuntime, id: string | undefined): void {
   if (id === undefined) return;
@@ -55,7 +51,7 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
   if (body.agent_id !== undefined && body.agent_id !== MAIN_AGENT) throw validationError([{ field: 'agent_id', message: `unknown agent: ${body.agent_id}` }]);
   // Media is checked before anything else (40001/40407/41003) but stored only once every check passed.
   const media = await planPromptMedia(app, sessionId, body.content);
-  checkSkills(body.skills);
+  const skills = await resolvePromptSkills(app, session, body.skills);
   const rt = await app.engine.runtime(session);
   checkReservable(rt, body.prompt_id);
   const promptId = body.prompt_id ?? `prompt_${nextUlid()}`;
@@ -69,7 +65,7 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
     checkThinkingValue(body.thinking, 'thinking');
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
     // Last fallible step before the prompt is journaled: stores the media (undone by discard below).
-    const content = await media.commit();
+    const content = withSkills(skills, await media.commit());
     const sticky = sessionOverrides(body);
     const disabledTools = sticky.disabled_tools ?? (Array.isArray(agentConfig.disabled_tools) ? agentConfig.disabled_tools : []);
     const overrides: PromptAcceptedPayload['overrides'] = JSON.parse(JSON.stringify({
@@ -85,6 +81,7 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
     // The overrides become the session's own agent_config in the same batch, so they outlive the process.
     record.accepted = app.journal.append([
       { stream: sessionId, type: EngineEvents.promptAccepted, payload },
+      ...promptSkillEvents(sessionId, skills, MAIN_AGENT, promptId),
       ...(Object.keys(sticky).length ? [{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: sticky } }] : []),
     ]).then(() => undefined);
     const status = rt.enqueue(record, { model, thinking, disabledTools });

@@ -1,6 +1,7 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
 import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from './events.ts';
+import { settleOrphans } from '../agents/recover.ts';
 import { loadMessages } from './history.ts';
 import { ClientCache } from './model-resolve.ts';
 import type { PromptRecord } from './prompt-state.ts';
@@ -41,6 +42,8 @@ export class EngineRegistry {
 
   private async load(session: SessionRecord): Promise<SessionRuntime> {
     const { messages, events } = await loadMessages(this.app.journal, session.id);
+    const orphans = settleOrphans(events, this.app.clock.now().toISOString());
+    if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
     const rt = new SessionRuntime({ app: this.app, tools: this.tools, clients: this.clients, limits: () => this.limits() }, session.id, session.workspace_id, messages);
     for (const e of events) {
       if (e.type === EngineEvents.promptAccepted) rt.prompts.set(e.payload.prompt_id, finished(e.payload as PromptAcceptedPayload, 'completed'));
@@ -87,6 +90,7 @@ export class EngineRegistry {
           } satisfies TurnEndedPayload,
         },
         ...queuedPrompts(events).map((prompt_id) => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: MAIN_AGENT, prompt_id, reason: 'interrupted' } })),
+        ...settleOrphans(events, now).map((e) => ({ stream: s.id, ...e })),
       ]);
       n++;
     }
@@ -94,7 +98,15 @@ export class EngineRegistry {
     return n;
   }
 
+  /** The daemon is stopping: turns still running leave their end to the next start. */
+  get stopping(): boolean {
+    return this.closing;
+  }
+
+  private closing = false;
+
   async closeAll(): Promise<void> {
+    this.closing = true;
     await Promise.all([...this.loading.values()].map((p) => p.catch(() => undefined)));
     await Promise.all([...this.runtimes.values()].map((r) => r.close()));
     this.runtimes.clear();

@@ -17,8 +17,20 @@ export interface ToolOutcome {
  * `specs` are offered to the model; `run` executes one call and never throws.
  */
 export interface ToolExecutor {
-  specs(sessionId: string, disabled: readonly string[]): ToolSpec[];
-  run(sessionId: string, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
+  specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[];
+  run(sessionId: string, call: ToolCall, signal: AbortSignal, scope?: ToolScope): Promise<ToolOutcome>;
+}
+
+/** Who calls and which tools it may use (subagents and `:btw` agents get a subset). */
+export interface ToolScope {
+  agentId: string;
+  turnId?: string;
+  /** When set, only these tools are offered and run. */
+  only?: readonly string[];
+  /** Never offered nor run for this agent. */
+  exclude?: readonly string[];
+  /** The prompt's `disabled_tools` (checked again when a call runs). */
+  disabled?: readonly string[];
 }
 
 /** No tools yet: every call is answered with an error result so the model can carry on. */

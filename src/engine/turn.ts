@@ -5,7 +5,7 @@ import { EngineEvents, type ContentPart, type Message, type TurnReason, type Usa
 import { estimateTokens, toModelMessages } from './history.ts';
 import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
-import type { ToolExecutor } from './tools.ts';
+import type { ToolExecutor, ToolScope } from './tools.ts';
 
 const nextUlid = monotonicFactory();
 export const newMessageId = () => `msg_${nextUlid()}`;
@@ -30,6 +30,10 @@ export interface TurnInput {
   thinking: ThinkingRequest;
   tools: ToolExecutor;
   disabledTools: readonly string[];
+  /** The agent running the turn (default `main`); a subagent's events carry its id. */
+  agentId?: string;
+  /** Restricts the tools offered to this agent (subagents, `:btw`). */
+  toolScope?: Pick<ToolScope, 'only' | 'exclude'>;
   limits: LoopLimits;
   signal: AbortSignal;
   /** Prompts steered in since the last step: their user messages go in before the next step. */
@@ -54,7 +58,7 @@ const errOf = (e: WireError): Failure => ({ kind: e.kind, message: e.message, ..
 export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
   const usage: Usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
   const offsets: TurnOffsets = { text: 0, thinking: 0 };
-  const base = { agent_id: MAIN_AGENT, turn_id: t.turnId };
+  const base = { agent_id: agentOf(t), turn_id: t.turnId };
   const emit = (events: Array<{ type: string; payload: unknown }>) => t.app.journal.append(events.map((e) => ({ stream: t.sessionId, ...e })));
   const carried: Steered = [];
   const end = (reason: TurnReason, steps: number, error?: Failure): TurnOutcome => ({ reason, usage, steps, ...(error ? { error } : {}) });
@@ -111,8 +115,8 @@ async function foldSteered(t: TurnInput, emit: Emit, carried: Steered): Promise<
   if (!items.length) return;
   for (const i of items) t.history.push(i.message);
   await emit([
-    ...items.map((i) => ({ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message: i.message } })),
-    { type: EngineEvents.promptSteered, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, prompt_ids: items.map((i) => i.prompt_id) } },
+    ...items.map((i) => ({ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message: i.message } })),
+    { type: EngineEvents.promptSteered, payload: { agent_id: agentOf(t), turn_id: t.turnId, prompt_ids: items.map((i) => i.prompt_id) } },
   ]);
 }
 
@@ -120,12 +124,12 @@ async function foldSteered(t: TurnInput, emit: Emit, carried: Steered): Promise<
 async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emit: Emit, ready: Promise<unknown>): Promise<AttemptResult> {
   const publish = gatedPublisher(t, ready);
   const sink = {
-    text: (text: string, offset: number) => publish(EngineEvents.assistantDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
-    thinking: (text: string, offset: number) => publish(EngineEvents.thinkingDelta, { agent_id: MAIN_AGENT, turn_id: t.turnId, step, text, offset }, offset),
+    text: (text: string, offset: number) => publish(EngineEvents.assistantDelta, { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
+    thinking: (text: string, offset: number) => publish(EngineEvents.thinkingDelta, { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
   };
   for (let attempt = 1; ; attempt++) {
     const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });
-    const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools), thinking: t.thinking };
+    const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
     const result = await runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS);
     await ready;
     if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {
@@ -137,7 +141,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     // that text too, so a replay reads what a live client saw. Its metadata keeps it out of the model context.
     await emit([...partialEvents(t, result.parts, { interrupted: true, retried: true }), {
       type: EngineEvents.stepRetrying,
-      payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms, error: errOf(result.error) },
+      payload: { agent_id: agentOf(t), turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms, error: errOf(result.error) },
     }]);
     if (!(await sleep(delay_ms, t.signal))) return { ...result, parts: [], error: { kind: 'aborted', message: 'turn cancelled' } };
   }
@@ -179,18 +183,24 @@ function partialEvents(t: TurnInput, parts: ContentPart[], metadata: Record<stri
   if (!kept.length) return [];
   const message = buildMessage(t, kept, metadata);
   t.history.push(message);
-  return [{ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message } }];
+  return [{ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } }];
 }
 
 async function runTools(t: TurnInput, result: AttemptResult, emit: Emit): Promise<void> {
   const content: ContentPart[] = [];
   for (const call of result.toolCalls) {
-    const r = await t.tools.run(t.sessionId, call, t.signal);
+    const r = await t.tools.run(t.sessionId, call, t.signal, scopeOf(t));
     content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: r.content, ...(r.is_error ? { is_error: true } : {}) });
   }
   const message: Message = { id: newMessageId(), session_id: t.sessionId, role: 'tool', content, created_at: t.app.clock.now().toISOString() };
   t.history.push(message);
-  await emit([{ type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: t.turnId, message } }]);
+  await emit([{ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } }]);
+}
+
+const agentOf = (t: TurnInput): string => t.agentId ?? MAIN_AGENT;
+
+function scopeOf(t: TurnInput): ToolScope {
+  return { agentId: agentOf(t), turnId: t.turnId, disabled: t.disabledTools, ...t.toolScope };
 }
 
 function stepUsage(r: AttemptResult): Usage {

@@ -5,7 +5,7 @@ import { decide } from './policy.ts';
 import { configRules, subjectOf } from './rules.ts';
 import {
   ApprovalEvents, type ApprovalDecision, type ApprovalItem, type ApprovalResolvedPayload, type CheckContext,
-  type PermissionDecision, type PermissionGate, type PermissionMode, type ToolCallRef,
+  type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef,
 } from './types.ts';
 
 const nextUlid = monotonicFactory();
@@ -16,7 +16,7 @@ const MODES: PermissionMode[] = ['manual', 'yolo', 'auto'];
 interface Pending {
   item: ApprovalItem;
   subject: string | undefined;
-  settle: (d: PermissionDecision) => void;
+  settle: (r: ApprovalResolvedPayload) => void;
   timer?: NodeJS.Timeout;
   cleanup: () => void;
 }
@@ -44,13 +44,19 @@ export class PermissionService implements PermissionGate {
     return MODES.includes(m as PermissionMode) ? (m as PermissionMode) : (this.app.config.current().default_permission_mode as PermissionMode);
   }
 
+  /** Plan mode: agent_config.plan_mode (profile, EnterPlanMode / ExitPlanMode), else the config default. */
+  planModeOf(sessionId: string): boolean {
+    const m = this.app.sessions.get(sessionId)?.agent_config?.plan_mode;
+    return typeof m === 'boolean' ? m : this.app.config.current().default_plan_mode;
+  }
+
   async check(sessionId: string, call: ToolCallRef, ctx: CheckContext, signal?: AbortSignal): Promise<PermissionDecision> {
     const s = this.app.sessions.get(sessionId);
     if (!s) return { decision: 'deny', message: `unknown session ${sessionId}` };
     const cfg = this.app.config.current().permission;
     const subject = subjectOf(call.name, call.input, s.cwd, ctx.subject);
     const outcome = decide({
-      mode: this.modeOf(sessionId), rules: configRules(cfg.rules ?? []), remembered: s.session_rules ?? [],
+      mode: this.modeOf(sessionId), planMode: this.planModeOf(sessionId), rules: configRules(cfg.rules ?? []), remembered: s.session_rules ?? [],
       guard: cfg.dangerous_command_guard !== false, name: call.name, subject, readOnly: ctx.readOnly,
       outsideWorkspace: subject !== undefined && subject.startsWith('/'),
     });
@@ -60,15 +66,39 @@ export class PermissionService implements PermissionGate {
     return this.ask(sessionId, call, ctx, subject, outcome.why, signal);
   }
 
-  private async ask(sessionId: string, call: ToolCallRef, ctx: CheckContext, subject: string | undefined, why: string, signal?: AbortSignal): Promise<PermissionDecision> {
+  private ask(sessionId: string, call: ToolCallRef, ctx: CheckContext, subject: string | undefined, why: string, signal?: AbortSignal): Promise<PermissionDecision> {
+    const item = this.newItem(sessionId, call, ctx, { action: actionOf(call.name, why), display: displayOf(call, subject) });
+    return this.open(item, subject, signal).then(outcomeOf);
+  }
+
+  /**
+   * A review the user answers with one of `req.options` (ExitPlanMode's plan review): an
+   * approval like any other (pending_interaction, 24 h expiry, abort cancels), whose full
+   * resolution (decision, selected_label, feedback, reason) is returned instead of allow/deny.
+   */
+  review(sessionId: string, call: ToolCallRef, ctx: CheckContext, req: ReviewRequest, signal?: AbortSignal): Promise<ApprovalResolvedPayload> {
+    return this.open(this.newItem(sessionId, call, ctx, req), undefined, signal);
+  }
+
+  private newItem(sessionId: string, call: ToolCallRef, ctx: CheckContext, req: ReviewRequest): ApprovalItem {
     const now = this.app.clock.now();
-    const item: ApprovalItem = {
+    return {
       approval_id: `appr_${nextUlid()}`, session_id: sessionId, agent_id: ctx.agentId, ...(ctx.turnId ? { turn_id: ctx.turnId } : {}),
-      tool_call_id: call.id, tool_name: call.name, action: actionOf(call.name, why), tool_input_display: displayOf(call, subject),
+      tool_call_id: call.id, tool_name: call.name, action: req.action, tool_input_display: clip(req.display),
       created_at: now.toISOString(), expires_at: new Date(now.getTime() + APPROVAL_LIFETIME_MS).toISOString(),
+      ...(req.options ? { options: req.options } : {}), ...(req.plan !== undefined ? { plan: req.plan } : {}),
     };
-    let settle!: (d: PermissionDecision) => void;
-    const decided = new Promise<PermissionDecision>((r) => (settle = r));
+  }
+
+  /** Journals the request and waits for its resolution (answer, expiry or abort). */
+  private async open(item: ApprovalItem, subject: string | undefined, signal?: AbortSignal): Promise<ApprovalResolvedPayload> {
+    const sessionId = item.session_id;
+    if (signal?.aborted) {
+      const { approval_id, agent_id, tool_call_id } = item;
+      return { approval_id, agent_id, tool_call_id, decision: 'cancelled', reason: 'turn_aborted', resolved_at: this.app.clock.now().toISOString() };
+    }
+    let settle!: (r: ApprovalResolvedPayload) => void;
+    const decided = new Promise<ApprovalResolvedPayload>((r) => (settle = r));
     const onAbort = () => void this.finish(item.approval_id, 'cancelled', { reason: 'turn_aborted' }).catch(() => undefined);
     const p: Pending = { item, subject, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.approval_id, p);
@@ -147,7 +177,7 @@ export class PermissionService implements PermissionGate {
     try {
       await this.app.journal.append([{ stream: sessionId, type: ApprovalEvents.resolved, payload }, ...(last ? [statusChangedEvent(this.app, sessionId)] : [])]);
     } finally {
-      p.settle(outcomeOf(payload));
+      p.settle(payload);
     }
     return resolved_at;
   }
@@ -172,6 +202,9 @@ function actionOf(name: string, why: string): string {
 }
 
 function displayOf(call: ToolCallRef, subject: string | undefined): string {
-  const text = subject ?? JSON.stringify(call.input ?? null);
+  return subject ?? JSON.stringify(call.input ?? null);
+}
+
+function clip(text: string): string {
   return text.length > DISPLAY_MAX ? `${text.slice(0, DISPLAY_MAX)}…` : text;
 }

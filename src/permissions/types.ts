@@ -53,6 +53,23 @@ export interface ApprovalItem {
   tool_input_display: string;
   created_at: string;
   expires_at: string;
+  /** Choices offered with the approval (a plan review: "Approve", "Keep planning", ...); the answer's selected_label is one of them. */
+  options?: ApprovalOption[];
+  /** The plan under review (markdown), on ExitPlanMode approvals. */
+  plan?: string;
+}
+
+export interface ApprovalOption {
+  label: string;
+  description?: string;
+}
+
+/** What a review (`PermissionService.review`) shows besides the call: the choices and the plan. */
+export interface ReviewRequest {
+  action: string;
+  display: string;
+  options?: ApprovalOption[];
+  plan?: string;
 }
 
 export const ApprovalEvents = {

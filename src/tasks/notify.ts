@@ -2,7 +2,7 @@ import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
 import { EngineEvents, type Message } from '../engine/events.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';
-import type { BashTask } from './task.ts';
+import type { LiveTask } from './task.ts';
 
 const nextUlid = monotonicFactory();
 const IDLE_POLL_MS = 20;
@@ -23,14 +23,12 @@ export class TaskNotifier {
     });
   }
 
-  notify(task: BashTask): Promise<void> {
+  notify(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
-    const o = task.toObject();
-    const text = `<task-notification>\nBackground task ${o.id} (${o.command}) ended: status ${o.status}`
-      + `${task.exitCode !== null ? `, exit code ${task.exitCode}` : ''}. Its output is in ${task.spec.logFile}.\n</task-notification>`;
+    const { text, meta } = task.notice();
     const message: Message = {
       id: `msg_${nextUlid()}`, session_id: sid, role: 'user', content: [{ type: 'text', text }], created_at: this.app.clock.now().toISOString(),
-      metadata: { task_notification: { task_id: o.id, status: o.status, exit_code: task.exitCode } },
+      metadata: { task_notification: meta },
     };
     const queue = this.pending.get(sid) ?? [];
     queue.push(message);

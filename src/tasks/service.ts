@@ -4,7 +4,7 @@ import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
 import { ApiError } from '../http/errors.ts';
 import { Codes } from '../http/codes.ts';
-import { BashTask, type TaskObject } from './task.ts';
+import { BashTask, type LiveTask, type TaskObject } from './task.ts';
 import { TaskEvents } from './events.ts';
 import { TaskNotifier } from './notify.ts';
 
@@ -20,7 +20,7 @@ export interface StartBash {
  * design (Core): nothing is replayed, so a cold session lists no tasks.
  */
 export class TaskService {
-  private readonly bySession = new Map<string, Map<string, BashTask>>();
+  private readonly bySession = new Map<string, Map<string, LiveTask>>();
   private readonly app: AppContext;
   private readonly notifier: TaskNotifier;
   /** Daemon stopping: completions are no longer worth a note to the agent. */
@@ -35,17 +35,17 @@ export class TaskService {
     });
   }
 
-  list(sessionId: string): BashTask[] {
+  list(sessionId: string): LiveTask[] {
     return [...(this.bySession.get(sessionId)?.values() ?? [])];
   }
 
-  get(sessionId: string, taskId: string): BashTask {
+  get(sessionId: string, taskId: string): LiveTask {
     const t = this.bySession.get(sessionId)?.get(taskId);
     if (!t) throw new ApiError(Codes.TASK_NOT_FOUND, `task ${taskId} not found`);
     return t;
   }
 
-  runningBackground(sessionId?: string): BashTask[] {
+  runningBackground(sessionId?: string): LiveTask[] {
     const all = sessionId ? this.list(sessionId) : [...this.bySession.values()].flatMap((m) => [...m.values()]);
     return all.filter((t) => t.status === 'running' && t.background);
   }
@@ -55,34 +55,49 @@ export class TaskService {
     if (o.background && o.maxRunning !== undefined && this.runningBackground().length >= o.maxRunning) {
       throw new Error(`max_running_tasks (${o.maxRunning}) reached; wait for a task to finish or cancel one`);
     }
-    const id = `task_${nextUlid()}`;
-    const dir = path.join(this.app.home, 'tasks', o.sessionId);
-    await mkdir(dir, { recursive: true });
+    const id = this.newId();
     const task = new BashTask({
-      id, sessionId: o.sessionId, command: o.command, description: o.description ?? '', cwd: o.cwd, logFile: path.join(dir, `${id}.log`),
+      id, sessionId: o.sessionId, command: o.command, description: o.description ?? '', cwd: o.cwd, logFile: await this.logFile(o.sessionId, id),
       background: o.background, timeoutMs: o.timeoutMs, graceMs: o.graceMs, now: () => this.app.clock.now(),
     });
-    let m = this.bySession.get(o.sessionId);
-    if (!m) this.bySession.set(o.sessionId, (m = new Map()));
-    m.set(id, task);
     task.onData((data) => { if (task.background) this.app.publishVolatile(o.sessionId, TaskEvents.shellOutput, { task_id: id, data }); });
-    void task.done.then(() => this.finished(task));
-    if (o.background) await this.announce(task);
+    await this.register(task);
     return task;
   }
 
+  /** Tracks a task (a subagent's, or a Bash command's); a background one is announced with task.started. */
+  async register(task: LiveTask): Promise<void> {
+    let m = this.bySession.get(task.spec.sessionId);
+    if (!m) this.bySession.set(task.spec.sessionId, (m = new Map()));
+    m.set(task.spec.id, task);
+    void task.done.then(() => this.finished(task));
+    if (task.background) await this.announce(task);
+  }
+
+  /** The id a new task gets. */
+  newId(): string {
+    return `task_${nextUlid()}`;
+  }
+
+  /** Where a task of the session keeps its output. */
+  async logFile(sessionId: string, taskId: string): Promise<string> {
+    const dir = path.join(this.app.home, 'tasks', sessionId);
+    await mkdir(dir, { recursive: true });
+    return path.join(dir, `${taskId}.log`);
+  }
+
   /** A running foreground task goes to the background (timeout, or POST :detach). */
-  async detach(task: BashTask, timeoutMs: number): Promise<boolean> {
+  async detach(task: LiveTask, timeoutMs: number): Promise<boolean> {
     if (task.background || task.status !== 'running') return false;
     task.toBackground(timeoutMs);
     await this.announce(task);
     return true;
   }
 
-  cancel(task: BashTask): void { task.stop('cancel'); }
+  cancel(task: LiveTask): void { task.stop('cancel'); }
 
   /** The tail of the task's log: at most `bytes` bytes (whole UTF-8 characters). */
-  async tail(task: BashTask, bytes: number): Promise<string> {
+  async tail(task: LiveTask, bytes: number): Promise<string> {
     const size = (await stat(task.spec.logFile).catch(() => ({ size: 0 }))).size;
     const n = Math.min(size, bytes);
     if (n === 0) return '';
@@ -103,27 +118,32 @@ export class TaskService {
     await Promise.all(running.map((t) => t.done));
   }
 
-  /** Daemon stop: kill every task unless background.keep_alive_on_exit. */
+  /** Daemon stop: kill every task unless background.keep_alive_on_exit (a subagent cannot outlive the daemon). */
   async closeAll(): Promise<void> {
     this.closing = true;
-    if (this.app.config.current().background.keep_alive_on_exit) return;
+    if (this.app.config.current().background.keep_alive_on_exit) {
+      const agents = [...this.bySession.values()].flatMap((m) => [...m.values()]).filter((t) => t.status === 'running' && !(t instanceof BashTask));
+      for (const t of agents) t.stop('cancel');
+      await Promise.all(agents.map((t) => t.done));
+      return;
+    }
     await Promise.all([...this.bySession.keys()].map((sid) => this.killSession(sid)));
     await Promise.all([...this.pending]);
   }
 
   private readonly pending = new Set<Promise<unknown>>();
 
-  private async announce(task: BashTask): Promise<void> {
+  private async announce(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
-    this.app.publishVolatile(sid, TaskEvents.shellStarted, { task_id: task.spec.id, command: task.spec.command });
+    if (task instanceof BashTask) this.app.publishVolatile(sid, TaskEvents.shellStarted, { task_id: task.spec.id, command: task.spec.command });
     await this.app.journal.append([{ stream: sid, type: TaskEvents.started, payload: { task: task.toObject() } }]);
   }
 
-  private async finished(task: BashTask): Promise<void> {
+  private async finished(task: LiveTask): Promise<void> {
     // A foreground result goes back in the tool call itself; the task is not kept.
     if (!task.background) { this.bySession.get(task.spec.sessionId)?.delete(task.spec.id); return; }
     const sid = task.spec.sessionId;
-    this.app.publishVolatile(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
+    if (task instanceof BashTask) this.app.publishVolatile(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
     const p = this.app.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: task.toObject() } }])
       .then(() => (this.closing ? undefined : this.notifier.notify(task)))
       .catch((err) => this.app.log.warn(`task.terminated not journaled: ${String(err)}`));

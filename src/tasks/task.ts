@@ -6,8 +6,33 @@ export const TASK_STATUSES: readonly TaskStatus[] = ['running', 'completed', 'fa
 
 /** Core "Task object" (output fields are added by the read route). */
 export interface TaskObject {
-  id: string; session_id: string; kind: 'bash'; description: string; status: TaskStatus;
-  created_at: string; started_at?: string; completed_at?: string; command: string;
+  id: string; session_id: string; kind: 'bash' | 'subagent'; description: string; status: TaskStatus;
+  created_at: string; started_at?: string; completed_at?: string; command?: string;
+  model?: string; thinking_effort?: string; agent_id?: string; subagent_type?: string; parent_tool_call_id?: string;
+}
+
+/** Why a task ended other than on its own: decides `failed` vs `cancelled`. */
+export type StopReason = 'timeout' | 'cancel';
+
+/**
+ * What the task service, the task routes and the notifier need from a task: a Bash
+ * command (BashTask) or a subagent (src/agents/subagent-task.ts).
+ */
+export interface LiveTask {
+  readonly spec: { id: string; sessionId: string; description: string; logFile: string };
+  status: TaskStatus;
+  background: boolean;
+  stopReason?: StopReason;
+  /** Called when a foreground task moves to the background (the waiting tool call returns). */
+  onBackground?: () => void;
+  /** Resolves once the task has ended and its output is on disk. */
+  readonly done: Promise<void>;
+  stop(reason: StopReason): void;
+  /** Moves a foreground task to the background; its timeout (0 = none) starts now. */
+  toBackground(timeoutMs: number): void;
+  toObject(): TaskObject;
+  /** The note the agent gets when the background task ends. */
+  notice(): { text: string; meta: Record<string, unknown> };
 }
 
 export interface TaskSpec {
@@ -15,8 +40,6 @@ export interface TaskSpec {
   background: boolean; timeoutMs: number; graceMs: number; now: () => Date;
 }
 
-/** Why a task ended other than on its own: decides `failed` vs `cancelled`. */
-type StopReason = 'timeout' | 'cancel';
 
 /** Sends `sig` to the whole process group (the command and everything it started). */
 export function killGroup(pid: number, sig: NodeJS.Signals): void {
@@ -24,7 +47,7 @@ export function killGroup(pid: number, sig: NodeJS.Signals): void {
 }
 
 /** One Bash command in its own process group, its output streamed to a log file on disk. */
-export class BashTask {
+export class BashTask implements LiveTask {
   readonly spec: TaskSpec;
   status: TaskStatus = 'running';
   background: boolean;
@@ -98,6 +121,13 @@ export class BashTask {
     };
     if (this.completedAt) o.completed_at = this.completedAt.toISOString();
     return o;
+  }
+
+  notice(): { text: string; meta: Record<string, unknown> } {
+    const o = this.toObject();
+    const text = `<task-notification>\nBackground task ${o.id} (${o.command}) ended: status ${o.status}`
+      + `${this.exitCode !== null ? `, exit code ${this.exitCode}` : ''}. Its output is in ${this.spec.logFile}.\n</task-notification>`;
+    return { text, meta: { task_id: o.id, status: o.status, exit_code: this.exitCode } };
   }
 
   private armTimeout(ms: number): void {

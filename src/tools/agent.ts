@@ -1,4 +1,90 @@
-import type { ToolDef } from './types.ts';
+import * as v from 'valibot';
+import { bindSubagentModel, modelParameter, type BoundModel } from '../agents/pool.ts';
+import { spawnSubagent, type SubagentSettlement } from '../agents/spawn.ts';
+import type { ResolvedConfig } from '../config/resolve.ts';
+import { resolveModel, resolveThinking } from '../engine/model-resolve.ts';
+import { truncateHead } from './truncate.ts';
+import { ToolError, defineTool, type ToolContext, type ToolDef } from './types.ts';
 
-/** Filled in by issue 4 work in progress. */
-export const agentTools: ToolDef[] = [];
+/** Subagent types: which tools each may use (the spawn exclusions always apply). */
+const SUBAGENT_TYPES: Record<string, { summary: string; only?: readonly string[] }> = {
+  'general-purpose': { summary: 'every tool but Agent, AskUserQuestion and the plan-mode tools' },
+  explore: { summary: 'read-only research: Read, Grep, Glob, WebSearch, WebFetch', only: ['Read', 'Grep', 'Glob', 'WebSearch', 'WebFetch'] },
+};
+const RESULT_BUDGET = 50_000;
+
+const fields = {
+  description: v.pipe(v.string(), v.minLength(1), v.description('a short (3-5 word) description of the task')),
+  prompt: v.pipe(v.string(), v.minLength(1), v.description('the task for the agent; it starts with no other context, so say everything it needs')),
+  subagent_type: v.optional(v.pipe(v.string(), v.description(`one of: ${Object.entries(SUBAGENT_TYPES).map(([k, t]) => `${k} (${t.summary})`).join('; ')}; default general-purpose`))),
+  run_in_background: v.optional(v.pipe(v.boolean(), v.description('return at once; the result arrives later as a task notification'))),
+};
+
+/** Validation accepts `model` always, so a forced pool can reject it (rule 5) rather than drop it. */
+const Input = v.object({ ...fields, model: v.optional(v.string()) });
+
+/** Rule 3: the `model` parameter is offered only with a configured pool (and never with force). */
+function offeredSchema(c: ResolvedConfig): v.GenericSchema {
+  const param = modelParameter(c);
+  if (!param) return v.object(fields);
+  const hints = param.choices.map((k) => (k === 'primary' ? 'primary (your own model and effort)' : param.hints[k] ? `${k} (${param.hints[k]})` : k));
+  const model = v.optional(v.pipe(v.picklist(param.choices), v.description(`model of the subagent: ${hints.join('; ')}; default ${c.secondary_model.default_model}`)));
+  return v.object({ ...fields, model });
+}
+
+/** The calling agent's own model and effort (what `primary` and an unconfigured pool mean). */
+function callerModel(ctx: ToolContext): BoundModel {
+  const c = ctx.config;
+  const agentConfig = ctx.session.agent_config as { model?: string; thinking?: string };
+  const model = resolveModel(c, ctx.app.live.get(ctx.session.id)?.model ?? undefined, agentConfig.model);
+  return { model, thinking: resolveThinking(c, model.record, agentConfig.thinking) };
+}
+
+/** Delegates a task to a subagent (Part B secondary_model, subagent). */
+export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
+  name: 'Agent',
+  description: 'Launch a subagent to handle a self-contained task (research, a focused change) with its own context. '
+    + 'It returns the agent\'s final answer; with run_in_background the result comes later as a task notification.',
+  schema: Input,
+  offeredSchema,
+  readOnly: true,
+  async run(input, ctx) {
+    const type = input.subagent_type ?? 'general-purpose';
+    const kind = SUBAGENT_TYPES[type];
+    if (!kind) throw new ToolError(`unknown subagent_type "${type}"; choose one of: ${Object.keys(SUBAGENT_TYPES).join(', ')}`);
+    let caller: BoundModel;
+    try {
+      caller = callerModel(ctx);
+    } catch (err) {
+      throw new ToolError(`no model for the subagent: ${(err as Error).message}`);
+    }
+    const bound = bindSubagentModel(ctx.config, caller, input.model);
+    if ('error' in bound) throw new ToolError(bound.error);
+    const background = input.run_in_background === true;
+    const { task, settled } = await spawnSubagent(ctx.app, {
+      sessionId: ctx.session.id, parentAgentId: ctx.agentId, ...(ctx.turnId ? { parentTurnId: ctx.turnId } : {}),
+      ...(ctx.toolCallId ? { parentToolCallId: ctx.toolCallId } : {}), description: input.description, prompt: input.prompt,
+      subagentType: type, bound, background, ...(kind.only ? { only: kind.only } : {}),
+    });
+    const started = `agent ${task.spec.agentId} (task ${task.spec.id}, model ${bound.model.alias})`;
+    if (background) return `Started ${started} in the background. Its result arrives as a task notification; do not wait for it by polling.`;
+    const moved = new Promise<'detached'>((resolve) => (task.onBackground = () => resolve('detached')));
+    const onAbort = () => ctx.app.tasks.cancel(task);
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    if (ctx.signal.aborted) onAbort();
+    try {
+      const how = await Promise.race([settled, moved]);
+      if (how === 'detached') return `${started} was moved to the background; its result arrives as a task notification.`;
+      return answer(how);
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  },
+});
+
+function answer(s: SubagentSettlement): string {
+  if (s.status === 'completed') return truncateHead(s.result, RESULT_BUDGET);
+  throw new ToolError(`The subagent ${s.reason === 'timed_out' ? 'timed out' : s.reason}: ${s.message}`);
+}
+
+export const agentTools: ToolDef[] = [agentTool];

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { AppContext } from '../app/context.ts';
-import type { ToolCall, ToolExecutor, ToolOutcome } from '../engine/tools.ts';
+import type { ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine } from '../fs/confine.ts';
 import { ApiError } from '../http/errors.ts';
@@ -28,51 +28,53 @@ export class BuiltinToolExecutor implements ToolExecutor {
     return BUILTIN_TOOLS.map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) }));
   }
 
-  specs(_sessionId: string, disabled: readonly string[]): ToolSpec[] {
-    return this.available(disabled).filter((x) => x.active).map((x) => toolSpec(x.tool));
+  specs(_sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[] {
+    const config = this.app.config.current();
+    return this.available(disabled).filter((x) => x.active && inScope(x.tool.name, scope)).map((x) => toolSpec(x.tool, config));
   }
 
-  async run(sessionId: string, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+  async run(sessionId: string, call: ToolCall, signal: AbortSignal, scope?: ToolScope): Promise<ToolOutcome> {
     const started = Date.now();
     const session = this.app.sessions.get(sessionId);
-    const turnId = session?.active_turn?.turn_id;
+    const agentId = scope?.agentId ?? 'main';
+    const turnId = scope?.turnId ?? session?.active_turn?.turn_id;
+    const at = { agentId, ...(turnId ? { turnId } : {}) };
     await this.append(sessionId, ToolEvents.callStarted, {
-      agent_id: 'main', ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input,
+      agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input,
     });
-    const out = await this.execute(sessionId, call, signal).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
+    const out = await this.execute(sessionId, call, signal, at, scope).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
     await this.append(sessionId, ToolEvents.result, {
-      agent_id: 'main', tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
+      agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
       content: truncateHead(out.content, RESULT_EVENT_BUDGET), duration_ms: Date.now() - started,
     });
     return out;
   }
 
-  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope?: ToolScope): Promise<ToolOutcome> {
     const tool = findTool(call.name);
     const session = this.app.sessions.get(sessionId);
-    if (!tool || !session) return { content: `tool not available: ${call.name}`, is_error: true };
+    if (!tool || !session || !inScope(call.name, scope)) return { content: `tool not available: ${call.name}`, is_error: true };
     // Part B "tools": enforced again before execution (the config may have changed since the request).
     if (!toolAllowed(tool.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
+    if (scope?.disabled?.includes(tool.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };
     // Validated first so the user is never asked to approve a call that cannot run.
     const parsed = v.safeParse(tool.schema, call.input ?? {});
     if (!parsed.success) return { content: `invalid input for ${tool.name}: ${describeIssues(parsed.issues)}`, is_error: true };
     const gate = gateOf(this.app);
     if (gate) {
-      const turnId = session.active_turn?.turn_id;
-      const d = await gate.check(sessionId, call, { agentId: 'main', readOnly: tool.readOnly, ...(turnId ? { turnId } : {}) }, signal);
+      const d = await gate.check(sessionId, call, { agentId: at.agentId, readOnly: tool.readOnly, ...(at.turnId ? { turnId: at.turnId } : {}) }, signal);
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
-    const ctx = this.context(session, call, signal);
+    const ctx = this.context(session, call, signal, at);
     return { content: await tool.run(parsed.output, ctx), is_error: false };
   }
 
-  private context(session: NonNullable<ReturnType<AppContext['sessions']['get']>>, call: ToolCall, signal: AbortSignal): ToolContext {
+  private context(session: NonNullable<ReturnType<AppContext['sessions']['get']>>, call: ToolCall, signal: AbortSignal, at: CallSite): ToolContext {
     const app = this.app;
     return {
-      app, session, signal, config: app.config.current(), toolCallId: call.id, agentId: 'main',
-      ...(session.active_turn?.turn_id ? { turnId: session.active_turn.turn_id } : {}),
+      app, session, signal, config: app.config.current(), toolCallId: call.id, ...at,
       confine: (given) => confine(app, session, given),
-      progress: (payload) => app.publishVolatile(session.id, ToolEvents.progress, { agent_id: 'main', tool_call_id: call.id, tool_name: call.name, ...payload }),
+      progress: (payload) => app.publishVolatile(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
     };
   }
 
@@ -89,6 +91,13 @@ export class BuiltinToolExecutor implements ToolExecutor {
   private append(sessionId: string, type: string, payload: Record<string, unknown>): Promise<unknown> {
     return this.app.journal.append([{ stream: sessionId, type, payload }]);
   }
+}
+
+interface CallSite { agentId: string; turnId?: string }
+
+function inScope(name: string, scope?: ToolScope): boolean {
+  if (scope?.only && !scope.only.includes(name)) return false;
+  return !scope?.exclude?.includes(name);
 }
 
 function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {

@@ -1,4 +1,5 @@
 import { schemaToJson } from '../http/openapi.ts';
+import type { ResolvedConfig } from '../config/resolve.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { askUserQuestionTool } from './ask-user-question.ts';
 import { bashTool } from './bash.ts';
@@ -15,9 +16,8 @@ import { skillTools } from './skill.ts';
 import { agentTools } from './agent.ts';
 
 /**
- * The built-in tools (Bash also runs background tasks, src/tasks/). Still to come
- * (issue 4): TodoWrite, EnterPlanMode/ExitPlanMode, Agent, Skill, WebSearch/WebFetch,
- * and MCP tools (`mcp__<server>__<tool>`).
+ * The built-in tools (Bash also runs background tasks, src/tasks/; Agent runs subagents, src/agents/).
+ * MCP tools (`mcp__<server>__<tool>`) arrive with the MCP servers.
  */
 export const BUILTIN_TOOLS: readonly ToolDef[] = [
   readTool, writeTool, editTool, globTool, grepTool, bashTool, askUserQuestionTool,
@@ -28,7 +28,7 @@ export function findTool(name: string): ToolDef | undefined {
   return BUILTIN_TOOLS.find((t) => t.name === name);
 }
 
-export function toolSpec(t: ToolDef): ToolSpec {
-  const { $schema: _drop, ...schema } = schemaToJson(t.schema);
+export function toolSpec(t: ToolDef, config?: ResolvedConfig): ToolSpec {
+  const { $schema: _drop, ...schema } = schemaToJson(config && t.offeredSchema ? t.offeredSchema(config) : t.schema);
   return { name: t.name, description: t.description, inputSchema: schema };
 }

@@ -1,4 +1,6 @@
 import type { ToolDef } from './types.ts';
+import { webFetchTool } from './web-fetch.ts';
+import { webSearchTool } from './web-search.ts';
 
-/** Filled in by issue 4 work in progress. */
-export const webTools: ToolDef[] = [];
+/** WebSearch and WebFetch: both go through the Part B [services] endpoints (docs/services.md). */
+export const webTools: ToolDef[] = [webSearchTool, webFetchTool];

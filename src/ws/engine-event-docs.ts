@@ -6,6 +6,8 @@ import { QuestionEvents } from '../questions/types.ts';
 import { AnswerSchema, QuestionItemSchema } from '../http/schemas/questions.ts';
 import { ToolEvents } from '../tools/events.ts';
 import { TASK_SESSION_EVENT_DOCS, TASK_VOLATILE_DOCS } from '../tasks/event-docs.ts';
+import { SKILL_SESSION_EVENT_DOCS } from '../skills/event-docs.ts';
+import { TODO_SESSION_EVENT_DOCS } from '../tools/todo-events.ts';
 import type { EventDoc } from './event-payloads.ts';
 
 /** Payload schemas of the agent engine's events (src/engine/events.ts), for /asyncapi.json. */
@@ -80,6 +82,11 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
     payload: v.object({
       approval_id: v.string(), session_id: v.string(), agent_id: AgentId, turn_id: v.optional(v.string()), tool_call_id: v.string(), tool_name: v.string(),
       action: v.string(), tool_input_display: v.string(), created_at: v.string(), expires_at: v.string(),
+      options: v.optional(v.pipe(
+        v.array(v.object({ label: v.string(), description: v.optional(v.string()) })),
+        v.description('choices of a review (ExitPlanMode: Approve / Approve and auto-accept edits / Keep planning); answer with selected_label'),
+      )),
+      plan: v.optional(v.pipe(v.string(), v.description('the plan under review (markdown), on ExitPlanMode approvals'))),
     }),
   },
   {
@@ -107,7 +114,7 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
       question_id: v.string(), agent_id: AgentId, tool_call_id: v.string(),
       reason: v.picklist(['user', 'timed_out', 'turn_aborted', 'daemon_restarted']), dismissed_at: v.string(),
     }),
-  },  ...TASK_SESSION_EVENT_DOCS,
+  },  ...TASK_SESSION_EVENT_DOCS, ...SKILL_SESSION_EVENT_DOCS, ...TODO_SESSION_EVENT_DOCS,
 ];
 
 const Work = { session_id: v.string(), workspace_id: v.string(), busy: v.boolean(), main_turn_active: v.boolean() };

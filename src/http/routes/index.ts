@@ -26,6 +26,7 @@ import { approvalRoutes } from './approvals.ts';
 import { questionRoutes } from './questions.ts';
 import { toolRoutes } from './tools.ts';
 import { taskRoutes } from './tasks.ts';
+import { skillRoutes } from './skills.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -54,6 +55,7 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...titleRoutes(app), ...mediaRoutes(app), ...toolRoutes(app),
     ...approvalRoutes(app), ...questionRoutes(app),
     ...taskRoutes(app),
+    ...skillRoutes(app),
     ...debugRoutes(app),
   );
   return routes;

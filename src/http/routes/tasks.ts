@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app/context.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import type { BashTask } from '../../tasks/task.ts';
+import type { LiveTask } from '../../tasks/task.ts';
 import { Codes } from '../codes.ts';
 import { ApiError } from '../errors.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -12,7 +12,7 @@ const tags = ['tasks'];
 const DEFAULT_OUTPUT_BYTES = 32768;
 
 /** A task being stopped (grace period running) already has its terminal status decided. */
-const finalStatus = (t: BashTask) => (t.stopReason === 'cancel' ? 'cancelled' : t.stopReason === 'timeout' ? 'failed' : t.status);
+const finalStatus = (t: LiveTask) => (t.stopReason === 'cancel' ? 'cancelled' : t.stopReason === 'timeout' ? 'failed' : t.status);
 
 /**
  * Core "Background tasks": live-only, so a cold session lists none. A running foreground

@@ -17,6 +17,8 @@ export const ApprovalItemSchema = v.object({
   tool_input_display: v.string(),
   created_at: v.string(),
   expires_at: v.string(),
+  options: v.optional(v.pipe(v.array(v.object({ label: v.string(), description: v.optional(v.string()) })), v.description('plan reviews (ExitPlanMode): answer with selected_label'))),
+  plan: v.optional(v.pipe(v.string(), v.description('plan reviews: the plan (markdown)'))),
 });
 
 export const ApprovalList = v.object({ items: v.array(ApprovalItemSchema) });

@@ -24,7 +24,7 @@ export const PromptBody = v.object({
   content: v.pipe(v.array(ContentPartSchema), v.minLength(1, 'must hold at least one content part')),
   agent_id: v.optional(NonEmptyString),
   prompt_id: v.optional(v.pipe(NonEmptyString, v.maxLength(200))),
-  skills: v.optional(v.pipe(v.array(v.object({ name: NonEmptyString, args: v.optional(v.unknown()) })), v.minLength(1, 'must hold at least one skill'))),
+  skills: v.optional(v.pipe(v.array(v.object({ name: NonEmptyString, args: v.optional(v.string()) })), v.minLength(1, 'must hold at least one skill'))),
   profile: v.optional(NonEmptyString),
   model: v.optional(NonEmptyString),
   thinking: v.optional(NonEmptyString),

@@ -3,7 +3,7 @@ import { NonEmptyString, QueryBool, queryInt } from './common.ts';
 
 export const TaskStatus = v.picklist(['running', 'completed', 'failed', 'cancelled'], 'must be running, completed, failed or cancelled');
 
-/** Core "Task object" (bash tasks only for now). */
+/** Core "Task object": bash and subagent tasks. */
 export const TaskObject = v.object({
   id: v.pipe(v.string(), v.description('`task_<ULID>`')),
   session_id: v.string(),
@@ -13,7 +13,12 @@ export const TaskObject = v.object({
   created_at: v.string(),
   started_at: v.optional(v.string()),
   completed_at: v.optional(v.string()),
-  command: v.optional(v.string()),
+  command: v.optional(v.pipe(v.string(), v.description('bash tasks'))),
+  model: v.optional(v.pipe(v.string(), v.description('subagent tasks: the model alias bound to the subagent'))),
+  thinking_effort: v.optional(v.pipe(v.string(), v.description('subagent tasks: effort bound (`off` when thinking is off)'))),
+  agent_id: v.optional(v.pipe(v.string(), v.description('subagent tasks: the agent id its events carry'))),
+  subagent_type: v.optional(v.string()),
+  parent_tool_call_id: v.optional(v.pipe(v.string(), v.description('subagent tasks: the Agent tool call that spawned it'))),
   output_preview: v.optional(v.pipe(v.string(), v.description('tail of the output (with_output and non-empty output only)'))),
   output_bytes: v.optional(v.pipe(v.number(), v.description('byte length of output_preview'))),
 });

@@ -1,0 +1,37 @@
+import { EngineEvents, type TurnEndedPayload } from '../engine/events.ts';
+import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
+
+const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
+
+interface Ev { type: string; payload: any }
+
+/**
+ * After a restart: the events that settle what the previous run left open outside the
+ * main agent — turns of other agents get `turn.ended` failed/interrupted, and spawned
+ * subagents with no outcome get `subagent.failed` interrupted. Empty when nothing is open.
+ */
+export function settleOrphans(events: readonly Ev[], now: string): Ev[] {
+  const openTurns = new Map<string, { agent_id: string; turn_id: string; prompt_id: string }>();
+  const openAgents = new Map<string, SubagentSpawnedPayload>();
+  for (const e of events) {
+    const p = e.payload ?? {};
+    if (e.type === EngineEvents.turnStarted && p.agent_id !== 'main') openTurns.set(p.turn_id, p);
+    else if (e.type === EngineEvents.turnEnded) openTurns.delete(p.turn_id);
+    else if (e.type === SubagentEvents.spawned && p.kind === 'task') openAgents.set(p.agent_id, p);
+    else if (e.type === SubagentEvents.completed || e.type === SubagentEvents.failed) openAgents.delete(p.agent_id);
+  }
+  const out: Ev[] = [...openTurns.values()].map((t) => ({
+    type: EngineEvents.turnEnded,
+    payload: {
+      agent_id: t.agent_id, turn_id: t.turn_id, prompt_id: t.prompt_id, reason: 'failed',
+      error: { kind: 'interrupted', message: 'daemon restarted during the turn' }, usage: { ...ZERO }, steps: 0, ended_at: now,
+    } satisfies TurnEndedPayload,
+  }));
+  for (const a of openAgents.values()) {
+    out.push({
+      type: SubagentEvents.failed,
+      payload: { agent_id: a.agent_id, ...(a.task_id ? { task_id: a.task_id } : {}), reason: 'interrupted', error: { kind: 'interrupted', message: 'the daemon stopped while the subagent ran' } },
+    });
+  }
+  return out;
+}

@@ -1,0 +1,134 @@
+import { monotonicFactory } from 'ulid';
+import type { AppContext } from '../app/context.ts';
+import { EngineEvents, type Message, type TurnEndedPayload, type Usage } from '../engine/events.ts';
+import { clientFor } from '../engine/model-resolve.ts';
+import { newMessageId, runTurn, type TurnOutcome } from '../engine/turn.ts';
+import { truncateHead } from '../tools/truncate.ts';
+import { SubagentEvents, type SubagentFailure, type SubagentSpawnedPayload } from './events.ts';
+import type { BoundModel } from './pool.ts';
+import { SubagentTask } from './subagent-task.ts';
+
+const nextUlid = monotonicFactory();
+const EVENT_RESULT_BUDGET = 100_000;
+const ZERO: Usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
+
+/** Tools a spawned subagent never gets: no nesting, no user interaction of its own. */
+export const SUBAGENT_EXCLUDED_TOOLS = ['Agent', 'AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode'];
+
+export interface SpawnRequest {
+  sessionId: string;
+  parentAgentId: string;
+  parentTurnId?: string;
+  parentToolCallId?: string;
+  description: string;
+  prompt: string;
+  subagentType: string;
+  bound: BoundModel;
+  background: boolean;
+  /** Restricts the tools (subagent types); the exclusions above always apply. */
+  only?: readonly string[];
+}
+
+export type SubagentSettlement =
+  | { status: 'completed'; result: string }
+  | { status: 'failed'; reason: SubagentFailure; message: string };
+
+export const effortLabel = (b: BoundModel): string => (b.thinking.enabled ? b.thinking.effort ?? 'default' : 'off');
+
+/**
+ * Starts a subagent: a task (kind subagent) running one turn of its own agent with a
+ * fresh history (the prompt), its events on the session stream under its agent_id.
+ * `settled` resolves when it ends; the task can be cancelled, detached or time out.
+ */
+export async function spawnSubagent(app: AppContext, req: SpawnRequest): Promise<{ task: SubagentTask; settled: Promise<SubagentSettlement> }> {
+  const agentId = `agent_${nextUlid()}`;
+  const taskId = app.tasks.newId();
+  const task = new SubagentTask({
+    id: taskId, sessionId: req.sessionId, description: req.description, logFile: await app.tasks.logFile(req.sessionId, taskId),
+    agentId, subagentType: req.subagentType, model: req.bound.model.alias, thinkingEffort: effortLabel(req.bound),
+    ...(req.parentToolCallId ? { parentToolCallId: req.parentToolCallId } : {}), background: req.background, now: () => app.clock.now(),
+  });
+  const spawned: SubagentSpawnedPayload = {
+    agent_id: agentId, kind: 'task', parent_agent_id: req.parentAgentId, description: req.description, subagent_type: req.subagentType,
+    model: req.bound.model.alias, thinking_effort: effortLabel(req.bound), task_id: taskId, background: req.background,
+    ...(req.parentTurnId ? { parent_turn_id: req.parentTurnId } : {}), ...(req.parentToolCallId ? { parent_tool_call_id: req.parentToolCallId } : {}),
+  };
+  await app.journal.append([{ stream: req.sessionId, type: SubagentEvents.spawned, payload: spawned }]);
+  await app.tasks.register(task);
+  const settled = run(app, req, task);
+  return { task, settled };
+}
+
+async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Promise<SubagentSettlement> {
+  const agentId = task.spec.agentId;
+  const turnId = `turn_${nextUlid()}`;
+  const started = Date.now();
+  const timeoutMs = app.config.current().subagent.timeout_ms;
+  const timer = timeoutMs > 0 ? setTimeout(() => task.stop('timeout'), timeoutMs) : undefined;
+  const emit = (events: Array<{ type: string; payload: unknown }>) => app.journal.append(events.map((e) => ({ stream: req.sessionId, ...e })));
+  let outcome: TurnOutcome | null = null;
+  let history: Message[] = [];
+  try {
+    const user: Message = {
+      id: newMessageId(), session_id: req.sessionId, role: 'user', content: [{ type: 'text', text: req.prompt }], created_at: app.clock.now().toISOString(),
+    };
+    history = [user];
+    await emit([
+      { type: SubagentEvents.started, payload: { agent_id: agentId, turn_id: turnId } },
+      { type: EngineEvents.turnStarted, payload: { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, prompt_ids: [], model: req.bound.model.alias, started_at: user.created_at } },
+      { type: EngineEvents.messageCreated, payload: { agent_id: agentId, turn_id: turnId, message: user } },
+    ]);
+    const client = await clientFor(app, req.bound.model, app.engine.clients);
+    outcome = await runTurn({
+      app, sessionId: req.sessionId, turnId, history, client, thinking: req.bound.thinking, tools: app.engine.tools, disabledTools: [],
+      agentId, toolScope: { exclude: SUBAGENT_EXCLUDED_TOOLS, ...(req.only ? { only: req.only } : {}) },
+      limits: app.engine.limits(), signal: task.controller.signal, takeSteered: () => [], closing: () => app.engine.stopping,
+    });
+  } catch (err) {
+    outcome = { reason: 'failed', error: { kind: 'internal', message: (err as Error).message }, usage: { ...ZERO }, steps: 0 };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!outcome) return suspend(app, req, task, emit);
+  const ended: TurnEndedPayload = { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, ...outcome, ended_at: app.clock.now().toISOString() };
+  if (outcome.reason === 'completed') {
+    const result = finalText(history) || '(the subagent finished without a text answer)';
+    await emit([
+      { type: EngineEvents.turnEnded, payload: ended },
+      {
+        type: SubagentEvents.completed,
+        payload: { agent_id: agentId, task_id: task.spec.id, turn_id: turnId, result: truncateHead(result, EVENT_RESULT_BUDGET), usage: outcome.usage, steps: outcome.steps, duration_ms: Date.now() - started },
+      },
+    ]);
+    await task.settle('completed', result);
+    return { status: 'completed', result };
+  }
+  const reason: SubagentFailure = task.stopReason === 'timeout' ? 'timed_out' : outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
+  const message = reason === 'timed_out' ? `the subagent exceeded [subagent] timeout_ms (${timeoutMs} ms)`
+    : reason === 'cancelled' ? 'the subagent was cancelled' : outcome.error?.message ?? 'the subagent failed';
+  await emit([
+    { type: EngineEvents.turnEnded, payload: ended },
+    { type: SubagentEvents.failed, payload: { agent_id: agentId, task_id: task.spec.id, turn_id: turnId, reason, ...(outcome.error ? { error: { kind: outcome.error.kind, message: outcome.error.message } } : {}) } },
+  ]);
+  await task.settle(reason === 'cancelled' ? 'cancelled' : 'failed', `[${reason}] ${message}`);
+  return { status: 'failed', reason, message };
+}
+
+/** The daemon is stopping: the turn stays open in the journal and the next start reports it interrupted. */
+async function suspend(app: AppContext, req: SpawnRequest, task: SubagentTask, emit: (e: Array<{ type: string; payload: unknown }>) => Promise<unknown>): Promise<SubagentSettlement> {
+  await emit([{ type: SubagentEvents.suspended, payload: { agent_id: task.spec.agentId, task_id: task.spec.id, reason: 'daemon_stopping' } }])
+    .catch((err) => app.log.warn({ session_id: req.sessionId }, `subagent.suspended not journaled: ${String(err)}`));
+  await task.settle('cancelled', '[interrupted] the daemon stopped while the subagent ran');
+  return { status: 'failed', reason: 'interrupted', message: 'the daemon stopped while the subagent ran' };
+}
+
+/** The text of the subagent's last assistant message (its answer to the caller). */
+function finalText(history: Message[]): string {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    if (m.role !== 'assistant' || m.metadata?.interrupted) continue;
+    const text = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+    if (text) return text;
+  }
+  return '';
+}

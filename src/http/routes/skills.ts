@@ -1,0 +1,47 @@
+import type { AppContext } from '../../app/context.ts';
+import { acceptPrompt } from '../../engine/prompt-intake.ts';
+import { findSession } from '../../sessions/lookup.ts';
+import { sessionSkills, workspaceSkills } from '../../skills/catalog.ts';
+import { toDescriptor } from '../../skills/types.ts';
+import { findWorkspace } from '../../workspaces/service.ts';
+import { Codes } from '../codes.ts';
+import { route, type RouteDef } from '../route.ts';
+import type { PromptInput } from '../schemas/prompts.ts';
+import { SessionIdParams } from '../schemas/sessions.ts';
+import { ActivateSkillBody, ActivateSkillResult, SkillList, SkillTailParams } from '../schemas/skills.ts';
+import { WorkspaceIdParams } from '../schemas/workspaces.ts';
+
+const tags = ['skills'];
+
+/** Part B "Skills, tools and MCP (v1)": skill listings and user activation (docs/skills.md). */
+export function skillRoutes(app: AppContext): RouteDef[] {
+  return [
+    route({
+      method: 'GET', path: '/api/v1/sessions/{session_id}/skills', operationId: 'listSessionSkills', tags,
+      summary: 'Skills of the session\'s workspace merged from builtin, plugin, extra, user and project sources (project > user > extra > plugin > builtin)',
+      params: SessionIdParams, data: SkillList, codes: [Codes.SESSION_NOT_FOUND],
+      handler: async ({ params }) => ({ skills: (await sessionSkills(app, findSession(app, params.session_id))).map(toDescriptor) }),
+    }),
+    route({
+      method: 'GET', path: '/api/v1/workspaces/{workspace_id}/skills', operationId: 'listWorkspaceSkills', tags,
+      summary: 'Same merge for a workspace root, without creating a session',
+      params: WorkspaceIdParams, data: SkillList, codes: [Codes.WORKSPACE_NOT_FOUND],
+      handler: async ({ params }) => ({ skills: (await workspaceSkills(app, findWorkspace(app, params.workspace_id))).map(toDescriptor) }),
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}/skills/{skill_name}:activate', operationId: 'activateSkill', tags,
+      summary: 'Queue a prompt on the main agent whose user message is the skill content plus args, then the attachments; journals skill.activated',
+      params: SkillTailParams, body: ActivateSkillBody, data: ActivateSkillResult,
+      codes: [
+        Codes.VALIDATION, Codes.NO_PROVIDER, Codes.PROVIDER_NO_CREDENTIAL, Codes.PROVIDER_CREDENTIAL_REJECTED, Codes.MODEL_NOT_RESOLVED,
+        Codes.SESSION_NOT_FOUND, Codes.FILE_NOT_FOUND, Codes.SKILL_NOT_FOUND, Codes.SKILL_NOT_USER_ACTIVATABLE,
+      ],
+      handler: async ({ params, body }) => {
+        // The prompt path does media checks, queueing and 40110-40113; the skill text is its user message.
+        const prompt = { content: body.attachments ?? [], skills: [{ name: params.skill_name, ...(body.args ? { args: body.args } : {}) }] };
+        await acceptPrompt(app, params.session_id, prompt as PromptInput);
+        return { activated: true as const, skill_name: params.skill_name };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,61 @@
+import type { PendingEvent } from '../../journal/types.ts';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import type { ContentPart } from '../engine/events.ts';
+import { sessionSkills, userSkill } from './catalog.ts';
+import type { Skill, SkillSource } from './types.ts';
+
+export const SkillEvents = { activated: 'skill.activated' } as const;
+
+/** Core "Events" Misc: `skill.activated` (documented in ./event-docs.ts). */
+export interface SkillActivatedPayload {
+  agent_id: string;
+  skill_name: string;
+  source: SkillSource;
+  args?: string;
+  prompt_id?: string;
+  tool_call_id?: string;
+}
+
+/** A skill named by a prompt (POST /prompts `skills`, or :activate), with its args. */
+export interface PromptSkill {
+  skill: Skill;
+  args?: string;
+}
+
+/**
+ * What the model reads for an activated skill: the body, tagged with its base
+ * directory so relative references (scripts, templates) can be opened, then the args.
+ */
+export function skillText(s: Skill, args?: string): string {
+  const head = `<skill name="${s.name}" source="${s.source}" base_directory="${s.path}">\n${s.content}\n</skill>`;
+  return args ? `${head}\n\nARGUMENTS: ${args}` : head;
+}
+
+/** The named skills, each found and user-activatable (40415 / 40912 otherwise); none when not asked. */
+export async function resolvePromptSkills(
+  app: AppContext,
+  session: SessionRecord,
+  asked: ReadonlyArray<{ name: string; args?: unknown }> | undefined,
+): Promise<PromptSkill[]> {
+  if (!asked?.length) return [];
+  const all = await sessionSkills(app, session);
+  return asked.map((a) => ({ skill: userSkill(all, a.name), ...(typeof a.args === 'string' && a.args ? { args: a.args } : {}) }));
+}
+
+/** A bundled activation's user message: each skill's text, then the prompt's own content. */
+export function withSkills(skills: PromptSkill[], content: ContentPart[]): ContentPart[] {
+  if (!skills.length) return content;
+  return [...skills.map((k): ContentPart => ({ type: 'text', text: skillText(k.skill, k.args) })), ...content];
+}
+
+export function skillActivated(sessionId: string, p: SkillActivatedPayload): PendingEvent {
+  return { stream: sessionId, type: SkillEvents.activated, payload: p };
+}
+
+/** One `skill.activated` per skill of a prompt, journaled in the prompt's own batch. */
+export function promptSkillEvents(sessionId: string, skills: PromptSkill[], agentId: string, promptId: string): PendingEvent[] {
+  return skills.map((k) => skillActivated(sessionId, {
+    agent_id: agentId, skill_name: k.skill.name, source: k.skill.source, ...(k.args ? { args: k.args } : {}), prompt_id: promptId,
+  }));
+}

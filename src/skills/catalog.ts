@@ -1,0 +1,36 @@
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
+import type { AppContext } from '../app/context.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError } from '../http/errors.ts';
+import { additionalDirs } from '../workspaces/add-dir.ts';
+import { skillRoots } from './roots.ts';
+import { scanRoot } from './scan.ts';
+import { isUserActivatable, type Skill } from './types.ts';
+
+/** The merged skills of a workspace: the first root (highest precedence) holding a name wins; sorted by name. */
+export async function workspaceSkills(app: AppContext, ws: WorkspaceRecord): Promise<Skill[]> {
+  const projectDirs = [ws.root, ...(await additionalDirs(app, ws.id)).filter((d) => d !== ws.root)];
+  const roots = skillRoots({ home: app.home, config: app.config.current(), projectDirs });
+  const byName = new Map<string, Skill>();
+  for (const root of roots) {
+    for (const s of await scanRoot(root.dir, root.source)) if (!byName.has(s.name)) byName.set(s.name, s);
+  }
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The skills of a session: its workspace's merge (the session's precedence is its workspace's). */
+export async function sessionSkills(app: AppContext, session: SessionRecord): Promise<Skill[]> {
+  const ws = app.workspaces.get(session.workspace_id);
+  return ws ? workspaceSkills(app, ws) : [];
+}
+
+/** A skill the user may activate: 40415 when unknown, 40912 when model-only. */
+export function userSkill(skills: Skill[], name: string): Skill {
+  const s = skills.find((k) => k.name === name);
+  if (!s) throw new ApiError(Codes.SKILL_NOT_FOUND, `skill not found: ${name}`, { details: { skill_name: name } });
+  if (!isUserActivatable(s)) {
+    throw new ApiError(Codes.SKILL_NOT_USER_ACTIVATABLE, `skill ${name} cannot be activated by the user (type ${s.type})`, { details: { skill_name: name, type: s.type } });
+  }
+  return s;
+}
