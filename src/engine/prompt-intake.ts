@@ -48,11 +48,11 @@ function sessionOverrides(body: PromptInput): SessionOverrides {
 export async function acceptPrompt(app: AppContext, sessionId: string, body: PromptInput) {
   const session = findOwnedSession(app, sessionId);
   if (body.prompt_id !== undefined && body.skills) throw validationError([{ field: 'prompt_id', message: 'cannot be combined with skills' }]);
-  if (body.agent_id !== undefined && body.agent_id !== MAIN_AGENT) throw validationError([{ field: 'agent_id', message: `unknown agent: ${body.agent_id}` }]);
   // Media is checked before anything else (40001/40407/41003) but stored only once every check passed.
   const media = await planPromptMedia(app, sessionId, body.content);
   const skills = await resolvePromptSkills(app, session, body.skills);
-  const rt = await app.engine.runtime(session);
+  // The main agent, or a `:btw` agent (40001 for an unknown agent_id).
+  const rt = await app.engine.agentRuntime(session, body.agent_id ?? MAIN_AGENT);
   checkReservable(rt, body.prompt_id);
   const promptId = body.prompt_id ?? `prompt_${nextUlid()}`;
   rt.reserved.add(promptId);
@@ -66,8 +66,9 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
     // Last fallible step before the prompt is journaled: stores the media (undone by discard below).
     const content = withSkills(skills, await media.commit());
-    const sticky = sessionOverrides(body);
-    const disabledTools = sticky.disabled_tools ?? (Array.isArray(agentConfig.disabled_tools) ? agentConfig.disabled_tools : []);
+    // A `:btw` agent's prompt does not change the session's own agent_config.
+    const sticky = rt.agentId === MAIN_AGENT ? sessionOverrides(body) : {};
+    const disabledTools = body.disabled_tools ? [...body.disabled_tools] : (Array.isArray(agentConfig.disabled_tools) ? agentConfig.disabled_tools : []);
     const overrides: PromptAcceptedPayload['overrides'] = JSON.parse(JSON.stringify({
       profile: body.profile, model: model.alias, thinking: thinking.enabled ? thinking.effort ?? 'on' : 'off',
       permission_mode: body.permission_mode, disabled_tools: body.disabled_tools,
@@ -76,7 +77,7 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
       prompt_id: promptId, user_message_id: newMessageId(), content,
       created_at: app.clock.now().toISOString(), status: 'queued', overrides,
     };
-    const payload: PromptAcceptedPayload = { agent_id: MAIN_AGENT, ...record, overrides };
+    const payload: PromptAcceptedPayload = { agent_id: rt.agentId, ...record, overrides };
     delete (payload as Partial<PromptRecord>).status;
     // The overrides become the session's own agent_config in the same batch, so they outlive the process.
     record.accepted = app.journal.append([

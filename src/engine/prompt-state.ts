@@ -23,3 +23,8 @@ export function toPromptObject(p: PromptRecord, status: 'running' | 'queued' = p
 export function promptText(content: ContentPart[]): string {
   return content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
 }
+
+/** A prompt read back from its `prompt.accepted` event (a runtime loaded from the journal). */
+export function finishedPrompt(p: PromptAcceptedPayload, status: PromptStatus = 'completed'): PromptRecord {
+  return { prompt_id: p.prompt_id, user_message_id: p.user_message_id, content: p.content, created_at: p.created_at, status, overrides: p.overrides };
+}

@@ -1,10 +1,13 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
 import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from './events.ts';
+import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
+import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
+import { validationError } from '../http/errors.ts';
 import { loadMessages } from './history.ts';
 import { ClientCache } from './model-resolve.ts';
-import type { PromptRecord } from './prompt-state.ts';
+import { finishedPrompt } from './prompt-state.ts';
 import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
 import { SessionRuntime } from './runtime.ts';
 import { noTools, type ToolExecutor } from './tools.ts';
@@ -28,6 +31,35 @@ export class EngineRegistry {
     return this.runtimes.get(sessionId);
   }
 
+  /** The runtime of one agent of the session: `main`, or a `:btw` agent (rebuilt from the journal after a restart). */
+  async agentRuntime(session: SessionRecord, agentId: string): Promise<SessionRuntime> {
+    if (agentId === MAIN_AGENT) return this.runtime(session);
+    const key = `${session.id}/${agentId}`;
+    const hit = this.agents.get(key);
+    if (hit) return hit;
+    await this.runtime(session);
+    const again = this.agents.get(key);
+    if (again) return again;
+    const rt = await rebuildBtwAgent(this.app, this.deps(), session, agentId);
+    if (!rt) throw validationError([{ field: 'agent_id', message: `unknown agent: ${agentId}` }]);
+    this.agents.set(key, rt);
+    return rt;
+  }
+
+  /** `:btw`: forks the main agent's history into a new read-only agent and returns its id. */
+  async forkBtw(session: SessionRecord): Promise<string> {
+    const main = await this.runtime(session);
+    const rt = await createBtwAgent(this.app, this.deps(), session, main.history);
+    this.agents.set(`${session.id}/${rt.agentId}`, rt);
+    return rt.agentId;
+  }
+
+  private readonly agents = new Map<string, SessionRuntime>();
+
+  private deps() {
+    return { app: this.app, tools: this.tools, clients: this.clients, limits: () => this.limits() };
+  }
+
   /** The session's runtime, loading it from the journal the first time. */
   runtime(session: SessionRecord): Promise<SessionRuntime> {
     const hit = this.runtimes.get(session.id);
@@ -41,12 +73,14 @@ export class EngineRegistry {
   }
 
   private async load(session: SessionRecord): Promise<SessionRuntime> {
+    // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
+    assertPoolUsable(this.app.config.current());
     const { messages, events } = await loadMessages(this.app.journal, session.id);
     const orphans = settleOrphans(events, this.app.clock.now().toISOString());
     if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
-    const rt = new SessionRuntime({ app: this.app, tools: this.tools, clients: this.clients, limits: () => this.limits() }, session.id, session.workspace_id, messages);
+    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages);
     for (const e of events) {
-      if (e.type === EngineEvents.promptAccepted) rt.prompts.set(e.payload.prompt_id, finished(e.payload as PromptAcceptedPayload, 'completed'));
+      if (e.type === EngineEvents.promptAccepted && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
       if (e.type === EngineEvents.promptAborted) {
         const p = rt.prompts.get(e.payload.prompt_id);
         if (p) p.status = 'aborted';
@@ -89,7 +123,7 @@ export class EngineRegistry {
             usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0, ended_at: now,
           } satisfies TurnEndedPayload,
         },
-        ...queuedPrompts(events).map((prompt_id) => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: MAIN_AGENT, prompt_id, reason: 'interrupted' } })),
+        ...queuedPrompts(events).map((q) => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
         ...settleOrphans(events, now).map((e) => ({ stream: s.id, ...e })),
       ]);
       n++;
@@ -108,23 +142,21 @@ export class EngineRegistry {
   async closeAll(): Promise<void> {
     this.closing = true;
     await Promise.all([...this.loading.values()].map((p) => p.catch(() => undefined)));
-    await Promise.all([...this.runtimes.values()].map((r) => r.close()));
+    await Promise.all([...this.runtimes.values(), ...this.agents.values()].map((r) => r.close()));
     this.runtimes.clear();
+    this.agents.clear();
   }
 }
 
-function finished(p: PromptAcceptedPayload, status: PromptRecord['status']): PromptRecord {
-  return { prompt_id: p.prompt_id, user_message_id: p.user_message_id, content: p.content, created_at: p.created_at, status, overrides: p.overrides };
-}
 
 /** Prompts accepted but never run, steered or aborted. */
-function queuedPrompts(events: Array<{ type: string; payload: any }>): string[] {
-  const open = new Set<string>();
+function queuedPrompts(events: Array<{ type: string; payload: any }>): Array<{ prompt_id: string; agent_id: string }> {
+  const open = new Map<string, { prompt_id: string; agent_id: string }>();
   for (const e of events) {
-    if (e.type === EngineEvents.promptAccepted) open.add(e.payload.prompt_id);
+    if (e.type === EngineEvents.promptAccepted) open.set(e.payload.prompt_id, { prompt_id: e.payload.prompt_id, agent_id: e.payload.agent_id ?? MAIN_AGENT });
     else if (e.type === EngineEvents.turnStarted) open.delete((e.payload as TurnStartedPayload).prompt_id);
     else if (e.type === EngineEvents.promptSteered) for (const id of e.payload.prompt_ids as string[]) open.delete(id);
     else if (e.type === EngineEvents.promptAborted) open.delete(e.payload.prompt_id);
   }
-  return [...open];
+  return [...open.values()];
 }

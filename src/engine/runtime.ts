@@ -6,7 +6,9 @@ import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
 import { clientFor, type ClientCache, type ResolvedModel } from './model-resolve.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
-import type { ToolExecutor } from './tools.ts';
+import type { ToolExecutor, ToolScope } from './tools.ts';
+
+type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 
 const nextUlid = monotonicFactory();
@@ -35,6 +37,12 @@ export interface RuntimeDeps {
   limits: () => LoopLimits;
 }
 
+/** Which agent a runtime drives: the main agent, or a `:btw` agent with its own tools. */
+export interface AgentSpec {
+  id: string;
+  toolScope?: ToolScopeLimits;
+}
+
 /**
  * The live part of one session: its prompt queue, its history in memory and the main
  * turn loop. Created on the first prompt; durable facts go to the session's journal.
@@ -48,7 +56,18 @@ export class SessionRuntime {
   private draining?: Promise<void>;
   private closed = false;
 
-  constructor(private readonly deps: RuntimeDeps, readonly sessionId: string, readonly workspaceId: string, readonly history: Message[]) {}
+  constructor(
+    private readonly deps: RuntimeDeps, readonly sessionId: string, readonly workspaceId: string, readonly history: Message[],
+    private readonly agent: AgentSpec = { id: MAIN_AGENT },
+  ) {}
+
+  get agentId(): string {
+    return this.agent.id;
+  }
+
+  private get isMain(): boolean {
+    return this.agent.id === MAIN_AGENT;
+  }
 
   get busy(): boolean {
     return this.active !== undefined || this.queue.length > 0;
@@ -102,7 +121,7 @@ export class SessionRuntime {
     if (i >= 0) {
       const [{ prompt }] = this.queue.splice(i, 1);
       prompt.status = 'aborted';
-      await this.deps.app.journal.append([{ stream: this.sessionId, type: EngineEvents.promptAborted, payload: { agent_id: MAIN_AGENT, prompt_id: promptId, reason: 'user' } }]);
+      await this.deps.app.journal.append([{ stream: this.sessionId, type: EngineEvents.promptAborted, payload: { agent_id: this.agentId, prompt_id: promptId, reason: 'user' } }]);
       return;
     }
     if (this.active?.prompts.some((p) => p.prompt_id === promptId)) this.abortTurn();
@@ -146,7 +165,7 @@ export class SessionRuntime {
     // A queued prompt aborted while the last turn ended leaves the session busy: publish idle now.
     const app = this.deps.app;
     const state = app.live.get(this.sessionId);
-    if (!this.closed && !this.active && state?.main_turn_active) {
+    if (this.isMain && !this.closed && !this.active && state?.main_turn_active) {
       this.live(false, state.model ?? '');
       await app.journal.append(this.workEvents(false));
     }
@@ -160,13 +179,13 @@ export class SessionRuntime {
     prompt.status = 'running';
     const user = this.userMessage(prompt);
     this.history.push(user);
-    const wasBusy = app.live.get(this.sessionId)?.main_turn_active ?? false;
+    const wasBusy = !this.isMain || (app.live.get(this.sessionId)?.main_turn_active ?? false);
     this.live(true, plan.model.alias);
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
     const started = Promise.all([prompt.accepted, app.journal.append([
-      { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: MAIN_AGENT, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
-      { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, turn_id: turnId, message: user } },
+      { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
+      { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
       ...(wasBusy ? [] : this.workEvents(true)),
     ])]);
     started.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
@@ -179,14 +198,15 @@ export class SessionRuntime {
       outcome = await runTurn({
         app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools, started,
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
+        agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed,
       });
     }
     if (!outcome) return;
     for (const p of active.prompts) p.status = 'completed';
-    const more = this.queue.length > 0;
+    const more = this.queue.length > 0 || !this.isMain;
     if (!more) this.live(false, plan.model.alias);
-    const ended: TurnEndedPayload = { agent_id: MAIN_AGENT, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: app.clock.now().toISOString() };
+    const ended: TurnEndedPayload = { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: app.clock.now().toISOString() };
     await app.journal.append([
       { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended },
       ...(more ? [] : this.workEvents(false)),
@@ -200,11 +220,11 @@ export class SessionRuntime {
     const active = this.active;
     this.active = undefined;
     for (const p of active?.prompts ?? [prompt]) p.status = 'completed';
-    const more = this.queue.length > 0;
+    const more = this.queue.length > 0 || !this.isMain;
     if (!more) this.live(false, app.live.get(this.sessionId)?.model ?? '');
     if (!active) return;
     const ended: TurnEndedPayload = {
-      agent_id: MAIN_AGENT, turn_id: active.turnId, prompt_id: prompt.prompt_id, reason: 'failed',
+      agent_id: this.agentId, turn_id: active.turnId, prompt_id: prompt.prompt_id, reason: 'failed',
       error: { kind: 'internal', message: err.message }, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 },
       steps: 0, ended_at: app.clock.now().toISOString(),
     };
@@ -225,7 +245,9 @@ export class SessionRuntime {
     }
   }
 
+  /** Live state and work events describe the main agent only (`main_turn_active`). */
   private live(active: boolean, model: string): void {
+    if (!this.isMain) return;
     const prev = this.deps.app.live.get(this.sessionId);
     this.deps.app.live.set(this.sessionId, { busy: active, main_turn_active: active, pending_interaction: prev?.pending_interaction ?? 'none', model });
   }

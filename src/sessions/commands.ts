@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { assertPoolUsable } from '../agents/pool.ts';
 import { monotonicFactory } from 'ulid';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { PendingEvent } from '../../journal/types.ts';
@@ -55,6 +56,8 @@ export async function createSession(app: AppContext, input: CreateSessionInput) 
   } else {
     root = await existingDirectory(cwdGiven!, 'metadata.cwd');
   }
+  // Part B secondary_model rule 7: a session cannot start on an unusable subagent pool.
+  assertPoolUsable(app.config.current());
   const now = app.clock.now().toISOString();
   const state: SessionState = {
     id: newSessionId(),
@@ -83,6 +86,7 @@ export async function forkSession(
 ) {
   const src = findOwnedSession(app, sourceId);
   ensureNotBusy(app, sourceId);
+  assertPoolUsable(app.config.current());
   const now = app.clock.now().toISOString();
   const prefix = as === 'fork' ? 'Fork' : 'Child';
   const state: SessionState = {

@@ -67,11 +67,12 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:btw', operationId: 'btwSession', summary: 'Fork the main agent into a read-only child agent', tags,
-      params: SessionIdParams, body: EmptyBody, data: v.object({ agent_id: v.string() }), codes: [Codes.SESSION_NOT_FOUND, Codes.NO_PROVIDER, Codes.RUNTIME_UNAVAILABLE],
-      handler: ({ params }) => {
-        findOwnedSession(app, params.session_id);
-        if (!app.config.defaultModel()) throw new ApiError(Codes.NO_PROVIDER, 'no provider configured: :btw needs a usable model configuration');
-        throw new ApiError(Codes.RUNTIME_UNAVAILABLE, 'the agent engine is not available in this build', { details: { reason: 'engine_unavailable' } });
+      params: SessionIdParams, body: EmptyBody, data: v.object({ agent_id: v.string() }),
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.NO_PROVIDER, Codes.MODEL_NOT_RESOLVED],
+      handler: async ({ params }) => {
+        const session = findOwnedSession(app, params.session_id);
+        // Talk to it with POST /prompts {agent_id}; its events carry that agent_id (docs/agents.md).
+        return { agent_id: await app.engine.forkBtw(session) };
       },
     }),
     route({

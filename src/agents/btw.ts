@@ -1,0 +1,59 @@
+import { monotonicFactory } from 'ulid';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { AppContext } from '../app/context.ts';
+import type { Message } from '../engine/events.ts';
+import { loadMessages } from '../engine/history.ts';
+import { resolveModel, resolveThinking } from '../engine/model-resolve.ts';
+import { finishedPrompt } from '../engine/prompt-state.ts';
+import { SessionRuntime, type RuntimeDeps } from '../engine/runtime.ts';
+import { EngineEvents, type PromptAcceptedPayload } from '../engine/events.ts';
+import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
+
+const nextUlid = monotonicFactory();
+
+/** `:btw` agents may only read (Core: "limited to read-only tools Read, Grep, Glob"). */
+export const BTW_TOOLS = ['Read', 'Grep', 'Glob'] as const;
+
+/**
+ * The main history up to a consistent point: an assistant message whose tool calls
+ * have no results yet (the main turn is running them) is left out.
+ */
+function settledPrefix(history: readonly Message[]): Message[] {
+  const out = [...history];
+  const last = out[out.length - 1];
+  if (last?.role === 'assistant' && last.content.some((p) => p.type === 'tool_use')) out.pop();
+  return out;
+}
+
+/** Creates a `:btw` agent: a copy of the main agent's history, its own prompt queue, read-only tools. */
+export async function createBtwAgent(app: AppContext, deps: RuntimeDeps, session: SessionRecord, mainHistory: readonly Message[]): Promise<SessionRuntime> {
+  const c = app.config.current();
+  const agentConfig = session.agent_config as { model?: string; thinking?: string };
+  // A usable model configuration is required (40110 / 40113 otherwise).
+  const model = resolveModel(c, app.live.get(session.id)?.model ?? undefined, agentConfig.model);
+  const thinking = resolveThinking(c, model.record, agentConfig.thinking);
+  const history = settledPrefix(mainHistory);
+  const agentId = `btw_${nextUlid()}`;
+  const payload: SubagentSpawnedPayload = {
+    agent_id: agentId, kind: 'btw', parent_agent_id: 'main', description: 'btw', subagent_type: 'btw', model: model.alias,
+    thinking_effort: thinking.enabled ? thinking.effort ?? 'default' : 'off', background: false,
+    forked_from_message_id: history.length ? history[history.length - 1]!.id : null, tools: [...BTW_TOOLS],
+  };
+  await app.journal.append([{ stream: session.id, type: SubagentEvents.spawned, payload }]);
+  return new SessionRuntime(deps, session.id, session.workspace_id, history, { id: agentId, toolScope: { only: BTW_TOOLS } });
+}
+
+/** After a restart: the `:btw` agent's history is the main history up to its fork point plus its own messages. */
+export async function rebuildBtwAgent(app: AppContext, deps: RuntimeDeps, session: SessionRecord, agentId: string): Promise<SessionRuntime | undefined> {
+  const main = await loadMessages(app.journal, session.id);
+  const spawned = main.events.find((e) => e.type === SubagentEvents.spawned && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
+  if (!spawned) return undefined;
+  const forkId = (spawned.payload as SubagentSpawnedPayload).forked_from_message_id;
+  const cut = forkId ? main.messages.findIndex((m) => m.id === forkId) + 1 : 0;
+  const own = await loadMessages(app.journal, session.id, agentId);
+  const rt = new SessionRuntime(deps, session.id, session.workspace_id, [...main.messages.slice(0, cut), ...own.messages], { id: agentId, toolScope: { only: BTW_TOOLS } });
+  for (const e of main.events) {
+    if (e.type === EngineEvents.promptAccepted && e.payload?.agent_id === agentId) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
+  }
+  return rt;
+}
