@@ -11,6 +11,8 @@ export interface TurnOffsets {
 export interface DeltaSink {
   text(text: string, offset: number): void;
   thinking(text: string, offset: number): void;
+  /** Streamed arguments of a tool call; `offset` counts the call's argument characters so far. */
+  toolArgs?(call: { id: string; name: string }, delta: string, offset: number): void;
 }
 
 export interface AttemptResult {
@@ -65,6 +67,7 @@ async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets
   const toolCalls: ToolCall[] = [];
   const out: AttemptResult = { parts, toolCalls, usage: { ...ZERO } };
   let thinkingOpen = false;
+  const calls = new Map<string, { id: string; name: string; chars: number }>();
   for await (const part of stream) {
     touch();
     const last = parts[parts.length - 1];
@@ -88,6 +91,16 @@ async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets
         closeThinking(parts, part.meta);
         thinkingOpen = false;
         break;
+      case 'tool-call-start':
+        calls.set(part.id, { id: part.id, name: part.name, chars: 0 });
+        break;
+      case 'tool-call-delta': {
+        const call = calls.get(part.id);
+        if (!call || !part.argsTextDelta) break;
+        sink.toolArgs?.(call, part.argsTextDelta, call.chars);
+        call.chars += part.argsTextDelta.length;
+        break;
+      }
       case 'tool-call':
         parts.push({ type: 'tool_use', id: part.id, name: part.name, input: part.input, ...(part.meta ? { meta: part.meta } : {}) });
         toolCalls.push({ id: part.id, name: part.name, input: part.input });

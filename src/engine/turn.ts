@@ -6,6 +6,7 @@ import { estimateTokens, toModelMessages } from './history.ts';
 import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
+import { ToolEvents } from '../tools/events.ts';
 
 const nextUlid = monotonicFactory();
 export const newMessageId = () => `msg_${nextUlid()}`;
@@ -126,6 +127,9 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
   const sink = {
     text: (text: string, offset: number) => publish(EngineEvents.assistantDelta, { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
     thinking: (text: string, offset: number) => publish(EngineEvents.thinkingDelta, { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
+    toolArgs: (call: { id: string; name: string }, delta: string, offset: number) => publish(ToolEvents.callDelta, {
+      agent_id: agentOf(t), turn_id: t.turnId, step, tool_call_id: call.id, tool_name: call.name, delta, offset,
+    }, offset),
   };
   for (let attempt = 1; ; attempt++) {
     const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });

@@ -137,4 +137,8 @@ export const ENGINE_VOLATILE_DOCS: EventDoc[] = [EngineEvents.assistantDelta, En
 })).concat([{
   type: ToolEvents.progress, summary: 'Progress of a running tool call (tool-specific fields besides the ids)',
   payload: v.looseObject({ agent_id: AgentId, tool_call_id: v.string(), tool_name: v.string() }),
+}, {
+  type: ToolEvents.callDelta,
+  summary: 'Streamed arguments (JSON text) of a tool call the model is writing; offset = where delta starts within that call\'s arguments. tool.call.started carries the parsed input once the call is complete',
+  payload: v.object({ ...Turn, step: v.number(), tool_call_id: v.string(), tool_name: v.string(), delta: v.string(), offset: v.number() }),
 }], TASK_VOLATILE_DOCS);

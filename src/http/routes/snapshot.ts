@@ -61,7 +61,11 @@ export async function sessionSnapshot(app: AppContext, id: string) {
   const in_flight_turn = u.in_flight ? { ...u.in_flight } : null;
   await committedThrough(app.journal, id, head.seq);
   const messages = await app.messages.page(id, SNAPSHOT_MESSAGES, { upTo: head.seq });
-  return { as_of_seq: head.seq, epoch: head.epoch, session, messages, in_flight_turn, pending_approvals: app.permissions.pendingItems(id), pending_questions: app.questions.pendingItems(id) };
+  const subagents = app.tasks.list(id).map((t) => t.toObject()).filter((t) => t.kind === 'subagent');
+  return {
+    as_of_seq: head.seq, epoch: head.epoch, session, messages, in_flight_turn, ...(subagents.length ? { subagents } : {}),
+    pending_approvals: app.permissions.pendingItems(id), pending_questions: app.questions.pendingItems(id),
+  };
 }
 
 export function snapshotRoutes(app: AppContext): RouteDef[] {

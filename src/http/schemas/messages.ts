@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { TaskObject } from './tasks.ts';
 import { NonEmptyString, Page, queryInt } from './common.ts';
 import { SessionObject } from './sessions.ts';
 
@@ -58,7 +59,7 @@ export const SessionSnapshot = v.object({
   session: SessionObject,
   messages: MessagePage,
   in_flight_turn: v.nullable(InFlightTurn),
-  subagents: v.optional(v.array(v.unknown())),
+  subagents: v.optional(v.pipe(v.array(TaskObject), v.description('live subagents of the session (task objects of kind subagent); absent when none'))),
   pending_approvals: v.array(v.unknown()),
   pending_questions: v.array(v.unknown()),
 });
