@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
@@ -146,12 +146,16 @@ test('a completion reaches the agent as a task notification in the next model re
   t.is(env.ws.frames.filter((f) => f.type === 'turn.started').length, 2);
 });
 
-test('keep_alive_on_exit leaves running tasks alive when the daemon stops', async (t) => {
+test('keep_alive_on_exit leaves running tasks alive when the daemon stops, still writing their output', async (t) => {
   const env = await startEngine(t, { extraToml: withBg('keep_alive_on_exit = true') });
-  await bash(env, { command: 'echo $$ > k.pid; sleep 30', run_in_background: true }, 1);
+  await bash(env, { command: 'echo $$ > k.pid; while true; do echo tick; sleep 0.05; done', run_in_background: true }, 1);
   await until(async () => { try { return (await pidFile(env, 'k.pid')) > 0; } catch { return false; } }, 5000);
   const k = await pidFile(env, 'k.pid');
+  const task = env.s.server.app.tasks.list(env.sid)[0]!;
   const again = await env.s.restart();
   t.teardown(async () => { try { process.kill(-k, 'SIGKILL'); } catch { /* gone */ } await again.stop(); });
+  // Output written after the daemon is gone still lands in the log, and the writer is not killed by it.
+  const sizeAfterStop = (await stat(task.spec.logFile)).size;
+  await until(async () => (await stat(task.spec.logFile)).size > sizeAfterStop + 40, 5000);
   t.true(alive(k));
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { FileFollower } from './follow.ts';
 
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 export const TASK_STATUSES: readonly TaskStatus[] = ['running', 'completed', 'failed', 'cancelled'];
@@ -60,7 +61,7 @@ export class BashTask implements LiveTask {
   /** Resolves once the process has exited and the log is flushed. */
   readonly done: Promise<void>;
   private readonly child: ChildProcess;
-  private readonly log: WriteStream;
+  private readonly follower: FileFollower;
   private readonly listeners = new Set<(data: string) => void>();
   private timer?: NodeJS.Timeout;
   private hard?: NodeJS.Timeout;
@@ -69,12 +70,17 @@ export class BashTask implements LiveTask {
     this.spec = spec;
     this.background = spec.background;
     this.createdAt = spec.now();
-    this.log = createWriteStream(spec.logFile);
-    // One pipe for both streams keeps stdout and stderr in the order they were written.
-    this.child = spawn('bash', ['-c', `exec 2>&1\n${spec.command}`], { cwd: spec.cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    const take = (d: string) => { this.log.write(d); for (const l of this.listeners) l(d); };
-    this.child.stdout!.setEncoding('utf8').on('data', take);
-    this.child.stderr!.setEncoding('utf8').on('data', take);
+    // The command writes straight into its log file (one descriptor for stdout and stderr keeps
+    // their order): no pipe to this process, so a task kept alive past the daemon (keep_alive_on_exit)
+    // never dies of SIGPIPE. The daemon follows the file for live output.
+    const fd = openSync(spec.logFile, 'a');
+    try {
+      this.child = spawn('bash', ['-c', spec.command], { cwd: spec.cwd, detached: true, stdio: ['ignore', fd, fd] });
+    } finally {
+      closeSync(fd);
+    }
+    const take = (d: string) => { for (const l of this.listeners) l(d); };
+    this.follower = new FileFollower(spec.logFile, take);
     this.child.on('error', (err) => take(`\n${err.message}`));
     if (spec.background) this.armTimeout(spec.timeoutMs);
     this.done = new Promise((resolve) => {
@@ -86,7 +92,7 @@ export class BashTask implements LiveTask {
         this.exitCode = code;
         this.completedAt = spec.now();
         this.status = this.stopReason === 'cancel' ? 'cancelled' : this.stopReason === 'timeout' || code !== 0 ? 'failed' : 'completed';
-        this.log.end(() => resolve());
+        void this.follower.finish().finally(resolve);
       });
     });
   }
