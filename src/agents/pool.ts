@@ -1,3 +1,4 @@
+import { EFFORTS } from '../config/defaults.ts';
 import type { Doc } from '../config/read.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import { validationError } from '../http/errors.ts';
@@ -22,7 +23,8 @@ export function modelParameter(c: ResolvedConfig): { choices: string[]; hints: R
   const s = c.secondary_model;
   if (s.force || (!s.default_model && !s.models)) return undefined;
   const keys = s.models ? poolKeys(s) : [s.default_model!];
-  return { choices: [...keys, PRIMARY], hints: { ...(s.models ?? {}) } };
+  // A default_model of `primary` (the caller's model) is already the last choice.
+  return { choices: [...new Set([...keys, PRIMARY])], hints: { ...(s.models ?? {}) } };
 }
 
 /**
@@ -40,6 +42,10 @@ export function poolProblems(c: ResolvedConfig): Array<{ field: string; message:
     out.push({ field: f('default_model'), message: `default_model "${s.default_model}" is not a key of secondary_model.models` });
   }
   if (s.models && PRIMARY in s.models) out.push({ field: f('models.primary'), message: '"primary" is reserved and cannot be a pool key' });
+  const effort = s.default_effort;
+  if (effort !== undefined && effort !== 'off' && !(EFFORTS as readonly string[]).includes(effort)) {
+    out.push({ field: f('default_effort'), message: `must be one of ${[...EFFORTS, 'off'].join(', ')}` });
+  }
   const aliases = new Set([...poolKeys(s), ...(s.default_model ? [s.default_model] : [])]);
   aliases.delete(PRIMARY);
   for (const alias of aliases) {
@@ -80,7 +86,7 @@ export function bindSubagentModel(c: ResolvedConfig, caller: BoundModel, request
   const s = c.secondary_model;
   if (s.force) {
     if (requested !== undefined) return { error: `the model parameter is not accepted: [secondary_model] force pins every subagent to ${s.default_model}` };
-    return bind(c, s.default_model!);
+    return s.default_model === PRIMARY ? caller : bind(c, s.default_model!);
   }
   const param = modelParameter(c);
   if (!param) {
@@ -107,14 +113,18 @@ function bind(c: ResolvedConfig, alias: string): BoundModel | { error: string } 
  * Rule 4: a bound pool alias does not inherit the caller's effort. The section's
  * `default_effort` wins; else `[thinking] enabled=false` keeps thinking off; else the
  * entry's `default_effort`, then `[thinking].effort`, then the middle of `support_efforts`.
+ * A level the model does not list falls back to its `default_effort` (Part B models
+ * `support_efforts`), so the wire never carries an effort the model refuses.
  */
 export function boundThinking(c: ResolvedConfig, record: Doc): ThinkingRequest {
   const keep = c.thinking.keep;
   const efforts = Array.isArray(record.support_efforts) ? (record.support_efforts as string[]) : [];
   const str = (x: unknown) => (typeof x === 'string' && x ? x : undefined);
+  const supported = (x: string | undefined) => (x && (!efforts.length || efforts.includes(x)) ? x : undefined);
+  const fallback = str(record.default_effort) ?? efforts[Math.floor((efforts.length - 1) / 2)];
+  const on = (effort: string | undefined): ThinkingRequest => (effort ? { enabled: true, effort, keep } : { enabled: true, keep });
   const sectionEffort = str(c.secondary_model.default_effort);
-  if (sectionEffort) return sectionEffort === 'off' ? { enabled: false } : { enabled: true, effort: sectionEffort, keep };
+  if (sectionEffort) return sectionEffort === 'off' ? { enabled: false } : on(supported(sectionEffort) ?? fallback);
   if (!c.thinking.enabled) return { enabled: false };
-  const effort = str(record.default_effort) ?? str(c.thinking.effort) ?? efforts[Math.floor((efforts.length - 1) / 2)];
-  return effort ? { enabled: true, effort, keep } : { enabled: true, keep };
+  return on(str(record.default_effort) ?? supported(str(c.thinking.effort)) ?? fallback);
 }

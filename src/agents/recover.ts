@@ -1,4 +1,5 @@
-import { EngineEvents, type TurnEndedPayload } from '../engine/events.ts';
+import { EngineEvents, type Message, type TurnEndedPayload } from '../engine/events.ts';
+import { newMessageId } from '../engine/turn.ts';
 import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
@@ -10,7 +11,7 @@ interface Ev { type: string; payload: any }
  * main agent — turns of other agents get `turn.ended` failed/interrupted, and spawned
  * subagents with no outcome get `subagent.failed` interrupted. Empty when nothing is open.
  */
-export function settleOrphans(events: readonly Ev[], now: string): Ev[] {
+export function settleOrphans(events: readonly Ev[], now: string, sessionId: string): Ev[] {
   const openTurns = new Map<string, { agent_id: string; turn_id: string; prompt_id: string }>();
   const openAgents = new Map<string, SubagentSpawnedPayload>();
   for (const e of events) {
@@ -32,6 +33,17 @@ export function settleOrphans(events: readonly Ev[], now: string): Ev[] {
       type: SubagentEvents.failed,
       payload: { agent_id: a.agent_id, ...(a.task_id ? { task_id: a.task_id } : {}), reason: 'interrupted', error: { kind: 'interrupted', message: 'the daemon stopped while the subagent ran' } },
     });
+    // A background subagent's caller waits for a task notification: it gets one saying what happened.
+    if (a.background) out.push({ type: EngineEvents.messageCreated, payload: { agent_id: 'main', message: interruptedNote(a, sessionId, now) } });
   }
   return out;
+}
+
+function interruptedNote(a: SubagentSpawnedPayload, sessionId: string, now: string): Message {
+  const text = `<task-notification>\nBackground agent ${a.agent_id} (task ${a.task_id ?? 'unknown'}, "${a.description}") ended: status failed.\n`
+    + '[interrupted] the daemon stopped while the subagent ran; its work is incomplete.\n</task-notification>';
+  return {
+    id: newMessageId(), session_id: sessionId, role: 'user', content: [{ type: 'text', text }], created_at: now,
+    metadata: { task_notification: { task_id: a.task_id, status: 'failed', agent_id: a.agent_id } },
+  };
 }

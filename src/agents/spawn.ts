@@ -27,6 +27,8 @@ export interface SpawnRequest {
   background: boolean;
   /** Restricts the tools (subagent types); the exclusions above always apply. */
   only?: readonly string[];
+  /** The session's disabled_tools (Core: "tool names to disable for the session"): a subagent does not get them back. */
+  disabledTools?: readonly string[];
 }
 
 export type SubagentSettlement =
@@ -80,7 +82,7 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
     ]);
     const client = await clientFor(app, req.bound.model, app.engine.clients);
     outcome = await runTurn({
-      app, sessionId: req.sessionId, turnId, history, client, thinking: req.bound.thinking, tools: app.engine.tools, disabledTools: [],
+      app, sessionId: req.sessionId, turnId, history, client, thinking: req.bound.thinking, tools: app.engine.tools, disabledTools: req.disabledTools ?? [],
       agentId, toolScope: { exclude: SUBAGENT_EXCLUDED_TOOLS, ...(req.only ? { only: req.only } : {}) },
       limits: app.engine.limits(), signal: task.controller.signal, takeSteered: () => [], closing: () => app.engine.stopping,
     });

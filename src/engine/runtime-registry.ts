@@ -76,8 +76,9 @@ export class EngineRegistry {
     // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
     assertPoolUsable(this.app.config.current());
     const { messages, events } = await loadMessages(this.app.journal, session.id);
-    const orphans = settleOrphans(events, this.app.clock.now().toISOString());
+    const orphans = settleOrphans(events, this.app.clock.now().toISOString(), session.id);
     if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
+    for (const e of orphans) if (e.type === EngineEvents.messageCreated && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
     const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages);
     for (const e of events) {
       if (e.type === EngineEvents.promptAccepted && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
@@ -124,7 +125,7 @@ export class EngineRegistry {
           } satisfies TurnEndedPayload,
         },
         ...queuedPrompts(events).map((q) => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
-        ...settleOrphans(events, now).map((e) => ({ stream: s.id, ...e })),
+        ...settleOrphans(events, now, s.id).map((e) => ({ stream: s.id, ...e })),
       ]);
       n++;
     }

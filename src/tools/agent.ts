@@ -40,6 +40,12 @@ function callerModel(ctx: ToolContext): BoundModel {
   return { model, thinking: resolveThinking(c, model.record, agentConfig.thinking) };
 }
 
+/** The session's sticky disabled_tools (a prompt's override is stored there before its turn runs). */
+function sessionDisabled(ctx: ToolContext): string[] {
+  const list = (ctx.session.agent_config as { disabled_tools?: unknown }).disabled_tools;
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+}
+
 /** Delegates a task to a subagent (Part B secondary_model, subagent). */
 export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
   name: 'Agent',
@@ -61,10 +67,15 @@ export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
     const bound = bindSubagentModel(ctx.config, caller, input.model);
     if ('error' in bound) throw new ToolError(bound.error);
     const background = input.run_in_background === true;
+    // Part B background.max_running_tasks counts background subagents as it counts Bash tasks.
+    const max = ctx.config.background.max_running_tasks;
+    if (background && max !== undefined && ctx.app.tasks.runningBackground().length >= max) {
+      throw new ToolError(`max_running_tasks (${max}) reached; wait for a task to finish or cancel one`);
+    }
     const { task, settled } = await spawnSubagent(ctx.app, {
       sessionId: ctx.session.id, parentAgentId: ctx.agentId, ...(ctx.turnId ? { parentTurnId: ctx.turnId } : {}),
       ...(ctx.toolCallId ? { parentToolCallId: ctx.toolCallId } : {}), description: input.description, prompt: input.prompt,
-      subagentType: type, bound, background, ...(kind.only ? { only: kind.only } : {}),
+      subagentType: type, bound, background, ...(kind.only ? { only: kind.only } : {}), disabledTools: sessionDisabled(ctx),
     });
     const started = `agent ${task.spec.agentId} (task ${task.spec.id}, model ${bound.model.alias})`;
     if (background) return `Started ${started} in the background. Its result arrives as a task notification; do not wait for it by polling.`;
