@@ -39,7 +39,7 @@ test('GET /api/v1/tools lists descriptors of the live session, empty when none i
   const r = await env.s.get('/api/v1/tools');
   t.is(r.code, 0);
   t.deepEqual(r.data.tools.map((x: any) => x.name), [
-    'Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'AskUserQuestion', 'TodoWrite', 'EnterPlanMode', 'ExitPlanMode', 'WebSearch', 'WebFetch', 'Skill', 'Agent',
+    'Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'AskUserQuestion', 'TodoWrite', 'EnterPlanMode', 'ExitPlanMode', 'WebSearch', 'WebFetch', 'Skill', 'Agent', 'AgentDynamicWorkflow',
   ]);
   t.deepEqual(r.data.tools[0], { name: 'Read', description: r.data.tools[0].description, input_schema: null, source: 'builtin', active: true });
   t.true(r.data.tools[0].description.length > 10);

@@ -13,7 +13,7 @@ const EVENT_RESULT_BUDGET = 100_000;
 const ZERO: Usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
 
 /** Tools a spawned subagent never gets: no nesting, no user interaction of its own. */
-export const SUBAGENT_EXCLUDED_TOOLS = ['Agent', 'AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode'];
+export const SUBAGENT_EXCLUDED_TOOLS = ['Agent', 'AgentDynamicWorkflow', 'AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode'];
 
 export interface SpawnRequest {
   sessionId: string;
@@ -29,6 +29,8 @@ export interface SpawnRequest {
   only?: readonly string[];
   /** The session's disabled_tools (Core: "tool names to disable for the session"): a subagent does not get them back. */
   disabledTools?: readonly string[];
+  /** Overrides `[subagent] timeout_ms` (a dynamic workflow uses `[dynamic_workflow] timeout_ms`). */
+  timeout?: { ms: number; setting: string };
 }
 
 export type SubagentSettlement =
@@ -65,7 +67,8 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
   const agentId = task.spec.agentId;
   const turnId = `turn_${nextUlid()}`;
   const started = Date.now();
-  const timeoutMs = app.config.current().subagent.timeout_ms;
+  const timeoutMs = req.timeout?.ms ?? app.config.current().subagent.timeout_ms;
+  const timeoutSetting = req.timeout?.setting ?? '[subagent] timeout_ms';
   const timer = timeoutMs > 0 ? setTimeout(() => task.stop('timeout'), timeoutMs) : undefined;
   const emit = (events: Array<{ type: string; payload: unknown }>) => app.journal.append(events.map((e) => ({ stream: req.sessionId, ...e })));
   let outcome: TurnOutcome | null = null;
@@ -106,7 +109,7 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
     return { status: 'completed', result };
   }
   const reason: SubagentFailure = task.stopReason === 'timeout' ? 'timed_out' : outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
-  const message = reason === 'timed_out' ? `the subagent exceeded [subagent] timeout_ms (${timeoutMs} ms)`
+  const message = reason === 'timed_out' ? `the subagent exceeded ${timeoutSetting} (${timeoutMs} ms)`
     : reason === 'cancelled' ? 'the subagent was cancelled' : outcome.error?.message ?? 'the subagent failed';
   await emit([
     { type: EngineEvents.turnEnded, payload: ended },

@@ -1,16 +1,11 @@
 import * as v from 'valibot';
+import { callerModel, sessionDisabled, SUBAGENT_TYPES } from '../agents/caller.ts';
 import { bindSubagentModel, modelParameter, type BoundModel } from '../agents/pool.ts';
 import { spawnSubagent, type SubagentSettlement } from '../agents/spawn.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
-import { resolveModel, resolveThinking } from '../engine/model-resolve.ts';
 import { truncateHead } from './truncate.ts';
-import { ToolError, defineTool, type ToolContext, type ToolDef } from './types.ts';
+import { ToolError, defineTool, type ToolDef } from './types.ts';
 
-/** Subagent types: which tools each may use (the spawn exclusions always apply). */
-const SUBAGENT_TYPES: Record<string, { summary: string; only?: readonly string[] }> = {
-  'general-purpose': { summary: 'every tool but Agent, AskUserQuestion and the plan-mode tools' },
-  explore: { summary: 'read-only research: Read, Grep, Glob, WebSearch, WebFetch', only: ['Read', 'Grep', 'Glob', 'WebSearch', 'WebFetch'] },
-};
 const RESULT_BUDGET = 50_000;
 
 const fields = {
@@ -30,20 +25,6 @@ function offeredSchema(c: ResolvedConfig): v.GenericSchema {
   const hints = param.choices.map((k) => (k === 'primary' ? 'primary (your own model and effort)' : param.hints[k] ? `${k} (${param.hints[k]})` : k));
   const model = v.optional(v.pipe(v.picklist(param.choices), v.description(`model of the subagent: ${hints.join('; ')}; default ${c.secondary_model.default_model}`)));
   return v.object({ ...fields, model });
-}
-
-/** The calling agent's own model and effort (what `primary` and an unconfigured pool mean). */
-function callerModel(ctx: ToolContext): BoundModel {
-  const c = ctx.config;
-  const agentConfig = ctx.session.agent_config as { model?: string; thinking?: string };
-  const model = resolveModel(c, ctx.app.live.get(ctx.session.id)?.model ?? undefined, agentConfig.model);
-  return { model, thinking: resolveThinking(c, model.record, agentConfig.thinking) };
-}
-
-/** The session's sticky disabled_tools (a prompt's override is stored there before its turn runs). */
-function sessionDisabled(ctx: ToolContext): string[] {
-  const list = (ctx.session.agent_config as { disabled_tools?: unknown }).disabled_tools;
-  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
 }
 
 /** Delegates a task to a subagent (Part B secondary_model, subagent). */

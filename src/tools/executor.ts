@@ -28,9 +28,12 @@ export class BuiltinToolExecutor implements ToolExecutor {
     return BUILTIN_TOOLS.map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) }));
   }
 
-  specs(_sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[] {
+  specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[] {
     const config = this.app.config.current();
-    return this.available(disabled).filter((x) => x.active && inScope(x.tool.name, scope)).map((x) => toolSpec(x.tool, config));
+    const session = this.app.sessions.get(sessionId);
+    return this.available(disabled)
+      .filter((x) => x.active && inScope(x.tool.name, scope) && (!x.tool.enabledFor || (session !== undefined && x.tool.enabledFor(session))))
+      .map((x) => toolSpec(x.tool, config));
   }
 
   async run(sessionId: string, call: ToolCall, signal: AbortSignal, scope?: ToolScope): Promise<ToolOutcome> {
@@ -53,7 +56,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
   private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope?: ToolScope): Promise<ToolOutcome> {
     const tool = findTool(call.name);
     const session = this.app.sessions.get(sessionId);
-    if (!tool || !session || !inScope(call.name, scope)) return { content: `tool not available: ${call.name}`, is_error: true };
+    if (!tool || !session || !inScope(call.name, scope) || (tool.enabledFor && !tool.enabledFor(session))) return { content: `tool not available: ${call.name}`, is_error: true };
     // Part B "tools": enforced again before execution (the config may have changed since the request).
     if (!toolAllowed(tool.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
     if (scope?.disabled?.includes(tool.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };

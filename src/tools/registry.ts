@@ -14,6 +14,7 @@ import { planTools } from './plan-mode.ts';
 import { webTools } from './web.ts';
 import { skillTools } from './skill.ts';
 import { agentTools } from './agent.ts';
+import { dynamicWorkflowTools } from './dynamic-workflow.ts';
 
 /**
  * The built-in tools (Bash also runs background tasks, src/tasks/; Agent runs subagents, src/agents/).
@@ -21,7 +22,7 @@ import { agentTools } from './agent.ts';
  */
 export const BUILTIN_TOOLS: readonly ToolDef[] = [
   readTool, writeTool, editTool, globTool, grepTool, bashTool, askUserQuestionTool,
-  ...todoTools, ...planTools, ...webTools, ...skillTools, ...agentTools,
+  ...todoTools, ...planTools, ...webTools, ...skillTools, ...agentTools, ...dynamicWorkflowTools,
 ];
 
 export function findTool(name: string): ToolDef | undefined {

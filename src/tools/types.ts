@@ -31,6 +31,8 @@ export interface ToolDef<I = any> {
   /** Validates the input; its JSON schema is what the model is offered. */
   schema: v.GenericSchema<unknown, I>;
   readOnly: boolean;
+  /** Whether the tool is offered in this session at all (default: always). */
+  enabledFor?(session: SessionRecord): boolean;
   /** The schema offered to the model when it depends on the config (validation still uses `schema`). */
   offeredSchema?(config: ResolvedConfig): v.GenericSchema;
   run(input: I, ctx: ToolContext): Promise<string>;
