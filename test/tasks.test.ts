@@ -21,6 +21,21 @@ const url = (env: EngineEnv, rest = '') => `/api/v1/sessions/${env.sid}/tasks${r
 const getTask = async (env: EngineEnv, id: string, q = '') => (await env.s.get(url(env, `/${id}${q}`))).data;
 const pidFile = async (env: EngineEnv, name: string) => Number(await readFile(path.join(env.s.server.app.sessions.get(env.sid)!.cwd, name), 'utf8'));
 
+test('a running background task keeps the session busy after its turn ended (work_changed both ways)', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const r = await bash(env, { command: 'sleep 1', run_in_background: true });
+  const id = taskIdOf(r.content);
+  const session = async () => (await env.s.get(`/api/v1/sessions/${env.sid}`)).data;
+  t.like(await session(), { busy: true, main_turn_active: false });
+  t.true((await env.s.get(`/api/v1/sessions?busy=true`)).data.items.some((x: any) => x.id === env.sid));
+  await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
+  await until(async () => (await session()).busy === false, 5000);
+  const work = env.ws.frames.filter((f) => f.type === 'event.session.work_changed' && f.payload.session_id === env.sid).map((f) => [f.payload.busy, f.payload.main_turn_active]);
+  // turn start, turn end while the task still runs (busy), task end (idle).
+  t.deepEqual(work.at(-1), [false, false]);
+  t.true(work.some(([busy, main]) => busy === true && main === false));
+});
+
 test('a background task is listed running, then completed with its output on disk and a preview', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
   const r = await bash(env, { command: 'echo hello; sleep 1; echo done', run_in_background: true, description: 'greet' });

@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import { padSeq, projectionKey } from '../../journal/keys.ts';
 import type { Db } from '../../journal/slots.ts';
 import { EngineEvents, type Message, type MessageCreatedPayload } from '../../src/engine/events.ts';
+import { CompactionEvents, type SessionUndonePayload } from '../../src/engine/compaction-events.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 
 /** The agent whose messages make up the session's history (subagents have their own transcripts). */
@@ -13,12 +14,14 @@ const NAME = 'messages';
  * Record keys inside the projection's space (p!messages!...):
  *   m!<session_id>!<seq:12>      the message (seq = journal seq of its message.created event)
  *   i!<session_id>!<message_id>  seq of that message, for cursors and GET by id
+ *   u!<session_id>!<seq:12>      ids removed by the `session.undone` event at that seq
  * Keying by the event's own seq needs no counter, and keeps a session's
  * messages contiguous and in order, so every page is one bounded range read.
  */
 const msgPrefix = (session: string) => `m!${session}!`;
 const msgKey = (session: string, seq: number) => `${msgPrefix(session)}${padSeq(seq)}`;
 const idxKey = (session: string, id: string) => `i!${session}!${id}`;
+const undoPrefix = (session: string) => `u!${session}!`;
 
 export interface MessagePage {
   items: Message[];
@@ -43,6 +46,7 @@ export class MessageLog implements Projection {
   load(): void {}
 
   apply(event: JournalEvent): RecordWrite[] {
+    if (event.type === CompactionEvents.undone) return this.undone(event);
     if (event.type !== EngineEvents.messageCreated) return [];
     const p = event.payload as MessageCreatedPayload;
     if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT || !p.message?.id) return [];
@@ -52,6 +56,26 @@ export class MessageLog implements Projection {
       { key: msgKey(event.stream, event.seq), value: message },
       { key: idxKey(event.stream, message.id), value: event.seq },
     ];
+  }
+
+  /**
+   * `:undo`: the event names message ids, not seqs (a fork's copy of it lands at other seqs), so the
+   * ids are recorded as hidden and their index entries dropped; pages skip hidden messages.
+   */
+  private undone(event: JournalEvent): RecordWrite[] {
+    const p = event.payload as SessionUndonePayload;
+    if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT || !p.message_ids?.length) return [];
+    return [
+      { key: `${undoPrefix(event.stream)}${padSeq(event.seq)}`, value: p.message_ids },
+      ...p.message_ids.map((id) => ({ key: idxKey(event.stream, id), delete: true as const })),
+    ];
+  }
+
+  /** Ids undone in the session (usually none: one empty range read, of no message record). */
+  private async hidden(session: string): Promise<Set<string>> {
+    const lo = this.full(undoPrefix(session));
+    const rows = (await this.db.iterator({ gte: lo, lt: this.full(`${undoPrefix(session)}~`) } as any).all()) as Array<[string, string[]]>;
+    return new Set(rows.flatMap(([, ids]) => ids));
   }
 
   private full(key: string): string {
@@ -77,7 +101,9 @@ export class MessageLog implements Projection {
   async page(session: string, size: number, from: { older?: number; newer?: number; upTo?: number } = {}): Promise<MessagePage> {
     const lo = this.full(msgPrefix(session));
     const hi = this.full(`${msgPrefix(session)}~`);
-    const range: Record<string, unknown> = { limit: size + 1 };
+    const hidden = await this.hidden(session);
+    // At most hidden.size rows are skipped, so one read still fills the page.
+    const range: Record<string, unknown> = { limit: size + 1 + hidden.size };
     if (from.newer !== undefined) {
       range.gt = this.full(msgKey(session, from.newer));
       range.lt = hi;
@@ -88,7 +114,7 @@ export class MessageLog implements Projection {
         : from.upTo !== undefined ? this.full(msgKey(session, from.upTo)) : hi;
       range.reverse = true;
     }
-    const rows = (await this.db.values(range as any).all()) as Message[];
+    const rows = ((await this.db.values(range as any).all()) as Message[]).filter((m) => !hidden.has(m.id));
     const has_more = rows.length > size;
     const items = rows.slice(0, size);
     if (from.newer !== undefined) items.reverse();

@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import { SessionEvents, type ProfileUpdatedPayload, type SessionCreatedPayload, type SessionState } from '../../src/events/types.ts';
 import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from '../../src/engine/events.ts';
+import { CompactionEvents, type SessionUndonePayload } from '../../src/engine/compaction-events.ts';
 import { ApprovalEvents, type ApprovalItem, type ApprovalResolvedPayload, type RememberedCall } from '../../src/permissions/types.ts';
 import { QuestionEvents, type QuestionItem } from '../../src/questions/types.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
@@ -126,6 +127,15 @@ export class SessionIndex implements Projection {
       case QuestionEvents.dismissed: {
         const id = (event.payload as { question_id: string }).question_id;
         return { ...cur, pending_questions: (cur.pending_questions ?? []).filter((q) => q.question_id !== id), updated_at: event.ts };
+      }
+      case CompactionEvents.undone: {
+        // `:undo` reconciles last_prompt with the prompts left (docs/compaction-undo.md).
+        const p = event.payload as SessionUndonePayload;
+        if ((p.agent_id ?? 'main') !== 'main') return undefined;
+        const next: SessionRecord = { ...cur, updated_at: event.ts };
+        if (p.last_prompt === null) delete next.last_prompt;
+        else next.last_prompt = p.last_prompt;
+        return next;
       }
       case SessionEvents.runtimeBound:
         return { ...cur, runtime_id: (event.payload as { runtime_id: string }).runtime_id };

@@ -5,6 +5,7 @@ import {
 } from '../../src/engine/events.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { messageChars } from './estimate.ts';
+import { CompactionEvents, type CompactionCompletedPayload, type SessionUndonePayload } from '../../src/engine/compaction-events.ts';
 
 const MAIN = 'main';
 
@@ -44,7 +45,7 @@ export const emptyUsage = (): SessionUsage => ({
 
 const TRACKED = new Set<string>([
   EngineEvents.messageCreated, EngineEvents.turnStarted, EngineEvents.turnEnded, EngineEvents.stepStarted,
-  EngineEvents.stepCompleted, EngineEvents.promptSteered,
+  EngineEvents.stepCompleted, EngineEvents.promptSteered, CompactionEvents.completed, CompactionEvents.undone,
 ]);
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
@@ -134,7 +135,27 @@ function reduce(u: SessionUsage, e: JournalEvent): SessionUsage {
       const in_flight = u.in_flight && u.in_flight.turn_id === t.turn_id ? null : u.in_flight;
       return { ...u, turn_count: u.turn_count + 1, in_flight };
     }
+    case CompactionEvents.completed:
+    case CompactionEvents.undone:
+      return main ? contextChanged(u, e) : u;
     default:
       return u;
   }
+}
+
+/**
+ * After a compaction or an undo the last measure no longer describes the context: the count
+ * restarts as an estimate (of the remaining context; a compaction's summary message follows
+ * its event and is added as it is created) until the next step measures again.
+ */
+function contextChanged(u: SessionUsage, e: JournalEvent): SessionUsage {
+  const next: SessionUsage = { ...u, measured: false, measured_context: 0, tail_chars: 0 };
+  delete next.last_step_message_id;
+  if (e.type === CompactionEvents.undone) return { ...next, total_chars: num((e.payload as SessionUndonePayload).context_chars) };
+  const usage = (e.payload as CompactionCompletedPayload).usage;
+  return {
+    ...next, total_chars: 0,
+    input_tokens: u.input_tokens + num(usage?.input_tokens), output_tokens: u.output_tokens + num(usage?.output_tokens),
+    cache_read_tokens: u.cache_read_tokens + num(usage?.cache_read_tokens), cache_creation_tokens: u.cache_creation_tokens + num(usage?.cache_creation_tokens),
+  };
 }

@@ -4,13 +4,35 @@ import { filePartText } from '../media/file-part.ts';
 import { findSessionMedia } from '../media/session-media.ts';
 import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
+import { CompactionEvents, type CompactionCompletedPayload, type SessionUndonePayload } from './compaction-events.ts';
 import { EngineEvents, type ContentPart, type Message, type MessageCreatedPayload } from './events.ts';
 
 const PAGE = 1000;
 
 /**
- * The messages of one agent (default the main agent) and every event of the session's
- * journal, oldest first (read once, when a runtime is created).
+ * Folds one journal event into an agent's model context, as the runtime changed it live:
+ * messages append; `compaction.completed` drops the replaced leading messages and its
+ * summary goes first; `session.undone` drops the undone suffix (docs/compaction-undo.md).
+ */
+export function replayContext(messages: Message[], e: { type: string; payload: any }, agentId: string): void {
+  if ((e.payload?.agent_id ?? 'main') !== agentId) return;
+  if (e.type === EngineEvents.messageCreated) {
+    const m = (e.payload as MessageCreatedPayload).message;
+    if (m.metadata?.compaction) messages.unshift(m);
+    else messages.push(m);
+  } else if (e.type === CompactionEvents.completed) {
+    messages.splice(0, (e.payload as CompactionCompletedPayload).replaced_messages);
+  } else if (e.type === CompactionEvents.undone) {
+    const gone = new Set((e.payload as SessionUndonePayload).message_ids);
+    const kept = messages.filter((m) => !gone.has(m.id));
+    messages.splice(0, messages.length, ...kept);
+  }
+}
+
+/**
+ * The model context of one agent (default the main agent: from its last compaction, undone
+ * turns left out) and every event of the session's journal, oldest first (read once, when a
+ * runtime is created).
  */
 export async function loadMessages(journal: Journal, sessionId: string, agentId = 'main'): Promise<{ messages: Message[]; events: Array<{ type: string; payload: any }> }> {
   const messages: Message[] = [];
@@ -19,8 +41,7 @@ export async function loadMessages(journal: Journal, sessionId: string, agentId 
     const batch = await journal.readRange(sessionId, from, undefined, PAGE);
     for (const e of batch) {
       events.push({ type: e.type, payload: e.payload });
-      const p = e.payload as MessageCreatedPayload;
-      if (e.type === EngineEvents.messageCreated && (p.agent_id ?? 'main') === agentId) messages.push(p.message);
+      replayContext(messages, e, agentId);
     }
     if (batch.length < PAGE) break;
     from = batch[batch.length - 1]!.seq + 1;

@@ -3,8 +3,13 @@ import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { AppContext } from '../app/context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
+import { trackWork } from '../sessions/interaction.ts';
+import { compact } from './compaction.ts';
+import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
+import { CompactionEvents, type CompactionTrigger } from './compaction-events.ts';
 import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
 import { clientFor, type ClientCache, type ResolvedModel } from './model-resolve.ts';
+import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 
@@ -12,6 +17,7 @@ type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 
 const nextUlid = monotonicFactory();
+const COMPACTION_WORK = 'compaction';
 
 /** Per-turn choices made at acceptance (model, thinking, disabled tools). */
 export interface TurnPlan {
@@ -53,6 +59,10 @@ export class SessionRuntime {
   readonly reserved = new Set<string>();
   private readonly queue: Array<{ prompt: PromptRecord; plan: TurnPlan }> = [];
   private active?: ActiveTurn;
+  /** A manual compaction in progress: prompts queue behind it and the session is busy. */
+  private compacting?: { controller: AbortController; done: Promise<void> };
+  /** The compaction's unit of work is still registered in the live state. */
+  private compactionWork = false;
   private draining?: Promise<void>;
   private closed = false;
 
@@ -70,7 +80,62 @@ export class SessionRuntime {
   }
 
   get busy(): boolean {
-    return this.active !== undefined || this.queue.length > 0;
+    return this.active !== undefined || this.queue.length > 0 || this.compacting !== undefined;
+  }
+
+  /**
+   * `:compact` (the caller checked the session is idle and has something to compact): runs
+   * in the background, the session busy meanwhile; prompts arriving queue behind it.
+   */
+  startCompaction(model: ResolvedModel, instruction?: string): void {
+    const controller = new AbortController();
+    // Busy as other work of the session is (sessions/live.ts); journals the flip.
+    this.compactionWork = true;
+    const work = trackWork(this.deps.app, this.sessionId, COMPACTION_WORK, true);
+    this.compacting = { controller, done: this.manualCompaction(model, controller.signal, work, instruction) };
+  }
+
+  private async manualCompaction(model: ResolvedModel, signal: AbortSignal, work: Promise<unknown>, instruction?: string): Promise<void> {
+    try {
+      await work;
+      await this.compactNow(await this.client(model), 'manual', 0, signal, instruction);
+    } catch (err) {
+      this.deps.app.log.error({ err: { message: (err as Error).message }, session_id: this.sessionId }, 'compaction crashed');
+    }
+    this.compacting = undefined;
+    // A queued prompt's turn takes the busy over without an idle flip (see turn()).
+    if (!this.queue.length || this.closed) await this.releaseCompactionWork(true);
+  }
+
+  /** Ends the compaction's hold on `busy`; journaled unless a turn just took over. */
+  private async releaseCompactionWork(journal: boolean): Promise<void> {
+    if (!this.compactionWork) return;
+    this.compactionWork = false;
+    if (journal) await trackWork(this.deps.app, this.sessionId, COMPACTION_WORK, false).catch(() => undefined);
+    else this.deps.app.live.setWork(this.sessionId, COMPACTION_WORK, false);
+  }
+
+  private compactNow(client: ModelClient | { kind: string; message: string }, trigger: CompactionTrigger, keep: number, signal: AbortSignal, instruction?: string) {
+    return compact(compactionInput(this.deps, this.sessionId, this.history, { client, trigger, keep, signal, ...(instruction ? { instruction } : {}) }));
+  }
+
+  private async autoCompact(step: number, model: ResolvedModel, client: ModelClient, signal: AbortSignal): Promise<void> {
+    if (this.isMain && needsAutoCompaction(this.deps.app, this.sessionId, this.history, model.alias, step)) {
+      await this.compactNow(client, 'auto', step === 1 ? 1 : 0, signal);
+    }
+  }
+
+  /**
+   * `:undo` of the last `count` turns: the history changes at once (no await since the
+   * caller's busy check), the `session.undone` event is written behind. `events` is the
+   * session journal, read by the caller before its check.
+   */
+  undo(count: number, events: Array<{ type: string; payload: any }>): { plan: UndoPlan; written?: Promise<unknown> } {
+    const plan = planUndo(this.history, count);
+    if (!plan.ok) return { plan };
+    const payload = undonePayload(plan, events);
+    this.history.splice(0, this.history.length, ...plan.remaining);
+    return { plan, written: this.deps.app.journal.append([{ stream: this.sessionId, type: CompactionEvents.undone, payload }]) };
   }
 
   /** Queues an accepted prompt and starts the loop when idle. Returns its status at acceptance. */
@@ -130,6 +195,7 @@ export class SessionRuntime {
   /** Cancels the running main turn (its model request is aborted); a no-op when idle. */
   abortTurn(): void {
     this.active?.controller.abort();
+    this.compacting?.controller.abort();
   }
 
   /** Stops without journaling: an open turn is ended as interrupted by the next start. */
@@ -137,6 +203,8 @@ export class SessionRuntime {
     this.closed = true;
     this.queue.length = 0;
     this.active?.controller.abort();
+    this.compacting?.controller.abort();
+    await this.compacting?.done;
     await this.draining;
   }
 
@@ -151,6 +219,8 @@ export class SessionRuntime {
   }
 
   private async drainOnce(): Promise<void> {
+    // Prompts accepted during a compaction run on the compacted context.
+    while (this.compacting) await this.compacting.done;
     while (this.queue.length && !this.closed) {
       const { prompt, plan } = this.queue.shift()!;
       try {
@@ -162,6 +232,8 @@ export class SessionRuntime {
         await this.endCrashedTurn(prompt, err as Error);
       }
     }
+    // A prompt queued behind a compaction and aborted before its turn: the compaction still holds busy.
+    await this.releaseCompactionWork(true);
     // A queued prompt aborted while the last turn ended leaves the session busy: publish idle now.
     const app = this.deps.app;
     const state = app.live.get(this.sessionId);
@@ -181,6 +253,7 @@ export class SessionRuntime {
     this.history.push(user);
     const wasBusy = !this.isMain || (app.live.get(this.sessionId)?.main_turn_active ?? false);
     this.live(true, plan.model.alias);
+    void this.releaseCompactionWork(false);
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
     const started = Promise.all([prompt.accepted, app.journal.append([
@@ -200,6 +273,7 @@ export class SessionRuntime {
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
         agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed,
+        beforeStep: (step) => this.autoCompact(step, plan.model, client, active.controller.signal),
       });
     }
     if (!outcome) return;
@@ -253,7 +327,9 @@ export class SessionRuntime {
   }
 
   private workEvents(active: boolean) {
-    const base = { session_id: this.sessionId, workspace_id: this.workspaceId, busy: active, main_turn_active: active };
+    // `busy` also counts other work (background tasks, a compaction): the live state derives it.
+    const busy = this.deps.app.live.get(this.sessionId)?.busy ?? active;
+    const base = { session_id: this.sessionId, workspace_id: this.workspaceId, busy, main_turn_active: active };
     return [
       { stream: GLOBAL_STREAM, type: EngineEvents.workChanged, payload: base },
       { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload: { ...base, pending_interaction: this.deps.app.live.get(this.sessionId)?.pending_interaction ?? 'none' } },

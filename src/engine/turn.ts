@@ -43,6 +43,8 @@ export interface TurnInput {
   closing(): boolean;
   /** The append of `turn.started` (in flight while the first request goes out). */
   started?: Promise<unknown>;
+  /** Runs before each step (auto-compaction, docs/compaction-undo.md). */
+  beforeStep?(step: number): Promise<void>;
 }
 
 export interface TurnOutcome {
@@ -67,6 +69,7 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
     if (t.limits.maxSteps > 0 && step > t.limits.maxSteps) {
       return end('failed', step - 1, { kind: 'max_steps', message: `max_steps_per_turn (${t.limits.maxSteps}) reached` });
     }
+    if (t.beforeStep) await t.beforeStep(step);
     await foldSteered(t, emit, carried);
     // The request goes out while step.started is written; deltas wait for it (and turn.started).
     const ready = Promise.all([t.started, emit([{ type: EngineEvents.stepStarted, payload: { ...base, step } }])]);

@@ -24,3 +24,22 @@ export function statusChangedEvent(app: AppContext, sessionId: string): PendingE
   };
   return { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload };
 }
+
+/** `work_changed` + `status_changed` describing the session's current live state. */
+export function workChangedEvents(app: AppContext, sessionId: string): PendingEvent[] {
+  const st = app.live.get(sessionId);
+  const payload = {
+    session_id: sessionId, workspace_id: app.sessions.get(sessionId)?.workspace_id ?? '',
+    busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false,
+  };
+  return [{ stream: GLOBAL_STREAM, type: EngineEvents.workChanged, payload }, statusChangedEvent(app, sessionId)];
+}
+
+/**
+ * Background work of a session (a background task, a non-main agent's turn) starts or
+ * ends; when that flips the session's `busy`, the change is journaled like a turn's.
+ */
+export async function trackWork(app: AppContext, sessionId: string, key: string, on: boolean): Promise<void> {
+  if (!app.live.setWork(sessionId, key, on)) return;
+  await app.journal.append(workChangedEvents(app, sessionId));
+}

@@ -13,17 +13,37 @@ export interface LiveSessionState {
  */
 export class LiveSessions {
   private states = new Map<string, LiveSessionState>();
+  /** Work besides the main turn (background tasks, other agents' turns), by session. */
+  private work = new Map<string, Set<string>>();
 
   get(id: string): LiveSessionState | undefined {
     return this.states.get(id);
   }
 
+  /** Stores the state; `busy` is derived (Core: any agent has an active turn or background task). */
   set(id: string, state: LiveSessionState): void {
-    this.states.set(id, state);
+    this.states.set(id, { ...state, busy: state.main_turn_active || (this.work.get(id)?.size ?? 0) > 0 });
   }
 
   delete(id: string): void {
     this.states.delete(id);
+    this.work.delete(id);
+  }
+
+  /** Marks a unit of work running (`on`) or done; true when the session's `busy` flipped. */
+  setWork(id: string, key: string, on: boolean): boolean {
+    const before = this.isBusy(id);
+    let keys = this.work.get(id);
+    if (on) {
+      if (!keys) this.work.set(id, (keys = new Set()));
+      keys.add(key);
+    } else {
+      keys?.delete(key);
+      if (keys && keys.size === 0) this.work.delete(id);
+    }
+    const prev = this.states.get(id) ?? { busy: false, main_turn_active: false, pending_interaction: 'none' as const, model: null };
+    this.set(id, prev);
+    return before !== this.isBusy(id);
   }
 
   isBusy(id: string): boolean {

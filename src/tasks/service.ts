@@ -7,6 +7,7 @@ import { Codes } from '../http/codes.ts';
 import { BashTask, type LiveTask, type TaskObject } from './task.ts';
 import { TaskEvents } from './events.ts';
 import { TaskNotifier } from './notify.ts';
+import { trackWork } from '../sessions/interaction.ts';
 
 const nextUlid = monotonicFactory();
 
@@ -135,6 +136,7 @@ export class TaskService {
 
   private async announce(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
+    await trackWork(this.app, sid, task.spec.id, true);
     if (task instanceof BashTask) this.app.publishVolatile(sid, TaskEvents.shellStarted, { task_id: task.spec.id, command: task.spec.command });
     await this.app.journal.append([{ stream: sid, type: TaskEvents.started, payload: { task: task.toObject() } }]);
   }
@@ -145,6 +147,7 @@ export class TaskService {
     const sid = task.spec.sessionId;
     if (task instanceof BashTask) this.app.publishVolatile(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
     const p = this.app.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: task.toObject() } }])
+      .then(() => trackWork(this.app, sid, task.spec.id, false))
       .then(() => (this.closing ? undefined : this.notifier.notify(task)))
       .catch((err) => this.app.log.warn(`task.terminated not journaled: ${String(err)}`));
     this.pending.add(p);

@@ -2,10 +2,11 @@ import * as v from 'valibot';
 import type { AppContext } from '../../app/context.ts';
 import { archiveSession, forkSession, restoreSession } from '../../sessions/commands.ts';
 import { cursorPage } from '../../sessions/list-v1.ts';
-import { ensureNotBusy, findOwnedSession, findSession } from '../../sessions/lookup.ts';
+import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
 import { toSessionObject } from '../../sessions/view.ts';
+import { requestCompaction } from '../../engine/compaction-action.ts';
+import { undoTurns } from '../../engine/undo-action.ts';
 import { Codes } from '../codes.ts';
-import { ApiError } from '../errors.ts';
 import { route, type RouteDef } from '../route.ts';
 import { ChildrenQuery, CompactBody, EmptyBody, ForkBody, SessionIdParams, SessionObject, SessionPage, UndoBody } from '../schemas/sessions.ts';
 
@@ -46,24 +47,14 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:compact', operationId: 'compactSession', summary: 'Compact the context; progress as compaction.* events', tags,
-      params: SessionIdParams, body: CompactBody, data: v.object({}), codes: [Codes.SESSION_NOT_FOUND, Codes.COMPACTION_REFUSED],
-      handler: ({ params }) => {
-        findOwnedSession(app, params.session_id);
-        ensureNotBusy(app, params.session_id);
-        throw new ApiError(Codes.COMPACTION_REFUSED, 'nothing to compact: the session has no model context yet', { details: { reason: 'nothing_to_compact' } });
-      },
+      params: SessionIdParams, body: CompactBody, data: v.object({}),
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.COMPACTION_REFUSED, Codes.NO_PROVIDER, Codes.MODEL_NOT_RESOLVED],
+      handler: ({ params, body }) => requestCompaction(app, params.session_id, body.instruction),
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:undo', operationId: 'undoSessionTurns', summary: 'Undo the last turns', tags,
-      params: SessionIdParams, body: UndoBody, codes: [Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY, Codes.UNDO_TOO_FAR],
-      handler: ({ params, body }) => {
-        findOwnedSession(app, params.session_id);
-        ensureNotBusy(app, params.session_id);
-        const requestedCount = body.count ?? 1;
-        throw new ApiError(Codes.UNDO_TOO_FAR, `cannot undo ${requestedCount} turn(s): 0 undoable`, {
-          data: { reason: 'no_turns', requestedCount, undoableCount: 0 },
-        });
-      },
+      params: SessionIdParams, body: UndoBody, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY, Codes.UNDO_TOO_FAR],
+      handler: ({ params, body }) => undoTurns(app, params.session_id, body.count ?? 1, body.page_size ?? 50),
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:btw', operationId: 'btwSession', summary: 'Fork the main agent into a read-only child agent', tags,

@@ -1,0 +1,28 @@
+import type { AppContext } from '../app/context.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError } from '../http/errors.ts';
+import { findOwnedSession } from '../sessions/lookup.ts';
+import { compactable } from './compaction.ts';
+import { resolveModel } from './model-resolve.ts';
+
+/**
+ * POST :compact: checks and starts a manual compaction of the main agent's context, which
+ * then runs in the session's runtime (progress as compaction.* events). 40910 while a turn,
+ * a compaction or queued prompts are pending, or when there is nothing to compact.
+ */
+export async function requestCompaction(app: AppContext, sessionId: string, instruction?: string): Promise<Record<string, never>> {
+  const session = findOwnedSession(app, sessionId);
+  const rt = await app.engine.runtime(session);
+  if (app.live.isBusy(sessionId) || rt.busy) throw refused('busy', 'a turn or another context change is active');
+  if (!compactable(rt.history)) throw refused('nothing_to_compact', 'no context since the last compaction');
+  const agentConfig = session.agent_config as { model?: string };
+  // The session's model, as a turn would pick it without a prompt override (40110 / 40113).
+  const model = resolveModel(app.config.current(), app.live.get(sessionId)?.model ?? undefined, agentConfig.model);
+  const text = instruction?.trim();
+  rt.startCompaction(model, text || undefined);
+  return {};
+}
+
+function refused(reason: string, message: string): ApiError {
+  return new ApiError(Codes.COMPACTION_REFUSED, `compaction refused: ${message}`, { details: { reason } });
+}

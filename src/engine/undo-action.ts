@@ -1,0 +1,29 @@
+import type { AppContext } from '../app/context.ts';
+import { Codes } from '../http/codes.ts';
+import { ApiError } from '../http/errors.ts';
+import { sessionStatus } from '../sessions/info.ts';
+import { ensureNotBusy, findOwnedSession, findSession } from '../sessions/lookup.ts';
+import { loadMessages } from './history.ts';
+
+/**
+ * POST :undo: removes the last `count` turns of the main agent (docs/compaction-undo.md).
+ * data: the remaining context messages newest first (one page) and the status rollup.
+ */
+export async function undoTurns(app: AppContext, sessionId: string, count: number, pageSize: number) {
+  const session = findOwnedSession(app, sessionId);
+  ensureNotBusy(app, sessionId);
+  const rt = await app.engine.runtime(session);
+  // Read before the busy check: from the check to the history change nothing is awaited.
+  const { events } = await loadMessages(app.journal, sessionId);
+  ensureNotBusy(app, sessionId);
+  if (rt.busy) throw new ApiError(Codes.SESSION_BUSY, 'session busy: a turn, queued prompts or a compaction are pending', { details: { session_id: sessionId } });
+  const { plan, written } = rt.undo(count, events);
+  if (!plan.ok) {
+    throw new ApiError(Codes.UNDO_TOO_FAR, `cannot undo ${count} turn(s): ${plan.undoableCount} undoable`, {
+      data: { reason: plan.reason, requestedCount: count, undoableCount: plan.undoableCount },
+    });
+  }
+  const items = plan.remaining.slice(-pageSize).reverse();
+  await written;
+  return { messages: { items, has_more: plan.remaining.length > pageSize }, status: sessionStatus(app, findSession(app, sessionId)) };
+}

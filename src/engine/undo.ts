@@ -1,0 +1,52 @@
+import { messageChars } from '../../projections/usage/estimate.ts';
+import { CompactionEvents, type SessionUndonePayload } from './compaction-events.ts';
+import { EngineEvents, type Message, type MessageCreatedPayload } from './events.ts';
+
+/**
+ * `:undo`: which messages the last `count` turns are. An undo point is a user prompt (a user
+ * message with a prompt_id; not a compaction summary nor a task notification); undoing a turn
+ * removes its prompt and every message after it. Only the context since the last compaction
+ * can be undone.
+ */
+export type UndoPlan =
+  | { ok: true; count: number; messageIds: string[]; remaining: Message[] }
+  | { ok: false; reason: 'no_turns' | 'too_far'; undoableCount: number };
+
+const isPrompt = (m: Message) => m.role === 'user' && Boolean(m.prompt_id) && !m.metadata?.compaction;
+
+export function planUndo(history: readonly Message[], count: number): UndoPlan {
+  const points = history.flatMap((m, i) => (isPrompt(m) ? [i] : []));
+  if (!points.length) return { ok: false, reason: 'no_turns', undoableCount: 0 };
+  if (count > points.length) return { ok: false, reason: 'too_far', undoableCount: points.length };
+  const cut = points[points.length - count]!;
+  return { ok: true, count, messageIds: history.slice(cut).map((m) => m.id), remaining: history.slice(0, cut) };
+}
+
+/** The `session.undone` payload of a plan; `events` is the session journal, for the last prompt left in the transcript. */
+export function undonePayload(plan: Extract<UndoPlan, { ok: true }>, events: Array<{ type: string; payload: any }>): SessionUndonePayload {
+  return {
+    agent_id: 'main', count: plan.count, message_ids: plan.messageIds,
+    last_prompt: lastPrompt(events, new Set(plan.messageIds)),
+    context_chars: plan.remaining.reduce((n, m) => n + messageChars(m), 0),
+  };
+}
+
+/** Text of the newest main-agent prompt not undone (before or after compactions: the transcript's, as GET /messages shows it). */
+function lastPrompt(events: Array<{ type: string; payload: any }>, undoing: Set<string>): string | null {
+  const gone = new Set(undoing);
+  for (const e of events) {
+    if (e.type === CompactionEvents.undone && (e.payload?.agent_id ?? 'main') === 'main') for (const id of (e.payload as SessionUndonePayload).message_ids) gone.add(id);
+  }
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.type !== EngineEvents.messageCreated || (e.payload?.agent_id ?? 'main') !== 'main') continue;
+    const m = (e.payload as MessageCreatedPayload).message;
+    if (isPrompt(m) && !gone.has(m.id)) return promptText(m);
+  }
+  return null;
+}
+
+/** Same text as the session index keeps from `prompt.accepted`. */
+function promptText(m: Message): string {
+  return m.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+}
