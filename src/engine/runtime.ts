@@ -223,13 +223,18 @@ export class SessionRuntime {
     while (this.compacting) await this.compacting.done;
     while (this.queue.length && !this.closed) {
       const { prompt, plan } = this.queue.shift()!;
+      // Another agent's turn (`:btw`) makes the session busy without a main turn.
+      const work = this.isMain ? undefined : `agent:${this.agentId}`;
       try {
         // Not awaiting prompt.accepted: the turn's own appends queue behind it, and its deltas wait for both.
         if (this.closed) return;
+        if (work) await trackWork(this.deps.app, this.sessionId, work, true);
         await this.turn(prompt, plan);
       } catch (err) {
         this.deps.app.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack }, session_id: this.sessionId }, 'turn crashed');
         await this.endCrashedTurn(prompt, err as Error);
+      } finally {
+        if (work && !this.closed) await trackWork(this.deps.app, this.sessionId, work, false).catch(() => undefined);
       }
     }
     // A prompt queued behind a compaction and aborted before its turn: the compaction still holds busy.
