@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
-import { answerText, chunkedAnswer, createSessions, directStream, stampArrivals, startEngineDaemon, TurnTimer, type Timing, type TurnTiming } from './lib/engine.ts';
+import { answerText, chunkedAnswer, createSessions, directStream, startRemoteEngineDaemon, TurnTimer, type Timing, type TurnTiming } from './lib/engine.ts';
 import { runBench } from './lib/lifecycle.ts';
 import { intEnv, progress } from './lib/report.ts';
 import { median, percentile, round } from './lib/stats.ts';
@@ -15,6 +16,8 @@ const CONCURRENT = 20;
 const TARGET = { first_delta_overhead_ms: 5, turn_overhead_pct: 20 };
 /** Half of what the best daemon of this kind takes today on this machine (issue 3). */
 const AIM = { first_delta_ms: 40, turn_ms: 120 };
+/** BENCH_FIXTURE_INPROC=1: the fixture on the benchmark's own event loop (the method before 2026-11-22 03:00). */
+const FIXTURE_INPROC = process.env.BENCH_FIXTURE_INPROC === '1';
 
 interface RunStats {
   first_ms: { median: number; p95: number };
@@ -41,26 +44,57 @@ function overRuns(runs: RunStats[]) {
   };
 }
 
-/** WARMUP untimed runs, then RUNS timed ones; each run is `width` streams started at once. */
-async function measure<T extends Timing>(label: string, width: number, prepare: () => void, one: (i: number) => Promise<T>) {
-  const runs: RunStats[] = [];
-  const samples: T[][] = [];
+/**
+ * WARMUP untimed rounds, then RUNS timed ones. A round is one run of `width` direct fixture
+ * streams started at once, then one run of `width` daemon prompts: the two sides alternate, so
+ * both see the same load on a shared machine.
+ */
+async function measure(width: number, prepare: () => Promise<void>, direct: () => Promise<Timing>, viaDaemon: () => Promise<TurnTiming>, cpu: () => Promise<number>) {
+  let daemonCpu = 0;
+  const fixture: RunStats[] = [];
+  const daemon: RunStats[] = [];
+  const samples: TurnTiming[][] = [];
+  const paired: Array<{ first: number; last: number; pct: number }> = [];
+  const all = <T>(one: () => Promise<T>) => Promise.all(Array.from({ length: width }, one));
   for (let r = -WARMUP; r < RUNS; r++) {
-    prepare();
-    const ts = await Promise.all(Array.from({ length: width }, (_, i) => one(i)));
+    await prepare();
+    const f = runStats(await all(direct));
+    await prepare();
+    const cpu0 = await cpu();
+    const ts = await all(viaDaemon);
+    const cpu1 = await cpu();
     if (r < 0) continue;
-    runs.push(runStats(ts));
+    daemonCpu += cpu1 - cpu0;
+    const d = runStats(ts);
+    fixture.push(f);
+    daemon.push(d);
     samples.push(ts);
+    paired.push({ first: d.first_ms.median - f.first_ms.median, last: d.last_ms.median - f.last_ms.median, pct: (100 * (d.last_ms.median - f.last_ms.median)) / f.last_ms.median });
   }
-  const s = overRuns(runs);
-  progress(`${label}: first ${s.first_ms} ms, last ${s.last_ms} ms`);
-  return { summary: s, samples };
+  const out = { fixture: overRuns(fixture), daemon: overRuns(daemon), samples, daemon_cpu_ms_per_turn: round(daemonCpu / (RUNS * width)), paired: {
+    first_delta_overhead_ms: median(paired.map((p) => p.first)), turn_overhead_pct: median(paired.map((p) => p.pct)),
+  } };
+  progress(`x${width}: fixture first ${out.fixture.first_ms} / last ${out.fixture.last_ms} ms; daemon first ${out.daemon.first_ms} / last ${out.daemon.last_ms} ms`);
+  return out;
 }
 
 /** Where the first-delta time goes: median over runs of each run's median POST answer and model-request arrival. */
-function breakdown(samples: TurnTiming[][]) {
+function breakdown(samples: TurnTiming[][], arrivals: Map<string, number>) {
+  for (const t of samples.flat()) t.request_ms = (arrivals.get(t.text) ?? NaN) - t.sent_at;
   const of = (f: (t: TurnTiming) => number) => median(samples.map((run) => median(run.map(f))));
   return { post_answer_ms: of((t) => t.post_ms), model_request_at_fixture_ms: of((t) => t.request_ms) };
+}
+
+/** CPU time (user + system) the process has used, in ms (Linux /proc; NaN elsewhere). */
+async function cpuMs(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 a second).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 const overhead = (daemon: ReturnType<typeof overRuns>, fixture: ReturnType<typeof overRuns>) => ({
@@ -72,37 +106,36 @@ const overhead = (daemon: ReturnType<typeof overRuns>, fixture: ReturnType<typeo
 runBench('prompt-latency', 5 * 60_000, async (scope) => {
   const reply = chunkedAnswer(TOKENS, CHUNKS, DELAY_MS);
   const chars = answerText(reply).length;
-  const { llm, daemon, client } = await startEngineDaemon(scope, 'prompt-latency');
+  const { llm, daemon, client } = await startRemoteEngineDaemon(scope, 'prompt-latency', FIXTURE_INPROC);
   const script = (n: number) => llm.setScript(...Array.from({ length: n }, () => reply));
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENT });
   scope.defer(() => agent.destroy());
-  const direct = async (width: number) => (await measure(`fixture direct x${width}`, width, () => script(width), () => directStream(agent, llm.url))).summary;
-  const fixture1 = await direct(1);
-  const fixture20 = await direct(CONCURRENT);
-
   const ws = await connectWs(daemon.baseUrl);
   scope.defer(() => ws.close());
-  const timer = new TurnTimer(ws, client, stampArrivals(llm));
+  const timer = new TurnTimer(ws, client);
   const cwd = await scope.tempDir('prompt-latency-ws');
   // A fresh session for every prompt: each measures a conversation's first turn (runtime load included),
   // so the request body is the same size as the fixture-direct one.
   const ids = await createSessions(client, cwd, (WARMUP + RUNS) * (1 + CONCURRENT));
   await timer.subscribe(ids);
   const fresh = ids[Symbol.iterator]();
-  const before = llm.requests.length;
-  const viaDaemon = (width: number) => {
-    let n = 0;
-    return measure(`daemon x${width}`, width, () => script(width), async () => {
-      const t = await timer.prompt(fresh.next().value!, `bench prompt ${n++}`);
-      if (t.chars !== chars) throw new Error(`turn streamed ${t.chars} chars, expected ${chars}`);
-      return t;
-    });
+  let n = 0;
+  const viaDaemon = async () => {
+    const t = await timer.prompt(fresh.next().value!, `bench prompt ${n++}`);
+    if (t.chars !== chars) throw new Error(`turn streamed ${t.chars} chars, expected ${chars}`);
+    return t;
   };
-  const { summary: daemon1, samples: samples1 } = await viaDaemon(1);
-  const { summary: daemon20, samples: samples20 } = await viaDaemon(CONCURRENT);
+  const direct = () => directStream(agent, llm.url);
+  const cpu = () => cpuMs(daemon.pid);
+  const one = await measure(1, () => script(1), direct, viaDaemon, cpu);
+  const twenty = await measure(CONCURRENT, () => script(CONCURRENT), direct, viaDaemon, cpu);
+  const [fixture1, daemon1, samples1] = [one.fixture, one.daemon, one.samples];
+  const [fixture20, daemon20, samples20] = [twenty.fixture, twenty.daemon, twenty.samples];
   const expected = (WARMUP + RUNS) * (1 + CONCURRENT);
-  if (llm.requests.length - before !== expected) throw new Error(`fixture saw ${llm.requests.length - before} model requests, expected ${expected}`);
+  const arrivals = (await llm.arrivals()).filter(([text]) => text.startsWith('bench prompt '));
+  if (arrivals.length !== expected) throw new Error(`fixture saw ${arrivals.length} model requests from the daemon, expected ${expected}`);
+  const arrivedAt = new Map(arrivals);
 
   const o1 = overhead(daemon1, fixture1);
   const o20 = overhead(daemon20, fixture20);
@@ -110,18 +143,22 @@ runBench('prompt-latency', 5 * 60_000, async (scope) => {
     description:
       `prompt POST -> first assistant.delta frame and -> turn.ended on one WS connection subscribed to the sessions, for a ${TOKENS}-token answer ` +
       `(${reply.events.length} chat_compat SSE text frames of ${Math.ceil(TOKENS / CHUNKS)} one-word tokens, ${DELAY_MS} ms apart, ${chars} chars) from the fixture LLM ` +
-      'in the bench process; daemon spawned from dist/. Fixture direct: the same script over a keep-alive streaming HTTP client, ms to the first text frame and to the end. ' +
-      `${WARMUP} warm-up runs, then ${RUNS} runs; each run's median and p95 over its sessions/streams, then the median over runs. ` +
+      `${FIXTURE_INPROC ? 'in the bench process' : 'in a process of its own (as a remote provider is)'}; daemon spawned from dist/; clients in the bench process. ` +
+      'Fixture direct: the same script over a keep-alive streaming HTTP client in the bench process, ms to the first text frame and to the end. ' +
+      `Fixture-direct and daemon runs alternate: ${WARMUP} warm-up rounds, then ${RUNS}; each run's median and p95 over its sessions/streams, then the median over runs. ` +
       'Every prompt goes to a fresh session (a first turn, including loading the session runtime).',
     target: { ...TARGET, aim_first_delta_ms: AIM.first_delta_ms, aim_turn_ms: AIM.turn_ms },
+    fixture_in_process: FIXTURE_INPROC,
     script: { tokens: TOKENS, frames: reply.events.length, tokens_per_frame: Math.ceil(TOKENS / CHUNKS), delay_ms: DELAY_MS, chars },
     fixture_direct: { sessions_1: fixture1, concurrent_20: fixture20 },
     daemon: { sessions_1: daemon1, concurrent_20: daemon20 },
     overhead: { sessions_1: o1, concurrent_20: o20 },
+    daemon_cpu_ms_per_turn: { sessions_1: one.daemon_cpu_ms_per_turn, concurrent_20: twenty.daemon_cpu_ms_per_turn },
+    overhead_paired: { note: 'median over rounds of (daemon run median - fixture run median of the same round)', sessions_1: one.paired, concurrent_20: twenty.paired },
     first_delta_breakdown: {
       note: 'ms from the prompt POST to its HTTP answer, and to the model request reaching the fixture (the rest of the first delta is the fixture\'s first frame and the relay)',
-      sessions_1: breakdown(samples1),
-      concurrent_20: breakdown(samples20),
+      sessions_1: breakdown(samples1, arrivedAt),
+      concurrent_20: breakdown(samples20, arrivedAt),
     },
     pass: o1.first_delta_overhead_ms < TARGET.first_delta_overhead_ms && o1.turn_overhead_pct < TARGET.turn_overhead_pct &&
       o20.first_delta_overhead_ms < TARGET.first_delta_overhead_ms && o20.turn_overhead_pct < TARGET.turn_overhead_pct,

@@ -25,8 +25,11 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 
 runBench('tools-bash', 2 * 60_000, async (scope) => {
   const cwd = await scope.tempDir('bash');
-  // The tool only reads the session's cwd and the signal; the rest of the context is unused by Bash.
-  const ctx = { session: { cwd }, signal: new AbortController().signal } as unknown as ToolContext;
+  // A foreground run reads the session's cwd, the signal, the background config (auto-background off:
+  // the default path, a plain run with a timeout) and progress; the rest of the context is unused by Bash.
+  const ctx = {
+    session: { cwd }, signal: new AbortController().signal, config: { background: { bash_auto_background_on_timeout: false } }, progress: () => undefined,
+  } as unknown as ToolContext;
   const viaTool = () => bashTool.run({ command: 'true' }, ctx);
   for (let i = 0; i < WARMUP; i++) { await viaTool(); await direct(cwd); }
   progress(`${SAMPLES} paired samples of the Bash tool and a direct spawn of bash -c true`);
@@ -38,7 +41,7 @@ runBench('tools-bash', 2 * 60_000, async (scope) => {
   }
   const overhead = median(tool.map((t, i) => t - raw[i]!));
   return {
-    description: 'Bash tool run of `true` (own process group, merged output, timeout timer, result text) minus a direct '
+    description: 'Bash tool run of `true` with bash_auto_background_on_timeout off (own process group, merged output, timeout timer, result text) minus a direct '
       + 'spawn(\'bash\', [\'-c\', \'true\']), paired samples, median; tool called in-process (no journaling or engine)',
     target: { overhead_ms: TARGET_OVERHEAD_MS },
     samples: SAMPLES,

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { scripts, startFixtureLlm, type FixtureLlm, type StreamReply } from '../../fixtures/llm/index.ts';
 import { startDaemon, type Daemon } from './daemon.ts';
 import { ApiClient } from './http.ts';
+import { startInProcessLlm, startRemoteLlm, type RemoteLlm } from './fixture-remote.ts';
 import type { Scope } from './lifecycle.ts';
 import type { BenchWs } from './ws-client.ts';
 
@@ -46,6 +47,17 @@ export async function startEngineDaemon(scope: Scope, prefix: string): Promise<E
   return { llm, daemon, client, home };
 }
 
+/** The same, with the fixture LLM in a process of its own (bench/lib/fixture-child.ts), as a remote provider is; `inProcess` for the old way. */
+export async function startRemoteEngineDaemon(scope: Scope, prefix: string, inProcess = false): Promise<{ llm: RemoteLlm; daemon: Daemon; client: ApiClient }> {
+  const llm = await (inProcess ? startInProcessLlm(scope) : startRemoteLlm(scope));
+  const home = await scope.tempDir(prefix);
+  await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url));
+  const daemon = await startDaemon(scope, home);
+  const client = new ApiClient(daemon.baseUrl);
+  scope.defer(() => client.close());
+  return { llm, daemon, client };
+}
+
 /**
  * The text of `scripts.longAnswer(tokens)` (one "wN " word per token) grouped into `chunks`
  * SSE frames, `delayMs` apart: a paced stream like a real provider's, not one frame per token.
@@ -72,6 +84,9 @@ export interface TurnTiming extends Timing {
   post_ms: number;
   request_ms: number;
   chars: number;
+  /** The prompt's text and when it was posted (epoch ms), to match the model request's arrival later. */
+  text: string;
+  sent_at: number;
 }
 
 /**
@@ -172,7 +187,10 @@ export class TurnTimer {
       this.settle(sid, new Error(`prompt refused: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`));
     }
     const t = await done;
-    return { first_ms: t.first_ms, last_ms: t.last_ms, chars: t.chars, post_ms: p.post, request_ms: (this.arrivals.get(text) ?? NaN) - p.t0 };
+    return {
+      first_ms: t.first_ms, last_ms: t.last_ms, chars: t.chars, post_ms: p.post, request_ms: (this.arrivals.get(text) ?? NaN) - p.t0,
+      text, sent_at: performance.timeOrigin + p.t0,
+    };
   }
 
   private onFrame(f: any): void {
@@ -184,7 +202,7 @@ export class TurnTimer {
     } else if (f.type === 'turn.ended') {
       const last = performance.now() - p.t0;
       if (f.payload.reason !== 'completed') return this.settle(f.session_id, new Error(`turn ended ${JSON.stringify(f.payload).slice(0, 300)}`));
-      this.settle(f.session_id, undefined, { first_ms: p.first, last_ms: last, chars: p.chars, post_ms: NaN, request_ms: NaN });
+      this.settle(f.session_id, undefined, { first_ms: p.first, last_ms: last, chars: p.chars, post_ms: NaN, request_ms: NaN, text: '', sent_at: NaN });
     }
   }
 

@@ -39,10 +39,11 @@ class IdleDeadline {
     this.touch();
   }
 
+  /** Called for every stream part: re-arms the one timer (refresh) instead of allocating a new one. */
   touch(): void {
     if (this.ms <= 0) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.ctl.abort(new DOMException(`no data from the model for ${this.ms} ms`, 'TimeoutError')), this.ms);
+    if (this.timer) this.timer.refresh();
+    else this.timer = setTimeout(() => this.ctl.abort(new DOMException(`no data from the model for ${this.ms} ms`, 'TimeoutError')), this.ms);
   }
 
   clear(): void {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { runRg } from './rg.ts';
-import { truncateHead } from './truncate.ts';
+import { lineSplitter, streamRg } from './rg.ts';
+import { OUTPUT_BUDGET, truncateHead } from './truncate.ts';
 import { defineTool } from './types.ts';
 
 const Int0 = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -35,6 +35,39 @@ function rgArgs(input: In): string[] {
   return args;
 }
 
+/**
+ * Keeps rg's output lines (`./` dropped) until `keep` lines or past `budget` chars, and only counts
+ * the rest: the answer is cut to the budget anyway, and a search matching every line of a big tree
+ * need not become 100,000 strings. Counting scans for newlines; rg never prints empty lines, but
+ * they are skipped as before.
+ */
+function collector(keep: number, budget: number) {
+  const lines: string[] = [];
+  let chars = 0;
+  let total = 0;
+  /** Char code before the next chunk's first char (10: at a line start). */
+  let prev = 10;
+  const full = () => lines.length >= keep || chars > budget;
+  const split = lineSplitter((l) => {
+    if (!l || full()) return;
+    const line = l.startsWith('./') ? l.slice(2) : l;
+    lines.push(line);
+    chars += line.length + 1;
+  });
+  return {
+    push(chunk: string) {
+      for (let i = chunk.indexOf('\n'); i >= 0; i = chunk.indexOf('\n', i + 1)) if ((i > 0 ? chunk.charCodeAt(i - 1) : prev) !== 10) total++;
+      if (chunk) prev = chunk.charCodeAt(chunk.length - 1);
+      if (!full()) split.push(chunk);
+    },
+    end() {
+      if (prev !== 10) total++;
+      if (!full()) split.end();
+      return { lines, total };
+    },
+  };
+}
+
 export const grepTool = defineTool({
   name: 'Grep',
   description: 'Searches file contents with ripgrep. output_mode: files_with_matches (default), content (matching lines), count.',
@@ -43,11 +76,10 @@ export const grepTool = defineTool({
   async run(input, ctx) {
     // rel keeps reported paths relative to the workspace root (absolute in additional dirs).
     const target = await ctx.confine(input.path ?? '.');
-    const out = await runRg([...rgArgs(input), '--', target.rel], ctx.session.cwd, ctx.signal);
-    let lines = out.split('\n').filter(Boolean).map((l) => (l.startsWith('./') ? l.slice(2) : l));
-    if (!lines.length) return 'No matches found';
-    const total = lines.length;
-    if (input.head_limit && total > input.head_limit) lines = lines.slice(0, input.head_limit);
+    const out = collector(input.head_limit ?? Infinity, OUTPUT_BUDGET);
+    await streamRg([...rgArgs(input), '--', target.rel], ctx.session.cwd, ctx.signal, (c) => out.push(c));
+    const { lines, total } = out.end();
+    if (!total) return 'No matches found';
     const more = lines.length < total ? `\n[${total - lines.length} more lines not shown (head_limit)]` : '';
     return truncateHead(lines.join('\n') + more);
   },

@@ -7,6 +7,9 @@ import type { WsConnection } from './connection.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
 
+/** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */
+const VOLATILE_FLUSH_MS = 4;
+
 /** Global-stream types sent to every connection; other global-stream types are internal. */
 export function isGlobalEventType(type: string): boolean {
   return type === 'session.meta.updated' || /^event\.(session|workspace|config|model_catalog)\./.test(type);
@@ -45,25 +48,37 @@ export class FanOut {
     for (const c of this.connections()) {
       if (!c.subs.has(sessionId)) continue;
       text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
-      this.corkUntilNextTick(c);
+      this.corkUntilFlush(c);
       c.deliver(sessionId, { seq, volatile: true, text }, agentId);
     }
   }
 
-  private readonly tickCorked = new Set<WsConnection>();
+  private readonly corked = new Set<WsConnection>();
+  private flushScheduled = false;
+  private lastFlush = -Infinity;
 
-  /** Streams of deltas leave in one socket write per connection per event-loop turn. */
-  private corkUntilNextTick(c: WsConnection): void {
-    if (this.tickCorked.has(c)) return;
-    if (this.tickCorked.size === 0) {
-      setImmediate(() => {
-        for (const corked of this.tickCorked) corked.uncork();
-        this.tickCorked.clear();
-      });
-    }
-    this.tickCorked.add(c);
+  /**
+   * Volatile frames leave in batches: the first after a quiet spell at the end of the current
+   * event-loop turn (no added latency), later ones at most every VOLATILE_FLUSH_MS, so 20 streams
+   * of deltas cost a socket write per connection every few ms rather than one per loop turn.
+   * Order holds: durable frames go through the same corked socket (and flush it).
+   */
+  private corkUntilFlush(c: WsConnection): void {
     c.cork();
+    this.corked.add(c);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    const wait = this.lastFlush + VOLATILE_FLUSH_MS - performance.now();
+    if (wait <= 0) setImmediate(this.flush);
+    else setTimeout(this.flush, wait);
   }
+
+  private readonly flush = (): void => {
+    this.flushScheduled = false;
+    this.lastFlush = performance.now();
+    for (const c of this.corked) c.uncork();
+    this.corked.clear();
+  };
 
   private route(e: JournalEvent, conns: WsConnection[]): void {
     if (e.imported) return;

@@ -1,5 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { nodeFetch } from './http-fetch.ts';
 import type { Protocol, ProtocolInput } from './protocol.ts';
 import { thinkingOn, wireEffort } from './protocol.ts';
 import { reasoningKeyFetch, renameOutgoingReasoning } from './reasoning-key.ts';
@@ -14,7 +15,8 @@ export function chatCompat({ creds, model, headers }: ProtocolInput): Protocol {
     apiKey: creds.apiKey,
     headers,
     includeUsage: true,
-    ...(key ? { fetch: reasoningKeyFetch(key), transformRequestBody: renameOutgoingReasoning(key) } : {}),
+    fetch: key ? reasoningKeyFetch(key, nodeFetch) : nodeFetch,
+    ...(key ? { transformRequestBody: renameOutgoingReasoning(key) } : {}),
   });
   return {
     model: provider.chatModel(model.model),
@@ -32,7 +34,7 @@ export function chatCompat({ creds, model, headers }: ProtocolInput): Protocol {
  * copied into the body by @ai-sdk/openai-compatible.
  */
 export function svc({ creds, model, headers }: ProtocolInput): Protocol {
-  const provider = createOpenAICompatible({ name: 'svc', baseURL: creds.baseURL!, apiKey: creds.apiKey, headers, includeUsage: true });
+  const provider = createOpenAICompatible({ name: 'svc', baseURL: creds.baseURL!, apiKey: creds.apiKey, headers, includeUsage: true, fetch: nodeFetch });
   return {
     model: provider.chatModel(model.model),
     providerOptions: (req) => {
