@@ -11,7 +11,11 @@ import {
   parseEventKey,
 } from './keys.ts';
 import type { Db } from './slots.ts';
+import { mark, tracing } from '../src/engine/trace.ts';
 import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHead } from './types.ts';
+
+/** Ranges up to this many events are read with one getMany. */
+const GET_MANY_MAX = 64;
 
 type BatchOp = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 
@@ -71,6 +75,11 @@ export class Journal extends EventEmitter {
     return h && { ...h };
   }
 
+  /** The seq of the stream's last event (0 when none), without copying the head (read per streamed delta). */
+  headSeq(stream: string): number {
+    return this.heads.get(stream)?.seq ?? 0;
+  }
+
   hasStream(stream: string): boolean {
     return this.heads.has(stream);
   }
@@ -81,6 +90,7 @@ export class Journal extends EventEmitter {
 
   /** Appends events atomically (one LevelDB batch); resolves once they are on disk. */
   append(pending: PendingEvent[]): Promise<JournalEvent[]> {
+    if (tracing) for (const p of pending) mark(p.stream, `ja:${p.type}`);
     if (this.failed) return Promise.reject(this.failed);
     const ts = this.now().toISOString();
     const touched = new Map<string, StreamHead>();
@@ -149,7 +159,17 @@ export class Journal extends EventEmitter {
     const hi = Math.min(toSeq, head.seq);
     if (fromSeq > hi) return [];
     const out: JournalEvent[] = [];
-    const range = { gte: eventKey(stream, Math.max(1, fromSeq)), lte: eventKey(stream, hi), limit };
+    const lo = Math.max(1, fromSeq);
+    const size = hi - lo + 1;
+    if (size <= GET_MANY_MAX && (limit < 0 || size <= limit)) {
+      // A short range (a fresh session's runtime load) in one native call instead of an iterator's
+      // open/next/close round trips. Keys not on disk yet (appended, not committed) come back undefined.
+      const keys = Array.from({ length: size }, (_, i) => eventKey(stream, lo + i));
+      const values = await this.db.getMany(keys);
+      values.forEach((v, i) => v !== undefined && out.push(toEvent(stream, lo + i, head.epoch, v as StoredEvent)));
+      return out;
+    }
+    const range = { gte: eventKey(stream, lo), lte: eventKey(stream, hi), limit };
     for await (const [key, value] of this.db.iterator(range)) {
       out.push(toEvent(stream, parseEventKey(key).seq, head.epoch, value as StoredEvent));
     }
@@ -206,8 +226,10 @@ export class Journal extends EventEmitter {
       const batch = this.queue;
       this.queue = [];
       const ops = batch.length === 1 ? batch[0].ops : lastWritePerKey(batch.flatMap((b) => b.ops));
+      if (tracing) for (const b of batch) for (const e of b.events) mark(e.stream, `jw:${e.type}`);
       try {
         await this.db.batch(ops as any, { sync: this.sync });
+        if (tracing) for (const b of batch) for (const e of b.events) mark(e.stream, `jd:${e.type}`);
       } catch (err) {
         this.failed = err as Error;
         for (const b of batch) b.reject(err as Error);

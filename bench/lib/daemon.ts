@@ -74,10 +74,11 @@ export async function startDaemon(scope: Scope, home: string, env: Record<string
   throw new Error(`daemon at ${baseUrl} never answered healthz 200`);
 }
 
-/** BENCH_CPU_PROF=<dir> makes every server process write a CPU profile there (on its SIGTERM exit). */
+/** BENCH_CPU_PROF=<dir> makes every server process write a CPU profile there (on its SIGTERM exit); BENCH_CPU_PROF_INTERVAL_US sets its sampling interval. */
 export function profileArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROF;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  const interval = process.env.BENCH_CPU_PROF_INTERVAL_US;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])] : [];
 }
 
 /** SIGTERM, then SIGKILL if it has not exited within 10 s. */

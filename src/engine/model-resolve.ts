@@ -101,6 +101,20 @@ export async function clientFor(app: AppContext, m: ResolvedModel, cache?: Clien
   return cache ? cache.get(entry, model) : createModelClient(entry, model);
 }
 
+/**
+ * The client when it can be had without waiting (no managed login to refresh) and builds without
+ * error; otherwise undefined, and the caller goes through `clientFor`.
+ */
+export function clientNow(m: ResolvedModel, cache: ClientCache): ModelClient | undefined {
+  if (m.provider.oauth) return undefined;
+  const { type, base_url, api_key, env, custom_headers } = m.provider;
+  try {
+    return cache.get({ type, base_url, api_key, env, custom_headers }, modelEntry(m.record));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Model clients by their full settings (credentials included, so a changed key builds a new one). */
 export class ClientCache {
   private readonly clients = new Map<string, ModelClient>();

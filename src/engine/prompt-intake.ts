@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { fastUlidFactory } from './ids.ts';
 import type { AppContext } from '../app/context.ts';
 import { SessionEvents } from '../events/types.ts';
 import { Codes } from '../http/codes.ts';
@@ -12,8 +12,9 @@ import { checkCredential, checkThinkingValue, resolveModel, resolveThinking } fr
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { MAIN_AGENT, newMessageId } from './turn.ts';
+import { mark } from './trace.ts';
 
-const nextUlid = monotonicFactory();
+const nextUlid = fastUlidFactory();
 
 /**
  * Agent profiles a prompt may bind. Only the built-in default exists until custom
@@ -46,13 +47,17 @@ function sessionOverrides(body: PromptInput): SessionOverrides {
 
 /** POST /prompts: validates in Core's order, then queues the prompt; resolves once `prompt.accepted` is on disk. */
 export async function acceptPrompt(app: AppContext, sessionId: string, body: PromptInput) {
+  mark(sessionId, 'intake.start');
   const session = findOwnedSession(app, sessionId);
   if (body.prompt_id !== undefined && body.skills) throw validationError([{ field: 'prompt_id', message: 'cannot be combined with skills' }]);
   // Media is checked before anything else (40001/40407/41003) but stored only once every check passed.
   const media = await planPromptMedia(app, sessionId, body.content);
+  mark(sessionId, 'intake.media');
   const skills = await resolvePromptSkills(app, session, body.skills);
+  mark(sessionId, 'intake.skills');
   // The main agent, or a `:btw` agent (40001 for an unknown agent_id).
   const rt = await app.engine.agentRuntime(session, body.agent_id ?? MAIN_AGENT);
+  mark(sessionId, 'intake.runtime');
   checkReservable(rt, body.prompt_id);
   const promptId = body.prompt_id ?? `prompt_${nextUlid()}`;
   rt.reserved.add(promptId);
@@ -61,7 +66,9 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
     const c = app.config.current();
     const agentConfig = session.agent_config as SessionOverrides;
     const model = resolveModel(c, body.model, agentConfig.model);
+    mark(sessionId, 'intake.model');
     await checkCredential(app, model);
+    mark(sessionId, 'intake.credential');
     checkThinkingValue(body.thinking, 'thinking');
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
     // Last fallible step before the prompt is journaled: stores the media (undone by discard below).
@@ -85,11 +92,14 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
       ...promptSkillEvents(sessionId, skills, MAIN_AGENT, promptId),
       ...(Object.keys(sticky).length ? [{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: sticky } }] : []),
     ]).then(() => undefined);
+    mark(sessionId, 'intake.append');
     const status = rt.enqueue(record, { model, thinking, disabledTools });
+    mark(sessionId, 'intake.enqueued');
     await record.accepted.catch(async (err) => {
       await media.discard();
       throw err;
     });
+    mark(sessionId, 'intake.committed');
     return toPromptObject(record, status);
   } finally {
     rt.reserved.delete(promptId);

@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { fastUlidFactory } from './ids.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { AppContext } from '../app/context.ts';
 import { ApiError } from '../http/errors.ts';
@@ -8,15 +8,16 @@ import { compact } from './compaction.ts';
 import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
 import { CompactionEvents, type CompactionTrigger } from './compaction-events.ts';
 import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
-import { clientFor, type ClientCache, type ResolvedModel } from './model-resolve.ts';
+import { clientFor, clientNow, type ClientCache, type ResolvedModel } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 
 type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
+import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 
-const nextUlid = monotonicFactory();
+const nextUlid = fastUlidFactory();
 const COMPACTION_WORK = 'compaction';
 
 /** Per-turn choices made at acceptance (model, thinking, disabled tools). */
@@ -250,6 +251,7 @@ export class SessionRuntime {
 
   private async turn(prompt: PromptRecord, plan: TurnPlan): Promise<void> {
     const app = this.deps.app;
+    mark(this.sessionId, 'turn.start');
     const turnId = `turn_${nextUlid()}`;
     const active: ActiveTurn = { turnId, prompt, controller: new AbortController(), steered: [], prompts: [prompt] };
     this.active = active;
@@ -259,22 +261,29 @@ export class SessionRuntime {
     const wasBusy = !this.isMain || (app.live.get(this.sessionId)?.main_turn_active ?? false);
     this.live(true, plan.model.alias);
     void this.releaseCompactionWork(false);
+    // Step 1's step.started joins the turn's first batch when the client is at hand (the turn will
+    // run a step) and no auto-compaction goes first.
+    const known = clientNow(plan.model, this.deps.clients);
+    const stepOne = known !== undefined && !(this.isMain && needsAutoCompaction(app, this.sessionId, this.history, plan.model.alias, 1));
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
     const started = Promise.all([prompt.accepted, app.journal.append([
       { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
       { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
+      ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
       ...(wasBusy ? [] : this.workEvents(true)),
     ])]);
     started.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
     let outcome: TurnOutcome | null;
-    const client = await this.client(plan.model);
+    mark(this.sessionId, 'turn.appendCalled');
+    const client = known ?? await this.client(plan.model);
+    mark(this.sessionId, 'turn.client');
     if (!('stream' in client)) {
       await started;
       outcome = { reason: 'failed', error: client, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0 };
     } else {
       outcome = await runTurn({
-        app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools, started,
+        app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools, started, stepOneStarted: stepOne,
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
         agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed,
@@ -291,6 +300,8 @@ export class SessionRuntime {
       ...(more ? [] : this.workEvents(false)),
     ]);
     this.active = undefined;
+    mark(this.sessionId, 'turn.ended');
+    flushTrace(this.sessionId);
   }
 
   /** A turn that threw still ends: failed in the journal (when it can still be written), and not busy. */

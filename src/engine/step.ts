@@ -1,6 +1,7 @@
 import type { ModelClient, ModelRequest, ModelStreamPart, ProviderMeta, Usage as WireUsage, WireError } from '../providers/wire/types.ts';
 import type { ContentPart } from './events.ts';
 import type { ToolCall } from './tools.ts';
+import { markHere } from './trace.ts';
 
 /** Where the turn's streamed text stands: volatile deltas carry these cumulative offsets. */
 export interface TurnOffsets {
@@ -70,6 +71,7 @@ async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets
   let thinkingOpen = false;
   const calls = new Map<string, { id: string; name: string; chars: number }>();
   for await (const part of stream) {
+    markHere('part.first');
     touch();
     const last = parts[parts.length - 1];
     switch (part.type) {

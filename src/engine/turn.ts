@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { fastUlidFactory } from './ids.ts';
 import type { AppContext } from '../app/context.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents, type ContentPart, type Message, type TurnReason, type Usage } from './events.ts';
@@ -7,8 +7,9 @@ import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 import { ToolEvents } from '../tools/events.ts';
+import { mark, traced, tracing } from './trace.ts';
 
-const nextUlid = monotonicFactory();
+const nextUlid = fastUlidFactory();
 export const newMessageId = () => `msg_${nextUlid()}`;
 export const MAIN_AGENT = 'main';
 
@@ -43,6 +44,8 @@ export interface TurnInput {
   closing(): boolean;
   /** The append of `turn.started` (in flight while the first request goes out). */
   started?: Promise<unknown>;
+  /** `started` also carries step 1's `step.started` (no auto-compaction was due before it). */
+  stepOneStarted?: boolean;
   /** Runs before each step (auto-compaction, docs/compaction-undo.md). */
   beforeStep?(step: number): Promise<void>;
 }
@@ -69,11 +72,17 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
     if (t.limits.maxSteps > 0 && step > t.limits.maxSteps) {
       return end('failed', step - 1, { kind: 'max_steps', message: `max_steps_per_turn (${t.limits.maxSteps}) reached` });
     }
-    if (t.beforeStep) await t.beforeStep(step);
+    mark(t.sessionId, 'step.start');
+    const preStarted = step === 1 && t.stepOneStarted === true;
+    if (t.beforeStep && !preStarted) await t.beforeStep(step);
+    mark(t.sessionId, 'step.beforeStep');
     await foldSteered(t, emit, carried);
+    mark(t.sessionId, 'step.folded');
     // The request goes out while step.started is written; deltas wait for it (and turn.started).
-    const ready = Promise.all([t.started, emit([{ type: EngineEvents.stepStarted, payload: { ...base, step } }])]);
+    const ready = preStarted ? Promise.resolve(t.started) : Promise.all([t.started, emit([{ type: EngineEvents.stepStarted, payload: { ...base, step } }])]);
     ready.catch(() => undefined); // awaited in attemptStep
+    mark(t.sessionId, 'step.appendCalled');
+    if (tracing) ready.then(() => mark(t.sessionId, 'step.ready'), () => undefined);
     const result = await attemptStep(t, step, offsets, emit, ready);
     if (t.closing()) return null;
     if (result.error) {
@@ -136,8 +145,10 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
   };
   for (let attempt = 1; ; attempt++) {
     const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });
+    mark(t.sessionId, 'step.messages');
     const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
-    const result = await runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS);
+    mark(t.sessionId, 'step.specs');
+    const result = await traced(t.sessionId, () => runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS));
     await ready;
     if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {
       if (result.error && t.signal.aborted) result.error = { kind: 'aborted', message: 'turn cancelled' };
@@ -163,11 +174,15 @@ function gatedPublisher(t: TurnInput, ready: Promise<unknown>) {
   const held: Array<[string, unknown, number]> = [];
   ready.then(() => {
     open = true;
+    if (held.length) mark(t.sessionId, 'delta.sent');
     for (const [type, payload, offset] of held.splice(0)) t.app.publishVolatile(t.sessionId, type, payload, offset);
   }, () => undefined);
   return (type: string, payload: unknown, offset: number) => {
-    if (open) t.app.publishVolatile(t.sessionId, type, payload, offset);
-    else held.push([type, payload, offset]);
+    mark(t.sessionId, 'delta.first');
+    if (open) {
+      mark(t.sessionId, 'delta.sent');
+      t.app.publishVolatile(t.sessionId, type, payload, offset);
+    } else held.push([type, payload, offset]);
   };
 }
 

@@ -6,6 +6,7 @@ import { originMiddleware } from './middleware/origin.ts';
 import { actionRewrite, buildRouter, notFoundFallback } from './register.ts';
 import type { RouteDef } from './route.ts';
 import { isLoopbackHost } from '../app/options.ts';
+import { mark, tracing } from '../engine/trace.ts';
 
 /** The Koa application: envelope, origin, auth, `:action` rewrite, routes. */
 export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan): Koa {
@@ -14,6 +15,7 @@ export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan)
   koa.silent = true;
   const extraOrigins = (process.env.SVC_CODE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const router = buildRouter(routes);
+  if (tracing) koa.use(tracePrompts);
   koa.use(envelopeMiddleware(app.log));
   koa.use(originMiddleware(extraOrigins));
   koa.use(authMiddleware({ token: app.token, bypass: app.options.dangerousBypassAuth, ban }));
@@ -26,3 +28,13 @@ export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan)
 export function newAuthBan(host: string): AuthBan {
   return new AuthBan(!isLoopbackHost(host));
 }
+
+const PROMPTS_PATH = /^\/api\/v1\/sessions\/([^/]+)\/prompts$/;
+
+/** SVC_CODE_TRACE_PROMPT only: when a prompt POST enters and leaves the middleware stack. */
+const tracePrompts: Koa.Middleware = async (ctx, next) => {
+  const id = ctx.method === 'POST' ? PROMPTS_PATH.exec(ctx.path)?.[1] : undefined;
+  mark(id, 'http.in');
+  await next();
+  mark(id, 'http.out');
+};

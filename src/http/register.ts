@@ -8,6 +8,7 @@ import { Codes } from './codes.ts';
 import { ApiError, unsupportedAction, validationError } from './errors.ts';
 import { rewriteActionPath, toRouterPath, type MultipartOptions, type RouteDef } from './route.ts';
 import { parseOrThrow } from './validate.ts';
+import { mark, tracing } from '../engine/trace.ts';
 
 const JSON_LIMIT = '16mb';
 
@@ -21,6 +22,7 @@ function queryObject(ctx: Koa.Context): Record<string, unknown> {
 
 function runRoute(def: RouteDef): Koa.Middleware {
   return async (ctx) => {
+    if (tracing) mark(ctx.params?.session_id, 'route.start');
     const params = def.params ? parseOrThrow(def.params, ctx.params ?? {}) : ctx.params;
     const query = def.query ? parseOrThrow(def.query, queryObject(ctx)) : undefined;
     let body: unknown;

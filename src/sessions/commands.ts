@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { assertPoolUsable } from '../agents/pool.ts';
-import { monotonicFactory } from 'ulid';
+import { fastUlidFactory } from '../engine/ids.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { PendingEvent } from '../../journal/types.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
@@ -13,7 +13,7 @@ import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../work
 import { ensureNotBusy, findOwnedSession } from './lookup.ts';
 import { toSessionObject } from './view.ts';
 
-const nextUlid = monotonicFactory();
+const nextUlid = fastUlidFactory();
 export const newSessionId = () => `session_${nextUlid()}`;
 
 /** Events every session creation carries besides its own stream's first event. */

@@ -29,7 +29,21 @@ export function findTool(name: string): ToolDef | undefined {
   return BUILTIN_TOOLS.find((t) => t.name === name);
 }
 
+/**
+ * Specs by config object (a reload makes a new one) and tool: converting every tool's schema to
+ * JSON Schema for every model request cost about 0.3 ms. Callers must not mutate the result.
+ */
+const specs = new WeakMap<object, Map<ToolDef, ToolSpec>>();
+const NO_CONFIG = {};
+
 export function toolSpec(t: ToolDef, config?: ResolvedConfig): ToolSpec {
-  const { $schema: _drop, ...schema } = schemaToJson(config && t.offeredSchema ? t.offeredSchema(config) : t.schema);
-  return { name: t.name, description: t.description, inputSchema: schema };
+  let byTool = specs.get(config ?? NO_CONFIG);
+  if (!byTool) specs.set(config ?? NO_CONFIG, (byTool = new Map()));
+  let spec = byTool.get(t);
+  if (!spec) {
+    const { $schema: _drop, ...schema } = schemaToJson(config && t.offeredSchema ? t.offeredSchema(config) : t.schema);
+    spec = { name: t.name, description: t.description, inputSchema: schema };
+    byTool.set(t, spec);
+  }
+  return spec;
 }

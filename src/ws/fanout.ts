@@ -44,7 +44,7 @@ export class FanOut {
   publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void {
     let text: string | undefined;
     const agentId = agentIdOf(payload);
-    const seq = this.deps.journal.head(sessionId)?.seq ?? 0;
+    const seq = this.deps.journal.headSeq(sessionId);
     for (const c of this.connections()) {
       if (!c.subs.has(sessionId)) continue;
       text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });

@@ -1,11 +1,11 @@
 import type Koa from 'koa';
-import { monotonicFactory } from 'ulid';
+import { fastUlidFactory } from '../../engine/ids.ts';
 import { Codes } from '../codes.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../../app/logger.ts';
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const nextUlid = monotonicFactory();
+const nextUlid = fastUlidFactory();
 
 /** Request id (a valid client X-Request-Id is honored) and the one error -> envelope mapping. */
 export function envelopeMiddleware(log: Logger): Koa.Middleware {

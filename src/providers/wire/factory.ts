@@ -6,7 +6,8 @@ import { chatCompat, responses, svc } from './openai-family.ts';
 import type { Protocol, ProtocolInput } from './protocol.ts';
 import { toPrompt, toTools } from './prompt.ts';
 import { streamModel } from './stream.ts';
-import { WIRE_TYPES, type ModelClient, type ModelEntry, type ModelRequest, type ModelStreamPart, type ProviderEntry, type WireType } from './types.ts';
+import { markHere } from '../../engine/trace.ts';
+import { WIRE_TYPES, type WireError, type ModelClient, type ModelEntry, type ModelRequest, type ModelStreamPart, type ProviderEntry, type WireType } from './types.ts';
 
 const BUILDERS: Record<WireType, (input: ProtocolInput) => Protocol> = {
   svc, chat_compat: chatCompat, chat_compat_responses: responses, messages_api: messagesApi, genai, cloud_ai: cloudAi,
@@ -30,7 +31,9 @@ export function createModelClient(provider: ProviderEntry, model: ModelEntry): M
   };
 }
 
-async function* runRequest(protocol: Protocol, req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+/** The request's stream: streamModel's own generator (no extra async layer per stream part). */
+function runRequest(protocol: Protocol, req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+  markHere('wire.request');
   let call;
   try {
     call = {
@@ -41,8 +44,12 @@ async function* runRequest(protocol: Protocol, req: ModelRequest, signal: AbortS
       headers: req.headers,
     };
   } catch (err) {
-    yield { type: 'error', error: classifyError(err, signal) };
-    return;
+    return failed(classifyError(err, signal));
   }
-  yield* streamModel(protocol.model, call, signal);
+  markHere('wire.call');
+  return streamModel(protocol.model, call, signal);
+}
+
+async function* failed(error: WireError): AsyncGenerator<ModelStreamPart> {
+  yield { type: 'error', error };
 }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { markHere } from '../../engine/trace.ts';
 
 /**
  * A `fetch` for the provider SDKs over node:http with keep-alive agents. Node's built-in fetch
@@ -26,9 +27,9 @@ export const nodeFetch: typeof globalThis.fetch = (input, init) => {
 function send(url: URL, init: RequestInit, body: string | Uint8Array | null | undefined): Promise<Response> {
   const signal = init.signal ?? undefined;
   if (signal?.aborted) return Promise.reject(signal.reason);
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((v, k) => (headers[k] = v));
+  const headers = headerRecord(init.headers);
   if (body != null) headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  markHere('fetch.send');
   const mod = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request(url, { method: init.method ?? 'GET', headers, agent: agents[url.protocol as keyof typeof agents] });
@@ -45,11 +46,26 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | null | un
       settled = true;
     });
     req.once('response', (res) => {
+      markHere('fetch.headers');
       settled = true;
       resolve(toResponse(res, req, signal, () => signal?.removeEventListener('abort', onAbort)));
     });
     req.end(body ?? undefined);
   });
+}
+
+/**
+ * The request headers as a lowercase record. The SDKs pass a plain object they built through
+ * `Headers` already (validated, lowercase): it is copied as is, without another `Headers` pass.
+ */
+function headerRecord(given: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (given && !Array.isArray(given) && !(given instanceof Headers)) {
+    for (const [k, v] of Object.entries(given)) if (v != null) out[k.toLowerCase()] = String(v);
+    return out;
+  }
+  new Headers(given).forEach((v, k) => (out[k] = v));
+  return out;
 }
 
 /** Wraps the answer: headers as a Headers object, the body as a web stream that pauses the socket under backpressure. */
@@ -76,6 +92,7 @@ function toResponse(res: http.IncomingMessage, req: http.ClientRequest, signal: 
         ctrl.error(signal?.aborted ? signal.reason : new TypeError('terminated', { cause: err }));
       };
       res.on('data', (c: Buffer) => {
+        markHere('fetch.data');
         if (finished) return;
         ctrl.enqueue(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
         if ((ctrl.desiredSize ?? 1) <= 0) res.pause();

@@ -1,5 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 import { classifyError } from './errors.ts';
+import { markHere } from '../../engine/trace.ts';
 import type { FinishReason, ModelStreamPart, ProviderMeta, Usage } from './types.ts';
 
 const FINISH: Record<string, FinishReason> = {
@@ -17,6 +18,7 @@ export async function* streamModel(
   try {
     if (signal.aborted) throw signal.reason;
     const { stream } = await model.doStream({ ...call, abortSignal: signal });
+    markHere('wire.doStreamed');
     reader = stream.getReader();
     const state = new PartState();
     for (;;) {
