@@ -30,8 +30,11 @@ test('a running background task keeps the session busy after its turn ended (wor
   t.true((await env.s.get(`/api/v1/sessions?busy=true`)).data.items.some((x: any) => x.id === env.sid));
   await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
   await until(async () => (await session()).busy === false, 5000);
-  const work = env.ws.frames.filter((f) => f.type === 'event.session.work_changed' && f.payload.session_id === env.sid).map((f) => [f.payload.busy, f.payload.main_turn_active]);
-  // turn start, turn end while the task still runs (busy), task end (idle).
+  const workFrames = () => env.ws.frames.filter((f) => f.type === 'event.session.work_changed' && f.payload.session_id === env.sid)
+    .map((f) => [f.payload.busy, f.payload.main_turn_active]);
+  // turn start, turn end while the task still runs (busy), task end (idle); the last frame may trail the HTTP answer.
+  await until(() => workFrames().at(-1)?.[0] === false, 5000);
+  const work = workFrames();
   t.deepEqual(work.at(-1), [false, false]);
   t.true(work.some(([busy, main]) => busy === true && main === false));
 });
