@@ -27,7 +27,8 @@ test('a prompt streams assistant.delta frames with increasing offsets and ends c
   t.is(acc, 'Hello, world');
   const events = await journal(env);
   t.deepEqual(types(events), [
-    'session.created', 'prompt.accepted', 'turn.started', 'message.created', 'turn.step.started', 'message.created', 'turn.step.completed', 'turn.ended',
+    'session.created', 'prompt.accepted', 'system_prompt.recorded', 'turn.started', 'message.created', 'turn.step.started', 'message.created',
+    'turn.step.completed', 'turn.ended',
   ]);
   const assistant = events.filter((e) => e.type === 'message.created')[1]!.payload.message;
   t.is(assistant.role, 'assistant');

@@ -8,6 +8,7 @@ import { finishedPrompt } from '../engine/prompt-state.ts';
 import { SessionRuntime, type RuntimeDeps } from '../engine/runtime.ts';
 import { EngineEvents, type PromptAcceptedPayload } from '../engine/events.ts';
 import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
+import { SYSTEM_PROMPT_EVENT, type SystemPromptRecord } from '../engine/system-prompt.ts';
 
 const nextUlid = monotonicFactory();
 
@@ -26,13 +27,15 @@ function settledPrefix(history: readonly Message[]): Message[] {
 }
 
 /** Creates a `:btw` agent: a copy of the main agent's history, its own prompt queue, read-only tools. */
-export async function createBtwAgent(app: AppContext, deps: RuntimeDeps, session: SessionRecord, mainHistory: readonly Message[]): Promise<SessionRuntime> {
+export async function createBtwAgent(
+  app: AppContext, deps: RuntimeDeps, session: SessionRecord, main: { history: readonly Message[]; system?: string; identity: { name: string; slug: string } },
+): Promise<SessionRuntime> {
   const c = app.config.current();
   const agentConfig = session.agent_config as { model?: string; thinking?: string };
   // A usable model configuration is required (40110 / 40113 otherwise).
   const model = resolveModel(c, app.live.get(session.id)?.model ?? undefined, agentConfig.model);
   const thinking = resolveThinking(c, model.record, agentConfig.thinking);
-  const history = settledPrefix(mainHistory);
+  const history = settledPrefix(main.history);
   const agentId = `btw_${nextUlid()}`;
   const payload: SubagentSpawnedPayload = {
     agent_id: agentId, kind: 'btw', parent_agent_id: 'main', description: 'btw', subagent_type: 'btw', model: model.alias,
@@ -40,7 +43,9 @@ export async function createBtwAgent(app: AppContext, deps: RuntimeDeps, session
     forked_from_message_id: history.length ? history[history.length - 1]!.id : null, tools: [...BTW_TOOLS],
   };
   await app.journal.append([{ stream: session.id, type: SubagentEvents.spawned, payload }]);
-  return new SessionRuntime(deps, session.id, session.workspace_id, history, { id: agentId, toolScope: { only: BTW_TOOLS } });
+  // The fork keeps the main agent's system prompt, recorded under its own id with its first turn.
+  const system = main.system !== undefined ? { text: main.system, recorded: false, identity: main.identity } : undefined;
+  return new SessionRuntime(deps, session.id, session.workspace_id, history, { id: agentId, toolScope: { only: BTW_TOOLS }, ...(system ? { system } : {}) });
 }
 
 /** After a restart: the `:btw` agent's history is the main history up to its fork point plus its own messages. */
@@ -51,9 +56,19 @@ export async function rebuildBtwAgent(app: AppContext, deps: RuntimeDeps, sessio
   const forkId = (spawned.payload as SubagentSpawnedPayload).forked_from_message_id;
   const cut = forkId ? main.messages.findIndex((m) => m.id === forkId) + 1 : 0;
   const own = await loadMessages(app.journal, session.id, agentId);
-  const rt = new SessionRuntime(deps, session.id, session.workspace_id, [...main.messages.slice(0, cut), ...own.messages], { id: agentId, toolScope: { only: BTW_TOOLS } });
+  const rt = new SessionRuntime(deps, session.id, session.workspace_id, [...main.messages.slice(0, cut), ...own.messages], {
+    id: agentId, toolScope: { only: BTW_TOOLS }, ...recordedSystem(main.events, agentId),
+  });
   for (const e of main.events) {
     if (e.type === EngineEvents.promptAccepted && e.payload?.agent_id === agentId) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
   }
   return rt;
+}
+
+/** The system prompt recorded for the agent (or else for the main agent) in the session's journal. */
+function recordedSystem(events: Array<{ type: string; payload: any }>, agentId: string) {
+  const find = (id: string) => events.find((e) => e.type === SYSTEM_PROMPT_EVENT && e.payload?.agent_id === id)?.payload as SystemPromptRecord | undefined;
+  const own = find(agentId);
+  const rec = own ?? find('main');
+  return rec ? { system: { text: rec.text, recorded: own !== undefined, identity: rec.identity } } : {};
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../app/context.ts';
 import { EngineEvents, type Message, type TurnEndedPayload, type Usage } from '../engine/events.ts';
 import { clientFor } from '../engine/model-resolve.ts';
 import { newMessageId, runTurn, type TurnOutcome } from '../engine/turn.ts';
+import { subagentSystemPrompt } from '../engine/system-prompt.ts';
 import { truncateHead } from '../tools/truncate.ts';
 import { SubagentEvents, type SubagentFailure, type SubagentSpawnedPayload } from './events.ts';
 import type { BoundModel } from './pool.ts';
@@ -84,10 +85,12 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
       { type: EngineEvents.messageCreated, payload: { agent_id: agentId, turn_id: turnId, message: user } },
     ]);
     const client = await clientFor(app, req.bound.model, app.engine.clients);
+    const parentSystem = app.engine.get(req.sessionId)?.systemPrompt;
     outcome = await runTurn({
       app, sessionId: req.sessionId, turnId, history, client, thinking: req.bound.thinking, tools: app.engine.tools, disabledTools: req.disabledTools ?? [],
       agentId, toolScope: { exclude: SUBAGENT_EXCLUDED_TOOLS, ...(req.only ? { only: req.only } : {}) },
       limits: app.engine.limits(), signal: task.controller.signal, takeSteered: () => [], closing: () => app.engine.stopping,
+      ...(parentSystem !== undefined ? { system: () => subagentSystemPrompt(parentSystem) } : {}),
     });
   } catch (err) {
     outcome = { reason: 'failed', error: { kind: 'internal', message: (err as Error).message }, usage: { ...ZERO }, steps: 0 };

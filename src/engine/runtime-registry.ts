@@ -6,6 +6,7 @@ import { settleOrphans } from '../agents/recover.ts';
 import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { validationError } from '../http/errors.ts';
 import { loadMessages } from './history.ts';
+import { buildSystemPrompt, SYSTEM_PROMPT_EVENT, type SystemPromptRecord } from './system-prompt.ts';
 import { ClientCache } from './model-resolve.ts';
 import { finishedPrompt } from './prompt-state.ts';
 import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
@@ -25,7 +26,12 @@ export class EngineRegistry {
   /** Model clients shared by every runtime, the prompt intake and title generation. */
   readonly clients = new ClientCache();
 
-  constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {}
+  /** Part B identity: resolved once at startup; edits apply to sessions started after a restart. */
+  private readonly identity: { name: string; slug: string };
+
+  constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {
+    this.identity = { ...app.config.current().identity };
+  }
 
   get(sessionId: string): SessionRuntime | undefined {
     return this.runtimes.get(sessionId);
@@ -49,7 +55,7 @@ export class EngineRegistry {
   /** `:btw`: forks the main agent's history into a new read-only agent and returns its id. */
   async forkBtw(session: SessionRecord): Promise<string> {
     const main = await this.runtime(session);
-    const rt = await createBtwAgent(this.app, this.deps(), session, main.history);
+    const rt = await createBtwAgent(this.app, this.deps(), session, { history: main.history, ...(main.systemPrompt !== undefined ? { system: main.systemPrompt } : {}), identity: this.identity });
     this.agents.set(`${session.id}/${rt.agentId}`, rt);
     return rt.agentId;
   }
@@ -79,7 +85,7 @@ export class EngineRegistry {
     const orphans = settleOrphans(events, this.app.clock.now().toISOString(), session.id);
     if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
     for (const e of orphans) if (e.type === EngineEvents.messageCreated && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
-    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages);
+    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages, { id: MAIN_AGENT, system: await this.mainSystem(session, events) });
     for (const e of events) {
       if (e.type === EngineEvents.promptAccepted && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
       if (e.type === EngineEvents.promptAborted) {
@@ -92,6 +98,17 @@ export class EngineRegistry {
     this.app.live.set(session.id, prev ?? { busy: false, main_turn_active: false, pending_interaction: 'none', model: null });
     return rt;
   }
+
+  /**
+   * The main agent's system prompt: the one recorded when the session first ran (a resumed session
+   * keeps it, Part B identity), or a new one built with the identity resolved at startup.
+   */
+  private async mainSystem(session: SessionRecord, events: Array<{ type: string; payload: any }>) {
+    const recorded = events.find((e) => e.type === SYSTEM_PROMPT_EVENT && e.payload?.agent_id === MAIN_AGENT)?.payload as SystemPromptRecord | undefined;
+    if (recorded) return { text: recorded.text, recorded: true, identity: recorded.identity };
+    return { text: await buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()), recorded: false, identity: this.identity };
+  }
+
 
   limits(): LoopLimits {
     const c = this.app.config.current();

@@ -8,6 +8,7 @@ import { compact } from './compaction.ts';
 import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
 import { CompactionEvents, type CompactionTrigger } from './compaction-events.ts';
 import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
+import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT, type SystemPromptRecord } from './system-prompt.ts';
 import { clientFor, clientNow, type ClientCache, type ResolvedModel } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
@@ -48,6 +49,8 @@ export interface RuntimeDeps {
 export interface AgentSpec {
   id: string;
   toolScope?: ToolScopeLimits;
+  /** The agent's system prompt; `recorded` false = journaled with the next turn's first batch. */
+  system?: { text: string; recorded: boolean; identity: { name: string; slug: string } };
 }
 
 /**
@@ -74,6 +77,19 @@ export class SessionRuntime {
 
   get agentId(): string {
     return this.agent.id;
+  }
+
+  /** The system prompt this agent runs with (what a `:btw` fork or a subagent starts from). */
+  get systemPrompt(): string | undefined {
+    return this.agent.system?.text;
+  }
+
+  /** The recording event of the system prompt when not journaled yet (then it counts as journaled). */
+  private systemPromptEvents(): Array<{ stream: string; type: string; payload: SystemPromptRecord }> {
+    const sys = this.agent.system;
+    if (!sys || sys.recorded) return [];
+    sys.recorded = true;
+    return [{ stream: this.sessionId, type: SYSTEM_PROMPT_EVENT, payload: { agent_id: this.agentId, text: sys.text, identity: sys.identity } }];
   }
 
   private get isMain(): boolean {
@@ -268,6 +284,7 @@ export class SessionRuntime {
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
     const started = Promise.all([prompt.accepted, app.journal.append([
+      ...this.systemPromptEvents(),
       { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
       { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
       ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
@@ -286,7 +303,7 @@ export class SessionRuntime {
         app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools, started, stepOneStarted: stepOne,
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
         agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
-        takeSteered: () => active.steered.splice(0), closing: () => this.closed,
+        takeSteered: () => active.steered.splice(0), closing: () => this.closed, system: () => this.requestSystem(),
         beforeStep: (step) => this.autoCompact(step, plan.model, client, active.controller.signal),
       });
     }
@@ -340,6 +357,14 @@ export class SessionRuntime {
     if (!this.isMain) return;
     const prev = this.deps.app.live.get(this.sessionId);
     this.deps.app.live.set(this.sessionId, { busy: active, main_turn_active: active, pending_interaction: prev?.pending_interaction ?? 'none', model });
+  }
+
+  /** The system prompt of a request: the recorded one, plus the plan-mode reminder while plan mode is on. */
+  private requestSystem(): string | undefined {
+    const text = this.agent.system?.text;
+    if (text === undefined) return undefined;
+    const planMode = (this.deps.app.sessions.get(this.sessionId)?.agent_config as { plan_mode?: unknown } | undefined)?.plan_mode === true;
+    return planMode ? text + PLAN_MODE_REMINDER : text;
   }
 
   private workEvents(active: boolean) {

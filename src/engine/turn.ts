@@ -46,6 +46,8 @@ export interface TurnInput {
   started?: Promise<unknown>;
   /** `started` also carries step 1's `step.started` (no auto-compaction was due before it). */
   stepOneStarted?: boolean;
+  /** The system prompt of each request (evaluated per request: plan mode adds a reminder). */
+  system?(): string | undefined;
   /** Runs before each step (auto-compaction, docs/compaction-undo.md). */
   beforeStep?(step: number): Promise<void>;
 }
@@ -146,7 +148,8 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
   for (let attempt = 1; ; attempt++) {
     const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });
     mark(t.sessionId, 'step.messages');
-    const req = { messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
+    const system = t.system?.();
+    const req = { ...(system ? { system } : {}), messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
     mark(t.sessionId, 'step.specs');
     const result = await traced(t.sessionId, () => runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS));
     await ready;

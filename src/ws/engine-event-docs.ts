@@ -9,6 +9,7 @@ import { TASK_SESSION_EVENT_DOCS, TASK_VOLATILE_DOCS } from '../tasks/event-docs
 import { SKILL_SESSION_EVENT_DOCS } from '../skills/event-docs.ts';
 import { TODO_SESSION_EVENT_DOCS } from '../tools/todo-events.ts';
 import { SUBAGENT_EVENT_DOCS } from '../agents/events.ts';
+import { SYSTEM_PROMPT_EVENT_DOCS } from '../engine/system-prompt.ts';
 import { COMPACTION_EVENT_DOCS } from '../engine/compaction-event-docs.ts';
 import type { EventDoc } from './event-payloads.ts';
 
@@ -117,7 +118,7 @@ export const ENGINE_SESSION_EVENT_DOCS: EventDoc[] = [
       reason: v.picklist(['user', 'timed_out', 'turn_aborted', 'daemon_restarted']), dismissed_at: v.string(),
     }),
   },
-  ...TASK_SESSION_EVENT_DOCS, ...SKILL_SESSION_EVENT_DOCS, ...TODO_SESSION_EVENT_DOCS, ...SUBAGENT_EVENT_DOCS, ...COMPACTION_EVENT_DOCS,
+  ...TASK_SESSION_EVENT_DOCS, ...SKILL_SESSION_EVENT_DOCS, ...TODO_SESSION_EVENT_DOCS, ...SUBAGENT_EVENT_DOCS, ...SYSTEM_PROMPT_EVENT_DOCS, ...COMPACTION_EVENT_DOCS,
 ];
 
 const Work = { session_id: v.string(), workspace_id: v.string(), busy: v.boolean(), main_turn_active: v.boolean() };

@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as v from 'valibot';
+import type { EventDoc } from '../ws/event-payloads.ts';
+
+/** Project instructions read into the system prompt (larger files are cut, with a note). */
+const AGENTS_FILE = 'AGENTS.md';
+const AGENTS_MAX_CHARS = 40_000;
+
+/** Event recording the system prompt a session's agent runs with (kept when the session resumes). */
+export const SYSTEM_PROMPT_EVENT = 'system_prompt.recorded';
+
+export interface SystemPromptRecord {
+  agent_id: string;
+  text: string;
+  identity: { name: string; slug: string };
+}
+
+const TEMPLATE = `You are \${product_name}, a coding agent working in the user's project on their own machine.
+
+Environment:
+- Working directory (workspace root): \${cwd}
+- Platform: \${platform}
+- Date when this session started: \${date}
+
+How you work:
+- Use the tools to read, search, edit and run things instead of guessing; paths are relative to the workspace root.
+- Read a file before editing it; keep changes focused on what was asked and consistent with the surrounding code.
+- Some tool calls wait for the user's approval; a denied call comes back with the reason: adapt rather than retry the same call.
+- Use AskUserQuestion when a choice is genuinely the user's to make.
+- Use TodoWrite to keep a short plan for multi-step work, and keep it current.
+- Prefer Agent for self-contained research or changes that would flood this conversation.
+- Be concise: say what you did and what is left, without restating the question.`;
+
+/** The system prompt of a new session's main agent: the template, then the project's AGENTS.md. */
+export async function buildSystemPrompt(identity: { name: string }, cwd: string, now: Date): Promise<string> {
+  const text = TEMPLATE
+    .replaceAll('${product_name}', identity.name)
+    .replaceAll('${cwd}', cwd)
+    .replaceAll('${platform}', `${os.platform()} ${os.arch()}`)
+    .replaceAll('${date}', now.toISOString().slice(0, 10));
+  const agents = await projectInstructions(cwd);
+  return agents ? `${text}\n\nProject instructions (${AGENTS_FILE}):\n${agents}` : text;
+}
+
+async function projectInstructions(cwd: string): Promise<string | undefined> {
+  let body: string;
+  try {
+    body = await readFile(path.join(cwd, AGENTS_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  body = body.trim();
+  if (!body) return undefined;
+  return body.length > AGENTS_MAX_CHARS ? `${body.slice(0, AGENTS_MAX_CHARS)}\n[${AGENTS_FILE} cut at ${AGENTS_MAX_CHARS} characters]` : body;
+}
+
+/** A subagent's system prompt: its parent's, with the role it plays. */
+export function subagentSystemPrompt(parent: string): string {
+  return `${parent}\n\nYou are running as a subagent: another agent gave you one task. You cannot ask the user questions. `
+    + 'When you are done, answer with a complete, self-contained report of what you found or changed: it is all your caller will see.';
+}
+
+/** Said to the model on every request while plan mode is on (not part of the recorded prompt). */
+export const PLAN_MODE_REMINDER = '\n\n<system-reminder>Plan mode is on: only read-only tools run. Explore, then call ExitPlanMode with your plan; '
+  + 'the user reviews it before any change is made.</system-reminder>';
+
+export const SYSTEM_PROMPT_EVENT_DOCS: EventDoc[] = [{
+  type: SYSTEM_PROMPT_EVENT,
+  summary: 'The system prompt an agent runs with, journaled with its first turn; a resumed session keeps it (identity edits apply to new sessions only)',
+  payload: v.object({ agent_id: v.string(), text: v.string(), identity: v.object({ name: v.string(), slug: v.string() }) }),
+}];
