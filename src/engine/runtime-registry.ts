@@ -81,11 +81,14 @@ export class EngineRegistry {
   private async load(session: SessionRecord): Promise<SessionRuntime> {
     // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
     assertPoolUsable(this.app.config.current());
-    const { messages, events } = await loadMessages(this.app.journal, session.id);
+    // The system prompt a new session would get is read alongside its journal (used only when none is recorded).
+    const [{ messages, events }, fresh] = await Promise.all([
+      loadMessages(this.app.journal, session.id), buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()),
+    ]);
     const orphans = settleOrphans(events, this.app.clock.now().toISOString(), session.id);
     if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
     for (const e of orphans) if (e.type === EngineEvents.messageCreated && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
-    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages, { id: MAIN_AGENT, system: await this.mainSystem(session, events) });
+    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages, { id: MAIN_AGENT, system: this.mainSystem(events, fresh) });
     for (const e of events) {
       if (e.type === EngineEvents.promptAccepted && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
       if (e.type === EngineEvents.promptAborted) {
@@ -103,10 +106,10 @@ export class EngineRegistry {
    * The main agent's system prompt: the one recorded when the session first ran (a resumed session
    * keeps it, Part B identity), or a new one built with the identity resolved at startup.
    */
-  private async mainSystem(session: SessionRecord, events: Array<{ type: string; payload: any }>) {
+  private mainSystem(events: Array<{ type: string; payload: any }>, fresh: string) {
     const recorded = events.find((e) => e.type === SYSTEM_PROMPT_EVENT && e.payload?.agent_id === MAIN_AGENT)?.payload as SystemPromptRecord | undefined;
     if (recorded) return { text: recorded.text, recorded: true, identity: recorded.identity };
-    return { text: await buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()), recorded: false, identity: this.identity };
+    return { text: fresh, recorded: false, identity: this.identity };
   }
 
 
