@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { trackWork } from '../sessions/interaction.ts';
 import { compact } from './compaction.ts';
+import { CompactionSlot } from './compaction-slot.ts';
 import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
 import { CompactionEvents, type CompactionTrigger } from './compaction-events.ts';
 import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
@@ -19,7 +20,6 @@ import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 
 const nextUlid = fastUlidFactory();
-const COMPACTION_WORK = 'compaction';
 
 /** Per-turn choices made at acceptance (model, thinking, disabled tools). */
 export interface TurnPlan {
@@ -64,16 +64,16 @@ export class SessionRuntime {
   private readonly queue: Array<{ prompt: PromptRecord; plan: TurnPlan }> = [];
   private active?: ActiveTurn;
   /** A manual compaction in progress: prompts queue behind it and the session is busy. */
-  private compacting?: { controller: AbortController; done: Promise<void> };
-  /** The compaction's unit of work is still registered in the live state. */
-  private compactionWork = false;
+  private readonly compaction: CompactionSlot;
   private draining?: Promise<void>;
   private closed = false;
 
   constructor(
     private readonly deps: RuntimeDeps, readonly sessionId: string, readonly workspaceId: string, readonly history: Message[],
     private readonly agent: AgentSpec = { id: MAIN_AGENT },
-  ) {}
+  ) {
+    this.compaction = new CompactionSlot(deps.app, sessionId);
+  }
 
   get agentId(): string {
     return this.agent.id;
@@ -97,7 +97,7 @@ export class SessionRuntime {
   }
 
   get busy(): boolean {
-    return this.active !== undefined || this.queue.length > 0 || this.compacting !== undefined;
+    return this.active !== undefined || this.queue.length > 0 || this.compaction.active;
   }
 
   /**
@@ -105,31 +105,11 @@ export class SessionRuntime {
    * in the background, the session busy meanwhile; prompts arriving queue behind it.
    */
   startCompaction(model: ResolvedModel, instruction?: string): void {
-    const controller = new AbortController();
-    // Busy as other work of the session is (sessions/live.ts); journals the flip.
-    this.compactionWork = true;
-    const work = trackWork(this.deps.app, this.sessionId, COMPACTION_WORK, true);
-    this.compacting = { controller, done: this.manualCompaction(model, controller.signal, work, instruction) };
-  }
-
-  private async manualCompaction(model: ResolvedModel, signal: AbortSignal, work: Promise<unknown>, instruction?: string): Promise<void> {
-    try {
-      await work;
-      await this.compactNow(await this.client(model), 'manual', 0, signal, instruction);
-    } catch (err) {
-      this.deps.app.log.error({ err: { message: (err as Error).message }, session_id: this.sessionId }, 'compaction crashed');
-    }
-    this.compacting = undefined;
-    // A queued prompt's turn takes the busy over without an idle flip (see turn()).
-    if (!this.queue.length || this.closed) await this.releaseCompactionWork(true);
-  }
-
-  /** Ends the compaction's hold on `busy`; journaled unless a turn just took over. */
-  private async releaseCompactionWork(journal: boolean): Promise<void> {
-    if (!this.compactionWork) return;
-    this.compactionWork = false;
-    if (journal) await trackWork(this.deps.app, this.sessionId, COMPACTION_WORK, false).catch(() => undefined);
-    else this.deps.app.live.setWork(this.sessionId, COMPACTION_WORK, false);
+    this.compaction.start(
+      async (signal) => { await this.compactNow(await this.client(model), 'manual', 0, signal, instruction); },
+      // A queued prompt's turn takes the busy over without an idle flip (see turn()).
+      () => this.queue.length > 0 && !this.closed,
+    );
   }
 
   private compactNow(client: ModelClient | { kind: string; message: string }, trigger: CompactionTrigger, keep: number, signal: AbortSignal, instruction?: string) {
@@ -212,7 +192,7 @@ export class SessionRuntime {
   /** Cancels the running main turn (its model request is aborted); a no-op when idle. */
   abortTurn(): void {
     this.active?.controller.abort();
-    this.compacting?.controller.abort();
+    this.compaction.abort();
   }
 
   /** Stops without journaling: an open turn is ended as interrupted by the next start. */
@@ -220,8 +200,7 @@ export class SessionRuntime {
     this.closed = true;
     this.queue.length = 0;
     this.active?.controller.abort();
-    this.compacting?.controller.abort();
-    await this.compacting?.done;
+    await this.compaction.close();
     await this.draining;
   }
 
@@ -237,7 +216,7 @@ export class SessionRuntime {
 
   private async drainOnce(): Promise<void> {
     // Prompts accepted during a compaction run on the compacted context.
-    while (this.compacting) await this.compacting.done;
+    await this.compaction.settled();
     while (this.queue.length && !this.closed) {
       const { prompt, plan } = this.queue.shift()!;
       // Another agent's turn (`:btw`) makes the session busy without a main turn.
@@ -255,7 +234,7 @@ export class SessionRuntime {
       }
     }
     // A prompt queued behind a compaction and aborted before its turn: the compaction still holds busy.
-    await this.releaseCompactionWork(true);
+    await this.compaction.release(true);
     // A queued prompt aborted while the last turn ended leaves the session busy: publish idle now.
     const app = this.deps.app;
     const state = app.live.get(this.sessionId);
@@ -276,7 +255,7 @@ export class SessionRuntime {
     this.history.push(user);
     const wasBusy = !this.isMain || (app.live.get(this.sessionId)?.main_turn_active ?? false);
     this.live(true, plan.model.alias);
-    void this.releaseCompactionWork(false);
+    void this.compaction.release(false);
     // Step 1's step.started joins the turn's first batch when the client is at hand (the turn will
     // run a step) and no auto-compaction goes first.
     const known = clientNow(plan.model, this.deps.clients);
