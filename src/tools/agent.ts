@@ -31,7 +31,7 @@ function offeredSchema(c: ResolvedConfig): v.GenericSchema {
 export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
   name: 'Agent',
   description: 'Launch a subagent to handle a self-contained task (research, a focused change) with its own context. '
-    + 'It returns the agent\'s final answer; with run_in_background the result comes later as a task notification.',
+    + 'It returns the agent\'s final answer (cut at 50,000 characters); with run_in_background the result comes later as a task notification.',
   schema: Input,
   offeredSchema,
   readOnly: true,

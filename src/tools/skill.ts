@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { truncateHead } from './truncate.ts';
 import { skillActivated, skillText } from '../skills/activation.ts';
 import { sessionSkills } from '../skills/catalog.ts';
 import { isModelVisible, type Skill } from '../skills/types.ts';
@@ -23,7 +24,8 @@ export const skillTool = defineTool({
   name: 'Skill',
   description: 'Load a skill (a packaged set of instructions from the project, the user or the product) by name, with optional arguments. '
     + 'The result holds the skill\'s instructions and its base directory, whose files you can read. '
-    + 'Call it with an unknown name (for example "list") to get the names and descriptions of the available skills.',
+    + 'Call it with an unknown name (for example "list") to get the names and descriptions of the available skills. '
+    + 'Output is capped by the same character budget as Read ([read] default_max_chars).',
   schema: Input,
   readOnly: true,
   async run(input, ctx) {
@@ -34,7 +36,7 @@ export const skillTool = defineTool({
       agent_id: ctx.agentId, skill_name: skill.name, source: skill.source,
       ...(input.args ? { args: input.args } : {}), ...(ctx.toolCallId ? { tool_call_id: ctx.toolCallId } : {}),
     })]);
-    return skillText(skill, input.args);
+    return truncateHead(skillText(skill, input.args), ctx.config.read.default_max_chars);
   },
 });
 
