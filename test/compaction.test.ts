@@ -157,3 +157,17 @@ test('auto-compaction: when the window left falls below reserved_context_size, t
   t.notRegex(sent(env, 2), /first question|answer one/);
   t.is(events.find((e) => e.type === 'compaction.completed')!.payload.replaced_messages, 2);
 });
+
+test('a compaction left open by a killed daemon is reported failed (interrupted) when the session loads again', async (t) => {
+  const env = await startEngine(t);
+  // What a kill -9 during a compaction leaves in the journal (a graceful stop journals compaction.failed itself).
+  await env.s.server.app.journal.append([{ stream: env.sid, type: 'compaction.started', payload: { compaction_id: 'cmp_killed', agent_id: 'main', trigger: 'manual' } }]);
+  env.llm.setScript(reply('answer'));
+  mustAccept(await prompt(env, 'question'));
+  await turnEnded(env);
+  const events = await journal(env);
+  const failed = events.find((e) => e.type === 'compaction.failed')!;
+  t.like(failed.payload, { compaction_id: 'cmp_killed', agent_id: 'main', error: { kind: 'interrupted' } });
+  t.true(events.indexOf(failed) < events.findIndex((e) => e.type === 'turn.started'));
+  t.regex(sent(env, 0), /question/);
+});

@@ -1,6 +1,7 @@
 import { EngineEvents, type Message, type TurnEndedPayload } from '../engine/events.ts';
 import { newMessageId } from '../engine/turn.ts';
 import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
+import { CompactionEvents, type CompactionFailedPayload } from '../engine/compaction-events.ts';
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
 
@@ -8,18 +9,22 @@ interface Ev { type: string; payload: any }
 
 /**
  * After a restart: the events that settle what the previous run left open outside the
- * main agent — turns of other agents get `turn.ended` failed/interrupted, and spawned
- * subagents with no outcome get `subagent.failed` interrupted. Empty when nothing is open.
+ * main agent — turns of other agents get `turn.ended` failed/interrupted, a compaction with
+ * no outcome `compaction.failed` interrupted, and spawned subagents with no outcome
+ * `subagent.failed` interrupted. Empty when nothing is open.
  */
 export function settleOrphans(events: readonly Ev[], now: string, sessionId: string): Ev[] {
   const openTurns = new Map<string, { agent_id: string; turn_id: string; prompt_id: string }>();
   const openAgents = new Map<string, SubagentSpawnedPayload>();
+  const openCompactions = new Map<string, { compaction_id: string; agent_id: string }>();
   for (const e of events) {
     const p = e.payload ?? {};
     if (e.type === EngineEvents.turnStarted && p.agent_id !== 'main') openTurns.set(p.turn_id, p);
     else if (e.type === EngineEvents.turnEnded) openTurns.delete(p.turn_id);
     else if (e.type === SubagentEvents.spawned && p.kind === 'task') openAgents.set(p.agent_id, p);
     else if (e.type === SubagentEvents.completed || e.type === SubagentEvents.failed) openAgents.delete(p.agent_id);
+    else if (e.type === CompactionEvents.started) openCompactions.set(p.compaction_id, p);
+    else if (e.type === CompactionEvents.completed || e.type === CompactionEvents.failed) openCompactions.delete(p.compaction_id);
   }
   const out: Ev[] = [...openTurns.values()].map((t) => ({
     type: EngineEvents.turnEnded,
@@ -28,6 +33,16 @@ export function settleOrphans(events: readonly Ev[], now: string, sessionId: str
       error: { kind: 'interrupted', message: 'daemon restarted during the turn' }, usage: { ...ZERO }, steps: 0, ended_at: now,
     } satisfies TurnEndedPayload,
   }));
+  // A compaction cut off by the stop: the context stayed as it was; say so.
+  for (const c of openCompactions.values()) {
+    out.push({
+      type: CompactionEvents.failed,
+      payload: {
+        compaction_id: c.compaction_id, agent_id: c.agent_id, attempts: 0,
+        error: { kind: 'interrupted', message: 'the daemon stopped during the compaction; the context is unchanged' },
+      } satisfies CompactionFailedPayload,
+    });
+  }
   for (const a of openAgents.values()) {
     out.push({
       type: SubagentEvents.failed,
