@@ -1,0 +1,66 @@
+import type { ContentPart, Message } from '../engine/events.ts';
+import type {
+  AgentRec, AttachmentRec, InteractionRec, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
+} from '../http/schemas/transcript.ts';
+
+/** One user message of an agent while folding: its turn's state is looked up when viewed. */
+export interface UserEntry {
+  message_id: string;
+  prompt_id?: string;
+  origin: UserMessageRec['origin'];
+  content: ContentPart[];
+  turn_id: string | null;
+  /** State when no turn owns it (queued, or cancelled before running). */
+  state: UserMessageRec['state'];
+  started_at?: string;
+}
+
+export type ToolCallRec = StepRec['tool_calls'][number];
+
+/** Everything the transcript views need about one agent, folded from its events. */
+export interface AgentState {
+  turns: TurnRec[];
+  byTurn: Map<string, TurnRec>;
+  current?: TurnRec;
+  /** Messages of a turn created before its first step (steered prompts). */
+  early: Map<string, Message[]>;
+  calls: Map<string, ToolCallRec & { turn_id?: string }>;
+  users: UserEntry[];
+  byMessage: Map<string, UserEntry>;
+  byPrompt: Map<string, UserEntry>;
+  attachments: Map<string, AttachmentRec>;
+  todos: TodoRec[];
+  interactions: Map<string, InteractionRec>;
+  compactions: number;
+}
+
+/** The folded session: per agent state, the roster, the tasks. */
+export interface TranscriptState {
+  agents: Map<string, AgentState>;
+  roster: Map<string, AgentRec>;
+  tasks: Map<string, TaskRec>;
+  /** Prompts that activated a skill (skill.activated with a prompt_id). */
+  skillPrompts: Set<string>;
+}
+
+export function newAgentState(): AgentState {
+  return {
+    turns: [], byTurn: new Map(), early: new Map(), calls: new Map(), users: [], byMessage: new Map(), byPrompt: new Map(),
+    attachments: new Map(), todos: [], interactions: new Map(), compactions: 0,
+  };
+}
+
+export function newTranscriptState(): TranscriptState {
+  return {
+    agents: new Map([['main', newAgentState()]]),
+    roster: new Map([['main', { agent_id: 'main', kind: 'main', state: 'idle' }]]),
+    tasks: new Map(),
+    skillPrompts: new Set(),
+  };
+}
+
+export function agentState(s: TranscriptState, agentId: string): AgentState {
+  let a = s.agents.get(agentId);
+  if (!a) s.agents.set(agentId, (a = newAgentState()));
+  return a;
+}
