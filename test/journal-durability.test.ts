@@ -57,6 +57,6 @@ test('SIGTERM shuts down cleanly and removes the instance registration', async (
   const dir = `${home}/server/instances`;
   t.is((await readdir(dir)).length, 1);
   await killed(daemon.child, 'SIGTERM');
-  t.is(daemon.child.exitCode, 0);
+  t.is(daemon.child.exitCode, 0, `signal ${daemon.child.signalCode}; stderr tail: ${daemon.stderr().slice(-2000)}`);
   t.deepEqual(await readdir(dir), []);
 });

@@ -47,12 +47,19 @@ async function serve(argv: string[]): Promise<void> {
   process.stdout.write(`svc-code ${server.app.version} listening on ${server.baseUrl}\n`);
   process.stdout.write(`access token: ${server.app.token}\n`);
   process.stdout.write(`home: ${home}\n`);
+  let stopping = false;
   const stop = (signal: string) => {
+    // A repeated SIGTERM while shutting down must not cut the shutdown short; a second Ctrl-C forces the exit.
+    if (stopping) {
+      if (signal === 'SIGINT') process.exit(130);
+      return;
+    }
+    stopping = true;
     log.info({ signal }, 'shutting down');
     void server.close();
   };
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
   await server.closed;
   process.exit(0);
 }

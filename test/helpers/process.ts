@@ -9,6 +9,7 @@ export interface DaemonProcess {
   child: ChildProcess;
   baseUrl: string;
   stdout: () => string;
+  stderr: () => string;
 }
 
 /** Starts `svc-code serve` as a real child process and waits for its "listening on" line. */
@@ -33,7 +34,7 @@ export async function spawnDaemon(home: string, args: string[] = ['--port', '0']
     });
     child.once('exit', (code) => reject(new Error(`daemon exited ${code}: ${err}`)));
   });
-  return { child, baseUrl, stdout: () => out };
+  return { child, baseUrl, stdout: () => out, stderr: () => err };
 }
 
 export function killed(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
