@@ -155,7 +155,7 @@ test('acks echo the id; unknown type, malformed JSON and bad payloads get 40001'
   t.like(bad, { id: 'b1', code: 40001 });
   t.is(bad.details[0].field, 'payload.session_ids');
   const v2 = await c.request('subscribe_v2', { session_id: 'x', transcript: {} }, 'v2');
-  t.like(v2, { code: 40001, msg: 'transcript channel not available yet' });
+  t.like(v2, { code: 40401, details: { not_found: ['x'] } });
   c.socket.send('{not json');
   const malformed = await c.waitFor((f) => f.type === 'ack' && f.id === null);
   t.is(malformed.code, 40001);

@@ -5,8 +5,9 @@ import { TERMINAL_EVENT_DOCS } from '../terminals/events.ts';
 import { ENGINE_GLOBAL_EVENT_DOCS, ENGINE_SESSION_EVENT_DOCS, ENGINE_VOLATILE_DOCS } from './engine-event-docs.ts';
 import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
-  TerminalResizeAckPayload, UnsubscribeAckPayload,
+  SubscribeV2AckPayload, TerminalResizeAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
 } from './frames.ts';
+import { TranscriptOpsFrame, TranscriptResetFrame } from './transcript-frames.ts';
 import {
   AckFrame, EventFrame, GLOBAL_SESSION_ID, ResyncRequiredFrame, ServerHelloFrame, TerminalExitFrame, TerminalOutputFrame, VolatileFrame,
 } from './server-frames.ts';
@@ -39,7 +40,15 @@ const DESCRIPTION = [
     'what was missed (while the scrollback still holds it). Lifecycle facts are session events: terminal.opened, terminal.exited, terminal.closed. ' +
     'On non-loopback binds without --allow-remote-terminals, every terminal_* frame is answered with ack 40001.',
   '',
-  'Close codes: 1001 server shutdown; 1011 replay read failed (reconnect with cursors); 1013 slow consumer.',
+  'Transcript channel (docs/websocket.md): `subscribe_v2 {session_id, transcript: {<agent_id>|*: off|turn|block|delta}, transcript_since?}`. After the ack, ' +
+    'every agent with a non-off grade (explicit keys; `*` = every agent of the roster and agents spawned later) gets a baseline: with `transcript_since[agent]` ' +
+    'still inside the op window (last 1000 events of the session, live sessions only; as GET /transcript/ops complete:true) the missed `transcript.ops` batches, ' +
+    'else one `transcript.reset`. Then live `transcript.ops`: one batch per durable event of the agent that its grade carries, `seq` = the session journal seq ' +
+    '(strictly increasing per agent); grade `delta` adds the agent\'s assistant.delta / thinking.delta / tool.call.delta as batches with `volatile: true` whose ' +
+    '`seq` is the session head and does not advance the cursor. An agent with a non-off grade gets no legacy session event on that connection (events without ' +
+    '`agent_id` count as `main`\'s); other agents\' legacy events still flow to a plain `subscribe`. `unsubscribe_v2` detaches listed agents or the whole session.',
+  '',
+  'Close codes: 1001 server shutdown; 1011 replay or transcript baseline read failed (reconnect with cursors); 1013 slow consumer.',
 ].join('\n');
 
 function json(schema: v.GenericSchema<any, any>): Json {
@@ -71,17 +80,20 @@ function messages(): Json {
   const out: Json = {
     server_hello: message('server_hello', 'First frame of every connection', json(ServerHelloFrame)),
     ack: message('ack', 'Answer to one client frame', json(AckFrame),
-      'Codes: 0; 40001 malformed JSON, unknown type, invalid payload (details lists fields), subscribe_v2/unsubscribe_v2 ("transcript channel not available yet"); ' +
-        '40401 subscribe named unknown sessions (details.not_found; the known ones are subscribed); 40901 sessions held by another instance (details.held_by_other_instance). ' +
+      'Codes: 0; 40001 malformed JSON, unknown type, invalid payload (details lists fields); ' +
+        '40401 subscribe / subscribe_v2 named unknown sessions (details.not_found; for subscribe the known ones are subscribed); 40901 sessions held by another instance (details.held_by_other_instance). ' +
         '40414 terminal_* frame naming an unknown terminal; 40001 terminal_input / terminal_resize on an exited terminal. ' +
         `Payloads: subscribe ${JSON.stringify(json(SubscribeAckPayload))}, unsubscribe ${JSON.stringify(json(UnsubscribeAckPayload))}, client_hello ${JSON.stringify(json(ClientHelloAckPayload))}, ` +
         `terminal_attach ${JSON.stringify(json(TerminalAttachAckPayload))}, terminal_detach ${JSON.stringify(json(TerminalDetachAckPayload))}, ` +
-        `terminal_input ${JSON.stringify(json(TerminalInputAckPayload))}, terminal_resize ${JSON.stringify(json(TerminalResizeAckPayload))}.`),
+        `terminal_input ${JSON.stringify(json(TerminalInputAckPayload))}, terminal_resize ${JSON.stringify(json(TerminalResizeAckPayload))}, ` +
+        `subscribe_v2 ${JSON.stringify(json(SubscribeV2AckPayload))}, unsubscribe_v2 ${JSON.stringify(json(UnsubscribeV2AckPayload))}.`),
     subscribe: clientMessage('subscribe', 'Subscribe to sessions; cursors replay missed durable events'),
     unsubscribe: clientMessage('unsubscribe', 'Drop subscriptions'),
     client_hello: clientMessage('client_hello', 'Handshake (sets has_client_hello)'),
-    subscribe_v2: clientMessage('subscribe_v2', 'Transcript channel (reserved)'),
-    unsubscribe_v2: clientMessage('unsubscribe_v2', 'Detach transcript streams (reserved)'),
+    subscribe_v2: clientMessage('subscribe_v2', 'Transcript channel: per-agent grades; baseline (reset or missed ops), then live ops'),
+    unsubscribe_v2: clientMessage('unsubscribe_v2', 'Detach transcript streams of listed agents or the whole session'),
+    'transcript.reset': message('transcript.reset', 'Baseline snapshot of one agent (subscribe_v2)', json(TranscriptResetFrame)),
+    'transcript.ops': message('transcript.ops', 'Incremental op batch of one agent (subscribe_v2)', json(TranscriptOpsFrame)),
     terminal_attach: clientMessage('terminal_attach', 'Receive a terminal\'s output: scrollback replay from `since`, then live output'),
     terminal_detach: clientMessage('terminal_detach', 'Stop receiving a terminal\'s output'),
     terminal_input: clientMessage('terminal_input', 'Write to a terminal (keys, paste)'),
@@ -126,6 +138,7 @@ function operations(): Json {
     sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)',
       [...SESSION_DOCS, ...ENGINE_VOLATILE_DOCS].map((d) => d.type).concat('event', 'volatile_event')),
     sendTerminalOutput: send('Terminal output and exit, to connections attached with terminal_attach', ['terminal_output', 'terminal_exit']),
+    sendTranscript: send('Transcript channel frames, to connections with subscribe_v2 grading the agent', ['transcript.reset', 'transcript.ops']),
     sendResyncRequired: send('Sent after the subscribe ack when a cursor is too old, of another epoch or past the head', ['resync_required']),
   };
 }

@@ -8,10 +8,11 @@ import type { WsConnection } from './connection.ts';
 import { terminalAttach, terminalDetach, terminalInput, terminalResize } from '../terminals/ws.ts';
 import {
   ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload,
-  UnsubscribePayload, type ClientFrameType,
+  SubscribeV2Payload, UnsubscribePayload, UnsubscribeV2Payload, type ClientFrameType,
 } from './frames.ts';
 import { ackFrame } from './server-frames.ts';
 import { subscribe, type Outcome } from './subscribe.ts';
+import { subscribeV2, unsubscribeV2 } from './transcript-subscribe.ts';
 
 type FrameId = string | number | null;
 
@@ -74,8 +75,9 @@ function answer(app: AppContext, conn: WsConnection, raw: unknown): Outcome {
         return { code: Codes.OK, msg: 'success', payload: { ws_connection_id: conn.id } };
       });
     case 'subscribe_v2':
+      return withPayload(SubscribeV2Payload, payload, (p) => subscribeV2(app, conn, p));
     case 'unsubscribe_v2':
-      return invalid('transcript channel not available yet');
+      return withPayload(UnsubscribeV2Payload, payload, (p) => unsubscribeV2(conn, p));
     case 'terminal_attach':
       return withPayload(TerminalAttachPayload, payload, (p) => terminalAttach(app, conn, p));
     case 'terminal_detach':

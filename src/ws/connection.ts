@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import type { ConnectionInfo } from '../app/context.ts';
+import { carries, gradeOf, suppressesLegacy, type HeldOp, type TranscriptSub } from './transcript-sub.ts';
 
 /** A frame waiting behind a cursor replay. */
 interface HeldFrame {
@@ -31,6 +32,8 @@ const CORK_FLUSH_BYTES = 64 * 1024;
 /** One WebSocket client: its subscriptions and a send path that never queues without bound. */
 export class WsConnection {
   readonly subs = new Map<string, Subscription>();
+  /** Transcript channels (subscribe_v2), by session id. */
+  readonly transcripts = new Map<string, TranscriptSub>();
   hasClientHello = false;
   private heldBytes = 0;
   private closing = false;
@@ -98,10 +101,59 @@ export class WsConnection {
   deliver(sessionId: string, frame: HeldFrame, agentId: unknown): void {
     const sub = this.subs.get(sessionId);
     if (!sub || !this.open || !passesFilter(sub.agents, agentId)) return;
+    if (this.transcripts.size && this.suppressed(sessionId, agentId, frame.volatile)) return;
     if (!sub.held) return this.send(frame.text);
     sub.held.push(frame);
     this.heldBytes += frame.text.length;
     if (this.ws.bufferedAmount + this.heldBytes > this.limits.highWater) this.shed();
+  }
+
+  /** True when the agent's legacy frames give way to its transcript ops on this connection. */
+  suppressed(sessionId: string, agentId: unknown, volatile: boolean): boolean {
+    return suppressesLegacy(this.transcripts.get(sessionId), agentId, volatile);
+  }
+
+  /** Whether this connection takes an op of `type` for the agent (its grade carries it). */
+  wantsOps(sessionId: string, agentId: string, type: string, volatile: boolean): boolean {
+    const sub = this.transcripts.get(sessionId);
+    return sub !== undefined && this.open && carries(gradeOf(sub, agentId), type, volatile);
+  }
+
+  /** A transcript ops frame the connection wants (`wantsOps`): sent, or held during the baseline read. */
+  deliverOps(sessionId: string, op: HeldOp): void {
+    const sub = this.transcripts.get(sessionId);
+    if (!sub || !this.open) return;
+    if (!sub.held) return this.send(op.text);
+    sub.held.push(op);
+    this.heldBytes += op.text.length;
+    if (this.ws.bufferedAmount + this.heldBytes > this.limits.highWater) this.shed();
+  }
+
+  /**
+   * Ends a transcript baseline: per agent, held durable ops at or below its baseline seq (volatile: below)
+   * are already in the reset / catch-up; agents without a baseline (spawned since) get everything held.
+   */
+  releaseOps(sessionId: string, sub: TranscriptSub, baselines: Map<string, number>): void {
+    if (this.transcripts.get(sessionId) !== sub || !sub.held) return;
+    const held = sub.held;
+    sub.held = null;
+    for (const f of held) this.heldBytes -= f.text.length;
+    for (const f of held) {
+      const base = baselines.get(f.agentId) ?? -1;
+      if (gradeOf(sub, f.agentId) !== 'off' && (f.volatile ? f.seq >= base : f.seq > base)) this.send(f.text);
+    }
+  }
+
+  /** Sets (or replaces) a session's transcript channel; a replaced baseline read stops at its next step. */
+  subscribeTranscript(sessionId: string, sub: TranscriptSub): void {
+    this.unsubscribeTranscript(sessionId);
+    this.transcripts.set(sessionId, sub);
+  }
+
+  unsubscribeTranscript(sessionId: string): void {
+    const sub = this.transcripts.get(sessionId);
+    if (sub?.held) for (const f of sub.held) this.heldBytes -= f.text.length;
+    this.transcripts.delete(sessionId);
   }
 
   /**
@@ -180,6 +232,7 @@ export class WsConnection {
 
   private dropHeld(): void {
     for (const sub of this.subs.values()) sub.held = null;
+    for (const sub of this.transcripts.values()) sub.held = null;
     this.heldBytes = 0;
   }
 }

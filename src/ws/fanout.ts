@@ -6,6 +6,8 @@ import type { Logger } from '../app/logger.ts';
 import type { WsConnection } from './connection.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
+import { opsFrame } from './transcript-frames.ts';
+import { isDeltaType, transcriptAgent } from './transcript-sub.ts';
 
 /** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */
 const VOLATILE_FLUSH_MS = 4;
@@ -45,11 +47,20 @@ export class FanOut {
     let text: string | undefined;
     const agentId = agentIdOf(payload);
     const seq = this.deps.journal.headSeq(sessionId);
+    let ops: string | undefined;
+    const agent = isDeltaType(type) ? transcriptAgent(agentId, true) : undefined;
     for (const c of this.connections()) {
-      if (!c.subs.has(sessionId)) continue;
-      text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
+      if (c.subs.has(sessionId)) {
+        text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
+        this.corkUntilFlush(c);
+        c.deliver(sessionId, { seq, volatile: true, text }, agentId);
+      }
+      // Cheap for connections without subscribe_v2: one size check.
+      if (!c.transcripts.size || agent === undefined || !c.wantsOps(sessionId, agent, type, true)) continue;
+      const op = offset === undefined ? { type, payload } : { type, payload, offset };
+      ops ??= opsFrame({ sessionId, agentId: agent, seq, volatile: true, ops: [op], ts: this.deps.clock.now().toISOString() });
       this.corkUntilFlush(c);
-      c.deliver(sessionId, { seq, volatile: true, text }, agentId);
+      c.deliverOps(sessionId, { agentId: agent, seq, volatile: true, text: ops });
     }
   }
 
@@ -89,11 +100,18 @@ export class FanOut {
       return;
     }
     let text: string | undefined;
+    let ops: string | undefined;
     const agentId = agentIdOf(e.payload);
     for (const c of conns) {
-      if (!c.subs.has(e.stream)) continue;
-      text ??= durableFrame(e, e.stream);
-      c.deliver(e.stream, { seq: e.seq, volatile: false, text }, agentId);
+      if (c.subs.has(e.stream)) {
+        text ??= durableFrame(e, e.stream);
+        c.deliver(e.stream, { seq: e.seq, volatile: false, text }, agentId);
+      }
+      if (!c.transcripts.size) continue;
+      const agent = transcriptAgent(agentId, false)!;
+      if (!c.wantsOps(e.stream, agent, e.type, false)) continue;
+      ops ??= opsFrame({ sessionId: e.stream, agentId: agent, seq: e.seq, volatile: false, ops: [{ type: e.type, payload: e.payload }], ts: e.ts });
+      c.deliverOps(e.stream, { agentId: agent, seq: e.seq, volatile: false, text: ops });
     }
   }
 }

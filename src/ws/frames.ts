@@ -51,22 +51,49 @@ export const ClientHelloPayload = v.pipe(
   v.description('Handshake; fields other than `client_id` are legacy and ignored.'),
 );
 
-const Grade = v.picklist(['off', 'turn', 'block', 'delta']);
+const Grade = v.pipe(
+  v.picklist(['off', 'turn', 'block', 'delta']),
+  v.description('off: nothing; turn: turn.started / turn.ended, subagent.* and interactions (event.approval.*, event.question.*); ' +
+    'block: every durable event of the agent; delta: block plus its streamed assistant.delta / thinking.delta / tool.call.delta'),
+);
+/** An agent id, or `*` (the default grade: every agent of the roster and agents spawned later). */
+const TranscriptKey = v.pipe(v.string(), v.regex(/^(\*|[A-Za-z0-9._-]+)$/, 'must be an agent id or *'));
+const AgentId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]+$/, 'must be an agent id'));
 
 export const SubscribeV2Payload = v.pipe(
   v.object({
     session_id: SessionId,
-    transcript: v.record(v.string(), Grade),
-    transcript_since: v.optional(v.unknown()),
+    transcript: v.record(TranscriptKey, Grade),
+    transcript_since: v.optional(v.pipe(
+      v.record(AgentId, v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must be >= 0'))),
+      v.description('per agent: the `seq` of the last applied transcript.reset / durable transcript.ops batch; resumes with the missed batches when the op window still holds them, else a transcript.reset'),
+    )),
   }),
   v.title('SubscribeV2Payload'),
-  v.description('Transcript channel (reserved: currently answered with 40001 "transcript channel not available yet").'),
+  v.description(
+    'Transcript channel of one session: every agent with a non-off grade gets a baseline (transcript.reset, or the missed transcript.ops when resuming ' +
+      'with transcript_since) after the ack, then live transcript.ops; its legacy session events are no longer sent on this connection. ' +
+      'A new subscribe_v2 for the session replaces the previous grades and re-baselines.',
+  ),
 );
+export type SubscribeV2Payload = v.InferOutput<typeof SubscribeV2Payload>;
 
 export const UnsubscribeV2Payload = v.pipe(
-  v.object({ session_id: SessionId, agent_ids: v.optional(v.array(v.string())) }),
+  v.object({ session_id: SessionId, agent_ids: v.optional(v.array(AgentId)) }),
   v.title('UnsubscribeV2Payload'),
-  v.description('Reserved with subscribe_v2 (currently answered with 40001).'),
+  v.description('Detaches the listed agents (their grade becomes off: legacy events flow again) or, without agent_ids, the whole session.'),
+);
+export type UnsubscribeV2Payload = v.InferOutput<typeof UnsubscribeV2Payload>;
+
+export const SubscribeV2AckPayload = v.pipe(
+  v.object({ session_id: v.string(), transcript: v.record(v.string(), v.string()) }),
+  v.title('SubscribeV2AckPayload'),
+);
+
+export const UnsubscribeV2AckPayload = v.pipe(
+  v.object({ session_id: v.string(), agent_ids: v.nullable(v.array(v.string())) }),
+  v.title('UnsubscribeV2AckPayload'),
+  v.description('`agent_ids` null = the whole session was detached.'),
 );
 
 const TerminalId = v.pipe(v.string(), v.minLength(1, 'must not be empty'));

@@ -29,7 +29,8 @@ export async function replay(journal: Journal, log: Logger, conn: WsConnection, 
     const events = await journal.readRange(sessionId, afterSeq + 1);
     for (const e of events) {
       if (!conn.open || conn.subs.get(sessionId) !== sub) return;
-      if (passesFilter(sub.agents, agentIdOf(e.payload))) conn.send(durableFrame(e, sessionId));
+      const agentId = agentIdOf(e.payload);
+      if (passesFilter(sub.agents, agentId) && !conn.suppressed(sessionId, agentId, false)) conn.send(durableFrame(e, sessionId));
       last = e.seq;
       await conn.drained();
     }
