@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { AppContext } from '../app/context.ts';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine } from '../fs/confine.ts';
@@ -23,16 +24,16 @@ export class BuiltinToolExecutor implements ToolExecutor {
   constructor(private readonly app: AppContext) {}
 
   /** Descriptors for `GET /api/v1/tools`, with whether each is active under `[tools]`. */
-  available(disabled: readonly string[] = []): Array<{ tool: ToolDef; active: boolean }> {
+  available(disabled: readonly string[] = [], session?: SessionRecord): Array<{ tool: ToolDef; active: boolean }> {
     const lists = this.lists();
-    return BUILTIN_TOOLS.map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) }));
+    const enabled = (tool: ToolDef) => !tool.enabledFor || (session !== undefined && tool.enabledFor(session));
+    return BUILTIN_TOOLS.map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) && enabled(tool) }));
   }
 
   specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[] {
     const config = this.app.config.current();
-    const session = this.app.sessions.get(sessionId);
-    return this.available(disabled)
-      .filter((x) => x.active && inScope(x.tool.name, scope) && (!x.tool.enabledFor || (session !== undefined && x.tool.enabledFor(session))))
+    return this.available(disabled, this.app.sessions.get(sessionId))
+      .filter((x) => x.active && inScope(x.tool.name, scope))
       .map((x) => toolSpec(x.tool, config));
   }
 

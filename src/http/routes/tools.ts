@@ -22,5 +22,5 @@ function listTools(app: AppContext, sessionId: string | undefined): Array<v.Infe
   const id = sessionId ?? app.sessions.walk('created_desc').next().value?.id;
   const ex = app.engine.tools;
   if (!id || !app.engine.get(id) || !(ex instanceof BuiltinToolExecutor)) return [];
-  return ex.available().map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'builtin', active }));
+  return ex.available([], app.sessions.get(id)).map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'builtin', active }));
 }
