@@ -6,6 +6,7 @@ import { settleOrphans } from '../agents/recover.ts';
 import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { validationError } from '../http/errors.ts';
 import { loadMessages } from './history.ts';
+import { SessionEvents } from '../events/types.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT, type SystemPromptRecord } from './system-prompt.ts';
 import { ClientCache } from './model-resolve.ts';
 import { finishedPrompt } from './prompt-state.ts';
@@ -13,6 +14,9 @@ import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
 import { SessionRuntime } from './runtime.ts';
 import { noTools, type ToolExecutor } from './tools.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
+
+/** Newly created sessions remembered for a read-free first load (older ones load from the journal). */
+const FRESH_MAX = 10_000;
 
 /**
  * The runtimes of live sessions (`app.engine`). A runtime is created on a session's
@@ -29,8 +33,26 @@ export class EngineRegistry {
   /** Part B identity: resolved once at startup; edits apply to sessions started after a restart. */
   private readonly identity: { name: string; slug: string };
 
+  /** Sessions created by this process, with the seq of their `session.created` (their stream holds nothing else yet). */
+  private readonly fresh = new Map<string, number>();
+
   constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {
     this.identity = { ...app.config.current().identity };
+    app.journal.on('committed', (events: Array<{ stream: string; type: string; seq: number }>) => {
+      for (const e of events) {
+        if (e.type !== SessionEvents.created) continue;
+        this.fresh.set(e.stream, e.seq);
+        if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!);
+      }
+    });
+  }
+
+  /** The journal of a session, or nothing to read when it was just created here and has no other event. */
+  private readSession(id: string) {
+    const createdAt = this.fresh.get(id);
+    this.fresh.delete(id);
+    if (createdAt !== undefined && this.app.journal.headSeq(id) === createdAt) return Promise.resolve({ messages: [], events: [] });
+    return loadMessages(this.app.journal, id);
   }
 
   get(sessionId: string): SessionRuntime | undefined {
@@ -83,7 +105,7 @@ export class EngineRegistry {
     assertPoolUsable(this.app.config.current());
     // The system prompt a new session would get is read alongside its journal (used only when none is recorded).
     const [{ messages, events }, fresh] = await Promise.all([
-      loadMessages(this.app.journal, session.id), buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()),
+      this.readSession(session.id), buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()),
     ]);
     const orphans = settleOrphans(events, this.app.clock.now().toISOString(), session.id);
     if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
