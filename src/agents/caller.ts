@@ -1,5 +1,5 @@
 import type { BoundModel } from './pool.ts';
-import { resolveModel, resolveThinking } from '../engine/model-resolve.ts';
+import { sessionModel } from '../engine/model-resolve.ts';
 import type { ToolContext } from '../tools/types.ts';
 
 /** Subagent types: which tools each may use (the spawn exclusions always apply). */
@@ -10,10 +10,7 @@ export const SUBAGENT_TYPES: Record<string, { summary: string; only?: readonly s
 
 /** The calling agent's own model and effort (what `primary` and an unconfigured pool mean). */
 export function callerModel(ctx: ToolContext): BoundModel {
-  const c = ctx.config;
-  const agentConfig = ctx.session.agent_config as { model?: string; thinking?: string };
-  const model = resolveModel(c, ctx.app.live.get(ctx.session.id)?.model ?? undefined, agentConfig.model);
-  return { model, thinking: resolveThinking(c, model.record, agentConfig.thinking) };
+  return sessionModel(ctx.app, ctx.session);
 }
 
 /** The session's sticky disabled_tools (a prompt's override is stored there before its turn runs). */

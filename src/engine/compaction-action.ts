@@ -3,7 +3,7 @@ import { Codes } from '../http/codes.ts';
 import { ApiError } from '../http/errors.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
 import { compactable } from './compaction.ts';
-import { resolveModel } from './model-resolve.ts';
+import { sessionModel } from './model-resolve.ts';
 
 /**
  * POST :compact: checks and starts a manual compaction of the main agent's context, which
@@ -15,9 +15,8 @@ export async function requestCompaction(app: AppContext, sessionId: string, inst
   const rt = await app.engine.runtime(session);
   if (app.live.isBusy(sessionId) || rt.busy) throw refused('busy', 'a turn or another context change is active');
   if (!compactable(rt.history)) throw refused('nothing_to_compact', 'no context since the last compaction');
-  const agentConfig = session.agent_config as { model?: string };
   // The session's model, as a turn would pick it without a prompt override (40110 / 40113).
-  const model = resolveModel(app.config.current(), app.live.get(sessionId)?.model ?? undefined, agentConfig.model);
+  const { model } = sessionModel(app, session);
   const text = instruction?.trim();
   rt.startCompaction(model, text || undefined);
   return {};

@@ -132,6 +132,17 @@ export class ClientCache {
   }
 }
 
+/**
+ * The model and thinking a session's agent runs with when no prompt overrides them: the model bound
+ * while live, else the profile's, else the default (40110 / 40113 when none resolves).
+ */
+export function sessionModel(app: Pick<AppContext, 'config' | 'live'>, session: { id: string; agent_config: unknown }): { model: ResolvedModel; thinking: ThinkingRequest } {
+  const c = app.config.current();
+  const agentConfig = (session.agent_config ?? {}) as { model?: string; thinking?: string };
+  const model = resolveModel(c, app.live.get(session.id)?.model ?? undefined, agentConfig.model);
+  return { model, thinking: resolveThinking(c, model.record, agentConfig.thinking) };
+}
+
 /** Thinking values a prompt or profile may name: an effort, or `off`. */
 export const THINKING_VALUES = [...EFFORTS, 'off'] as const;
 
