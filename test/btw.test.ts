@@ -84,3 +84,21 @@ test('prompts to an unknown agent_id are 40001; :btw needs a model configuration
   const missing = await env.s.post('/api/v1/sessions/ses_nope:btw', {});
   t.is(missing.code, 40401);
 });
+
+test('a :btw agent rebuilt after a restart keeps its fork prefix even when the main agent compacted later', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  await mainTurn(env, 'before fork');
+  const agentId = (await env.s.post(`/api/v1/sessions/${env.sid}:btw`, {})).data.agent_id as string;
+  env.llm.setScript({ events: [{ text: 'SUMMARY OF MAIN' }] });
+  t.is((await env.s.post(`/api/v1/sessions/${env.sid}:compact`, {})).code, 0);
+  await until(async () => (await journal(env)).some((e) => e.type === 'compaction.completed'));
+  const s2 = await env.s.restart();
+  t.teardown(() => s2.stop());
+  const env2 = { ...env, s: s2 };
+  env.llm.setScript({ events: [{ text: 'btw answer' }] });
+  t.is((await prompt(env2, { content: text('aside'), agent_id: agentId })).code, 0);
+  await until(async () => (await journal(env2)).some((e) => e.type === 'turn.ended' && e.payload.agent_id === agentId));
+  const req = env.llm.requests.at(-1)!.body;
+  t.deepEqual(userTexts(req), ['before fork', 'aside']);
+  t.false(JSON.stringify(req.messages).includes('SUMMARY OF MAIN'));
+});

@@ -2,8 +2,8 @@ import { monotonicFactory } from 'ulid';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
 import type { Message } from '../engine/events.ts';
-import { loadMessages } from '../engine/history.ts';
-import { resolveModel, resolveThinking } from '../engine/model-resolve.ts';
+import { loadMessages, replayContext } from '../engine/history.ts';
+import { sessionModel } from '../engine/model-resolve.ts';
 import { finishedPrompt } from '../engine/prompt-state.ts';
 import { SessionRuntime, type RuntimeDeps } from '../engine/runtime.ts';
 import { EngineEvents, type PromptAcceptedPayload } from '../engine/events.ts';
@@ -30,11 +30,8 @@ function settledPrefix(history: readonly Message[]): Message[] {
 export async function createBtwAgent(
   app: AppContext, deps: RuntimeDeps, session: SessionRecord, main: { history: readonly Message[]; system?: string; identity: { name: string; slug: string } },
 ): Promise<SessionRuntime> {
-  const c = app.config.current();
-  const agentConfig = session.agent_config as { model?: string; thinking?: string };
   // A usable model configuration is required (40110 / 40113 otherwise).
-  const model = resolveModel(c, app.live.get(session.id)?.model ?? undefined, agentConfig.model);
-  const thinking = resolveThinking(c, model.record, agentConfig.thinking);
+  const { model, thinking } = sessionModel(app, session);
   const history = settledPrefix(main.history);
   const agentId = `btw_${nextUlid()}`;
   const payload: SubagentSpawnedPayload = {
@@ -50,16 +47,18 @@ export async function createBtwAgent(
 
 /** After a restart: the `:btw` agent's history is the main history up to its fork point plus its own messages. */
 export async function rebuildBtwAgent(app: AppContext, deps: RuntimeDeps, session: SessionRecord, agentId: string): Promise<SessionRuntime | undefined> {
-  const main = await loadMessages(app.journal, session.id);
-  const spawned = main.events.find((e) => e.type === SubagentEvents.spawned && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
-  if (!spawned) return undefined;
-  const forkId = (spawned.payload as SubagentSpawnedPayload).forked_from_message_id;
-  const cut = forkId ? main.messages.findIndex((m) => m.id === forkId) + 1 : 0;
+  // One read: the agent's own messages, and every event to replay the main context as it was at the fork.
   const own = await loadMessages(app.journal, session.id, agentId);
-  const rt = new SessionRuntime(deps, session.id, session.workspace_id, [...main.messages.slice(0, cut), ...own.messages], {
-    id: agentId, toolScope: { only: BTW_TOOLS }, ...recordedSystem(main.events, agentId),
+  const at = own.events.findIndex((e) => e.type === SubagentEvents.spawned && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
+  if (at < 0) return undefined;
+  const mainAtFork: Message[] = [];
+  for (const e of own.events.slice(0, at)) replayContext(mainAtFork, e, 'main');
+  const forkId = (own.events[at]!.payload as SubagentSpawnedPayload).forked_from_message_id;
+  const cut = forkId ? mainAtFork.findIndex((m) => m.id === forkId) + 1 : 0;
+  const rt = new SessionRuntime(deps, session.id, session.workspace_id, [...mainAtFork.slice(0, cut), ...own.messages], {
+    id: agentId, toolScope: { only: BTW_TOOLS }, ...recordedSystem(own.events, agentId),
   });
-  for (const e of main.events) {
+  for (const e of own.events) {
     if (e.type === EngineEvents.promptAccepted && e.payload?.agent_id === agentId) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
   }
   return rt;
