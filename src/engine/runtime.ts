@@ -1,9 +1,8 @@
 import { fastUlidFactory } from './ids.ts';
-import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { AppContext } from '../app/context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
-import { trackWork } from '../sessions/interaction.ts';
+import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
 import { compact } from './compaction.ts';
 import { CompactionSlot } from './compaction-slot.ts';
 import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
@@ -240,7 +239,7 @@ export class SessionRuntime {
     const state = app.live.get(this.sessionId);
     if (this.isMain && !this.closed && !this.active && state?.main_turn_active) {
       this.live(false, state.model ?? '');
-      await app.journal.append(this.workEvents(false));
+      await app.journal.append(this.workEvents());
     }
   }
 
@@ -267,7 +266,7 @@ export class SessionRuntime {
       { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
       { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
       ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
-      ...(wasBusy ? [] : this.workEvents(true)),
+      ...(wasBusy ? [] : this.workEvents()),
     ])]);
     started.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
     let outcome: TurnOutcome | null;
@@ -293,7 +292,7 @@ export class SessionRuntime {
     const ended: TurnEndedPayload = { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: app.clock.now().toISOString() };
     await app.journal.append([
       { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended },
-      ...(more ? [] : this.workEvents(false)),
+      ...(more ? [] : this.workEvents()),
     ]);
     this.active = undefined;
     mark(this.sessionId, 'turn.ended');
@@ -315,7 +314,7 @@ export class SessionRuntime {
       steps: 0, ended_at: app.clock.now().toISOString(),
     };
     try {
-      await app.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents(false))]);
+      await app.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents())]);
     } catch (appendErr) {
       app.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');
     }
@@ -331,6 +330,11 @@ export class SessionRuntime {
     }
   }
 
+  /** `work_changed` + `status_changed` from the live state (set by `live` just before). */
+  private workEvents() {
+    return workChangedEvents(this.deps.app, this.sessionId);
+  }
+
   /** Live state and work events describe the main agent only (`main_turn_active`). */
   private live(active: boolean, model: string): void {
     if (!this.isMain) return;
@@ -344,15 +348,5 @@ export class SessionRuntime {
     if (text === undefined) return undefined;
     const planMode = (this.deps.app.sessions.get(this.sessionId)?.agent_config as { plan_mode?: unknown } | undefined)?.plan_mode === true;
     return planMode ? text + PLAN_MODE_REMINDER : text;
-  }
-
-  private workEvents(active: boolean) {
-    // `busy` also counts other work (background tasks, a compaction): the live state derives it.
-    const busy = this.deps.app.live.get(this.sessionId)?.busy ?? active;
-    const base = { session_id: this.sessionId, workspace_id: this.workspaceId, busy, main_turn_active: active };
-    return [
-      { stream: GLOBAL_STREAM, type: EngineEvents.workChanged, payload: base },
-      { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload: { ...base, pending_interaction: this.deps.app.live.get(this.sessionId)?.pending_interaction ?? 'none' } },
-    ];
   }
 }
