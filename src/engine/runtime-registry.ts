@@ -47,12 +47,11 @@ export class EngineRegistry {
     });
   }
 
-  /** The journal of a session, or nothing to read when it was just created here and has no other event. */
-  private readSession(id: string) {
+  /** Whether the session was just created here and its stream holds nothing else (no journal read needed). */
+  private isFresh(id: string): boolean {
     const createdAt = this.fresh.get(id);
     this.fresh.delete(id);
-    if (createdAt !== undefined && this.app.journal.headSeq(id) === createdAt) return Promise.resolve({ messages: [], events: [] });
-    return loadMessages(this.app.journal, id);
+    return createdAt !== undefined && this.app.journal.headSeq(id) === createdAt;
   }
 
   get(sessionId: string): SessionRuntime | undefined {
@@ -103,14 +102,12 @@ export class EngineRegistry {
   private async load(session: SessionRecord): Promise<SessionRuntime> {
     // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
     assertPoolUsable(this.app.config.current());
-    // The system prompt a new session would get is read alongside its journal (used only when none is recorded).
-    const [{ messages, events }, fresh] = await Promise.all([
-      this.readSession(session.id), buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()),
-    ]);
+    const { messages, events } = this.isFresh(session.id) ? { messages: [], events: [] } : await loadMessages(this.app.journal, session.id);
+    const system = await this.mainSystem(session, events);
     const orphans = settleOrphans(events, this.app.clock.now().toISOString(), session.id);
     if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
     for (const e of orphans) if (e.type === EngineEvents.messageCreated && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
-    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages, { id: MAIN_AGENT, system: this.mainSystem(events, fresh) });
+    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages, { id: MAIN_AGENT, system });
     for (const e of events) {
       if (e.type === EngineEvents.promptAccepted && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
       if (e.type === EngineEvents.promptAborted) {
@@ -128,10 +125,10 @@ export class EngineRegistry {
    * The main agent's system prompt: the one recorded when the session first ran (a resumed session
    * keeps it, Part B identity), or a new one built with the identity resolved at startup.
    */
-  private mainSystem(events: Array<{ type: string; payload: any }>, fresh: string) {
+  private async mainSystem(session: SessionRecord, events: Array<{ type: string; payload: any }>) {
     const recorded = events.find((e) => e.type === SYSTEM_PROMPT_EVENT && e.payload?.agent_id === MAIN_AGENT)?.payload as SystemPromptRecord | undefined;
     if (recorded) return { text: recorded.text, recorded: true, identity: recorded.identity };
-    return { text: fresh, recorded: false, identity: this.identity };
+    return { text: await buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()), recorded: false, identity: this.identity };
   }
 
 
