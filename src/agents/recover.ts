@@ -1,6 +1,7 @@
 import { EngineEvents, type Message, type TurnEndedPayload } from '../engine/events.ts';
 import { newMessageId } from '../engine/turn.ts';
 import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
+import { subagentNotice } from './subagent-task.ts';
 import { CompactionEvents, type CompactionFailedPayload } from '../engine/compaction-events.ts';
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
@@ -55,10 +56,9 @@ export function settleOrphans(events: readonly Ev[], now: string, sessionId: str
 }
 
 function interruptedNote(a: SubagentSpawnedPayload, sessionId: string, now: string): Message {
-  const text = `<task-notification>\nBackground agent ${a.agent_id} (task ${a.task_id ?? 'unknown'}, "${a.description}") ended: status failed.\n`
-    + '[interrupted] the daemon stopped while the subagent ran; its work is incomplete.\n</task-notification>';
-  return {
-    id: newMessageId(), session_id: sessionId, role: 'user', content: [{ type: 'text', text }], created_at: now,
-    metadata: { task_notification: { task_id: a.task_id, status: 'failed', agent_id: a.agent_id } },
-  };
+  const { text, meta } = subagentNotice(
+    { agent_id: a.agent_id, task_id: a.task_id ?? 'unknown', description: a.description, status: 'failed' },
+    '[interrupted] the daemon stopped while the subagent ran; its work is incomplete.',
+  );
+  return { id: newMessageId(), session_id: sessionId, role: 'user', content: [{ type: 'text', text }], created_at: now, metadata: { task_notification: meta } };
 }

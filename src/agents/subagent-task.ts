@@ -14,6 +14,7 @@ export interface SubagentTaskSpec {
 export class SubagentTask implements LiveTask {
   status: TaskStatus = 'running';
   background: boolean;
+  readonly canOutliveDaemon = false;
   stopReason?: StopReason;
   onBackground?: () => void;
   readonly done: Promise<void>;
@@ -66,8 +67,13 @@ export class SubagentTask implements LiveTask {
   notice(): { text: string; meta: Record<string, unknown> } {
     const o = this.toObject();
     const body = this.result.length > 20_000 ? `${this.result.slice(0, 20_000)}\n[… truncated; full text in ${this.spec.logFile}]` : this.result;
-    const text = `<task-notification>\nBackground agent ${o.agent_id} (task ${o.id}, "${o.description}") ended: status ${o.status}.\n`
-      + `${body}\n</task-notification>`;
-    return { text, meta: { task_id: o.id, status: o.status, agent_id: o.agent_id } };
+    return subagentNotice({ agent_id: o.agent_id!, task_id: o.id, description: o.description, status: o.status }, body);
   }
+}
+
+/** The task notification of a background subagent (also written at restart for one the stop cut off). */
+export function subagentNotice(a: { agent_id: string; task_id: string; description: string; status: TaskStatus }, body: string) {
+  const text = `<task-notification>\nBackground agent ${a.agent_id} (task ${a.task_id}, "${a.description}") ended: status ${a.status}.\n`
+    + `${body}\n</task-notification>`;
+  return { text, meta: { task_id: a.task_id, status: a.status, agent_id: a.agent_id } };
 }

@@ -7,16 +7,20 @@ const PAGE = 1000;
 /** How far back op batches reach: the last OPS_WINDOW events of the stream (as WS replay). */
 export const OPS_WINDOW = 1000;
 
-/** Folds the session's stream, read once in pages of PAGE events (never the runtime). */
-export async function loadTranscript(journal: Journal, sessionId: string): Promise<TranscriptState> {
+/** Folds the session's stream, read once in pages of PAGE events (never the runtime); `seq` = the last event folded. */
+export async function foldTranscript(journal: Journal, sessionId: string): Promise<{ state: TranscriptState; seq: number }> {
   const state = newTranscriptState();
-  for (let from = 1; ; ) {
-    const batch = await journal.readRange(sessionId, from, undefined, PAGE);
+  let seq = 0;
+  for (;;) {
+    const batch = await journal.readRange(sessionId, seq + 1, undefined, PAGE);
     for (const e of batch) foldEvent(state, e);
-    if (batch.length < PAGE) break;
-    from = batch[batch.length - 1]!.seq + 1;
+    if (batch.length) seq = batch[batch.length - 1]!.seq;
+    if (batch.length < PAGE) return { state, seq };
   }
-  return state;
+}
+
+export async function loadTranscript(journal: Journal, sessionId: string): Promise<TranscriptState> {
+  return (await foldTranscript(journal, sessionId)).state;
 }
 
 /** A live session has its runtime in memory; only then is there an op watermark. */

@@ -2,9 +2,8 @@ import type { AppContext } from '../app/context.ts';
 import { Codes } from '../http/codes.ts';
 import { ApiError } from '../http/errors.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
-import { foldEvent } from '../transcript/fold.ts';
-import { readOps } from '../transcript/read.ts';
-import { newTranscriptState, type TranscriptState } from '../transcript/state.ts';
+import { foldTranscript, readOps } from '../transcript/read.ts';
+import type { TranscriptState } from '../transcript/state.ts';
 import { agentOf, turnPage } from '../transcript/views.ts';
 import type { WsConnection } from './connection.ts';
 import type { SubscribeV2Payload, UnsubscribeV2Payload } from './frames.ts';
@@ -12,7 +11,6 @@ import type { Outcome } from './subscribe.ts';
 import { opsFrame, resetFrame } from './transcript-frames.ts';
 import { carries, gradeOf, type Grade, type TranscriptSub } from './transcript-sub.ts';
 
-const PAGE = 1000;
 
 /**
  * `subscribe_v2`: the channel is set in hold mode at once (live ops of the session are queued), the ack
@@ -42,16 +40,7 @@ export function unsubscribeV2(conn: WsConnection, p: UnsubscribeV2Payload): Outc
 }
 
 /** Folds the whole stream once; `seq` = the last event folded (events after it are held live ops). */
-async function fold(app: AppContext, sessionId: string): Promise<{ state: TranscriptState; seq: number }> {
-  const state = newTranscriptState();
-  let seq = 0;
-  for (;;) {
-    const batch = await app.journal.readRange(sessionId, seq + 1, undefined, PAGE);
-    for (const e of batch) foldEvent(state, e);
-    if (batch.length) seq = batch[batch.length - 1]!.seq;
-    if (batch.length < PAGE) return { state, seq };
-  }
-}
+const fold = (app: AppContext, sessionId: string) => foldTranscript(app.journal, sessionId);
 
 async function baseline(app: AppContext, conn: WsConnection, p: SubscribeV2Payload, sub: TranscriptSub): Promise<void> {
   const sid = p.session_id;
