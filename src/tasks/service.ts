@@ -119,16 +119,14 @@ export class TaskService {
     await Promise.all(running.map((t) => t.done));
   }
 
-  /** Daemon stop: kill every task unless background.keep_alive_on_exit (a subagent cannot outlive the daemon). */
+  /** Daemon stop: end every running task, except those that can outlive the daemon when background.keep_alive_on_exit. */
   async closeAll(): Promise<void> {
     this.closing = true;
-    if (this.app.config.current().background.keep_alive_on_exit) {
-      const agents = [...this.bySession.values()].flatMap((m) => [...m.values()]).filter((t) => t.status === 'running' && !(t instanceof BashTask));
-      for (const t of agents) t.stop('cancel');
-      await Promise.all(agents.map((t) => t.done));
-      return;
-    }
-    await Promise.all([...this.bySession.keys()].map((sid) => this.killSession(sid)));
+    const keep = this.app.config.current().background.keep_alive_on_exit;
+    const ending = [...this.bySession.values()].flatMap((m) => [...m.values()])
+      .filter((t) => t.status === 'running' && !(keep && t.canOutliveDaemon));
+    for (const t of ending) t.stop('cancel');
+    await Promise.all(ending.map((t) => t.done));
     await Promise.all([...this.pending]);
   }
 

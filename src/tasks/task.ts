@@ -23,6 +23,8 @@ export interface LiveTask {
   readonly spec: { id: string; sessionId: string; description: string; logFile: string };
   status: TaskStatus;
   background: boolean;
+  /** Kept running past the daemon's stop under `keep_alive_on_exit` (a process can, a subagent cannot). */
+  readonly canOutliveDaemon: boolean;
   stopReason?: StopReason;
   /** Called when a foreground task moves to the background (the waiting tool call returns). */
   onBackground?: () => void;
@@ -50,6 +52,7 @@ export function killGroup(pid: number, sig: NodeJS.Signals): void {
 /** One Bash command in its own process group, its output streamed to a log file on disk. */
 export class BashTask implements LiveTask {
   readonly spec: TaskSpec;
+  readonly canOutliveDaemon = true;
   status: TaskStatus = 'running';
   background: boolean;
   /** Called when a foreground task moves to the background (the waiting tool call returns). */
