@@ -4,6 +4,7 @@ import path from 'node:path';
 import { findSessionMedia, storeSessionMedia } from '../src/media/session-media.ts';
 import { tempDir } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { rawGet, uploadFile } from './helpers/files.ts';
 
 async function setup(t: any): Promise<{ s: TestServer; id: string }> {
   const s = await startTestServer();
@@ -12,19 +13,8 @@ async function setup(t: any): Promise<{ s: TestServer; id: string }> {
   return { s, id: r.data.id };
 }
 
-async function raw(s: TestServer, url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(s.baseUrl + url, { headers: { Authorization: `Bearer ${s.token}`, ...headers } });
-  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
-async function upload(s: TestServer, bytes: Buffer, name: string, type: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
-  const res = await fetch(`${s.baseUrl}/api/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: form });
-  const body = await res.json();
-  if (body.code !== 0) throw new Error(JSON.stringify(body));
-  return body.data.id;
-}
+const raw = rawGet;
+const upload = async (s: TestServer, bytes: Buffer, name: string, type: string) => (await uploadFile(s, bytes, name, type)).id;
 
 const BYTES = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
 

@@ -4,23 +4,19 @@ import path from 'node:path';
 import { scripts } from '../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, types, type EngineEnv } from './helpers/engine.ts';
 import type { TestServer } from './helpers/server.ts';
+import { rawGet, uploadFile } from './helpers/files.ts';
 
 const TEXT = 'line one of notes.md\nthe answer is 42 — café\n';
 
-async function upload(s: TestServer, bytes: Buffer, name: string, type: string): Promise<{ id: string; name: string; media_type: string; size: number }> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
-  const res = await fetch(`${s.baseUrl}/api/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: form });
-  return ((await res.json()) as any).data;
-}
+const upload = uploadFile;
 
 async function stored(env: EngineEnv): Promise<string[]> {
   return readdir(path.join(env.s.home, 'sessions-media', env.sid)).catch(() => []);
 }
 
 async function raw(s: TestServer, url: string) {
-  const res = await fetch(s.baseUrl + url, { headers: { Authorization: `Bearer ${s.token}` } });
-  return { status: res.status, type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+  const r = await rawGet(s, url);
+  return { status: r.status, type: r.headers.get('content-type'), bytes: r.bytes };
 }
 
 /** Every user message the fixture LLM got in its last request, as one string. */

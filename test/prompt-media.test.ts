@@ -4,23 +4,15 @@ import path from 'node:path';
 import { scripts } from '../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, text, turnEnded, types, type EngineEnv } from './helpers/engine.ts';
 import type { TestServer } from './helpers/server.ts';
+import { rawGet, uploadFile } from './helpers/files.ts';
 
 /** A small PNG-looking payload; its base64 is long and distinctive enough to grep for. */
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 7) % 256))]);
 const B64 = PNG.toString('base64');
 const b64Image = (data = B64, media_type = 'image/png') => ({ type: 'image', source: { kind: 'base64', media_type, data } });
 
-async function raw(s: TestServer, url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(s.baseUrl + url, { headers: { Authorization: `Bearer ${s.token}`, ...headers } });
-  return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
-}
-
-async function upload(s: TestServer, bytes: Buffer, name: string, type: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
-  const res = await fetch(`${s.baseUrl}/api/v1/files`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}` }, body: form });
-  return ((await res.json()) as any).data.id;
-}
+const raw = rawGet;
+const upload = async (s: TestServer, bytes: Buffer, name: string, type: string) => (await uploadFile(s, bytes, name, type)).id;
 
 /** Files in the session's media store (none when the directory was never made). */
 async function stored(env: EngineEnv, sid = env.sid): Promise<string[]> {

@@ -3,14 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../fixtures/llm/index.ts';
 import { journal, newSession, prompt, startEngine, text, turnEnded, types } from './helpers/engine.ts';
-import { startTestServer, tempHome, TEST_TOKEN, type TestServer } from './helpers/server.ts';
+import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+import { uploadFile } from './helpers/files.ts';
 
-async function upload(s: TestServer, data: Blob, filename: string): Promise<string> {
-  const form = new FormData();
-  form.append('file', data, filename);
-  const res = await fetch(s.baseUrl + '/api/v1/files', { method: 'POST', headers: { Authorization: `Bearer ${TEST_TOKEN}` }, body: form });
-  return ((await res.json()) as any).data.id;
-}
+const upload = async (s: TestServer, data: Blob, filename: string) => (await uploadFile(s, data, filename)).id;
 
 test('prompt_id idempotency: 40927 while in flight, 40903 with {aborted:false} once completed', async (t) => {
   const env = await startEngine(t);

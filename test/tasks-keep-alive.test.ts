@@ -6,8 +6,7 @@ import { engineConfig, until } from './helpers/engine.ts';
 import { tempDir } from './helpers/fs.ts';
 import { api, killed, spawnDaemon } from './helpers/process.ts';
 import { tempHome } from './helpers/server.ts';
-
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+import { alive } from './helpers/bash.ts';
 
 test('a kept-alive task outlives a real daemon process and keeps writing its log (no SIGPIPE)', async (t) => {
   const llm = await startFixtureLlm();

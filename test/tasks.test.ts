@@ -3,19 +3,12 @@ import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { alive, runBash } from './helpers/bash.ts';
 
 const YOLO = 'default_permission_mode = "yolo"';
 const withBg = (lines: string) => `${YOLO}\n[background]\n${lines}`;
 
-async function bash(env: EngineEnv, args: Record<string, unknown>, n = 1): Promise<any> {
-  const id = `b${n}`;
-  env.llm.setScript({ events: [{ tool_call: { id, name: 'Bash', args } }] }, scripts.helloText);
-  await prompt(env, 'run');
-  await turnEnded(env, n, 20_000);
-  return (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)!.payload;
-}
-
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const bash = runBash;
 const taskIdOf = (content: string) => /task_[0-9A-Z]+/.exec(content)![0];
 const url = (env: EngineEnv, rest = '') => `/api/v1/sessions/${env.sid}/tasks${rest}`;
 const getTask = async (env: EngineEnv, id: string, q = '') => (await env.s.get(url(env, `/${id}${q}`))).data;
