@@ -38,13 +38,34 @@ function fromApiCall(err: APICallError): WireError {
   // No status, or a body that broke after a 2xx: the connection failed, not the request.
   if (status !== undefined && status < 400 && APICallError.isInstance(err.cause)) return fromApiCall(err.cause);
   if (status === undefined || (status < 400 && isNetworkError(err.cause))) return { kind: 'transient', message: `connection error: ${message}` };
-  const retry = retryAfterMs(err.responseHeaders);
+  return fromStatus(status, message, err.responseHeaders, err.responseBody);
+}
+
+/**
+ * An HTTP failure answer of a model request: `body` is the answer's text, whose JSON
+ * `error.message` (the OpenAI-style error shape most gateways use) becomes the message.
+ */
+export function httpError(status: number, statusText: string, headers: Record<string, string>, body: string): WireError {
+  return fromStatus(status, jsonErrorMessage(body) ?? (statusText || `HTTP ${status}`), headers, body);
+}
+
+function fromStatus(status: number, message: string, headers: Record<string, string> | undefined, body: string | undefined): WireError {
+  const retry = retryAfterMs(headers);
   const base = { status, message, ...(retry !== undefined ? { retry_after_ms: retry } : {}) };
-  if (status === 429) return { ...base, kind: QUOTA.test(err.responseBody ?? message) ? 'quota' : 'transient' };
+  if (status === 429) return { ...base, kind: QUOTA.test(body || message) ? 'quota' : 'transient' };
   if (status === 401 || status === 403) return { ...base, kind: 'auth' };
   if (status === 408 || status >= 500) return { ...base, kind: 'transient' };
   if (status >= 400) return { ...base, kind: 'bad_request' };
   return { ...base, kind: 'other' };
+}
+
+function jsonErrorMessage(body: string): string | undefined {
+  try {
+    const m = (JSON.parse(body) as { error?: { message?: unknown } } | null)?.error?.message;
+    return typeof m === 'string' && m ? m : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function apiMessage(err: APICallError): string {

@@ -2,15 +2,22 @@ import { messagesApi } from './anthropic.ts';
 import { resolveCredentials } from './credentials.ts';
 import { classifyError, WireConfigError } from './errors.ts';
 import { cloudAi, genai } from './google.ts';
-import { chatCompat, responses, svc } from './openai-family.ts';
+import { chatCompat, svc, type Streamer } from './chat-completions/client.ts';
+import { responses } from './responses.ts';
 import type { Protocol, ProtocolInput } from './protocol.ts';
 import { toPrompt, toTools } from './prompt.ts';
 import { streamModel } from './stream.ts';
 import { markHere } from '../../engine/trace.ts';
 import { WIRE_TYPES, type WireError, type ModelClient, type ModelEntry, type ModelRequest, type ModelStreamPart, type ProviderEntry, type WireType } from './types.ts';
 
-const BUILDERS: Record<WireType, (input: ProtocolInput) => Protocol> = {
-  svc, chat_compat: chatCompat, chat_compat_responses: responses, messages_api: messagesApi, genai, cloud_ai: cloudAi,
+/** chat completions (chat_compat, svc) is read straight off the socket; the other protocols go through the AI SDK. */
+const BUILDERS: Record<WireType, (input: ProtocolInput) => Streamer> = {
+  svc,
+  chat_compat: chatCompat,
+  chat_compat_responses: viaSdk(responses),
+  messages_api: viaSdk(messagesApi),
+  genai: viaSdk(genai),
+  cloud_ai: viaSdk(cloudAi),
 };
 
 /**
@@ -23,11 +30,14 @@ export function createModelClient(provider: ProviderEntry, model: ModelEntry): M
   if (!WIRE_TYPES.includes(type)) throw new WireConfigError(`unknown provider type: ${String(type)}`);
   const baseOverride = model.base_url && model.protocol ? model.base_url : undefined;
   const creds = resolveCredentials(type, provider, baseOverride, type !== 'cloud_ai');
-  const protocol = BUILDERS[type]({ creds, model, headers: { ...(provider.custom_headers ?? {}) } });
-  return {
-    wireType: type,
-    modelId: model.model,
-    stream: (req, signal) => runRequest(protocol, req, signal),
+  const stream = BUILDERS[type]({ creds, model, headers: { ...(provider.custom_headers ?? {}) } });
+  return { wireType: type, modelId: model.model, stream };
+}
+
+function viaSdk(build: (input: ProtocolInput) => Protocol): (input: ProtocolInput) => Streamer {
+  return (input) => {
+    const protocol = build(input);
+    return (req, signal) => runRequest(protocol, req, signal);
   };
 }
 

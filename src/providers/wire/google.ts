@@ -3,7 +3,7 @@ import { createVertex } from '@ai-sdk/google-vertex';
 import { createVertex as createVertexServiceAccount } from '@ai-sdk/google-vertex/edge';
 import { APICallError } from '@ai-sdk/provider';
 import { WireConfigError } from './errors.ts';
-import { sseLineFetch } from './reasoning-key.ts';
+import { sseLineFetch } from './sse-line-fetch.ts';
 import type { Protocol, ProtocolInput } from './protocol.ts';
 import { thinkingOn } from './protocol.ts';
 import type { ModelEntry, ModelRequest } from './types.ts';

@@ -1,7 +1,8 @@
 /**
  * The provider-neutral model interface the engine drives. One client per (provider, model) entry;
  * the wire protocol behind it (chat completions, Responses, Messages, Gemini, Vertex) is invisible
- * here. Shapes are ours: camelCase in code, converted to each protocol by the AI SDK providers.
+ * here. Shapes are ours: camelCase in code, converted to each protocol by chat-completions/ (chat_compat,
+ * svc) or by the AI SDK providers (the others).
  */
 
 /** Opaque provider data to hand back verbatim on the next request (thinking signatures, item ids). */

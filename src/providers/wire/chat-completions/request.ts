@@ -1,0 +1,83 @@
+import type { ImagePart, ModelMessage, ModelRequest, ProviderMeta, TextPart, ToolResultPart } from '../types.ts';
+
+/**
+ * The body of a streamed OpenAI chat-completions request (`POST {base}/chat/completions`), the
+ * same fields @ai-sdk/openai-compatible sent for us before: `stream_options.include_usage` so
+ * the usage chunk arrives, `reasoning_effort`, and `extra` keys (svc's `thinking`) at the top.
+ */
+export interface ChatBodyOptions {
+  model: string;
+  maxTokens?: number;
+  reasoningEffort?: string;
+  extra?: Record<string, unknown>;
+  /** A gateway's own name for `reasoning_content` on replayed assistant messages (`reasoning_key`). */
+  reasoningKey?: string;
+}
+
+export function chatBody(req: ModelRequest, o: ChatBodyOptions): Record<string, unknown> {
+  const messages: Array<Record<string, unknown>> = [];
+  if (req.system) messages.push({ role: 'system', content: req.system });
+  for (const m of req.messages) appendMessage(messages, m, o.reasoningKey ?? 'reasoning_content');
+  return {
+    model: o.model,
+    max_tokens: o.maxTokens,
+    ...o.extra,
+    reasoning_effort: o.reasoningEffort,
+    messages,
+    tools: req.tools?.length
+      ? req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }))
+      : undefined,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+}
+
+function appendMessage(out: Array<Record<string, unknown>>, m: ModelMessage, reasoningKey: string): void {
+  switch (m.role) {
+    case 'user':
+      out.push({ role: 'user', content: m.content.length === 1 && m.content[0].type === 'text' ? m.content[0].text : m.content.map(userPart) });
+      return;
+    case 'assistant': {
+      let text = '';
+      let reasoning = '';
+      const calls: Array<Record<string, unknown>> = [];
+      for (const p of m.content) {
+        if (p.type === 'text') text += p.text;
+        else if (p.type === 'thinking') reasoning += p.text;
+        else calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input) }, ...extraContent(p.meta) });
+      }
+      out.push({
+        role: 'assistant',
+        content: calls.length ? text || null : text,
+        ...(reasoning ? { [reasoningKey]: reasoning } : {}),
+        ...(calls.length ? { tool_calls: calls } : {}),
+      });
+      return;
+    }
+    case 'tool':
+      for (const r of m.content) out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: toolContent(r) });
+  }
+}
+
+function userPart(p: TextPart | ImagePart): Record<string, unknown> {
+  if (p.type === 'text') return { type: 'text', text: p.text };
+  return { type: 'image_url', image_url: { url: imageUrl(p) } };
+}
+
+function imageUrl(p: ImagePart): string {
+  if (/^https?:\/\//.test(p.data)) return p.data;
+  return `data:${p.mediaType === 'image/*' ? 'image/jpeg' : p.mediaType};base64,${p.data}`;
+}
+
+/** Chat completions has no image tool results: text joins; mixed content goes out as JSON. */
+function toolContent(r: ToolResultPart): string {
+  if (typeof r.content === 'string') return r.content;
+  if (r.content.every((c): c is TextPart => c.type === 'text')) return r.content.map((c) => c.text).join('\n');
+  return JSON.stringify(r.content.map((c) => (c.type === 'text' ? c : { type: 'file-data', data: c.data, mediaType: c.mediaType })));
+}
+
+/** Gemini's OpenAI-compatible endpoint signs tool calls; the signature must come back with the call. */
+function extraContent(meta: ProviderMeta | undefined): Record<string, unknown> {
+  const extra = meta?.chat_completions?.extra_content;
+  return extra ? { extra_content: extra } : {};
+}
