@@ -26,6 +26,18 @@ test('the main agent runs with a system prompt naming the identity, the workspac
   t.like(recorded[0]!.payload, { agent_id: 'main', text: sys, identity: { name: 'Acme Coder', slug: 'acme-coder' } });
 });
 
+test('a long AGENTS.md is cut at 40,000 characters, multibyte text included', async (t) => {
+  const env = await startEngine(t);
+  const cwd = env.s.server.app.sessions.get(env.sid)!.cwd;
+  await writeFile(path.join(cwd, 'AGENTS.md'), 'é'.repeat(39_999) + '€' + 'tail that is cut'.repeat(1_000));
+  env.llm.setScript(scripts.helloText);
+  await prompt(env, 'hi');
+  await turnEnded(env);
+  const sys = systemOf(env.llm.requests[0]!.body);
+  t.true(sys.includes('é'.repeat(39_999) + '€\n[AGENTS.md cut at 40000 characters]'));
+  t.false(sys.includes('tail that is cut'));
+});
+
 test('a resumed session keeps its recorded system prompt after the identity changes; a new session gets the new one', async (t) => {
   const env = await startEngine(t, { extraToml: '[identity]\nname = "Old Name"' });
   env.llm.setScript(scripts.helloText);

@@ -103,7 +103,7 @@ export class EngineRegistry {
     // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
     assertPoolUsable(this.app.config.current());
     const { messages, events } = this.isFresh(session.id) ? { messages: [], events: [] } : await loadMessages(this.app.journal, session.id);
-    const system = await this.mainSystem(session, events);
+    const system = this.mainSystem(session, events);
     const orphans = settleOrphans(events, this.app.clock.now().toISOString(), session.id);
     if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
     for (const e of orphans) if (e.type === EngineEvents.messageCreated && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
@@ -125,10 +125,10 @@ export class EngineRegistry {
    * The main agent's system prompt: the one recorded when the session first ran (a resumed session
    * keeps it, Part B identity), or a new one built with the identity resolved at startup.
    */
-  private async mainSystem(session: SessionRecord, events: Array<{ type: string; payload: any }>) {
+  private mainSystem(session: SessionRecord, events: Array<{ type: string; payload: any }>) {
     const recorded = events.find((e) => e.type === SYSTEM_PROMPT_EVENT && e.payload?.agent_id === MAIN_AGENT)?.payload as SystemPromptRecord | undefined;
     if (recorded) return { text: recorded.text, recorded: true, identity: recorded.identity };
-    return { text: await buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()), recorded: false, identity: this.identity };
+    return { text: buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()), recorded: false, identity: this.identity };
   }
 
 

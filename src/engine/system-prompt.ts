@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as v from 'valibot';
@@ -34,20 +34,35 @@ How you work:
 - Be concise: say what you did and what is left, without restating the question.`;
 
 /** The system prompt of a new session's main agent: the template, then the project's AGENTS.md. */
-export async function buildSystemPrompt(identity: { name: string }, cwd: string, now: Date): Promise<string> {
+export function buildSystemPrompt(identity: { name: string }, cwd: string, now: Date): string {
   const text = TEMPLATE
     .replaceAll('${product_name}', identity.name)
     .replaceAll('${cwd}', cwd)
     .replaceAll('${platform}', `${os.platform()} ${os.arch()}`)
     .replaceAll('${date}', now.toISOString().slice(0, 10));
-  const agents = await projectInstructions(cwd);
+  const agents = projectInstructions(cwd);
   return agents ? `${text}\n\nProject instructions (${AGENTS_FILE}):\n${agents}` : text;
 }
 
-async function projectInstructions(cwd: string): Promise<string | undefined> {
+/**
+ * AGENTS.md, read synchronously and bounded: one stat when it is missing (the usual case), one
+ * bounded read when present. An async read takes thread-pool round trips, and when many sessions
+ * start at once each waits for the busy event loop between them.
+ */
+function projectInstructions(cwd: string): string | undefined {
+  const file = path.join(cwd, AGENTS_FILE);
   let body: string;
   try {
-    body = await readFile(path.join(cwd, AGENTS_FILE), 'utf8');
+    const st = statSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile()) return undefined;
+    const fd = openSync(file, 'r');
+    try {
+      // UTF-8 takes at most 4 bytes a character: this many bytes hold more than AGENTS_MAX_CHARS characters.
+      const buf = Buffer.allocUnsafe(Math.min(st.size, AGENTS_MAX_CHARS * 4 + 4));
+      body = buf.toString('utf8', 0, readSync(fd, buf, 0, buf.length, 0));
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return undefined;
   }
