@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { answerText, chunkedAnswer, createSessions, directStream, startRemoteEngineDaemon, TurnTimer, type Timing, type TurnTiming } from './lib/engine.ts';
 import { runBench } from './lib/lifecycle.ts';
@@ -136,6 +136,8 @@ runBench('prompt-latency', 5 * 60_000, async (scope) => {
   const arrivals = (await llm.arrivals()).filter(([text]) => text.startsWith('bench prompt '));
   if (arrivals.length !== expected) throw new Error(`fixture saw ${arrivals.length} model requests from the daemon, expected ${expected}`);
   const arrivedAt = new Map(arrivals);
+  // For lining the fixture's arrival times up with the daemon's SVC_CODE_TRACE_PROMPT marks (epoch ms both).
+  if (process.env.BENCH_ARRIVALS_FILE) await writeFile(process.env.BENCH_ARRIVALS_FILE, JSON.stringify(arrivals));
 
   const o1 = overhead(daemon1, fixture1);
   const o20 = overhead(daemon20, fixture20);

@@ -1,7 +1,9 @@
 import test from 'ava';
 import { ChunkMapper } from '../src/providers/wire/chat-completions/chunks.ts';
-import { chatBody } from '../src/providers/wire/chat-completions/request.ts';
-import type { ModelStreamPart } from '../src/providers/wire/types.ts';
+import { chatBodyJson } from '../src/providers/wire/chat-completions/request.ts';
+import type { ModelRequest, ModelStreamPart } from '../src/providers/wire/types.ts';
+
+const chatBody = (req: ModelRequest, o: { model: string; maxTokens?: number }) => JSON.parse(chatBodyJson(req, o)) as Record<string, unknown>;
 
 /** Gateway variations the fixture's standard chunks do not produce, fed to the production mapper. */
 function run(chunks: unknown[], opts: { reasoningKey?: string; end?: boolean } = {}): ModelStreamPart[] {
@@ -107,6 +109,6 @@ test('request body: images as image_url parts, text tool results joined, system 
   ]);
   t.like(body.messages[2], { role: 'assistant', content: null });
   t.deepEqual(body.messages[3], { role: 'tool', tool_call_id: 'c1', content: 'a\nb' });
-  t.deepEqual(body.tools, [{ type: 'function', function: { name: 'shot', description: undefined, parameters: { type: 'object' } } }]);
+  t.deepEqual(body.tools, [{ type: 'function', function: { name: 'shot', parameters: { type: 'object' } } }]);
   t.like(body, { model: 'm', max_tokens: 9, stream: true, stream_options: { include_usage: true } });
 });

@@ -13,6 +13,7 @@ import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { MAIN_AGENT, newMessageId } from './turn.ts';
 import { mark } from './trace.ts';
+import { takeLoopTurn } from '../lib/loop-turns.ts';
 
 const nextUlid = fastUlidFactory();
 
@@ -47,6 +48,8 @@ function sessionOverrides(body: PromptInput): SessionOverrides {
 
 /** POST /prompts: validates in Core's order, then queues the prompt; resolves once `prompt.accepted` is on disk. */
 export async function acceptPrompt(app: AppContext, sessionId: string, body: PromptInput) {
+  // Prompts arriving together are taken one per loop iteration, with I/O handled in between (see loop-turns.ts).
+  await takeLoopTurn();
   mark(sessionId, 'intake.start');
   const session = findOwnedSession(app, sessionId);
   if (body.prompt_id !== undefined && body.skills) throw validationError([{ field: 'prompt_id', message: 'cannot be combined with skills' }]);

@@ -5,7 +5,7 @@ import type { ProtocolInput } from '../protocol.ts';
 import { thinkingOn, wireEffort } from '../protocol.ts';
 import type { ModelRequest, ModelStreamPart } from '../types.ts';
 import { ChunkMapper } from './chunks.ts';
-import { chatBody } from './request.ts';
+import { chatBodyJson, type ChatBodyOptions } from './request.ts';
 import { streamChatCompletion } from './stream.ts';
 
 export type Streamer = (req: ModelRequest, signal: AbortSignal) => AsyncGenerator<ModelStreamPart>;
@@ -36,7 +36,7 @@ export function svc({ creds, model, headers }: ProtocolInput): Streamer {
 
 function chatStreamer(
   baseURL: string, apiKey: string | undefined, custom: Record<string, string>,
-  options: (req: ModelRequest) => Parameters<typeof chatBody>[1], reasoningKey?: string,
+  options: (req: ModelRequest) => ChatBodyOptions, reasoningKey?: string,
 ): Streamer {
   const url = new URL(`${baseURL}/chat/completions`);
   const base = lowerKeys({ 'user-agent': `svc-code/${SERVER_VERSION}`, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) }, custom);
@@ -44,7 +44,7 @@ function chatStreamer(
     markHere('wire.request');
     let body: string;
     try {
-      body = JSON.stringify(chatBody(req, options(req)));
+      body = chatBodyJson(req, options(req));
     } catch (err) {
       return failed(err, signal);
     }

@@ -1,4 +1,4 @@
-import type { ImagePart, ModelMessage, ModelRequest, ProviderMeta, TextPart, ToolResultPart } from '../types.ts';
+import type { ImagePart, ModelMessage, ModelRequest, ProviderMeta, TextPart, ToolResultPart, ToolSpec } from '../types.ts';
 
 /**
  * The body of a streamed OpenAI chat-completions request (`POST {base}/chat/completions`), the
@@ -14,22 +14,29 @@ export interface ChatBodyOptions {
   reasoningKey?: string;
 }
 
-export function chatBody(req: ModelRequest, o: ChatBodyOptions): Record<string, unknown> {
+/**
+ * The body as JSON text. Tool definitions (JSON Schemas, most of a first request's bytes) are
+ * the same objects request after request (src/tools/registry.ts caches them), so each one is
+ * serialized once and spliced in.
+ */
+export function chatBodyJson(req: ModelRequest, o: ChatBodyOptions): string {
   const messages: Array<Record<string, unknown>> = [];
   if (req.system) messages.push({ role: 'system', content: req.system });
   for (const m of req.messages) appendMessage(messages, m, o.reasoningKey ?? 'reasoning_content');
-  return {
-    model: o.model,
-    max_tokens: o.maxTokens,
-    ...o.extra,
-    reasoning_effort: o.reasoningEffort,
-    messages,
-    tools: req.tools?.length
-      ? req.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } }))
-      : undefined,
-    stream: true,
-    stream_options: { include_usage: true },
-  };
+  const head = JSON.stringify({ model: o.model, max_tokens: o.maxTokens, ...o.extra, reasoning_effort: o.reasoningEffort, messages });
+  const tools = req.tools?.length ? `,"tools":[${req.tools.map(toolJson).join(',')}]` : '';
+  return `${head.slice(0, -1)}${tools},"stream":true,"stream_options":{"include_usage":true}}`;
+}
+
+const toolJsonCache = new WeakMap<ToolSpec, string>();
+
+function toolJson(t: ToolSpec): string {
+  let json = toolJsonCache.get(t);
+  if (json === undefined) {
+    json = JSON.stringify({ type: 'function', function: { name: t.name, description: t.description, parameters: t.inputSchema } });
+    toolJsonCache.set(t, json);
+  }
+  return json;
 }
 
 function appendMessage(out: Array<Record<string, unknown>>, m: ModelMessage, reasoningKey: string): void {
