@@ -69,6 +69,21 @@ for (const type of OPENAI_FAMILY) {
   });
 }
 
+for (const type of ['chat_compat', 'svc'] as const) {
+  test(`${type}: consecutive requests reuse one keep-alive connection`, async (t) => {
+    const f = await fixture(t);
+    // The second answer's body ends 50 ms after its last frame: the client must drain it, not drop the connection.
+    f.setScript(scripts.helloText, { ...scripts.toolCall, end_delay_ms: 50 }, scripts.helloText);
+    const client = fixtureClient(f.url, type);
+    for (const [i, req] of [userSays('a'), withTool, userSays('c')].entries()) {
+      t.is((await collect(client, req)).error, undefined);
+      t.is(await f.requests[i]!.outcome, 'completed', 'the body was read to its end, not dropped');
+      await new Promise((ok) => setTimeout(ok, 20)); // the client handles the body's end and frees the socket
+    }
+    t.deepEqual(f.requests.map((r) => r.connection), [f.requests[0]!.connection, f.requests[0]!.connection, f.requests[0]!.connection]);
+  });
+}
+
 test('chat_compat: reasoning_key reads a non-standard reasoning field', async (t) => {
   const f = await fixture(t);
   f.setScript({ ...scripts.thinkingThenText, reasoning_field: 'reasoning_text' });

@@ -22,6 +22,7 @@ export async function* streamChatCompletion(
   url: URL, headers: Record<string, string>, body: string, mapper: ChunkMapper, signal: AbortSignal,
 ): AsyncGenerator<ModelStreamPart> {
   let res: IncomingMessage | undefined;
+  let finished = false;
   try {
     if (signal.aborted) throw signal.reason;
     res = await postJson(url, headers, body, signal);
@@ -30,12 +31,19 @@ export async function* streamChatCompletion(
       return;
     }
     markHere('wire.doStreamed');
-    yield* readEvents(res, mapper, signal);
+    for await (const part of readEvents(res, mapper, signal)) {
+      if (part.type === 'finish') finished = true;
+      yield part;
+    }
   } catch (err) {
     yield { type: 'error', error: classifyError(err, signal) };
   } finally {
-    // An early stop by the consumer (or an error part) must not leave the upstream request open.
-    if (res && !res.complete) res.destroy();
+    if (res && !res.complete) {
+      // After the finish the rest of the body (`[DONE]`, the chunked end) is drained so the
+      // keep-alive connection goes back to the pool; an early stop or an error drops the request.
+      if (finished) res.resume();
+      else res.destroy();
+    }
   }
 }
 
