@@ -98,6 +98,13 @@ test('credentials never come from the process environment', (t) => {
   }
 });
 
+test('cloud_ai without an API key or a complete service account is rejected before any request', (t) => {
+  const err = t.throws(() => createModelClient({ type: 'cloud_ai', env: { GOOGLE_CLIENT_EMAIL: 'a@b' } }, { model: 'gemini-3-pro' }));
+  t.like(err, { name: 'WireConfigError', kind: 'auth' });
+  t.regex(err!.message, /GOOGLE_VERTEX_PROJECT/);
+  t.notThrows(() => createModelClient({ type: 'cloud_ai', api_key: 'k' }, { model: 'gemini-3-pro' }));
+});
+
 test('an unknown provider type is rejected before any request', (t) => {
   const err = t.throws(() => createModelClient({ type: 'carrier_pigeon', api_key: 'k' }, { model: 'm' }));
   t.regex(err!.message, /unknown provider type/);

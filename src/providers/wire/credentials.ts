@@ -46,3 +46,15 @@ function firstOf(env: Record<string, string>, keys: string[]): string | undefine
   for (const k of keys) if (env[k]) return env[k];
   return undefined;
 }
+
+/**
+ * cloud_ai runs in express mode with an API key, or with a service account from the env table;
+ * without either the client cannot be built (checked before any request, like a missing key).
+ */
+export function assertCloudAiCredentials(creds: Credentials): void {
+  if (creds.apiKey) return;
+  const e = creds.env;
+  if (!e.GOOGLE_CLIENT_EMAIL || !e.GOOGLE_PRIVATE_KEY || !e.GOOGLE_VERTEX_PROJECT || !e.GOOGLE_VERTEX_LOCATION) {
+    throw new WireConfigError('cloud_ai needs api_key, or GOOGLE_CLIENT_EMAIL, GOOGLE_PRIVATE_KEY, GOOGLE_VERTEX_PROJECT and GOOGLE_VERTEX_LOCATION in the env table', 'auth');
+  }
+}

@@ -1,23 +1,24 @@
-import { messagesApi } from './anthropic.ts';
-import { resolveCredentials } from './credentials.ts';
+import { assertCloudAiCredentials, resolveCredentials } from './credentials.ts';
 import { classifyError, WireConfigError } from './errors.ts';
-import { cloudAi, genai } from './google.ts';
 import { chatCompat, svc, type Streamer } from './chat-completions/client.ts';
-import { responses } from './responses.ts';
 import type { Protocol, ProtocolInput } from './protocol.ts';
 import { toPrompt, toTools } from './prompt.ts';
 import { streamModel } from './stream.ts';
 import { markHere } from '../../engine/trace.ts';
 import { WIRE_TYPES, type WireError, type ModelClient, type ModelEntry, type ModelRequest, type ModelStreamPart, type ProviderEntry, type WireType } from './types.ts';
 
-/** chat completions (chat_compat, svc) is read straight off the socket; the other protocols go through the AI SDK. */
+/**
+ * chat completions (chat_compat, svc) is read straight off the socket; the other protocols go
+ * through the AI SDK, whose modules load on a protocol's first request: a daemon that only talks
+ * chat completions never loads them (about 150 ms of every start, docs/benchmarks.md).
+ */
 const BUILDERS: Record<WireType, (input: ProtocolInput) => Streamer> = {
   svc,
   chat_compat: chatCompat,
-  chat_compat_responses: viaSdk(responses),
-  messages_api: viaSdk(messagesApi),
-  genai: viaSdk(genai),
-  cloud_ai: viaSdk(cloudAi),
+  chat_compat_responses: viaSdk(() => import('./responses.ts').then((m) => m.responses)),
+  messages_api: viaSdk(() => import('./anthropic.ts').then((m) => m.messagesApi)),
+  genai: viaSdk(() => import('./google.ts').then((m) => m.genai)),
+  cloud_ai: viaSdk(() => import('./google.ts').then((m) => m.cloudAi)),
 };
 
 /**
@@ -30,18 +31,30 @@ export function createModelClient(provider: ProviderEntry, model: ModelEntry): M
   if (!WIRE_TYPES.includes(type)) throw new WireConfigError(`unknown provider type: ${String(type)}`);
   const baseOverride = model.base_url && model.protocol ? model.base_url : undefined;
   const creds = resolveCredentials(type, provider, baseOverride, type !== 'cloud_ai');
+  if (type === 'cloud_ai') assertCloudAiCredentials(creds);
   const stream = BUILDERS[type]({ creds, model, headers: { ...(provider.custom_headers ?? {}) } });
   return { wireType: type, modelId: model.model, stream };
 }
 
-function viaSdk(build: (input: ProtocolInput) => Protocol): (input: ProtocolInput) => Streamer {
+function viaSdk(load: () => Promise<(input: ProtocolInput) => Protocol>): (input: ProtocolInput) => Streamer {
   return (input) => {
-    const protocol = build(input);
-    return (req, signal) => runRequest(protocol, req, signal);
+    let protocol: Promise<Protocol> | undefined;
+    return (req, signal) => sdkRequest((protocol ??= load().then((build) => build(input))), req, signal);
   };
 }
 
-/** The request's stream: streamModel's own generator (no extra async layer per stream part). */
+async function* sdkRequest(protocol: Promise<Protocol>, req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+  let ready: Protocol;
+  try {
+    ready = await protocol;
+  } catch (err) {
+    yield { type: 'error', error: classifyError(err, signal) };
+    return;
+  }
+  yield* runRequest(ready, req, signal);
+}
+
+/** The request's stream through the AI SDK model. */
 function runRequest(protocol: Protocol, req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
   markHere('wire.request');
   let call;

@@ -2,7 +2,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createVertex } from '@ai-sdk/google-vertex';
 import { createVertex as createVertexServiceAccount } from '@ai-sdk/google-vertex/edge';
 import { APICallError } from '@ai-sdk/provider';
-import { WireConfigError } from './errors.ts';
+import { assertCloudAiCredentials } from './credentials.ts';
 import { sseLineFetch } from './sse-line-fetch.ts';
 import type { Protocol, ProtocolInput } from './protocol.ts';
 import { thinkingOn } from './protocol.ts';
@@ -30,10 +30,8 @@ export function cloudAi({ creds, model, headers }: ProtocolInput): Protocol {
     const provider = createVertex({ apiKey: creds.apiKey, baseURL: creds.baseURL, headers, fetch: vertexStreamErrors });
     return googleProtocol(provider.languageModel(model.model), model, 'vertex');
   }
-  const { GOOGLE_CLIENT_EMAIL: clientEmail, GOOGLE_PRIVATE_KEY: privateKey, GOOGLE_VERTEX_PROJECT: project, GOOGLE_VERTEX_LOCATION: location } = e;
-  if (!clientEmail || !privateKey || !project || !location) {
-    throw new WireConfigError('cloud_ai needs api_key, or GOOGLE_CLIENT_EMAIL, GOOGLE_PRIVATE_KEY, GOOGLE_VERTEX_PROJECT and GOOGLE_VERTEX_LOCATION in the env table', 'auth');
-  }
+  assertCloudAiCredentials(creds);
+  const { GOOGLE_CLIENT_EMAIL: clientEmail, GOOGLE_PRIVATE_KEY: privateKey, GOOGLE_VERTEX_PROJECT: project, GOOGLE_VERTEX_LOCATION: location } = e as Record<string, string>;
   const provider = createVertexServiceAccount({
     project, location, headers, baseURL: creds.baseURL, fetch: vertexStreamErrors,
     googleCredentials: { clientEmail, privateKey, ...(e.GOOGLE_PRIVATE_KEY_ID ? { privateKeyId: e.GOOGLE_PRIVATE_KEY_ID } : {}) },
