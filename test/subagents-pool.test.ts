@@ -242,6 +242,14 @@ test('rule 7: a cold session resumed or forked under a broken pool answers 40001
   t.true(r.details.some((d: any) => d.field === 'secondary_model.models.ghost'));
   const fork = await s2.post(`/api/v1/sessions/${env.sid}:fork`, {});
   t.is(fork.code, 40001);
+  // The reads that resume a cold session (Core status, messages, approvals; Part B skills, terminals) fail the same way.
+  for (const tail of ['status', 'messages', 'approvals?status=pending', 'skills', 'terminals']) {
+    const got = await s2.get(`/api/v1/sessions/${env.sid}/${tail}`);
+    t.is(got.code, 40001, tail);
+    t.true(got.details.some((d: any) => d.field === 'secondary_model.models.ghost'), tail);
+  }
+  // Reads that do not resume still answer.
+  t.is((await s2.get(`/api/v1/sessions/${env.sid}`)).code, 0);
   t.is(env.llm.requests.length, 0);
   t.is(await readFile(path.join(env.s.home, 'config.toml'), 'utf8'), broken);
 });

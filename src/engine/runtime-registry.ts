@@ -87,6 +87,15 @@ export class EngineRegistry {
     return { app: this.app, tools: this.tools, clients: this.clients, limits: () => this.limits() };
   }
 
+  /**
+   * Core/Part B "resumes a cold session": loads the runtime of a session this process holds (a
+   * session held by another instance is left to it). Fails like any resume (rule 7: 40001 on an
+   * unusable [secondary_model] pool).
+   */
+  async resume(session: SessionRecord & { foreign?: unknown }): Promise<void> {
+    if (!session.foreign) await this.runtime(session);
+  }
+
   /** The session's runtime, loading it from the journal the first time. */
   runtime(session: SessionRecord): Promise<SessionRuntime> {
     const hit = this.runtimes.get(session.id);

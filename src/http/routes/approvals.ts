@@ -15,7 +15,7 @@ export function approvalRoutes(app: AppContext): RouteDef[] {
       params: SessionIdParams, query: ApprovalListQuery, data: ApprovalList, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
       handler: async ({ params }) => {
         const s = findSession(app, params.session_id);
-        if (!s.foreign) await app.engine.runtime(s);
+        await app.engine.resume(s);
         return { items: await app.permissions.list(s.id) };
       },
     }),

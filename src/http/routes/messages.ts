@@ -16,13 +16,14 @@ const DEFAULT_PAGE = 50;
  * may hold fewer than page_size items while has_more is true.
  */
 export async function listMessages(app: AppContext, sessionId: string, q: v.InferOutput<typeof MessageListQuery>): Promise<Page> {
-  findSession(app, sessionId);
+  const session = findSession(app, sessionId);
   if (q.before_id && q.after_id) {
     throw validationError([
       { field: 'before_id', message: 'before_id and after_id are mutually exclusive' },
       { field: 'after_id', message: 'before_id and after_id are mutually exclusive' },
     ]);
   }
+  await app.engine.resume(session);
   const anchorId = q.before_id ?? q.after_id;
   const from: { older?: number; newer?: number } = {};
   if (anchorId) {
@@ -40,7 +41,7 @@ export function messageRoutes(app: AppContext): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/v1/sessions/{session_id}/messages', operationId: 'listSessionMessages',
-      summary: 'Messages of the main agent, newest first (role filter applies after slicing)', tags: ['messages'],
+      summary: 'Messages of the main agent, newest first (role filter applies after slicing); resumes a cold session', tags: ['messages'],
       params: SessionIdParams, query: MessageListQuery, data: MessagePage, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
       handler: ({ params, query }) => listMessages(app, params.session_id, query),
     }),

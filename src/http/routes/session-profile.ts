@@ -17,9 +17,13 @@ export function sessionProfileRoutes(app: AppContext): RouteDef[] {
       handler: ({ params, body }) => updateProfile(app, params.session_id, body),
     }),
     route({
-      method: 'GET', path: '/api/v1/sessions/{session_id}/status', operationId: 'getSessionStatus', summary: 'Status rollup of a session', tags: ['sessions'],
-      params: SessionIdParams, data: SessionStatus, codes: [Codes.SESSION_NOT_FOUND],
-      handler: ({ params }) => sessionStatus(app, findSession(app, params.session_id)),
+      method: 'GET', path: '/api/v1/sessions/{session_id}/status', operationId: 'getSessionStatus', summary: 'Status rollup of a session; resumes a cold session', tags: ['sessions'],
+      params: SessionIdParams, data: SessionStatus, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
+      handler: async ({ params }) => {
+        const s = findSession(app, params.session_id);
+        await app.engine.resume(s);
+        return sessionStatus(app, s);
+      },
     }),
     route({
       method: 'GET', path: '/api/v1/sessions/{session_id}/goal', operationId: 'getSessionGoal', summary: 'Goal snapshot, or null', tags: ['sessions'],

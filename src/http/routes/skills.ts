@@ -18,9 +18,13 @@ export function skillRoutes(app: AppContext): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/v1/sessions/{session_id}/skills', operationId: 'listSessionSkills', tags,
-      summary: 'Skills of the session\'s workspace merged from builtin, plugin, extra, user and project sources (project > user > extra > plugin > builtin)',
-      params: SessionIdParams, data: SkillList, codes: [Codes.SESSION_NOT_FOUND],
-      handler: async ({ params }) => ({ skills: (await sessionSkills(app, findSession(app, params.session_id))).map(toDescriptor) }),
+      summary: 'Skills of the session\'s workspace merged from builtin, plugin, extra, user and project sources (project > user > extra > plugin > builtin); resumes a cold session',
+      params: SessionIdParams, data: SkillList, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
+      handler: async ({ params }) => {
+        const s = findSession(app, params.session_id);
+        await app.engine.resume(s);
+        return { skills: (await sessionSkills(app, s)).map(toDescriptor) };
+      },
     }),
     route({
       method: 'GET', path: '/api/v1/workspaces/{workspace_id}/skills', operationId: 'listWorkspaceSkills', tags,

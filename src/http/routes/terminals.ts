@@ -17,9 +17,13 @@ export function terminalRoutes(app: AppContext): RouteDef[] {
   if (!app.terminals.enabled) return [];
   return [
     route({
-      method: 'GET', path: '/api/v1/sessions/{session_id}/terminals', operationId: 'listTerminals', summary: 'Terminals of the session (running and recently exited)', tags,
-      params: SessionIdParams, data: TerminalListData, codes: [Codes.SESSION_NOT_FOUND],
-      handler: ({ params }) => ({ items: app.terminals.list(findSession(app, params.session_id).id) }),
+      method: 'GET', path: '/api/v1/sessions/{session_id}/terminals', operationId: 'listTerminals', summary: 'Terminals of the session (running and recently exited); resumes a cold session', tags,
+      params: SessionIdParams, data: TerminalListData, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
+      handler: async ({ params }) => {
+        const s = findSession(app, params.session_id);
+        await app.engine.resume(s);
+        return { items: app.terminals.list(s.id) };
+      },
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/terminals', operationId: 'createTerminal', summary: 'Open a terminal (a shell on a PTY) in the session workspace', tags,
