@@ -3,6 +3,7 @@ import type { AppContext } from '../app/context.ts';
 import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from './events.ts';
 import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
+import { quiet, runtimeIdleMs, sweepEveryMs } from './idle-runtimes.ts';
 import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { validationError } from '../http/errors.ts';
 import { loadMessages } from './history.ts';
@@ -36,8 +37,17 @@ export class EngineRegistry {
   /** Sessions created by this process, with the seq of their `session.created` (their stream holds nothing else yet). */
   private readonly fresh = new Map<string, number>();
 
+  /** When each loaded session was last used or seen busy (ms). */
+  private readonly lastUsed = new Map<string, number>();
+  private readonly idleMs = runtimeIdleMs();
+  private readonly sweeper?: NodeJS.Timeout;
+
   constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {
     this.identity = { ...app.config.current().identity };
+    if (this.idleMs > 0) {
+      this.sweeper = setInterval(() => void this.unloadIdle().catch((err) => app.log.warn({ err }, 'unloading idle runtimes failed')), sweepEveryMs(this.idleMs));
+      this.sweeper.unref();
+    }
     app.journal.on('committed', (events: Array<{ stream: string; type: string; seq: number }>) => {
       for (const e of events) {
         if (e.type !== SessionEvents.created) continue;
@@ -61,6 +71,7 @@ export class EngineRegistry {
   /** The runtime of one agent of the session: `main`, or a `:btw` agent (rebuilt from the journal after a restart). */
   async agentRuntime(session: SessionRecord, agentId: string): Promise<SessionRuntime> {
     if (agentId === MAIN_AGENT) return this.runtime(session);
+    this.lastUsed.set(session.id, Date.now());
     const key = `${session.id}/${agentId}`;
     const hit = this.agents.get(key);
     if (hit) return hit;
@@ -98,6 +109,7 @@ export class EngineRegistry {
 
   /** The session's runtime, loading it from the journal the first time. */
   runtime(session: SessionRecord): Promise<SessionRuntime> {
+    this.lastUsed.set(session.id, Date.now());
     const hit = this.runtimes.get(session.id);
     if (hit) return Promise.resolve(hit);
     let load = this.loading.get(session.id);
@@ -181,6 +193,31 @@ export class EngineRegistry {
     return n;
   }
 
+  /**
+   * Unloads the runtimes (main and `:btw` agents) of sessions quiet for `SVC_CODE_RUNTIME_IDLE_MS`,
+   * so a long-running daemon does not keep every session it ever served in memory; the session
+   * turns cold and its next use reloads it from the journal. Returns the unloaded session ids.
+   */
+  async unloadIdle(now = Date.now()): Promise<string[]> {
+    const unloaded: string[] = [];
+    for (const [id, main] of this.runtimes) {
+      const agentKeys = [...this.agents.keys()].filter((k) => k.startsWith(`${id}/`));
+      const all = [main, ...agentKeys.map((k) => this.agents.get(k)!)];
+      if (!quiet(all, this.app.live, id)) {
+        this.lastUsed.set(id, now);
+        continue;
+      }
+      if (now - (this.lastUsed.get(id) ?? now) < this.idleMs) continue;
+      this.runtimes.delete(id);
+      for (const k of agentKeys) this.agents.delete(k);
+      this.lastUsed.delete(id);
+      this.app.live.delete(id);
+      unloaded.push(id);
+      await Promise.all(all.map((r) => r.close()));
+    }
+    return unloaded;
+  }
+
   /** The daemon is stopping: turns still running leave their end to the next start. */
   get stopping(): boolean {
     return this.closing;
@@ -190,6 +227,7 @@ export class EngineRegistry {
 
   async closeAll(): Promise<void> {
     this.closing = true;
+    clearInterval(this.sweeper);
     await Promise.all([...this.loading.values()].map((p) => p.catch(() => undefined)));
     await Promise.all([...this.runtimes.values(), ...this.agents.values()].map((r) => r.close()));
     this.runtimes.clear();

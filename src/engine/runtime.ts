@@ -99,6 +99,11 @@ export class SessionRuntime {
     return this.active !== undefined || this.queue.length > 0 || this.compaction.active;
   }
 
+  /** Nothing running or about to: not busy, no drain settling, no prompt being validated (so it may be unloaded). */
+  get idle(): boolean {
+    return !this.busy && this.draining === undefined && this.reserved.size === 0;
+  }
+
   /**
    * `:compact` (the caller checked the session is idle and has something to compact): runs
    * in the background, the session busy meanwhile; prompts arriving queue behind it.

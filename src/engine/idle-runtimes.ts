@@ -1,0 +1,29 @@
+import type { LiveSessions } from '../sessions/live.ts';
+import type { SessionRuntime } from './runtime.ts';
+
+const DEFAULT_RUNTIME_IDLE_MS = 30 * 60_000;
+/** The sweep runs at most this far apart (sooner with a shorter idle time). */
+const MAX_SWEEP_MS = 60_000;
+
+/**
+ * How long a loaded session may sit idle before its runtime is unloaded:
+ * `SVC_CODE_RUNTIME_IDLE_MS` (read at start; `0` keeps every runtime), default 30 minutes.
+ */
+export function runtimeIdleMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SVC_CODE_RUNTIME_IDLE_MS?.trim();
+  return raw && /^\d+$/.test(raw) ? Number(raw) : DEFAULT_RUNTIME_IDLE_MS;
+}
+
+export function sweepEveryMs(idleMs: number): number {
+  return Math.max(10, Math.min(MAX_SWEEP_MS, Math.floor(idleMs / 2)));
+}
+
+/**
+ * Whether a loaded session can be unloaded now: none of its agents runs, queues, compacts or
+ * holds a prompt being validated, and the session has no other work (background tasks,
+ * subagents) and waits on no approval or question.
+ */
+export function quiet(runtimes: SessionRuntime[], live: LiveSessions, sessionId: string): boolean {
+  const state = live.get(sessionId);
+  return runtimes.every((r) => r.idle) && !state?.busy && (state?.pending_interaction ?? 'none') === 'none';
+}
