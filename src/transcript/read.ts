@@ -10,17 +10,17 @@ export const OPS_WINDOW = 1000;
 /** Folds the session's stream, read once in pages of PAGE events (never the runtime); `seq` = the last event folded. */
 export async function foldTranscript(journal: Journal, sessionId: string): Promise<{ state: TranscriptState; seq: number }> {
   const state = newTranscriptState();
-  let seq = 0;
+  return { state, seq: await foldFrom(journal, sessionId, state, 0) };
+}
+
+/** Folds the events after `seq` into `state`; returns the seq of the last event folded. */
+export async function foldFrom(journal: Journal, sessionId: string, state: TranscriptState, seq: number): Promise<number> {
   for (;;) {
     const batch = await journal.readRange(sessionId, seq + 1, undefined, PAGE);
     for (const e of batch) foldEvent(state, e);
     if (batch.length) seq = batch[batch.length - 1]!.seq;
-    if (batch.length < PAGE) return { state, seq };
+    if (batch.length < PAGE) return seq;
   }
-}
-
-export async function loadTranscript(journal: Journal, sessionId: string): Promise<TranscriptState> {
-  return (await foldTranscript(journal, sessionId)).state;
 }
 
 /** A live session has its runtime in memory; only then is there an op watermark. */

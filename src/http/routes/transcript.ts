@@ -1,6 +1,8 @@
 import type { AppContext } from '../../app/context.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import { isLive, loadTranscript, readOps } from '../../transcript/read.ts';
+import { transcriptCache } from '../../transcript/cache.ts';
+import { isLive, readOps } from '../../transcript/read.ts';
+import type { TranscriptState } from '../../transcript/state.ts';
 import { agentOf, interactions, meta, plans, roster, turnPage, userMessages, type TurnCursor } from '../../transcript/views.ts';
 import { Codes } from '../codes.ts';
 import { notFound, validationError } from '../errors.ts';
@@ -19,7 +21,11 @@ async function transcript(app: AppContext, sessionId: string, q: TurnCursor & { 
     const message = 'before_turn and after_turn are mutually exclusive';
     throw validationError([{ field: 'before_turn', message }, { field: 'after_turn', message }]);
   }
-  const state = await loadTranscript(app.journal, sessionId);
+  const live = isLive(app, sessionId);
+  return transcriptCache(app.journal).read(sessionId, (state, seq) => transcriptView(state, q, live ? seq : undefined));
+}
+
+function transcriptView(state: TranscriptState, q: TurnCursor & { agent_id: string }, seq: number | undefined) {
   const a = agentOf(state, q.agent_id);
   const page = turnPage(a, q);
   if (!page) throw validationError([{ field: q.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
@@ -27,7 +33,7 @@ async function transcript(app: AppContext, sessionId: string, q: TurnCursor & { 
   return {
     agent_id: q.agent_id, ...page, tasks: [...state.tasks.values()], interactions: all, attachments: [...a.attachments.values()],
     todos: a.todos, meta: meta(a), agents: roster(state), pending_interactions: all.filter((x) => x.state === 'pending'),
-    ...(isLive(app, sessionId) ? { seq: app.journal.headSeq(sessionId) } : {}),
+    ...(seq !== undefined ? { seq } : {}),
   };
 }
 
@@ -56,9 +62,10 @@ export function transcriptRoutes(app: AppContext): RouteDef[] {
       params: SessionIdParams, query: UserMessagesQuery, data: UserMessagesData, codes,
       handler: async ({ params, query }) => {
         findSession(app, params.session_id);
-        const state = await loadTranscript(app.journal, params.session_id);
-        const ids = query.agent_id ? [query.agent_id] : [...state.roster.keys()];
-        return { agents: ids.map((id) => userMessages(state, id)) };
+        return transcriptCache(app.journal).read(params.session_id, (state) => {
+          const ids = query.agent_id ? [query.agent_id] : [...state.roster.keys()];
+          return { agents: ids.map((id) => userMessages(state, id)) };
+        });
       },
     }),
     route({
@@ -67,7 +74,7 @@ export function transcriptRoutes(app: AppContext): RouteDef[] {
       params: SessionIdParams, query: PlanQuery, data: PlanData, codes: [...codes, Codes.EXIT_PLAN_CALL_NOT_FOUND],
       handler: async ({ params, query }) => {
         findSession(app, params.session_id);
-        const all = plans(agentOf(await loadTranscript(app.journal, params.session_id), query.agent_id));
+        const all = await transcriptCache(app.journal).read(params.session_id, (state) => plans(agentOf(state, query.agent_id)));
         if (query.tool_call_id === undefined) return { agent_id: query.agent_id, plans: all };
         const one = all.filter((p) => p.tool_call_id === query.tool_call_id);
         if (!one.length) throw notFound(Codes.EXIT_PLAN_CALL_NOT_FOUND, 'ExitPlanMode call', query.tool_call_id);
