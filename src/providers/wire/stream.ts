@@ -2,6 +2,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Stream
 import { classifyError } from './errors.ts';
 import { markHere } from '../../engine/trace.ts';
 import type { FinishReason, ModelStreamPart, ProviderMeta, Usage } from './types.ts';
+import { parseToolArgs } from './tool-args.ts';
 
 const FINISH: Record<string, FinishReason> = {
   stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter', error: 'error', other: 'other',
@@ -81,17 +82,8 @@ class PartState {
       out.push({ type: 'tool-call-start', id, name });
       if (raw) out.push({ type: 'tool-call-delta', id, argsTextDelta: raw });
     }
-    out.push({ type: 'tool-call', id, name, input: parseArgs(raw), ...(meta ? { meta } : {}) });
+    out.push({ type: 'tool-call', id, name, input: parseToolArgs(raw), ...(meta ? { meta } : {}) });
     return out;
-  }
-}
-
-function parseArgs(raw: string): unknown {
-  if (!raw.trim()) return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
   }
 }
 

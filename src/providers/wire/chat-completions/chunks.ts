@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { classifyError } from '../errors.ts';
 import type { FinishReason, ModelStreamPart, ProviderMeta, Usage } from '../types.ts';
+import { parseToolArgs } from '../tool-args.ts';
 
 /** The fields of a chat-completions stream chunk we read; everything else is ignored. */
 interface Chunk {
@@ -165,17 +166,8 @@ export class ChunkMapper {
     for (const c of ordered) {
       if (!c.started) continue;
       const meta: ProviderMeta | undefined = c.extra !== undefined ? { chat_completions: { extra_content: c.extra } } : undefined;
-      out.push({ type: 'tool-call', id: c.id, name: c.name!, input: parseArgs(c.args), ...(meta ? { meta } : {}) });
+      out.push({ type: 'tool-call', id: c.id, name: c.name!, input: parseToolArgs(c.args), ...(meta ? { meta } : {}) });
     }
-  }
-}
-
-function parseArgs(raw: string): unknown {
-  if (!raw.trim()) return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
   }
 }
 
