@@ -90,24 +90,6 @@ export interface TurnTiming extends Timing {
 }
 
 /**
- * When each model request reached the fixture, keyed by the text of its last message (each
- * timed prompt has a unique text): splits the daemon's first-delta time in two.
- */
-export function stampArrivals(llm: FixtureLlm): Map<string, number> {
-  const arrivals = new Map<string, number>();
-  const push = llm.requests.push.bind(llm.requests);
-  llm.requests.push = (...rs) => {
-    for (const r of rs) {
-      const last = r.body?.messages?.at(-1)?.content;
-      const text = typeof last === 'string' ? last : Array.isArray(last) ? last.map((p: any) => p.text ?? '').join('') : '';
-      arrivals.set(text, performance.now());
-    }
-    return push(...rs);
-  };
-  return arrivals;
-}
-
-/**
  * Streams one chat completion straight from the fixture (no daemon): ms to the first frame with
  * text content, and to the end of the stream. Keep-alive agent, as the daemon's provider client has.
  */

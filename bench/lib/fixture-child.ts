@@ -5,20 +5,14 @@
  * message and when it arrived (epoch ms, `performance.timeOrigin + performance.now()`).
  */
 import { startFixtureLlm, type Reply } from '../../fixtures/llm/index.ts';
-import { lastText } from './fixture-remote.ts';
+import { recordArrivals } from './fixture-remote.ts';
 
 export type FixtureRequest = { id: number; op: 'script'; replies: Reply[] } | { id: number; op: 'arrivals' };
 
 if (!process.send) throw new Error('fixture-child needs an IPC channel');
 const send = (msg: unknown) => process.send!(msg);
 const llm = await startFixtureLlm();
-const arrivals: Array<[string, number]> = [];
-const push = llm.requests.push.bind(llm.requests);
-llm.requests.push = (...rs) => {
-  const at = performance.timeOrigin + performance.now();
-  for (const r of rs) arrivals.push([lastText(r.body), at]);
-  return push(...rs);
-};
+const arrivals = recordArrivals(llm);
 
 process.on('message', (req: FixtureRequest) => {
   if (req.op === 'script') {

@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
-import { startFixtureLlm, type Reply } from '../../fixtures/llm/index.ts';
+import { startFixtureLlm, type FixtureLlm, type Reply } from '../../fixtures/llm/index.ts';
 import { ROOT, stopChild } from './daemon.ts';
 import type { Scope } from './lifecycle.ts';
 
@@ -46,6 +46,15 @@ export async function startRemoteLlm(scope: Scope): Promise<RemoteLlm> {
 export async function startInProcessLlm(scope: Scope): Promise<RemoteLlm> {
   const llm = await startFixtureLlm();
   scope.defer(() => llm.close());
+  const arrivals = recordArrivals(llm);
+  return { url: llm.url, pid: process.pid, setScript: async (...r) => llm.setScript(...r), arrivals: async () => arrivals };
+}
+
+/**
+ * From now on, every request the fixture takes: the text of its last message (each timed prompt
+ * has a unique one) and when it arrived (epoch ms, comparable across processes).
+ */
+export function recordArrivals(llm: FixtureLlm): Array<[string, number]> {
   const arrivals: Array<[string, number]> = [];
   const push = llm.requests.push.bind(llm.requests);
   llm.requests.push = (...rs) => {
@@ -53,7 +62,7 @@ export async function startInProcessLlm(scope: Scope): Promise<RemoteLlm> {
     for (const r of rs) arrivals.push([lastText(r.body), at]);
     return push(...rs);
   };
-  return { url: llm.url, pid: process.pid, setScript: async (...r) => llm.setScript(...r), arrivals: async () => arrivals };
+  return arrivals;
 }
 
 /** The text of a chat request's last message (each timed prompt has a unique one). */
