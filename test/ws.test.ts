@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthBan } from '../src/http/middleware/auth.ts';
 import { WsHub } from '../src/ws/hub.ts';
+import { accessPolicy } from '../src/http/middleware/host.ts';
 import { connectWs, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from './helpers/server.ts';
 
 const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
@@ -33,7 +34,7 @@ async function newSession(t: ExecutionContext, s: TestServer): Promise<string> {
 
 /** A second hub on the same app, on its own listener: lets a test reach publishVolatile or choose the ban policy. */
 async function extraHub(t: ExecutionContext, s: TestServer, ban: AuthBan): Promise<{ hub: WsHub; base: string }> {
-  const hub = new WsHub(s.server.app, ban);
+  const hub = new WsHub(s.server.app, ban, accessPolicy({ host: '127.0.0.1' }));
   const http = createServer();
   hub.attach(http);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));

@@ -6,7 +6,7 @@ import { startServer } from '../app/server.ts';
 
 const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
                       [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]
-                      [--web-title TITLE] [--rebuild-projections]
+                      [--web-title TITLE] [--rebuild-projections] [--allowed-host NAME]...
 home: $SVC_CODE_HOME or ~/.svc-code; token: $SVC_CODE_SERVER_TOKEN or <home>/server.token`;
 
 function parseServe(argv: string[]): ServeOptions {
@@ -21,6 +21,7 @@ function parseServe(argv: string[]): ServeOptions {
       'debug-endpoints': { type: 'boolean' },
       'web-title': { type: 'string' },
       'rebuild-projections': { type: 'boolean' },
+      'allowed-host': { type: 'string', multiple: true },
     },
     strict: true,
   });
@@ -37,6 +38,7 @@ function parseServe(argv: string[]): ServeOptions {
   opts.debugEndpoints = values['debug-endpoints'] ?? false;
   opts.webTitle = values['web-title'];
   opts.rebuildProjections = values['rebuild-projections'] ?? false;
+  opts.allowedHosts = values['allowed-host'] ?? [];
   return opts;
 }
 

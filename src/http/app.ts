@@ -3,21 +3,26 @@ import type { AppContext } from '../app/context.ts';
 import { AuthBan, authMiddleware } from './middleware/auth.ts';
 import { envelopeMiddleware } from './middleware/envelope.ts';
 import { originMiddleware } from './middleware/origin.ts';
-import { actionRewrite, buildRouter, notFoundFallback } from './register.ts';
+import { hostMiddleware, type AccessPolicy } from './middleware/host.ts';
+import { actionRewrite, buildRouter, canonicalPathMiddleware, notFoundFallback } from './register.ts';
 import type { RouteDef } from './route.ts';
 import { isLoopbackHost } from '../app/options.ts';
 import { mark, tracing } from '../engine/trace.ts';
 
-/** The Koa application: envelope, origin, auth, `:action` rewrite, routes. */
-export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan): Koa {
+/**
+ * The Koa application: envelope, canonical path, Host, origin, auth, `:action` rewrite, routes.
+ * The path is decided once, first; the guard and the router both read that one value.
+ */
+export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan, access: AccessPolicy): Koa {
   const koa = new Koa();
   koa.proxy = false;
   koa.silent = true;
-  const extraOrigins = (process.env.SVC_CODE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   const router = buildRouter(routes);
   if (tracing) koa.use(tracePrompts);
   koa.use(envelopeMiddleware(app.log));
-  koa.use(originMiddleware(extraOrigins));
+  koa.use(canonicalPathMiddleware);
+  koa.use(hostMiddleware(access));
+  koa.use(originMiddleware(access));
   koa.use(authMiddleware({ token: app.token, bypass: app.options.dangerousBypassAuth, ban }));
   koa.use(actionRewrite);
   koa.use(notFoundFallback);

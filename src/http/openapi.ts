@@ -71,7 +71,11 @@ export function buildOpenApi(routes: RouteDef[], version: string): Json {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'svc-code local server', version, description: 'Every JSON response is an envelope {code, msg, data, request_id}; code 0 = success. See docs/.' },
+    info: { title: 'svc-code local server', version, description: 'Every JSON response is an envelope {code, msg, data, request_id}; code 0 = success. '
+        + 'Paths are matched case-sensitively in exactly the spelling documented here (escaped unreserved characters are decoded first); '
+        + 'empty or dot segments are refused with HTTP 404, code 40001; every spelling of /api/* needs the bearer token. '
+        + 'A Host header other than an IP literal, localhost, the bound host or a name allowed with --allowed-host / SVC_CODE_ALLOWED_HOSTS '
+        + 'is refused with HTTP 403, code 40101 (DNS-rebinding protection). See docs/.' },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },

@@ -7,6 +7,7 @@ import { koaBody } from 'koa-body';
 import { Codes } from './codes.ts';
 import { ApiError, unsupportedAction, validationError } from './errors.ts';
 import { rewriteActionPath, toRouterPath, type MultipartOptions, type RouteDef } from './route.ts';
+import { canonicalPath } from './request-path.ts';
 import { parseOrThrow } from './validate.ts';
 import { mark, tracing } from '../engine/trace.ts';
 
@@ -101,7 +102,8 @@ function multipartBody(opts: MultipartOptions): Koa.Middleware {
 
 /** Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes. */
 export function buildRouter(routes: RouteDef[]): Router {
-  const router = new Router();
+  // One spelling per route: case-sensitive, no trailing-slash leniency (see request-path.ts).
+  const router = new Router({ sensitive: true, strict: true });
   const bodyParser = koaBody({ jsonLimit: JSON_LIMIT, multipart: false, text: false, urlencoded: false, onError: bodyError });
   const actionBases = new Map<string, Set<string>>();
   const plainPaths = new Set<string>();
@@ -134,6 +136,23 @@ export function buildRouter(routes: RouteDef[]): Router {
   }
   return router;
 }
+
+/**
+ * Decides the request's path once (unreserved escapes decoded) and refuses spellings with no
+ * canonical form (`//`, dot segments, malformed escapes) before anything else reads the path.
+ */
+export const canonicalPathMiddleware: Koa.Middleware = async (ctx, next) => {
+  const target = ctx.req.url ?? '';
+  const canonical = canonicalPath(target.startsWith('/') ? ctx.path : target);
+  if (!canonical.ok) {
+    throw new ApiError(Codes.VALIDATION, `no such endpoint: ${canonical.reason}`, {
+      httpStatus: 404,
+      details: [{ field: 'path', message: canonical.reason }],
+    });
+  }
+  if (canonical.path !== ctx.path) ctx.path = canonical.path;
+  await next();
+};
 
 /** Rewrites `path:action` so the router can match it; keeps the original for logs. */
 export const actionRewrite: Koa.Middleware = async (ctx, next) => {

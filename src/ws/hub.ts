@@ -5,6 +5,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import type { AppContext, ConnectionInfo } from '../app/context.ts';
 import { Codes } from '../http/codes.ts';
 import type { AuthBan } from '../http/middleware/auth.ts';
+import type { AccessPolicy } from '../http/middleware/host.ts';
 import { handleClientMessage } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
 import { FanOut } from './fanout.ts';
@@ -33,10 +34,9 @@ export class WsHub {
   private readonly auth: UpgradeAuth;
   private closed = false;
 
-  constructor(private readonly app: AppContext, ban: AuthBan) {
+  constructor(private readonly app: AppContext, ban: AuthBan, access: AccessPolicy) {
     this.limits = limitsFromEnv(process.env);
-    const extraOrigins = (process.env.SVC_CODE_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    this.auth = { token: app.token, bypass: app.options.dangerousBypassAuth, ban, extraOrigins };
+    this.auth = { token: app.token, bypass: app.options.dangerousBypassAuth, ban, access };
     this.wss = new WebSocketServer({
       noServer: true,
       clientTracking: false,

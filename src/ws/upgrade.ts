@@ -4,6 +4,7 @@ import { ulid } from 'ulid';
 import { Codes, type Code } from '../http/codes.ts';
 import { BEARER_SUBPROTOCOL_PREFIX, bearerFrom, tokenMatches, type AuthBan } from '../http/middleware/auth.ts';
 import { isAllowedOrigin } from '../http/middleware/origin.ts';
+import { hostRefusal, isAllowedHost, type AccessPolicy } from '../http/middleware/host.ts';
 
 export const WS_PATH = '/api/v1/ws';
 
@@ -11,7 +12,7 @@ export interface UpgradeAuth {
   token: string;
   bypass: boolean;
   ban: AuthBan;
-  extraOrigins: string[];
+  access: AccessPolicy;
 }
 
 export type UpgradeVerdict = { ok: true } | { ok: false; status: number; code: Code; msg: string };
@@ -34,14 +35,17 @@ export function bearerProtocol(offered: Iterable<string>): string | undefined {
 }
 
 /**
- * The same gate as the REST middleware, in the same order: path, Origin (403),
- * ban (429), token from the header or the bearer subprotocol (401, counted).
+ * The same gate as the REST middleware, in the same order: path (only its one canonical
+ * spelling upgrades), Host (403), Origin (403), ban (429), token from the header or the
+ * bearer subprotocol (401, counted).
  */
 export function checkUpgrade(auth: UpgradeAuth, req: IncomingMessage): UpgradeVerdict {
   const path = (req.url ?? '').split('?')[0];
   if (path !== WS_PATH) return refusal(404, Codes.VALIDATION, `no such endpoint: GET ${path}`);
+  const host = req.headers.host;
+  if (!isAllowedHost(host, auth.access)) return refusal(403, Codes.UNAUTHORIZED, hostRefusal(host ?? '').msg);
   const origin = req.headers.origin;
-  if (!isAllowedOrigin(origin, req.headers.host, auth.extraOrigins)) return refusal(403, Codes.UNAUTHORIZED, `origin not allowed: ${origin}`);
+  if (!isAllowedOrigin(origin, host, auth.access)) return refusal(403, Codes.UNAUTHORIZED, `origin not allowed: ${origin}`);
   const source = req.socket.remoteAddress ?? 'unknown';
   if (auth.ban.isBanned(source)) return refusal(429, Codes.AUTH_BANNED, 'too many authentication failures; banned for 60 s');
   if (auth.bypass) return { ok: true };

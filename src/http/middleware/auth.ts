@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
 import { ApiError } from '../errors.ts';
 import { Codes } from '../codes.ts';
+import { HEALTHZ_PATH, isApiPath } from '../request-path.ts';
 
 export const BEARER_SUBPROTOCOL_PREFIX = 'svc-code.bearer.';
 
@@ -17,11 +18,15 @@ export function bearerFrom(header: string | undefined): string | undefined {
   return m?.[1]?.trim();
 }
 
-/** Paths that need the token: every /api/* and the two served specs, except healthz. */
+/**
+ * Paths that need the token: every spelling of /api/* and of the two served specs (see
+ * isApiPath), except OPTIONS preflights and healthz in its one routed spelling. `path` is the
+ * canonical path, the same value the router matches.
+ */
 export function requiresAuth(method: string, path: string): boolean {
   if (method === 'OPTIONS') return false;
-  if (method === 'GET' && path === '/api/v1/healthz') return false;
-  return path.startsWith('/api/') || path === '/openapi.json' || path === '/asyncapi.json';
+  if ((method === 'GET' || method === 'HEAD') && path === HEALTHZ_PATH) return false;
+  return isApiPath(path);
 }
 
 const WINDOW_MS = 60_000;
