@@ -35,11 +35,12 @@ function healthz(baseUrl: string): Promise<number> {
 /**
  * Starts `svc-code serve --port 0` exactly as `npm start` does (the built CLI
  * entry in dist/, so run `npm run build` first; BENCH_DAEMON_ENTRY points at another build, for A/B runs), a home from SVC_CODE_HOME, the token from SVC_CODE_SERVER_TOKEN) and
- * waits for the first healthy answer.
+ * waits for the first healthy answer. `extra.nodeArgs` go to node before the entry
+ * (`--heapsnapshot-signal=...`), `extra.serveArgs` after `serve --port 0`.
  */
-export async function startDaemon(scope: Scope, home: string, env: Record<string, string> = {}): Promise<Daemon> {
+export async function startDaemon(scope: Scope, home: string, env: Record<string, string> = {}, extra: { nodeArgs?: string[]; serveArgs?: string[] } = {}): Promise<Daemon> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...profileArgs(), process.env.BENCH_DAEMON_ENTRY ?? path.join(ROOT, 'dist/src/cli/main.js'), 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [...profileArgs(), ...(extra.nodeArgs ?? []), process.env.BENCH_DAEMON_ENTRY ?? path.join(ROOT, 'dist/src/cli/main.js'), 'serve', '--port', '0', ...(extra.serveArgs ?? [])], {
     cwd: ROOT,
     env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: BENCH_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
