@@ -42,7 +42,7 @@ runBench('npm-start', 5 * 60_000, async (scope) => {
   const npm = summary('npm_start');
   const node = summary('node_dist');
   return {
-    description: 'spawn to the first 200 of GET /api/v1/healthz, empty home, build current: `npm start -- --port 0` in the package root (npm, its prestart build check, then the start script) against `node dist/src/cli/main.js serve --port 0`, alternating',
+    description: 'spawn to the first 200 of GET /api/v1/healthz, empty home, build current: `npm start -- --port 0` in the package root (npm, then scripts/start.mjs: the build check, then dist/src/cli/main.js in the same process) against `node dist/src/cli/main.js serve --port 0`, alternating',
     target: { npm_start_median_healthz_ms: TARGET_MS },
     runs: RUNS,
     npm_start: npm,

@@ -4,7 +4,8 @@
 // the module runs from dist/), then a stamp: a hash of what the build read.
 //
 //   node scripts/build.mjs             build (npm run build; npm ci runs it through `prepare`)
-//   node scripts/build.mjs --if-stale  build only when the sources differ from the stamp (npm start, npm test)
+//   node scripts/build.mjs --if-stale  build only when the sources differ from the stamp (npm test; npm start
+//                                      does the same in scripts/start.mjs)
 //   node scripts/build.mjs --check     exit 1 when they differ, build nothing (test/smoke)
 //
 // The stamp hashes file contents, not modification times: a fresh clone or a `git checkout`

@@ -45,8 +45,8 @@ export function startDaemon(scope: Scope, home: string, env: Record<string, stri
 }
 
 /**
- * Runs `npm start -- --port 0` itself in the package root (its prestart build check, then the
- * start script), in a process group of its own so the stop reaches the daemon under npm and sh.
+ * Runs `npm start -- --port 0` itself in the package root (scripts/start.mjs: the build check,
+ * then dist/'s CLI), in a process group of its own so the stop reaches the daemon under npm and sh.
  * `pid` is npm's.
  */
 export function startWithNpm(scope: Scope, home: string, env: Record<string, string> = {}): Promise<Daemon> {

@@ -8,13 +8,14 @@ import { TEST_TOKEN } from './wire.ts';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * package.json's `start` script as an argv (`node dist/src/cli/main.js serve`), the entry made
- * absolute so the daemon can be started from any working directory, exactly as `npm start` runs it.
+ * package.json's `start` script as an argv (`node scripts/start.mjs serve`: the build check, then
+ * dist/'s CLI in the same process), its script made absolute so the daemon can be started from any
+ * working directory exactly as `npm start` runs it.
  */
 export function startScriptArgv(root = ROOT): string[] {
   const script = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string;
   const [node, entry, ...args] = script.split(/\s+/);
-  if (node !== 'node' || !entry.startsWith('dist/')) throw new Error(`the start script is not \`node dist/...\`: ${script}`);
+  if (node !== 'node' || entry.startsWith('-')) throw new Error(`the start script is not \`node <script> ...\`: ${script}`);
   return [process.execPath, path.join(root, entry), ...args];
 }
 
