@@ -55,7 +55,7 @@ async function snapshot(pid: number, dir: string, client: ApiClient): Promise<st
   throw new Error('no heap snapshot written');
 }
 
-runBench('created-sessions-memory', 8 * 60_000, async (scope) => {
+runBench('created-sessions-memory', 5 * 60_000, async (scope) => {
   if (process.platform !== 'linux') throw new Error('reads /proc/<pid>: Linux only');
   const home = await scope.tempDir('home');
   const diag = await scope.tempDir('heap');
