@@ -41,6 +41,7 @@ test('debug endpoints exist only with --debug-endpoints and read the raw journal
   const plain = await startTestServer();
   t.teardown(() => plain.stop());
   t.is((await plain.req('GET', '/api/v1/debug/streams')).status, 404);
+  t.is((await plain.req('GET', '/api/v1/debug/memory')).status, 404);
 
   const s = await startTestServer({ options: { debugEndpoints: true } });
   t.teardown(() => s.stop());
@@ -54,4 +55,7 @@ test('debug endpoints exist only with --debug-endpoints and read the raw journal
   t.is(events.items[0].type, 'session.created');
   t.false(events.has_more);
   t.is((await s.get('/api/v1/debug/streams/nope/events')).code, 40401);
+  const mem = (await s.get('/api/v1/debug/memory')).data;
+  t.true(mem.process.rss > 0 && mem.process.heapUsed > 0 && mem.heap.total_heap_size >= mem.process.heapUsed);
+  t.true(mem.heap_spaces.some((x: any) => x.name === 'old_space' && x.used > 0));
 });

@@ -33,18 +33,35 @@ function healthz(baseUrl: string): Promise<number> {
 }
 
 /**
- * Starts `svc-code serve --port 0` exactly as `npm start` does (the built CLI
- * entry in dist/, so run `npm run build` first; BENCH_DAEMON_ENTRY points at another build, for A/B runs), a home from SVC_CODE_HOME, the token from SVC_CODE_SERVER_TOKEN) and
- * waits for the first healthy answer.
+ * Starts `svc-code serve --port 0` as `npm start` runs it (the built CLI entry in dist/, so run
+ * `npm run build` first; BENCH_DAEMON_ENTRY points at another build, for A/B runs), a home from
+ * SVC_CODE_HOME, the token from SVC_CODE_SERVER_TOKEN, and waits for the first healthy answer.
+ * `extra.nodeArgs` go to node before the entry (`--heapsnapshot-signal=...`), `extra.serveArgs`
+ * after `serve --port 0`.
  */
-export async function startDaemon(scope: Scope, home: string, env: Record<string, string> = {}): Promise<Daemon> {
+export function startDaemon(scope: Scope, home: string, env: Record<string, string> = {}, extra: { nodeArgs?: string[]; serveArgs?: string[] } = {}): Promise<Daemon> {
+  const entry = process.env.BENCH_DAEMON_ENTRY ?? path.join(ROOT, 'dist/src/cli/main.js');
+  return launch(scope, process.execPath, [...profileArgs(), ...(extra.nodeArgs ?? []), entry, 'serve', '--port', '0', ...(extra.serveArgs ?? [])], home, env, false);
+}
+
+/**
+ * Runs `npm start -- --port 0` itself in the package root (scripts/start.mjs: the build check,
+ * then dist/'s CLI), in a process group of its own so the stop reaches the daemon under npm and sh.
+ * `pid` is npm's.
+ */
+export function startWithNpm(scope: Scope, home: string, env: Record<string, string> = {}): Promise<Daemon> {
+  return launch(scope, 'npm', ['start', '--', '--port', '0'], home, env, true);
+}
+
+async function launch(scope: Scope, command: string, args: string[], home: string, env: Record<string, string>, group: boolean): Promise<Daemon> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...profileArgs(), process.env.BENCH_DAEMON_ENTRY ?? path.join(ROOT, 'dist/src/cli/main.js'), 'serve', '--port', '0'], {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: BENCH_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
   });
-  const stop = () => stopChild(child);
+  const stop = () => stopChild(child, undefined, group);
   scope.defer(stop);
   let out = '';
   let err = '';
@@ -81,15 +98,41 @@ export function profileArgs(): string[] {
   return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...(interval ? [`--cpu-prof-interval=${interval}`] : [])] : [];
 }
 
-/** SIGTERM, then SIGKILL if it has not exited within 10 s. */
-export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  return new Promise((resolve) => {
+/** SIGTERM, then SIGKILL if it has not exited within 10 s; `group`: to the child's whole process group (it was spawned detached). */
+export function stopChild(child: ChildProcess, graceMs = 10_000, group = false): Promise<void> {
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      if (group) process.kill(-child.pid!, sig);
+      else child.kill(sig);
+    } catch {
+      // already gone
+    }
+  };
+  const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => signal('SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();
     });
-    child.kill('SIGTERM');
+    signal('SIGTERM');
   });
+  return group ? exited.then(() => groupGone(-child.pid!, graceMs)) : exited;
+}
+
+/** Waits until no process of the group is left (npm exits before the daemon it started). */
+async function groupGone(pgid: number, graceMs: number): Promise<void> {
+  const until = performance.now() + graceMs;
+  for (;;) {
+    try {
+      process.kill(pgid, 0);
+    } catch {
+      return;
+    }
+    if (performance.now() > until) {
+      process.kill(pgid, 'SIGKILL');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { BUILTIN_SKILLS_DIR } from '../app/package-root.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import type { SkillSource } from './types.ts';
 
@@ -17,15 +17,8 @@ export interface SkillRoot {
  */
 export const PROJECT_BRAND_DIRS = ['.svc-code/skills', '.claude/skills', '.codex/skills'];
 
-/** The builtin skills ship in `skills/` at the package root (src/skills -> ../../skills; dist/src/skills -> ../../../skills). */
-function builtinRoot(): string | undefined {
-  for (const rel of ['../../skills', '../../../skills']) {
-    const dir = fileURLToPath(new URL(rel, import.meta.url));
-    if (existsSync(path.join(dir, 'svc-code-api', 'SKILL.md'))) return dir;
-  }
-  return undefined;
-}
-const BUILTIN_ROOT = builtinRoot();
+/** The builtin skills, when the package ships any. */
+const BUILTIN_ROOT = existsSync(BUILTIN_SKILLS_DIR) ? BUILTIN_SKILLS_DIR : undefined;
 
 const isDir = (d: string) => {
   try {

@@ -3,31 +3,13 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
 import { tempDir } from './fs.ts';
+import { engineConfig, MODEL } from './llm-config.ts';
 import { startTestServer, tempHome, type TestServer, type WsClient } from './server.ts';
 
 // Retries back off instantly in tests (the engine reads this when the server starts).
 process.env.SVC_CODE_RETRY_BASE_MS = '0';
 
-export const MODEL = 'fx/model';
-
-/** config.toml with one chat_compat provider aimed at the fixture LLM and it as the default model. */
-export function engineConfig(llmUrl: string, extra = ''): string {
-  // Auto titles would take fixture replies meant for the turns.
-  return `default_model = "${MODEL}"
-auto_session_title = false
-${extra}
-
-[providers.fx]
-type = "chat_compat"
-base_url = "${llmUrl}/v1"
-api_key = "sk-test"
-
-[models."${MODEL}"]
-provider = "fx"
-model = "fixture-model"
-max_context_size = 100000
-`;
-}
+export { engineConfig, MODEL };
 
 export interface EngineEnv {
   s: TestServer;

@@ -1,3 +1,4 @@
+import v8 from 'node:v8';
 import * as v from 'valibot';
 import type { AppContext } from '../../app/context.ts';
 import { isLoopbackHost } from '../../app/options.ts';
@@ -30,6 +31,14 @@ export function debugRoutes(app: AppContext): RouteDef[] {
         const items = await app.journal.readRange(params.stream, query.from_seq ?? 1, Number.MAX_SAFE_INTEGER, limit + 1);
         return { items: items.slice(0, limit), has_more: items.length > limit };
       },
+    }),
+    route({
+      method: 'GET', path: '/api/v1/debug/memory', operationId: 'debugMemory', summary: 'Process memory and V8 heap spaces, in bytes (unstable; for bench/)', tags,
+      handler: () => ({
+        process: process.memoryUsage(),
+        heap: v8.getHeapStatistics(),
+        heap_spaces: v8.getHeapSpaceStatistics().map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size })),
+      }),
     }),
   ];
 }

@@ -1,0 +1,20 @@
+export const MODEL = 'fx/model';
+
+/** config.toml with one chat_compat provider aimed at the fixture LLM and it as the default model. */
+export function engineConfig(llmUrl: string, extra = ''): string {
+  // Auto titles would take fixture replies meant for the turns.
+  return `default_model = "${MODEL}"
+auto_session_title = false
+${extra}
+
+[providers.fx]
+type = "chat_compat"
+base_url = "${llmUrl}/v1"
+api_key = "sk-test"
+
+[models."${MODEL}"]
+provider = "fx"
+model = "fixture-model"
+max_context_size = 100000
+`;
+}

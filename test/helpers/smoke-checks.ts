@@ -1,0 +1,135 @@
+import type { ExecutionContext } from 'ava';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { scripts } from '../../fixtures/llm/index.ts';
+import { buildScript, ROOT } from './built.ts';
+import type { Smoke } from './smoke.ts';
+
+// One function per capability of the built daemon (test/smoke.test.ts lists them in order).
+
+type T = ExecutionContext;
+const WAIT_MS = 20_000;
+
+/** Files the compiled folders hold besides TypeScript: each must reach dist/ (the daemon reads them beside their modules). */
+export async function buildCurrentWithAssets(_d: Smoke, t: T) {
+  const check = buildScript('--check');
+  t.is(check.status, 0, check.stderr);
+  const { include } = JSON.parse(await readFile(path.join(ROOT, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+  const assets: string[] = [];
+  for (const folder of include) {
+    for (const e of await readdir(path.join(ROOT, folder), { recursive: true, withFileTypes: true })) {
+      if (e.isFile() && !/\.(?:[cm]?ts|tsx)$/.test(e.name)) assets.push(path.relative(ROOT, path.join(e.parentPath, e.name)));
+    }
+  }
+  t.true(assets.includes(path.join('src', 'providers', 'catalog-snapshot.json')));
+  for (const f of assets) t.true(existsSync(path.join(ROOT, 'dist', f)), `dist/${f} is missing`);
+}
+
+export async function healthz(d: Smoke, t: T) {
+  const r = await d.req('GET', '/api/v1/healthz', undefined, { auth: false });
+  t.is(r.status, 200);
+  t.deepEqual(r.body.data, { ok: true });
+}
+
+export async function meta(d: Smoke, t: T) {
+  t.is((await d.req('GET', '/api/v1/meta', undefined, { auth: false })).status, 401);
+  const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+  const r = await d.req('GET', '/api/v1/meta');
+  t.is(r.body.code, 0);
+  t.like(r.body.data, { server_version: version, backend: 'v2', capabilities: { websocket: true, terminal: true } });
+}
+
+export async function openapi(d: Smoke, t: T) {
+  const r = await d.req<any>('GET', '/openapi.json');
+  t.is(r.status, 200);
+  const doc = r.body as any;
+  t.regex(doc.openapi, /^3\./);
+  for (const p of ['/api/v1/healthz', '/api/v1/sessions', '/api/v1/catalog/providers/{catalog_id}']) t.truthy(doc.paths[p], p);
+}
+
+export async function asyncapi(d: Smoke, t: T) {
+  const r = await d.req<any>('GET', '/asyncapi.json');
+  t.is(r.status, 200);
+  t.truthy((r.body as any).asyncapi);
+}
+
+export async function websocketHello(d: Smoke, t: T) {
+  const ws = await d.ws();
+  const hello = await ws.waitFor((f) => f.type === 'server_hello', WAIT_MS);
+  t.is(hello.payload.protocol_version, 2);
+}
+
+/** Offline: the live directory fetch fails and the snapshot shipped in dist/ answers. */
+export async function modelDirectoryOffline(d: Smoke, t: T) {
+  const list = await d.req('GET', '/api/v1/catalog/providers');
+  t.is(list.body.code, 0, JSON.stringify(list.body));
+  t.true(list.body.data.items.some((e: any) => e.id === 'openrouter'));
+  const one = await d.req('GET', '/api/v1/catalog/providers/openrouter');
+  t.like(one.body, { code: 0, data: { id: 'openrouter', wire_type: 'chat_compat' } });
+  t.is((await d.req('GET', '/api/v1/catalog/providers/no-such-entry')).body.code, 40417);
+  const imported = await d.req('POST', '/api/v1/providers:import_catalog', { catalog_id: 'openrouter', api_key: 'sk-smoke' });
+  t.is(imported.status, 201);
+  t.is(imported.body.code, 0, JSON.stringify(imported.body));
+}
+
+export async function workspaceAndSession(d: Smoke, t: T) {
+  const wid = await d.workspace();
+  t.regex(wid, /^wd_/);
+  const sid = await d.session();
+  t.regex(sid, /^session_/);
+  const s = await d.req('GET', `/api/v1/sessions/${sid}`);
+  t.like(s.body.data, { id: sid, workspace_id: wid, metadata: { cwd: d.root } });
+}
+
+/** A turn streamed from the fixture LLM whose Write call waits for an approval given over REST. */
+export async function promptWithApprovedToolCall(d: Smoke, t: T) {
+  const sid = await d.session();
+  const ws = await d.ws();
+  t.is((await ws.request('subscribe', { session_ids: [sid] })).code, 0);
+  d.llm.setScript({ events: [{ tool_call: { id: 'smoke-w1', name: 'Write', args: { file_path: 'smoke.txt', content: 'smoke\n' } } }] }, scripts.helloText);
+  const accepted = await d.req('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'write smoke.txt' }] });
+  t.is(accepted.body.code, 0, JSON.stringify(accepted.body));
+  const requested = await ws.waitFor((f) => f.type === 'event.approval.requested' && f.session_id === sid, WAIT_MS);
+  t.is(requested.payload.tool_name, 'Write');
+  const resolved = await d.req('POST', `/api/v1/sessions/${sid}/approvals/${requested.payload.approval_id}`, { decision: 'approved' });
+  t.true(resolved.body.data.resolved);
+  const ended = await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === sid, WAIT_MS);
+  t.is(ended.payload.reason, 'completed');
+  const result = ws.frames.find((f) => f.type === 'tool.result' && f.session_id === sid);
+  t.false(result.payload.is_error);
+  const streamed = ws.frames.filter((f) => f.type === 'assistant.delta' && f.session_id === sid).map((f) => f.payload.text).join('');
+  t.is(streamed, 'Hello, world');
+  t.is(await readFile(path.join(d.root, 'smoke.txt'), 'utf8'), 'smoke\n');
+}
+
+export async function terminalEcho(d: Smoke, t: T) {
+  const sid = await d.session();
+  const ws = await d.ws();
+  const term = await d.req('POST', `/api/v1/sessions/${sid}/terminals`, { shell: '/bin/sh' });
+  t.is(term.body.code, 0, JSON.stringify(term.body));
+  const id = term.body.data.id;
+  t.is((await ws.request('terminal_attach', { terminal_id: id })).code, 0);
+  t.is((await ws.request('terminal_input', { terminal_id: id, data: 'echo smoke-$((6*7))\r' })).code, 0);
+  const output = () => ws.frames.filter((f) => f.type === 'terminal_output' && f.payload.terminal_id === id).map((f) => f.payload.data).join('');
+  await ws.waitFor((f) => f.type === 'terminal_output' && output().includes('smoke-42'), WAIT_MS);
+  t.true((await d.req('POST', `/api/v1/sessions/${sid}/terminals/${id}:close`)).body.data.closed);
+}
+
+export async function builtinSkills(d: Smoke, t: T) {
+  const sid = await d.session();
+  const r = await d.req('GET', `/api/v1/sessions/${sid}/skills`);
+  t.is(r.body.code, 0);
+  t.true(r.body.data.skills.some((s: any) => s.name === 'svc-code-api' && s.source === 'builtin'), JSON.stringify(r.body.data));
+  const w = await d.req('GET', `/api/v1/workspaces/${await d.workspace()}/skills`);
+  t.true(w.body.data.skills.some((s: any) => s.name === 'svc-code-api' && s.source === 'builtin'));
+}
+
+/** Last: SIGTERM, a clean exit, and the instance file gone. */
+export async function sigtermShutdown(d: Smoke, t: T) {
+  const serverId = (await d.req('GET', '/api/v1/meta')).body.data.server_id;
+  const file = path.join(d.home, 'server', 'instances', `${serverId}.json`);
+  t.is(JSON.parse(await readFile(file, 'utf8')).pid, d.daemon.child.pid);
+  t.is(await d.daemon.stop('SIGTERM'), 0, d.daemon.stderr());
+  t.false(existsSync(file));
+}
