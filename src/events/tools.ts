@@ -13,7 +13,10 @@ const callStarted = defineEvent({
 const result = defineEvent({
   type: 'tool.result', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A tool call finished; content is what the model gets, cut to 100000 characters here',
-  payload: v.object({ agent_id: AgentId, tool_call_id: v.string(), tool_name: v.string(), is_error: v.boolean(), content: v.string(), duration_ms: v.number() }),
+  payload: v.object({
+    agent_id: AgentId, turn_id: v.optional(v.string()), tool_call_id: v.string(), tool_name: v.string(), is_error: v.boolean(), content: v.string(),
+    duration_ms: v.number(),
+  }),
 });
 
 const progress = defineEvent({
