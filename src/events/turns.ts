@@ -12,7 +12,6 @@ import { defineEvent, type PayloadOfDef } from './define.ts';
 export type ContentPart = v.InferOutput<typeof ContentPart>;
 /** Core "Message object". */
 export type Message = v.InferOutput<typeof MessageObject>;
-export type TurnReason = 'completed' | 'cancelled' | 'failed';
 
 const Turn = { agent_id: AgentId, turn_id: v.string() };
 
@@ -118,3 +117,4 @@ export type StepCompletedPayload = PayloadOfDef<typeof stepCompleted>;
 export type StepInterruptedPayload = PayloadOfDef<typeof stepInterrupted>;
 export type TurnEndedPayload = PayloadOfDef<typeof turnEnded>;
 export type SystemPromptRecord = PayloadOfDef<typeof systemPromptRecorded>;
+export type TurnReason = TurnEndedPayload['reason'];
