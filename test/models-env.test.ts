@@ -29,6 +29,7 @@ test.serial('SVC_MODEL_* synthesize an in-memory provider and alias that never r
   ]);
   const config = await s.get('/api/v1/config');
   t.is(config.data.default_model, 'env/tmp-model', 'the temporary model is the default while the file names none');
+  t.is(config.data.providers.env.has_api_key, true, 'a provider named env is not an env table');
   t.false(JSON.stringify(config).includes('sk-ENV-TEMP-SECRET'));
   const one = await s.get('/api/v1/providers/env');
   t.is(one.data.has_api_key, true);

@@ -83,7 +83,7 @@ test('a custom title is never overwritten: 40923 even with force, and a generate
   t.is(llm.requests.length, 0);
 
   // A generation that raced with a profile rename: the index keeps the custom title.
-  await s.server.app.journal.append([{ stream: id, type: 'session.title_generated', payload: { title: 'Late generated' } }]);
+  await s.server.app.journal.append([{ stream: id, type: 'session.title_generated', payload: { title: 'Late generated', source: 'user_prompts', model: 'acme/smart' } }]);
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'My Own Title');
 
   const other = await newSession(s);

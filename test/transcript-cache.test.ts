@@ -5,22 +5,24 @@ import { agentOf, roster, turnPage, userMessages } from '../src/transcript/views
 import type { TranscriptState } from '../src/transcript/state.ts';
 import { tempDir } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import type { NewStreamEvent } from '../src/events/registry.ts';
 
 /** One turn of the main agent: prompt, user message, a tool call and its result, the answer. */
 function turnEvents(sid: string, n: number) {
   const at = new Date().toISOString();
   const turn = `turn_${n}`;
+  const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
   return [
     { stream: sid, type: 'prompt.accepted', payload: { agent_id: 'main', prompt_id: `p${n}`, user_message_id: `um${n}`, content: [{ type: 'text', text: `q${n}` }], created_at: at, overrides: {} } },
-    { stream: sid, type: 'turn.started', payload: { agent_id: 'main', turn_id: turn, prompt_id: `p${n}`, prompt_ids: [`p${n}`] } },
+    { stream: sid, type: 'turn.started', payload: { agent_id: 'main', turn_id: turn, prompt_id: `p${n}`, prompt_ids: [`p${n}`], model: 'acme/smart', started_at: at } },
     { stream: sid, type: 'message.created', payload: { agent_id: 'main', message: { id: `um${n}`, role: 'user', content: [{ type: 'text', text: `q${n}` }], session_id: sid, created_at: at } } },
     { stream: sid, type: 'turn.step.started', payload: { agent_id: 'main', turn_id: turn, step: 1 } },
     { stream: sid, type: 'tool.call.started', payload: { agent_id: 'main', turn_id: turn, tool_call_id: `c${n}`, tool_name: 'Read', input: { file_path: 'a' } } },
-    { stream: sid, type: 'tool.result', payload: { agent_id: 'main', turn_id: turn, tool_call_id: `c${n}`, is_error: false, content: `file ${n}` } },
+    { stream: sid, type: 'tool.result', payload: { agent_id: 'main', turn_id: turn, tool_call_id: `c${n}`, tool_name: 'Read', is_error: false, content: `file ${n}`, duration_ms: 1 } },
     { stream: sid, type: 'message.created', payload: { agent_id: 'main', message: { id: `am${n}`, role: 'assistant', content: [{ type: 'text', text: `a${n}` }], session_id: sid, created_at: at } } },
-    { stream: sid, type: 'turn.step.completed', payload: { agent_id: 'main', turn_id: turn, step: 1 } },
-    { stream: sid, type: 'turn.ended', payload: { agent_id: 'main', turn_id: turn, prompt_id: `p${n}`, reason: 'completed' } },
-  ];
+    { stream: sid, type: 'turn.step.completed', payload: { agent_id: 'main', turn_id: turn, step: 1, finish_reason: 'stop', usage, context_tokens: 0 } },
+    { stream: sid, type: 'turn.ended', payload: { agent_id: 'main', turn_id: turn, prompt_id: `p${n}`, reason: 'completed', usage, steps: 1, ended_at: at } },
+  ] satisfies NewStreamEvent[];
 }
 
 const view = (state: TranscriptState, seq: number) => ({

@@ -3,6 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { appendUnchecked } from './helpers/engine-events.ts';
 import { agentCall, say, turnEnded as mainTurnEnded, YOLO } from './subagents-helpers.ts';
 
 // Core "Messages and transcript": the transcript read side, folded from the journal (docs/transcript.md).
@@ -187,7 +188,7 @@ test('ops: later events of the agent as batches; complete:false when since_seq i
   t.deepEqual((await data(env, '/ops?agent_id=other&since_seq=0')).batches, []);
   // Push the window past the first events: since_seq 0 is no longer covered.
   const filler = Array.from({ length: 1000 }, () => ({ stream: env.sid, type: 'test.filler', payload: { agent_id: 'filler' } }));
-  await env.s.server.app.journal.append(filler);
+  await appendUnchecked(env.s, filler);
   t.false((await data(env, '/ops?agent_id=main&since_seq=0')).complete);
   const head = (await journal(env)).at(-1)!.seq;
   t.true((await data(env, `/ops?agent_id=main&since_seq=${head - 10}`)).complete);

@@ -134,7 +134,7 @@ test('resume: transcript_since inside the op window sends the missed batches ins
 test('resume: a cursor older than the op window gets a transcript.reset', async (t) => {
   const env = await startEngine(t);
   await turn(env, 1);
-  const events = Array.from({ length: 1001 }, (_, i) => ({ stream: env.sid, type: 'session.profile_updated', payload: { title: `t${i}` } }));
+  const events = Array.from({ length: 1001 }, (_, i) => ({ stream: env.sid, type: 'session.profile_updated' as const, payload: { title: `t${i}` } }));
   await env.s.server.app.journal.append(events);
   const c = await client(t, env);
   await subscribeV2(c, env, { main: 'block' }, { main: 1 });

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { AuthBan } from '../src/http/middleware/auth.ts';
 import { WsHub } from '../src/ws/hub.ts';
 import { accessPolicy } from '../src/http/middleware/host.ts';
+import { appendUnchecked } from './helpers/engine-events.ts';
 import { connectWs, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from './helpers/server.ts';
 
 const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
@@ -46,9 +47,12 @@ async function extraHub(t: ExecutionContext, s: TestServer, ban: AuthBan): Promi
 }
 
 /** Appends `n` session events directly (one batch each when `separate`). */
-async function appendEvents(s: TestServer, sessionId: string, n: number, payload: (i: number) => Record<string, unknown> = (i) => ({ title: `t${i}` })) {
-  const events = Array.from({ length: n }, (_, i) => ({ stream: sessionId, type: 'session.profile_updated', payload: payload(i) }));
-  return s.server.app.journal.append(events);
+async function appendEvents(
+  s: TestServer, sessionId: string, n: number, payload: (i: number) => Record<string, unknown> = (i) => ({ title: `t${i}` }), unchecked = false,
+) {
+  const events = Array.from({ length: n }, (_, i) => ({ stream: sessionId, type: 'session.profile_updated' as const, payload: payload(i) }));
+  // `unchecked`: payloads no emitter builds (agent_id on a profile update); the transport carries whatever it is given.
+  return unchecked ? appendUnchecked(s, events) : s.server.app.journal.append(events);
 }
 
 const head = (s: TestServer, id: string) => s.server.app.journal.head(id)!;
@@ -224,7 +228,7 @@ test('session events go only to subscribers; agent_filter keeps matching and age
   await other.waitFor((f) => f.type === 'session.meta.updated');
   t.false(other.frames.some((f) => f.type === 'session.profile_updated'));
 
-  await appendEvents(s, id, 3, (i) => (i === 2 ? { title: 'none' } : { agent_id: `a${i + 1}`, title: `a${i + 1}` }));
+  await appendEvents(s, id, 3, (i) => (i === 2 ? { title: 'none' } : { agent_id: `a${i + 1}`, title: `a${i + 1}` }), true);
   await sub.waitFor((f) => f.payload?.title === 'none');
   await filtered.waitFor((f) => f.payload?.title === 'none');
   const titles = eventsOf(filtered, id).map((f) => f.payload.title);
@@ -239,7 +243,7 @@ test('unsubscribe stops session events', async (t) => {
   await c.request('subscribe', { session_ids: [id] });
   t.deepEqual((await c.request('unsubscribe', { session_ids: [id] })).payload, { unsubscribed: [id] });
   await appendEvents(s, id, 1);
-  await s.server.app.journal.append([{ stream: '__global__', type: 'event.config.changed', payload: { changedFields: [], config: {} } }]);
+  await appendUnchecked(s, [{ stream: '__global__', type: 'event.config.changed', payload: { changedFields: [], config: {} } }]);
   await c.waitFor((f) => f.type === 'event.config.changed');
   t.is(eventsOf(c, id).length, 0);
 });
@@ -247,8 +251,8 @@ test('unsubscribe stops session events', async (t) => {
 test('internal global-stream events are not sent', async (t) => {
   const s = await server(t);
   const c = await client(t, s);
-  await s.server.app.journal.append([{ stream: '__global__', type: 'workspace.trust_changed', payload: {} }]);
-  await s.server.app.journal.append([{ stream: '__global__', type: 'event.config.changed', payload: { changedFields: ['x'], config: {} } }]);
+  await appendUnchecked(s, [{ stream: '__global__', type: 'workspace.trust_changed', payload: {} }]);
+  await appendUnchecked(s, [{ stream: '__global__', type: 'event.config.changed', payload: { changedFields: ['x'], config: {} } }]);
   await c.waitFor((f) => f.type === 'event.config.changed');
   t.false(c.frames.some((f) => f.type === 'workspace.trust_changed'));
 });

@@ -1,8 +1,10 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { padSeq, projectionKey } from '../../journal/keys.ts';
 import type { Db } from '../../journal/slots.ts';
-import { EngineEvents, type Message, type MessageCreatedPayload } from '../../src/engine/events.ts';
-import { CompactionEvents, type SessionUndonePayload } from '../../src/engine/compaction-events.ts';
+import { EngineEvents } from '../../src/engine/events.ts';
+import type { Message, MessageCreatedPayload } from '../../src/events/turns.ts';
+import { CompactionEvents } from '../../src/engine/compaction-events.ts';
+import type { SessionUndonePayload } from '../../src/events/compaction.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 
 /** The agent whose messages make up the session's history (subagents have their own transcripts). */

@@ -1,10 +1,15 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
-import { SessionEvents, type ProfileUpdatedPayload, type SessionCreatedPayload, type SessionState } from '../../src/events/types.ts';
-import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from '../../src/engine/events.ts';
-import { CompactionEvents, type SessionUndonePayload } from '../../src/engine/compaction-events.ts';
-import { ApprovalEvents, type ApprovalItem, type ApprovalResolvedPayload, type RememberedCall } from '../../src/permissions/types.ts';
-import { QuestionEvents, type QuestionItem } from '../../src/questions/types.ts';
+import { SessionEvents } from '../../src/events/types.ts';
+import type { ProfileUpdatedPayload, SessionCreatedPayload, SessionState } from '../../src/events/session.ts';
+import { EngineEvents } from '../../src/engine/events.ts';
+import type { PromptAcceptedPayload, TurnEndedPayload, TurnStartedPayload } from '../../src/events/turns.ts';
+import { CompactionEvents } from '../../src/engine/compaction-events.ts';
+import type { SessionUndonePayload } from '../../src/events/compaction.ts';
+import { ApprovalEvents } from '../../src/permissions/types.ts';
+import type { ApprovalItem, ApprovalResolvedPayload, RememberedCall } from '../../src/events/approvals.ts';
+import { QuestionEvents } from '../../src/questions/types.ts';
+import type { QuestionItem } from '../../src/events/questions.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { SortedList } from '../sorted-list.ts';
 

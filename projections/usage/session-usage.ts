@@ -1,11 +1,11 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
-import {
-  EngineEvents, type MessageCreatedPayload, type StepCompletedPayload, type TurnEndedPayload, type TurnStartedPayload,
-} from '../../src/engine/events.ts';
+import { EngineEvents } from '../../src/engine/events.ts';
+import type { MessageCreatedPayload, StepCompletedPayload, TurnEndedPayload, TurnStartedPayload } from '../../src/events/turns.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { messageChars } from './estimate.ts';
-import { CompactionEvents, type CompactionCompletedPayload, type SessionUndonePayload } from '../../src/engine/compaction-events.ts';
+import { CompactionEvents } from '../../src/engine/compaction-events.ts';
+import type { CompactionCompletedPayload, SessionUndonePayload } from '../../src/events/compaction.ts';
 
 const MAIN = 'main';
 

@@ -1,6 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import { GlobalEvents, type WorkspaceState } from '../../src/events/types.ts';
+import { GlobalEvents } from '../../src/events/types.ts';
+import type { WorkspaceState } from '../../src/events/workspace.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 
 export interface WorkspaceRecord extends WorkspaceState {

@@ -1,14 +1,17 @@
 import { monotonicFactory } from 'ulid';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import type { Message } from '../engine/events.ts';
+import type { Message } from '../events/turns.ts';
 import { loadMessages, replayContext } from '../engine/history.ts';
 import { sessionModel } from '../engine/model-resolve.ts';
 import { finishedPrompt } from '../engine/prompt-state.ts';
 import { SessionRuntime, type RuntimeDeps } from '../engine/runtime.ts';
-import { EngineEvents, type PromptAcceptedPayload } from '../engine/events.ts';
-import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
-import { SYSTEM_PROMPT_EVENT, type SystemPromptRecord } from '../engine/system-prompt.ts';
+import { EngineEvents } from '../engine/events.ts';
+import type { PromptAcceptedPayload } from '../events/turns.ts';
+import { SubagentEvents } from './events.ts';
+import type { SubagentSpawnedPayload } from '../events/subagents.ts';
+import { SYSTEM_PROMPT_EVENT } from '../engine/system-prompt.ts';
+import type { SystemPromptRecord } from '../events/turns.ts';
 
 const nextUlid = monotonicFactory();
 

@@ -1,8 +1,12 @@
-import { EngineEvents, type Message, type TurnEndedPayload } from '../engine/events.ts';
+import { EngineEvents } from '../engine/events.ts';
+import type { Message, TurnEndedPayload } from '../events/turns.ts';
 import { newMessageId } from '../engine/turn.ts';
-import { SubagentEvents, type SubagentSpawnedPayload } from './events.ts';
+import { SubagentEvents } from './events.ts';
+import type { SubagentSpawnedPayload } from '../events/subagents.ts';
 import { subagentNotice } from './subagent-task.ts';
-import { CompactionEvents, type CompactionFailedPayload } from '../engine/compaction-events.ts';
+import { CompactionEvents } from '../engine/compaction-events.ts';
+import type { CompactionFailedPayload } from '../events/compaction.ts';
+import type { NewEvent } from '../events/registry.ts';
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
 
@@ -14,7 +18,7 @@ interface Ev { type: string; payload: any }
  * no outcome `compaction.failed` interrupted, and spawned subagents with no outcome
  * `subagent.failed` interrupted. Empty when nothing is open.
  */
-export function settleOrphans(events: readonly Ev[], now: string, sessionId: string): Ev[] {
+export function settleOrphans(events: readonly Ev[], now: string, sessionId: string): NewEvent[] {
   const openTurns = new Map<string, { agent_id: string; turn_id: string; prompt_id: string }>();
   const openAgents = new Map<string, SubagentSpawnedPayload>();
   const openCompactions = new Map<string, { compaction_id: string; agent_id: string }>();
@@ -27,7 +31,7 @@ export function settleOrphans(events: readonly Ev[], now: string, sessionId: str
     else if (e.type === CompactionEvents.started) openCompactions.set(p.compaction_id, p);
     else if (e.type === CompactionEvents.completed || e.type === CompactionEvents.failed) openCompactions.delete(p.compaction_id);
   }
-  const out: Ev[] = [...openTurns.values()].map((t) => ({
+  const out: NewEvent[] = [...openTurns.values()].map((t) => ({
     type: EngineEvents.turnEnded,
     payload: {
       agent_id: t.agent_id, turn_id: t.turn_id, prompt_id: t.prompt_id, reason: 'failed',

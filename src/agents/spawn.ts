@@ -1,13 +1,17 @@
 import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
-import { EngineEvents, type Message, type TurnEndedPayload, type Usage } from '../engine/events.ts';
+import { EngineEvents } from '../engine/events.ts';
+import type { Message, TurnEndedPayload } from '../events/turns.ts';
+import type { Usage } from '../events/common.ts';
 import { clientFor } from '../engine/model-resolve.ts';
 import { newMessageId, runTurn, type TurnOutcome } from '../engine/turn.ts';
 import { subagentSystemPrompt } from '../engine/system-prompt.ts';
 import { truncateHead } from '../tools/truncate.ts';
-import { SubagentEvents, type SubagentFailure, type SubagentSpawnedPayload } from './events.ts';
+import { SubagentEvents } from './events.ts';
+import type { SubagentFailure, SubagentSpawnedPayload } from '../events/subagents.ts';
 import type { BoundModel } from './pool.ts';
 import { SubagentTask } from './subagent-task.ts';
+import type { NewEvent } from '../events/registry.ts';
 
 const nextUlid = monotonicFactory();
 const EVENT_RESULT_BUDGET = 100_000;
@@ -71,7 +75,7 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
   const timeoutMs = req.timeout?.ms ?? app.config.current().subagent.timeout_ms;
   const timeoutSetting = req.timeout?.setting ?? '[subagent] timeout_ms';
   const timer = timeoutMs > 0 ? setTimeout(() => task.stop('timeout'), timeoutMs) : undefined;
-  const emit = (events: Array<{ type: string; payload: unknown }>) => app.journal.append(events.map((e) => ({ stream: req.sessionId, ...e })));
+  const emit = (events: NewEvent[]) => app.journal.append(events.map((e) => ({ stream: req.sessionId, ...e })));
   let outcome: TurnOutcome | null = null;
   let history: Message[] = [];
   try {
@@ -123,7 +127,7 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
 }
 
 /** The daemon is stopping: the turn stays open in the journal and the next start reports it interrupted. */
-async function suspend(app: AppContext, req: SpawnRequest, task: SubagentTask, emit: (e: Array<{ type: string; payload: unknown }>) => Promise<unknown>): Promise<SubagentSettlement> {
+async function suspend(app: AppContext, req: SpawnRequest, task: SubagentTask, emit: (e: NewEvent[]) => Promise<unknown>): Promise<SubagentSettlement> {
   await emit([{ type: SubagentEvents.suspended, payload: { agent_id: task.spec.agentId, task_id: task.spec.id, reason: 'daemon_stopping' } }])
     .catch((err) => app.log.warn({ session_id: req.sessionId }, `subagent.suspended not journaled: ${String(err)}`));
   await task.settle('cancelled', '[interrupted] the daemon stopped while the subagent ran');

@@ -1,4 +1,3 @@
-import type { Journal } from '../../journal/journal.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import type { MessageLog } from '../../projections/messages/message-log.ts';
@@ -17,6 +16,8 @@ import type { AuthService } from '../auth/service.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import type { PermissionService } from '../permissions/service.ts';
 import type { QuestionService } from '../questions/service.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { PayloadOf, VolatileType } from '../events/registry.ts';
 
 export interface Clock {
   now(): Date;
@@ -32,7 +33,7 @@ export interface AppContext {
   token: string;
   clock: Clock;
   log: Logger;
-  journal: Journal;
+  journal: EventJournal;
   sessions: SessionIndex;
   /** Main-agent messages per session (read from LevelDB by range, not held in memory). */
   messages: MessageLog;
@@ -62,7 +63,7 @@ export interface AppContext {
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */
   connections(): ConnectionInfo[];
   /** Sends a volatile frame to a session's subscribers (never journaled, never replayed). */
-  publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void;
+  publishVolatile<T extends VolatileType>(sessionId: string, type: T, payload: PayloadOf<T>, offset?: number): void;
   /** Asks the server to stop (POST /api/v1/shutdown). */
   requestShutdown(): void;
 }

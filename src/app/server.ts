@@ -2,7 +2,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
 import { monotonicFactory } from 'ulid';
-import { Journal } from '../../journal/journal.ts';
 import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
 import { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
@@ -26,6 +25,8 @@ import { EngineRegistry } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
+import type { EventChecker } from '../events/check.ts';
+import { EventJournal } from '../events/journal.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
@@ -40,6 +41,8 @@ export interface StartOptions {
   clock?: Clock;
   /** How often to reconcile with other daemons on the same home (ms; 0 = never). */
   reconcileIntervalMs?: number;
+  /** Test runs: every appended and published event is checked against the registry (docs/events.md). */
+  checker?: EventChecker;
 }
 
 const DEFAULT_RECONCILE_MS = 30_000;
@@ -87,7 +90,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const token = await loadOrCreateToken(home);
   const config = await ConfigService.load(home, log);
   const { primary, adoptable } = await claimSlots(home);
-  const journal = new Journal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1' });
+  const { checker } = opts;
+  const journal = new EventJournal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker });
   await journal.load();
   config.attach(journal);
   const sessions = new SessionIndex();
@@ -114,7 +118,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     permissions: undefined as unknown as PermissionService,
     questions: undefined as unknown as QuestionService,
     connections: () => hub?.connections() ?? [],
-    publishVolatile: (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
+    publishVolatile: checker
+      ? (sessionId, type, payload, offset) => {
+        checker.check(type, sessionId, 'volatile', payload);
+        hub?.publishVolatile(sessionId, type, payload, offset);
+      }
+      : (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
     requestShutdown: () => stop(),
   };
   app.tasks = new TaskService(app);

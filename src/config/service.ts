@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
-import type { Journal } from '../../journal/journal.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { PayloadOf } from '../events/registry.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../app/logger.ts';
 import { GlobalEvents } from '../events/types.ts';
@@ -40,7 +41,7 @@ export class ConfigService extends EventEmitter {
   private fileWarning?: string;
   private resolveWarnings: string[] = [];
   private resolved!: ResolvedConfig;
-  private journal?: Journal;
+  private journal?: EventJournal;
   private lock: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly env: EnvOverrides;
@@ -102,7 +103,7 @@ export class ConfigService extends EventEmitter {
   }
 
   /** Starts the event emission: `event.config.changed` goes to the journal's global stream. */
-  attach(journal: Journal): void {
+  attach(journal: EventJournal): void {
     this.journal = journal;
   }
 
@@ -226,7 +227,9 @@ export class ConfigService extends EventEmitter {
   private async publish(fields: string[]): Promise<void> {
     if (!this.journal) return;
     try {
-      await this.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.configChanged, payload: { changedFields: fields, config: this.view() } }]);
+      // The view is built and redacted as a plain document: its shape is checked against the schema in test runs (docs/events.md).
+      const config = this.view() as PayloadOf<typeof GlobalEvents.configChanged>['config'];
+      await this.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.configChanged, payload: { changedFields: fields, config } }]);
     } catch (err) {
       this.log.error({ err: (err as Error).message }, 'cannot record event.config.changed');
     }

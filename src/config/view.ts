@@ -12,16 +12,18 @@ const SECRET_TABLES = new Set(['custom_headers']);
 const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD)/i;
 
 /** Copies `x` with every secret replaced by REDACTED (keys kept, so clients see what is set). */
-export function redact(x: unknown, parentKey = ''): unknown {
-  if (Array.isArray(x)) return x.map((item) => redact(item, parentKey));
+export function redact(x: unknown, parentKey = '', grandparentKey = ''): unknown {
+  if (Array.isArray(x)) return x.map((item) => redact(item, parentKey, grandparentKey));
   if (!isTable(x)) return x;
+  // A provider or service named `env` is not an `env` table.
+  const envTable = parentKey === 'env' && grandparentKey !== 'providers' && grandparentKey !== 'services';
   const out: Doc = {};
   for (const [k, val] of Object.entries(x)) {
     if (val === undefined) continue;
-    const secret = SECRET_KEY.test(k) || SECRET_TABLES.has(parentKey) || (parentKey === 'env' && SECRET_ENV_NAME.test(k))
+    const secret = SECRET_KEY.test(k) || SECRET_TABLES.has(parentKey) || (envTable && SECRET_ENV_NAME.test(k))
       // OAuth tables are credential references: only the storage kind is shown.
       || (parentKey === 'oauth' && k !== 'storage');
-    out[k] = secret ? redactAll(val) : redact(val, k);
+    out[k] = secret ? redactAll(val) : redact(val, k, parentKey);
   }
   return out;
 }

@@ -1,7 +1,8 @@
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { AppContext } from '../app/context.ts';
-import { EngineEvents, type TurnEndedPayload } from './events.ts';
+import { EngineEvents } from './events.ts';
+import type { TurnEndedPayload } from '../events/turns.ts';
 import { generateTitle } from './title.ts';
 
 export interface AutoTitle {

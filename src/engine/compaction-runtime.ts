@@ -1,7 +1,7 @@
 import type { AppContext } from '../app/context.ts';
 import { contextLimit } from '../sessions/info.ts';
 import { compactable, contextNow, type CompactionInput } from './compaction.ts';
-import type { Message } from './events.ts';
+import type { Message } from '../events/turns.ts';
 import type { RuntimeDeps } from './runtime.ts';
 
 /** A compaction's input from the runtime's deps and the current config (loop_control). */

@@ -3,14 +3,16 @@ import { contextTokens } from '../../projections/usage/estimate.ts';
 import type { AppContext } from '../app/context.ts';
 import type { ModelClient, ToolSpec, WireError } from '../providers/wire/types.ts';
 import { summaryRequest, summaryText } from './compaction-prompt.ts';
-import {
-  CompactionEvents, type CompactionCompletedPayload, type CompactionFailedPayload, type CompactionStartedPayload, type CompactionTrigger,
-} from './compaction-events.ts';
-import { EngineEvents, type Message, type Usage } from './events.ts';
+import { CompactionEvents } from './compaction-events.ts';
+import type { CompactionCompletedPayload, CompactionFailedPayload, CompactionStartedPayload, CompactionTrigger } from '../events/compaction.ts';
+import { EngineEvents } from './events.ts';
+import type { Message } from '../events/turns.ts';
+import type { Usage } from '../events/common.ts';
 import { estimateTokens, toModelMessages } from './history.ts';
 import { backoffMs, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult } from './step.ts';
 import { MAIN_AGENT, newMessageId } from './turn.ts';
+import type { NewEvent } from '../events/registry.ts';
 
 const nextUlid = monotonicFactory();
 
@@ -53,7 +55,7 @@ export function contextNow(app: AppContext, sessionId: string, history: readonly
 export async function compact(c: CompactionInput): Promise<boolean> {
   const compaction_id = `cmp_${nextUlid()}`;
   const base = { compaction_id, agent_id: MAIN_AGENT };
-  const emit = (events: Array<{ type: string; payload: unknown }>) => c.app.journal.append(events.map((e) => ({ stream: c.sessionId, ...e })));
+  const emit = (events: NewEvent[]) => c.app.journal.append(events.map((e) => ({ stream: c.sessionId, ...e })));
   const started: CompactionStartedPayload = { ...base, trigger: c.trigger, ...(c.instruction ? { instruction: c.instruction } : {}) };
   await emit([{ type: CompactionEvents.started, payload: started }]);
   const replaced = Math.max(0, c.history.length - c.keep);

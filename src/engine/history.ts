@@ -4,8 +4,10 @@ import { filePartText } from '../media/file-part.ts';
 import { findSessionMedia } from '../media/session-media.ts';
 import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
-import { CompactionEvents, type CompactionCompletedPayload, type SessionUndonePayload } from './compaction-events.ts';
-import { EngineEvents, type ContentPart, type Message, type MessageCreatedPayload } from './events.ts';
+import { CompactionEvents } from './compaction-events.ts';
+import type { CompactionCompletedPayload, SessionUndonePayload } from '../events/compaction.ts';
+import { EngineEvents } from './events.ts';
+import type { ContentPart, Message, MessageCreatedPayload } from '../events/turns.ts';
 
 const PAGE = 1000;
 

@@ -1,6 +1,7 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { EngineEvents, type PromptAcceptedPayload, type TurnEndedPayload, type TurnStartedPayload } from './events.ts';
+import { EngineEvents } from './events.ts';
+import type { PromptAcceptedPayload, TurnEndedPayload, TurnStartedPayload } from '../events/turns.ts';
 import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
 import { quiet, runtimeIdleMs, sweepEveryMs } from './idle-runtimes.ts';
@@ -8,13 +9,15 @@ import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { validationError } from '../http/errors.ts';
 import { loadMessages } from './history.ts';
 import { SessionEvents } from '../events/types.ts';
-import { buildSystemPrompt, SYSTEM_PROMPT_EVENT, type SystemPromptRecord } from './system-prompt.ts';
+import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
+import type { SystemPromptRecord } from '../events/turns.ts';
 import { ClientCache } from './model-resolve.ts';
 import { finishedPrompt } from './prompt-state.ts';
 import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
 import { SessionRuntime } from './runtime.ts';
 import { noTools, type ToolExecutor } from './tools.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
+import type { NewStreamEvent } from '../events/registry.ts';
 
 /** Newly created sessions remembered for a read-free first load (older ones load from the journal). */
 const FRESH_MAX = 10_000;
@@ -184,7 +187,7 @@ export class EngineRegistry {
             usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0, ended_at: now,
           } satisfies TurnEndedPayload,
         },
-        ...queuedPrompts(events).map((q) => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
+        ...queuedPrompts(events).map((q): NewStreamEvent => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
         ...settleOrphans(events, now, s.id).map((e) => ({ stream: s.id, ...e })),
       ]);
       n++;

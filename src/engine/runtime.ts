@@ -6,9 +6,11 @@ import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
 import { compact } from './compaction.ts';
 import { CompactionSlot } from './compaction-slot.ts';
 import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
-import { CompactionEvents, type CompactionTrigger } from './compaction-events.ts';
-import { EngineEvents, type Message, type TurnEndedPayload } from './events.ts';
-import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT, type SystemPromptRecord } from './system-prompt.ts';
+import { CompactionEvents } from './compaction-events.ts';
+import type { CompactionTrigger } from '../events/compaction.ts';
+import { EngineEvents } from './events.ts';
+import type { Message, TurnEndedPayload } from '../events/turns.ts';
+import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import { clientFor, clientNow, type ClientCache, type ResolvedModel } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
@@ -17,6 +19,7 @@ import type { ToolExecutor, ToolScope } from './tools.ts';
 type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
+import type { NewStreamEvent } from '../events/registry.ts';
 
 const nextUlid = fastUlidFactory();
 
@@ -84,7 +87,7 @@ export class SessionRuntime {
   }
 
   /** The recording event of the system prompt when not journaled yet (then it counts as journaled). */
-  private systemPromptEvents(): Array<{ stream: string; type: string; payload: SystemPromptRecord }> {
+  private systemPromptEvents(): NewStreamEvent[] {
     const sys = this.agent.system;
     if (!sys || sys.recorded) return [];
     sys.recorded = true;

@@ -1,21 +1,14 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as v from 'valibot';
-import type { EventDoc } from '../ws/event-payloads.ts';
+import type { EventType } from '../events/registry.ts';
 
 /** Project instructions read into the system prompt (larger files are cut, with a note). */
 const AGENTS_FILE = 'AGENTS.md';
 const AGENTS_MAX_CHARS = 40_000;
 
 /** Event recording the system prompt a session's agent runs with (kept when the session resumes). */
-export const SYSTEM_PROMPT_EVENT = 'system_prompt.recorded';
-
-export interface SystemPromptRecord {
-  agent_id: string;
-  text: string;
-  identity: { name: string; slug: string };
-}
+export const SYSTEM_PROMPT_EVENT = 'system_prompt.recorded' satisfies EventType;
 
 const TEMPLATE = `You are \${product_name}, a coding agent working in the user's project on their own machine.
 
@@ -80,9 +73,3 @@ export function subagentSystemPrompt(parent: string): string {
 /** Said to the model on every request while plan mode is on (not part of the recorded prompt). */
 export const PLAN_MODE_REMINDER = '\n\n<system-reminder>Plan mode is on: only read-only tools run. Explore, then call ExitPlanMode with your plan; '
   + 'the user reviews it before any change is made.</system-reminder>';
-
-export const SYSTEM_PROMPT_EVENT_DOCS: EventDoc[] = [{
-  type: SYSTEM_PROMPT_EVENT,
-  summary: 'The system prompt an agent runs with, journaled with its first turn; a resumed session keeps it (identity edits apply to new sessions only)',
-  payload: v.object({ agent_id: v.string(), text: v.string(), identity: v.object({ name: v.string(), slug: v.string() }) }),
-}];

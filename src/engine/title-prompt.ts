@@ -1,6 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { ModelRequest } from '../providers/wire/types.ts';
-import { EngineEvents, type ContentPart, type MessageCreatedPayload, type PromptAcceptedPayload } from './events.ts';
+import { EngineEvents } from './events.ts';
+import type { ContentPart, MessageCreatedPayload, PromptAcceptedPayload } from '../events/turns.ts';
 
 export const TITLE_SOURCES = ['user_prompts', 'first_turn', 'digest'] as const;
 export type TitleSource = (typeof TITLE_SOURCES)[number];

@@ -1,13 +1,16 @@
 import { fastUlidFactory } from './ids.ts';
 import type { AppContext } from '../app/context.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
-import { EngineEvents, type ContentPart, type Message, type TurnReason, type Usage } from './events.ts';
+import { EngineEvents } from './events.ts';
+import type { ContentPart, Message, TurnReason } from '../events/turns.ts';
+import type { Usage } from '../events/common.ts';
 import { estimateTokens, toModelMessages } from './history.ts';
 import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 import { ToolEvents } from '../tools/events.ts';
 import { mark, traced, tracing } from './trace.ts';
+import type { NewEvent, PayloadOf } from '../events/registry.ts';
 
 const nextUlid = fastUlidFactory();
 export const newMessageId = () => `msg_${nextUlid()}`;
@@ -67,7 +70,7 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
   const usage: Usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
   const offsets: TurnOffsets = { text: 0, thinking: 0 };
   const base = { agent_id: agentOf(t), turn_id: t.turnId };
-  const emit = (events: Array<{ type: string; payload: unknown }>) => t.app.journal.append(events.map((e) => ({ stream: t.sessionId, ...e })));
+  const emit = (events: NewEvent[]) => t.app.journal.append(events.map((e) => ({ stream: t.sessionId, ...e })));
   const carried: Steered = [];
   const end = (reason: TurnReason, steps: number, error?: Failure): TurnOutcome => ({ reason, usage, steps, ...(error ? { error } : {}) });
   for (let step = 1; ; step++) {
@@ -115,7 +118,7 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
   }
 }
 
-type Emit = (events: Array<{ type: string; payload: unknown }>) => Promise<unknown>;
+type Emit = (events: NewEvent[]) => Promise<unknown>;
 
 type Steered = Array<{ prompt_id: string; message: Message }>;
 
@@ -168,19 +171,21 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
   }
 }
 
+type DeltaType = typeof EngineEvents.assistantDelta | typeof EngineEvents.thinkingDelta | typeof ToolEvents.callDelta;
+
 /**
  * Volatile frames held until `ready` (the step's start events) is on disk, so a
  * subscriber never sees a delta before the turn and step it belongs to.
  */
 function gatedPublisher(t: TurnInput, ready: Promise<unknown>) {
   let open = false;
-  const held: Array<[string, unknown, number]> = [];
+  const held: Array<[DeltaType, PayloadOf<DeltaType>, number]> = [];
   ready.then(() => {
     open = true;
     if (held.length) mark(t.sessionId, 'delta.sent');
     for (const [type, payload, offset] of held.splice(0)) t.app.publishVolatile(t.sessionId, type, payload, offset);
   }, () => undefined);
-  return (type: string, payload: unknown, offset: number) => {
+  return <T extends DeltaType>(type: T, payload: PayloadOf<T>, offset: number) => {
     mark(t.sessionId, 'delta.first');
     if (open) {
       mark(t.sessionId, 'delta.sent');
@@ -203,7 +208,7 @@ async function saveAssistant(t: TurnInput, parts: ContentPart[], emit: Emit, met
 }
 
 /** The `message.created` of an attempt's streamed text and thinking (none when nothing streamed). */
-function partialEvents(t: TurnInput, parts: ContentPart[], metadata: Record<string, unknown>): Array<{ type: string; payload: unknown }> {
+function partialEvents(t: TurnInput, parts: ContentPart[], metadata: Record<string, unknown>): NewEvent[] {
   const kept = parts.filter((p) => p.type === 'text' || p.type === 'thinking');
   if (!kept.length) return [];
   const message = buildMessage(t, kept, metadata);

@@ -1,6 +1,8 @@
 import { messageChars } from '../../projections/usage/estimate.ts';
-import { CompactionEvents, type SessionUndonePayload } from './compaction-events.ts';
-import { EngineEvents, type Message, type MessageCreatedPayload } from './events.ts';
+import { CompactionEvents } from './compaction-events.ts';
+import type { SessionUndonePayload } from '../events/compaction.ts';
+import { EngineEvents } from './events.ts';
+import type { Message, MessageCreatedPayload } from '../events/turns.ts';
 
 /**
  * `:undo`: which messages the last `count` turns are. An undo point is a user prompt (a user

@@ -1,4 +1,6 @@
-/** Event type names, one constant per fact. See src/events/registry.ts for streams and schemas. */
+import type { EventType } from './registry.ts';
+
+/** Event type names, one constant per fact; streams and schemas are in the registry (src/events/registry.ts). */
 export const SessionEvents = {
   created: 'session.created',
   profileUpdated: 'session.profile_updated',
@@ -6,7 +8,7 @@ export const SessionEvents = {
   restored: 'session.restored',
   runtimeBound: 'session.runtime_bound',
   goalUpdated: 'goal.updated',
-} as const;
+} as const satisfies Record<string, EventType>;
 
 export const GlobalEvents = {
   sessionCreated: 'event.session.created',
@@ -18,67 +20,10 @@ export const GlobalEvents = {
   workspaceTrustChanged: 'workspace.trust_changed',
   configChanged: 'event.config.changed',
   modelCatalogChanged: 'event.model_catalog.changed',
-} as const;
+} as const satisfies Record<string, EventType>;
 
 export const GuiEvents = {
   itemSet: 'gui.item_set',
   itemRemoved: 'gui.item_removed',
   cleared: 'gui.cleared',
-} as const;
-
-/** The persisted state of a session, as carried by `session.created`. */
-export interface SessionState {
-  id: string;
-  workspace_id: string;
-  cwd: string;
-  title: string;
-  /** `custom` once a user set it; a custom title wins over generated ones. */
-  title_source: 'none' | 'custom' | 'generated';
-  created_at: string;
-  updated_at: string;
-  archived: boolean;
-  archived_at?: string;
-  last_prompt?: string;
-  last_turn_reason?: 'completed' | 'cancelled' | 'failed';
-  metadata: Record<string, unknown>;
-  agent_config: Record<string, unknown>;
-  parent_id?: string;
-  forked_from?: string;
-  runtime_id: string;
-  goal?: GoalSnapshot | null;
-}
-
-/** Core "Goal snapshot" (camelCase keys, as on the wire). */
-export interface GoalSnapshot {
-  goalId: string;
-  objective: string;
-  completionCriterion?: string;
-  status: 'active' | 'paused' | 'blocked' | 'complete';
-  turnsUsed: number;
-  tokensUsed: number;
-  wallClockMs: number;
-  budget: {
-    tokens: { limit: number; remaining: number; reached: boolean } | null;
-    turns: { limit: number; remaining: number; reached: boolean } | null;
-    wallClockMs: { limit: number; remaining: number; reached: boolean } | null;
-  };
-  terminalReason?: string;
-}
-
-export interface SessionCreatedPayload {
-  session: SessionState;
-}
-
-export interface ProfileUpdatedPayload {
-  title?: string;
-  metadata?: Record<string, unknown>;
-  agent_config?: Record<string, unknown>;
-}
-
-export interface WorkspaceState {
-  id: string;
-  root: string;
-  name: string;
-  created_at: string;
-  last_opened_at: string;
-}
+} as const satisfies Record<string, EventType>;

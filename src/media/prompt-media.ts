@@ -1,5 +1,5 @@
 import type { AppContext } from '../app/context.ts';
-import type { ContentPart } from '../engine/events.ts';
+import type { ContentPart } from '../events/turns.ts';
 import { Codes } from '../http/codes.ts';
 import { ApiError, notFound, validationError } from '../http/errors.ts';
 import type { PromptInput } from '../http/schemas/prompts.ts';

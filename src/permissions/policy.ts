@@ -1,6 +1,7 @@
 import { dangerousReason } from './dangerous.ts';
 import { firstMatch, PATH_TOOLS } from './rules.ts';
-import type { PermissionMode, PermissionRule, RememberedCall } from './types.ts';
+import type { PermissionMode, PermissionRule } from './types.ts';
+import type { RememberedCall } from '../events/approvals.ts';
 
 export interface PolicyInput {
   mode: PermissionMode;

@@ -3,10 +3,8 @@ import type { AppContext } from '../app/context.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
 import { decide } from './policy.ts';
 import { configRules, subjectOf } from './rules.ts';
-import {
-  ApprovalEvents, type ApprovalDecision, type ApprovalItem, type ApprovalResolvedPayload, type CheckContext,
-  type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef,
-} from './types.ts';
+import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef } from './types.ts';
+import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../events/approvals.ts';
 
 const nextUlid = monotonicFactory();
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;

@@ -1,3 +1,6 @@
+import type { ApprovalOption } from '../events/approvals.ts';
+import type { EventType } from '../events/registry.ts';
+
 /**
  * The permission gate the tool executor calls before running each tool:
  *
@@ -41,29 +44,6 @@ export interface PermissionRule {
   reason?: string;
 }
 
-/** Core "Approval item". */
-export interface ApprovalItem {
-  approval_id: string;
-  session_id: string;
-  agent_id: string;
-  turn_id?: string;
-  tool_call_id: string;
-  tool_name: string;
-  action: string;
-  tool_input_display: string;
-  created_at: string;
-  expires_at: string;
-  /** Choices offered with the approval (a plan review: "Approve", "Keep planning", ...); the answer's selected_label is one of them. */
-  options?: ApprovalOption[];
-  /** The plan under review (markdown), on ExitPlanMode approvals. */
-  plan?: string;
-}
-
-export interface ApprovalOption {
-  label: string;
-  description?: string;
-}
-
 /** What a review (`PermissionService.review`) shows besides the call: the choices and the plan. */
 export interface ReviewRequest {
   action: string;
@@ -75,27 +55,4 @@ export interface ReviewRequest {
 export const ApprovalEvents = {
   requested: 'event.approval.requested',
   resolved: 'event.approval.resolved',
-} as const;
-
-export type ApprovalDecision = 'approved' | 'rejected' | 'cancelled';
-
-/** A call remembered by `scope: session` (exact tool and subject). */
-export interface RememberedCall {
-  tool_name: string;
-  subject?: string;
-}
-
-export interface ApprovalResolvedPayload {
-  approval_id: string;
-  agent_id: string;
-  tool_call_id: string;
-  decision: ApprovalDecision;
-  /** Why a `cancelled` came from the server: `timed_out`, `turn_aborted`, `daemon_restarted`. */
-  reason?: string;
-  scope?: 'session';
-  feedback?: string;
-  selected_label?: string;
-  /** Set with approved + scope session: later identical calls in the session are allowed. */
-  remember?: RememberedCall;
-  resolved_at: string;
-}
+} as const satisfies Record<string, EventType>;

@@ -1,4 +1,5 @@
-import type { Answer, QuestionEntry, QuestionItem, QuestionOutcome } from './types.ts';
+import type { QuestionOutcome } from './types.ts';
+import type { Answer, QuestionEntry, QuestionItem } from '../events/questions.ts';
 
 export interface FieldIssue {
   field: string;

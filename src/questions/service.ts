@@ -1,10 +1,9 @@
 import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
-import {
-  QuestionEvents, type AnswerBody, type DismissReason, type QuestionAnsweredPayload, type QuestionDismissedPayload,
-  type QuestionEntry, type QuestionItem, type QuestionOutcome,
-} from './types.ts';
+import { QuestionEvents, type QuestionOutcome } from './types.ts';
+import type { AnswerBody, DismissReason, QuestionDismissedPayload, QuestionEntry, QuestionItem } from '../events/questions.ts';
+import type { NewEvent } from '../events/registry.ts';
 
 const nextUlid = monotonicFactory();
 /** Default lifetime of a pending question, like approvals (24 h); `new QuestionService(app, {timeoutMs})` overrides it. */
@@ -89,7 +88,7 @@ export class QuestionService {
   async answer(sessionId: string, questionId: string, body: AnswerBody): Promise<ResolveResult<{ resolved_at: string }>> {
     const found = await this.lookup(sessionId, questionId);
     if (typeof found === 'string') return found;
-    const at = await this.finish(questionId, QuestionEvents.answered, (base, ts) => ({ ...base, ...body, answered_at: ts }), { kind: 'answered', item: found, body });
+    const at = await this.finish(questionId, (base, ts) => ({ type: QuestionEvents.answered, payload: { ...base, ...body, answered_at: ts } }), { kind: 'answered', item: found, body });
     return { resolved_at: at };
   }
 
@@ -130,13 +129,13 @@ export class QuestionService {
   }
 
   private dismiss(questionId: string, reason: DismissReason): Promise<string> {
-    return this.finish(questionId, QuestionEvents.dismissed, (base, ts) => ({ ...base, reason, dismissed_at: ts }), { kind: 'dismissed', reason });
+    return this.finish(questionId, (base, ts) => ({ type: QuestionEvents.dismissed, payload: { ...base, reason, dismissed_at: ts } }), { kind: 'dismissed', reason });
   }
 
   /** Journals the outcome, updates pending_interaction and releases the waiting tool call. */
   private async finish(
-    questionId: string, type: string,
-    payloadOf: (base: { question_id: string; agent_id: string; tool_call_id: string }, ts: string) => QuestionAnsweredPayload | QuestionDismissedPayload,
+    questionId: string,
+    eventOf: (base: { question_id: string; agent_id: string; tool_call_id: string }, ts: string) => NewEvent,
     outcome: QuestionOutcome,
   ): Promise<string> {
     const at = this.app.clock.now().toISOString();
@@ -150,7 +149,7 @@ export class QuestionService {
     const last = this.pendingItems(sessionId).length === 0;
     if (last) setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
     try {
-      await this.app.journal.append([{ stream: sessionId, type, payload: payloadOf(base, at) }, ...(last ? [statusChangedEvent(this.app, sessionId)] : [])]);
+      await this.app.journal.append([{ stream: sessionId, ...eventOf(base, at) }, ...(last ? [statusChangedEvent(this.app, sessionId)] : [])]);
     } finally {
       p.settle(outcome);
     }

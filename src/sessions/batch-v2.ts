@@ -1,10 +1,10 @@
-import type { PendingEvent } from '../../journal/types.ts';
 import type { AppContext } from '../app/context.ts';
 import { Codes } from '../http/codes.ts';
 import { ApiError } from '../http/errors.ts';
 import type { SessionBatchResult } from '../http/schemas/sessions-v2.ts';
 import { archiveEvents, archiveSession, restoreEvents, restoreSession } from './commands.ts';
 import { findOwnedSession } from './lookup.ts';
+import type { NewStreamEvent } from '../events/registry.ts';
 
 export type BatchAction = 'archive' | 'restore';
 
@@ -23,7 +23,7 @@ export async function batchArchiveRestore(app: AppContext, action: BatchAction, 
   const unique = [...new Set(ids)];
   const results = new Map<string, SessionBatchResult>();
   const coldIds: string[] = [];
-  const coldEvents: PendingEvent[] = [];
+  const coldEvents: NewStreamEvent[] = [];
   const liveIds: string[] = [];
   for (const id of unique) {
     try {

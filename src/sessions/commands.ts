@@ -2,22 +2,23 @@ import path from 'node:path';
 import { assertPoolUsable } from '../agents/pool.ts';
 import { fastUlidFactory } from '../engine/ids.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { PendingEvent } from '../../journal/types.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { GlobalEvents, SessionEvents, type SessionState } from '../events/types.ts';
+import { GlobalEvents, SessionEvents } from '../events/types.ts';
+import type { SessionState } from '../events/session.ts';
 import { validationError } from '../http/errors.ts';
 import { copySessionMedia } from '../media/session-media.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { ensureNotBusy, findOwnedSession } from './lookup.ts';
 import { toSessionObject } from './view.ts';
+import type { NewStreamEvent } from '../events/registry.ts';
 
 const nextUlid = fastUlidFactory();
 export const newSessionId = () => `session_${nextUlid()}`;
 
 /** Events every session creation carries besides its own stream's first event. */
-function creationEvents(app: AppContext, state: SessionState): PendingEvent[] {
+function creationEvents(app: AppContext, state: SessionState): NewStreamEvent[] {
   const ws = workspaceUpsertEvents(app, app.workspaces.get(state.workspace_id)?.root ?? state.cwd, { reopen: false, extraSessions: 1 });
   const record: SessionRecord = { ...state, has_prompt: Boolean(state.last_prompt) };
   return [
@@ -110,7 +111,8 @@ export async function forkSession(
   if (state.last_turn_reason === undefined) delete state.last_turn_reason;
   // A fork copies the conversation, not the source's own lifecycle or its terminals.
   const history = (await app.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.'));
-  const copies: PendingEvent[] = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }));
+  // Copies of journaled events: they matched the registry when first appended.
+  const copies = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }) as NewStreamEvent);
   const [first, ...rest] = creationEvents(app, state);
   // Copied prompts reference the source's media ids: the fork gets its own copy of the files.
   await copySessionMedia(app, src.id, state.id);
@@ -128,7 +130,7 @@ const LIFECYCLE = new Set<string>([
 ]);
 
 /** Events that archive `s` (none when already archived); batch callers append many in one go. */
-export function archiveEvents(app: AppContext, s: SessionRecord): PendingEvent[] {
+export function archiveEvents(app: AppContext, s: SessionRecord): NewStreamEvent[] {
   if (s.archived) return [];
   return [
     { stream: s.id, type: SessionEvents.archived, payload: { archived_at: app.clock.now().toISOString() } },
@@ -137,7 +139,7 @@ export function archiveEvents(app: AppContext, s: SessionRecord): PendingEvent[]
 }
 
 /** Events that restore `s` (none when not archived). */
-export function restoreEvents(s: SessionRecord): PendingEvent[] {
+export function restoreEvents(s: SessionRecord): NewStreamEvent[] {
   return s.archived ? [{ stream: s.id, type: SessionEvents.restored, payload: {} }] : [];
 }
 

@@ -1,7 +1,8 @@
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { PendingEvent } from '../../journal/types.ts';
 import type { AppContext } from '../app/context.ts';
-import { EngineEvents, type StatusChangedPayload } from '../engine/events.ts';
+import { EngineEvents } from '../engine/events.ts';
+import type { StatusChangedPayload } from '../events/session.ts';
+import type { NewStreamEvent } from '../events/registry.ts';
 
 type Interaction = 'approval' | 'question';
 
@@ -16,7 +17,7 @@ export function setPendingInteraction(app: AppContext, sessionId: string, kind: 
 }
 
 /** `event.session.status_changed` carrying the session's current live state. */
-export function statusChangedEvent(app: AppContext, sessionId: string): PendingEvent {
+export function statusChangedEvent(app: AppContext, sessionId: string): NewStreamEvent {
   const st = app.live.get(sessionId);
   const payload: StatusChangedPayload = {
     session_id: sessionId, workspace_id: app.sessions.get(sessionId)?.workspace_id ?? '',
@@ -26,7 +27,7 @@ export function statusChangedEvent(app: AppContext, sessionId: string): PendingE
 }
 
 /** `work_changed` + `status_changed` describing the session's current live state. */
-export function workChangedEvents(app: AppContext, sessionId: string): PendingEvent[] {
+export function workChangedEvents(app: AppContext, sessionId: string): NewStreamEvent[] {
   const st = app.live.get(sessionId);
   const payload = {
     session_id: sessionId, workspace_id: app.sessions.get(sessionId)?.workspace_id ?? '',

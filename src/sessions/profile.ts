@@ -1,11 +1,12 @@
 import { monotonicFactory } from 'ulid';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { PendingEvent } from '../../journal/types.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { GlobalEvents, SessionEvents, type GoalSnapshot } from '../events/types.ts';
+import { GlobalEvents, SessionEvents } from '../events/types.ts';
+import type { GoalSnapshot } from '../events/session.ts';
 import { findOwnedSession } from './lookup.ts';
 import { toSessionObject } from './view.ts';
+import type { NewStreamEvent } from '../events/registry.ts';
 
 const nextUlid = monotonicFactory();
 
@@ -44,7 +45,7 @@ export async function updateProfile(app: AppContext, id: string, input: ProfileI
   if (input.title !== undefined) payload.title = input.title;
   if (input.metadata) payload.metadata = input.metadata;
   if (Object.keys(config).length) payload.agent_config = config;
-  const events: PendingEvent[] = [{ stream: id, type: SessionEvents.profileUpdated, payload }];
+  const events: NewStreamEvent[] = [{ stream: id, type: SessionEvents.profileUpdated, payload }];
   const goal = nextGoal(cur, goal_objective, goal_control);
   if (goal !== undefined) events.push({ stream: id, type: SessionEvents.goalUpdated, payload: { goal } });
   if (input.title !== undefined) {

@@ -1,5 +1,9 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type * as v from 'valibot';
+import type { SessionObject as SessionObjectSchema } from '../http/schemas/sessions.ts';
 import type { LiveSessions } from './live.ts';
+
+type SessionObject = v.InferOutput<typeof SessionObjectSchema>;
 
 export const ZERO_USAGE = {
   input_tokens: 0,
@@ -10,27 +14,26 @@ export const ZERO_USAGE = {
 };
 
 /** The wire session object (Core "Session object") of an index record. */
-export function toSessionObject(s: SessionRecord, live: LiveSessions) {
+export function toSessionObject(s: SessionRecord, live: LiveSessions): SessionObject {
   const state = live.get(s.id);
-  const out: Record<string, unknown> = {
+  return {
     id: s.id,
     workspace_id: s.workspace_id,
     title: s.title,
     created_at: s.created_at,
     updated_at: s.updated_at,
     archived: s.archived,
+    ...(s.archived && s.archived_at ? { archived_at: s.archived_at } : {}),
+    busy: state?.busy ?? false,
+    main_turn_active: state?.main_turn_active ?? false,
+    pending_interaction: state?.pending_interaction ?? 'none',
+    ...(s.last_turn_reason ? { last_turn_reason: s.last_turn_reason } : {}),
+    ...(s.last_prompt ? { last_prompt: s.last_prompt } : {}),
+    metadata: { ...s.metadata, cwd: s.cwd },
+    agent_config: { model: '' },
+    usage: { ...ZERO_USAGE },
+    permission_rules: [],
+    message_count: 0,
+    last_seq: 0,
   };
-  if (s.archived && s.archived_at) out.archived_at = s.archived_at;
-  out.busy = state?.busy ?? false;
-  out.main_turn_active = state?.main_turn_active ?? false;
-  out.pending_interaction = state?.pending_interaction ?? 'none';
-  if (s.last_turn_reason) out.last_turn_reason = s.last_turn_reason;
-  if (s.last_prompt) out.last_prompt = s.last_prompt;
-  out.metadata = { ...s.metadata, cwd: s.cwd };
-  out.agent_config = { model: '' };
-  out.usage = { ...ZERO_USAGE };
-  out.permission_rules = [];
-  out.message_count = 0;
-  out.last_seq = 0;
-  return out;
 }

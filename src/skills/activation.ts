@@ -1,21 +1,12 @@
-import type { PendingEvent } from '../../journal/types.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import type { ContentPart } from '../engine/events.ts';
+import type { NewStreamEvent, EventType, PayloadOf } from '../events/registry.ts';
+import type { ContentPart } from '../events/turns.ts';
 import { sessionSkills, userSkill } from './catalog.ts';
-import type { Skill, SkillSource } from './types.ts';
+import type { Skill } from './types.ts';
 
-export const SkillEvents = { activated: 'skill.activated' } as const;
-
-/** Core "Events" Misc: `skill.activated` (documented in ./event-docs.ts). */
-export interface SkillActivatedPayload {
-  agent_id: string;
-  skill_name: string;
-  source: SkillSource;
-  args?: string;
-  prompt_id?: string;
-  tool_call_id?: string;
-}
+/** Core "Events" Misc (schema: src/events/skills.ts). */
+export const SkillEvents = { activated: 'skill.activated' } as const satisfies Record<string, EventType>;
 
 /** A skill named by a prompt (POST /prompts `skills`, or :activate), with its args. */
 export interface PromptSkill {
@@ -49,12 +40,12 @@ export function withSkills(skills: PromptSkill[], content: ContentPart[]): Conte
   return [...skills.map((k): ContentPart => ({ type: 'text', text: skillText(k.skill, k.args) })), ...content];
 }
 
-export function skillActivated(sessionId: string, p: SkillActivatedPayload): PendingEvent {
+export function skillActivated(sessionId: string, p: PayloadOf<'skill.activated'>): NewStreamEvent {
   return { stream: sessionId, type: SkillEvents.activated, payload: p };
 }
 
 /** One `skill.activated` per skill of a prompt, journaled in the prompt's own batch. */
-export function promptSkillEvents(sessionId: string, skills: PromptSkill[], agentId: string, promptId: string): PendingEvent[] {
+export function promptSkillEvents(sessionId: string, skills: PromptSkill[], agentId: string, promptId: string): NewStreamEvent[] {
   return skills.map((k) => skillActivated(sessionId, {
     agent_id: agentId, skill_name: k.skill.name, source: k.skill.source, ...(k.args ? { args: k.args } : {}), prompt_id: promptId,
   }));

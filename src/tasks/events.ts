@@ -1,8 +1,10 @@
-/** Session-stream events of background tasks (journaled) and volatile shell frames. */
+import type { EventType } from '../events/registry.ts';
+
+/** Session-stream events of background tasks (journaled) and volatile shell frames (schemas: src/events/tasks.ts). */
 export const TaskEvents = {
   started: 'task.started',
   terminated: 'task.terminated',
   shellStarted: 'shell.started',
   shellOutput: 'shell.output',
   shellCompleted: 'shell.completed',
-} as const;
+} as const satisfies Record<string, EventType>;

@@ -1,6 +1,7 @@
 import { monotonicFactory } from 'ulid';
 import type { AppContext } from '../app/context.ts';
-import { EngineEvents, type Message } from '../engine/events.ts';
+import { EngineEvents } from '../engine/events.ts';
+import type { Message } from '../events/turns.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';
 import type { LiveTask } from './task.ts';
 

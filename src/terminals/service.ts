@@ -1,5 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import type { Journal } from '../../journal/journal.ts';
+import type { EventJournal } from '../events/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { Logger } from '../app/logger.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
@@ -21,7 +21,7 @@ export const CLOSE_GRACE_MS = 2_000;
 const KEEP_EXITED = 32;
 
 export interface TerminalServiceDeps {
-  journal: Journal;
+  journal: EventJournal;
   log: Logger;
   options: ServeOptions;
   now: () => Date;

@@ -1,8 +1,10 @@
-/** Event types of tool execution (payloads documented in src/ws/engine-event-docs.ts). */
+import type { EventType } from '../events/registry.ts';
+
+/** Event types of tool execution (schemas: src/events/tools.ts, deltas.ts). */
 export const ToolEvents = {
   callStarted: 'tool.call.started',
   /** Volatile: streamed arguments of a call, before it runs. */
   callDelta: 'tool.call.delta',
   progress: 'tool.progress',
   result: 'tool.result',
-} as const;
+} as const satisfies Record<string, EventType>;

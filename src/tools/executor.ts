@@ -11,6 +11,7 @@ import { gateOf } from './gate.ts';
 import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
 import { truncateHead } from './truncate.ts';
 import { ToolError, type ToolContext, type ToolDef } from './types.ts';
+import type { NewEvent } from '../events/registry.ts';
 
 export { ToolEvents };
 
@@ -43,13 +44,17 @@ export class BuiltinToolExecutor implements ToolExecutor {
     const agentId = scope?.agentId ?? 'main';
     const turnId = scope?.turnId ?? session?.active_turn?.turn_id;
     const at = { agentId, ...(turnId ? { turnId } : {}) };
-    await this.append(sessionId, ToolEvents.callStarted, {
-      agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input,
+    await this.append(sessionId, {
+      type: ToolEvents.callStarted,
+      payload: { agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input },
     });
     const out = await this.execute(sessionId, call, signal, at, scope).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
-    await this.append(sessionId, ToolEvents.result, {
-      agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
-      content: truncateHead(out.content, RESULT_EVENT_BUDGET), duration_ms: Date.now() - started,
+    await this.append(sessionId, {
+      type: ToolEvents.result,
+      payload: {
+        agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
+        content: truncateHead(out.content, RESULT_EVENT_BUDGET), duration_ms: Date.now() - started,
+      },
     });
     return out;
   }
@@ -92,8 +97,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
     return lists;
   }
 
-  private append(sessionId: string, type: string, payload: Record<string, unknown>): Promise<unknown> {
-    return this.app.journal.append([{ stream: sessionId, type, payload }]);
+  private append(sessionId: string, event: NewEvent): Promise<unknown> {
+    return this.app.journal.append([{ stream: sessionId, ...event }]);
   }
 }
 

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { TODO_STATUSES, TodoEvents, type TodoItem, type TodoUpdatedPayload } from './todo-events.ts';
+import { TodoEvents } from './todo-events.ts';
+import { TODO_STATUSES, type TodoItem, type TodoUpdatedPayload } from '../events/todos.ts';
 import { defineTool, type ToolDef } from './types.ts';
 
 const Todo = v.object({

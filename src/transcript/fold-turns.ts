@@ -1,6 +1,4 @@
-import type {
-  MessageCreatedPayload, StepCompletedPayload, StepInterruptedPayload, StepStartedPayload, TurnEndedPayload, TurnStartedPayload,
-} from '../engine/events.ts';
+import type { MessageCreatedPayload, StepCompletedPayload, StepInterruptedPayload, StepStartedPayload, TurnEndedPayload, TurnStartedPayload } from '../events/turns.ts';
 import type { StepRec, TurnRec } from '../http/schemas/transcript.ts';
 import type { AgentState } from './state.ts';
 

@@ -1,4 +1,4 @@
-import type { ContentPart, MessageCreatedPayload, PromptAbortedPayload, PromptAcceptedPayload, PromptSteeredPayload, TurnStartedPayload } from '../engine/events.ts';
+import type { ContentPart, MessageCreatedPayload, PromptAbortedPayload, PromptAcceptedPayload, PromptSteeredPayload, TurnStartedPayload } from '../events/turns.ts';
 import type { AttachmentRec } from '../http/schemas/transcript.ts';
 import type { AgentState, UserEntry } from './state.ts';
 

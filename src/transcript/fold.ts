@@ -1,5 +1,5 @@
-import type { SubagentSpawnedPayload } from '../agents/events.ts';
-import type { ApprovalResolvedPayload } from '../permissions/types.ts';
+import type { SubagentSpawnedPayload } from '../events/subagents.ts';
+import type { ApprovalResolvedPayload } from '../events/approvals.ts';
 import type { InteractionRec, TaskRec } from '../http/schemas/transcript.ts';
 import * as turns from './fold-turns.ts';
 import * as users from './fold-users.ts';

@@ -1,4 +1,4 @@
-import type { ContentPart, Message } from '../engine/events.ts';
+import type { ContentPart, Message } from '../events/turns.ts';
 import type {
   AgentRec, AttachmentRec, InteractionRec, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
 } from '../http/schemas/transcript.ts';

@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import mime from 'mime-types';
 import { monotonicFactory } from 'ulid';
-import type { Journal } from '../../journal/journal.ts';
+import type { EventJournal } from '../events/journal.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../app/logger.ts';
 import { Codes } from '../http/codes.ts';
@@ -12,7 +12,7 @@ import { FILE_ID_RE, UploadEvents, uploadLimitsFromEnv, type UploadLimits, type 
 
 export interface UploadDeps {
   home: string;
-  journal: Journal;
+  journal: EventJournal;
   /** Read on every use, so a clock swapped on the app (tests) applies here too. */
   now: () => Date;
   log: Logger;

@@ -1,3 +1,5 @@
+import type { EventType } from '../events/registry.ts';
+
 /** What is stored beside each upload (meta.json) and returned on the wire. */
 export interface UploadMeta {
   id: string;
@@ -19,7 +21,7 @@ export const UploadEvents = {
   stored: 'upload.stored',
   deleted: 'upload.deleted',
   expired: 'upload.expired',
-} as const;
+} as const satisfies Record<string, EventType>;
 
 /** `file_<ULID>`: also what keeps ids safe to use as directory names. */
 export const FILE_ID_RE = /^file_[0-9A-HJKMNP-TV-Z]{26}$/;

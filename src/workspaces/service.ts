@@ -1,13 +1,14 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { PendingEvent } from '../../journal/types.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
 import type { AppContext } from '../app/context.ts';
-import { GlobalEvents, type WorkspaceState } from '../events/types.ts';
+import { GlobalEvents } from '../events/types.ts';
+import type { WorkspaceState } from '../events/workspace.ts';
 import { Codes } from '../http/codes.ts';
 import { ApiError, notFound } from '../http/errors.ts';
 import { workspaceIdFor } from './ids.ts';
+import type { NewStreamEvent } from '../events/registry.ts';
 
 /** The wire workspace object. */
 export function toWorkspaceObject(app: AppContext, w: WorkspaceRecord, extraSessions = 0) {
@@ -58,7 +59,7 @@ export function workspaceUpsertEvents(
   app: AppContext,
   root: string,
   opts: { name?: string; reopen: boolean; extraSessions?: number },
-): { events: PendingEvent[]; workspace: ReturnType<typeof toWorkspaceObject>; created: boolean } {
+): { events: NewStreamEvent[]; workspace: ReturnType<typeof toWorkspaceObject>; created: boolean } {
   const id = workspaceIdFor(root);
   const now = app.clock.now().toISOString();
   const prev = app.workspaces.get(id);

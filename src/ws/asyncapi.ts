@@ -1,8 +1,7 @@
 import type * as v from 'valibot';
 import { schemaToJson } from '../http/openapi.ts';
-import { GLOBAL_EVENT_DOCS, SESSION_EVENT_DOCS, type EventDoc } from './event-payloads.ts';
-import { TERMINAL_EVENT_DOCS } from '../terminals/events.ts';
-import { ENGINE_GLOBAL_EVENT_DOCS, ENGINE_SESSION_EVENT_DOCS, ENGINE_VOLATILE_DOCS } from './engine-event-docs.ts';
+import type { EventDef } from '../events/define.ts';
+import { eventDefs } from '../events/registry.ts';
 import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
   SubscribeV2AckPayload, TerminalResizeAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
@@ -69,11 +68,12 @@ function clientMessage(type: keyof typeof ClientPayloads, summary: string): Json
 }
 
 /** A durable event: the event frame envelope with `type` (and for globals `session_id`) fixed. */
-function eventMessage(doc: EventDoc, global: boolean): Json {
+function eventMessage(def: EventDef): Json {
+  const global = def.receivers === 'broadcast';
   const frame = json(EventFrame);
-  frame.properties = { ...frame.properties, type: { const: doc.type }, payload: json(doc.payload) };
+  frame.properties = { ...frame.properties, type: { const: def.type }, payload: json(def.payload) };
   if (global) frame.properties.session_id = { const: GLOBAL_SESSION_ID };
-  return message(doc.type, doc.summary, frame, global ? 'Global: sent to every connection, no subscription needed.' : 'Session: sent to subscribers of the session.');
+  return message(def.type, def.summary, frame, global ? 'Global: sent to every connection, no subscription needed.' : 'Session: sent to subscribers of the session.');
 }
 
 function messages(): Json {
@@ -105,21 +105,21 @@ function messages(): Json {
       'Volatile frames (`*.delta`, `tool.progress`, `shell.*`) go to subscribers only; compare `offset` with the accumulated text length: lower = duplicate, higher = gap (reload the snapshot).'),
     resync_required: message('resync_required', 'A cursor cannot be replayed', json(ResyncRequiredFrame)),
   };
-  for (const d of GLOBAL_DOCS) out[d.type] = eventMessage(d, true);
-  for (const d of SESSION_DOCS) out[d.type] = eventMessage(d, false);
-  for (const d of ENGINE_VOLATILE_DOCS) out[d.type] = volatileMessage(d);
+  for (const d of [...BROADCAST, ...TO_SUBSCRIBERS]) out[d.type] = d.durability === 'volatile' ? volatileMessage(d) : eventMessage(d);
   return out;
 }
 
-const GLOBAL_DOCS = [...GLOBAL_EVENT_DOCS, ...ENGINE_GLOBAL_EVENT_DOCS];
-const SESSION_DOCS = [...SESSION_EVENT_DOCS, ...TERMINAL_EVENT_DOCS, ...ENGINE_SESSION_EVENT_DOCS];
+/** Events clients receive, from the registry (internal ones are left out). */
+const BROADCAST = [...eventDefs()].filter((d) => d.receivers === 'broadcast');
+const TO_SUBSCRIBERS = [...eventDefs()].filter((d) => d.receivers === 'subscribers');
 
-/** A volatile event: the volatile frame envelope with `type` fixed. */
-function volatileMessage(doc: EventDoc): Json {
+/** A volatile event: the volatile frame envelope with `type` fixed; `offset` is on the frame of events whose payload has one. */
+function volatileMessage(def: EventDef): Json {
   const frame = json(VolatileFrame);
-  frame.properties = { ...frame.properties, type: { const: doc.type }, payload: json(doc.payload) };
-  frame.required = [...new Set([...(frame.required ?? []), 'offset'])];
-  return message(doc.type, doc.summary, frame, 'Volatile: to subscribers only, never journaled or replayed.');
+  const payload = json(def.payload);
+  frame.properties = { ...frame.properties, type: { const: def.type }, payload };
+  if (payload.properties?.offset) frame.required = [...new Set([...(frame.required ?? []), 'offset'])];
+  return message(def.type, def.summary, frame, 'Volatile: to subscribers only, never journaled or replayed.');
 }
 
 const ref = (name: string) => ({ $ref: `${CHANNEL}/messages/${name}` });
@@ -134,9 +134,8 @@ function operations(): Json {
       reply: { channel, messages: [ref('ack')] },
     },
     sendServerHello: send('Sent once on connect', ['server_hello']),
-    sendGlobalEvents: send('Global events, to every connection', GLOBAL_DOCS.map((d) => d.type)),
-    sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)',
-      [...SESSION_DOCS, ...ENGINE_VOLATILE_DOCS].map((d) => d.type).concat('event', 'volatile_event')),
+    sendGlobalEvents: send('Global events, to every connection', BROADCAST.map((d) => d.type)),
+    sendSessionEvents: send('Session events, to subscribers (subject to agent_filter)', TO_SUBSCRIBERS.map((d) => d.type).concat('event', 'volatile_event')),
     sendTerminalOutput: send('Terminal output and exit, to connections attached with terminal_attach', ['terminal_output', 'terminal_exit']),
     sendTranscript: send('Transcript channel frames, to connections with subscribe_v2 grading the agent', ['transcript.reset', 'transcript.ops']),
     sendResyncRequired: send('Sent after the subscribe ack when a cursor is too old, of another epoch or past the head', ['resync_required']),
@@ -159,7 +158,7 @@ export function buildAsyncApi(version: string): Json {
     channels: {
       events: {
         address: '/api/v1/ws', title: 'Event stream',
-        description: 'One channel carries every frame. Global events: `session.meta.updated`, `event.session.*`, `event.workspace.*`, `event.config.*`, `event.model_catalog.*`.',
+        description: `One channel carries every frame. Global events: ${BROADCAST.map((d) => `\`${d.type}\``).join(', ')}.`,
         messages: Object.fromEntries(Object.keys(msgs).map((k) => [k, { $ref: `#/components/messages/${k}` }])),
       },
     },

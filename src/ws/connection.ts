@@ -97,11 +97,11 @@ export class WsConnection {
     this.ws.send(text);
   }
 
-  /** A session frame: filtered by agent, held back during that session's replay. */
-  deliver(sessionId: string, frame: HeldFrame, agentId: unknown): void {
+  /** A session frame of `type`: filtered by agent, held back during that session's replay. */
+  deliver(sessionId: string, type: string, frame: HeldFrame, agentId: unknown): void {
     const sub = this.subs.get(sessionId);
     if (!sub || !this.open || !passesFilter(sub.agents, agentId)) return;
-    if (this.transcripts.size && this.suppressed(sessionId, agentId, frame.volatile)) return;
+    if (this.transcripts.size && this.suppressed(sessionId, type, agentId, frame.volatile)) return;
     if (!sub.held) return this.send(frame.text);
     sub.held.push(frame);
     this.heldBytes += frame.text.length;
@@ -109,8 +109,8 @@ export class WsConnection {
   }
 
   /** True when the agent's legacy frames give way to its transcript ops on this connection. */
-  suppressed(sessionId: string, agentId: unknown, volatile: boolean): boolean {
-    return suppressesLegacy(this.transcripts.get(sessionId), agentId, volatile);
+  suppressed(sessionId: string, type: string, agentId: unknown, volatile: boolean): boolean {
+    return suppressesLegacy(this.transcripts.get(sessionId), type, agentId, volatile);
   }
 
   /** Whether this connection takes an op of `type` for the agent (its grade carries it). */

@@ -8,14 +8,10 @@ import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
 import { opsFrame } from './transcript-frames.ts';
 import { isDeltaType, transcriptAgent } from './transcript-sub.ts';
+import { eventDef } from '../events/registry.ts';
 
 /** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */
 const VOLATILE_FLUSH_MS = 4;
-
-/** Global-stream types sent to every connection; other global-stream types are internal. */
-export function isGlobalEventType(type: string): boolean {
-  return type === 'session.meta.updated' || /^event\.(session|workspace|config|model_catalog)\./.test(type);
-}
 
 /**
  * Routes events to connections: global events to all, session events to
@@ -53,7 +49,7 @@ export class FanOut {
       if (c.subs.has(sessionId)) {
         text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
         this.corkUntilFlush(c);
-        c.deliver(sessionId, { seq, volatile: true, text }, agentId);
+        c.deliver(sessionId, type, { seq, volatile: true, text }, agentId);
       }
       // Cheap for connections without subscribe_v2: one size check.
       if (!c.transcripts.size || agent === undefined || !c.wantsOps(sessionId, agent, type, true)) continue;
@@ -93,19 +89,22 @@ export class FanOut {
 
   private route(e: JournalEvent, conns: WsConnection[]): void {
     if (e.imported) return;
+    // Registry receivers: broadcasts go to every connection; internal events (gui, uploads, trust) to none.
+    const receivers = eventDef(e.type)?.receivers;
     if (e.stream === GLOBAL_STREAM) {
-      if (!isGlobalEventType(e.type)) return;
+      if (receivers !== 'broadcast') return;
       const text = durableFrame(e, GLOBAL_SESSION_ID);
       for (const c of conns) c.send(text);
       return;
     }
+    if (receivers === 'internal') return;
     let text: string | undefined;
     let ops: string | undefined;
     const agentId = agentIdOf(e.payload);
     for (const c of conns) {
       if (c.subs.has(e.stream)) {
         text ??= durableFrame(e, e.stream);
-        c.deliver(e.stream, { seq: e.seq, volatile: false, text }, agentId);
+        c.deliver(e.stream, e.type, { seq: e.seq, volatile: false, text }, agentId);
       }
       if (!c.transcripts.size) continue;
       const agent = transcriptAgent(agentId, false)!;

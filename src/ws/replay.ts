@@ -30,7 +30,7 @@ export async function replay(journal: Journal, log: Logger, conn: WsConnection, 
     for (const e of events) {
       if (!conn.open || conn.subs.get(sessionId) !== sub) return;
       const agentId = agentIdOf(e.payload);
-      if (passesFilter(sub.agents, agentId) && !conn.suppressed(sessionId, agentId, false)) conn.send(durableFrame(e, sessionId));
+      if (passesFilter(sub.agents, agentId) && !conn.suppressed(sessionId, e.type, agentId, false)) conn.send(durableFrame(e, sessionId));
       last = e.seq;
       await conn.drained();
     }

@@ -1,4 +1,7 @@
-/** Per-connection state of one session's transcript channel (`subscribe_v2`) and its grade rules. */
+import type { TranscriptRole } from '../events/define.ts';
+import { transcriptRole } from '../events/registry.ts';
+
+/** Per-connection state of one session's transcript channel (`subscribe_v2`) and its grade rules (from the event registry). */
 
 export type Grade = 'off' | 'turn' | 'block' | 'delta';
 
@@ -18,13 +21,9 @@ export interface TranscriptSub {
   held: HeldOp[] | null;
 }
 
-/** Volatile frame types carried as ops at grade `delta`. */
-const DELTA_TYPES = new Set(['assistant.delta', 'thinking.delta', 'tool.call.delta']);
-
-/** Grade `turn`: turn boundaries, subagent lifecycle and interactions (approvals, questions). */
-function isTurnOp(type: string): boolean {
-  return type === 'turn.started' || type === 'turn.ended' || /^(subagent\.|event\.approval\.|event\.question\.)/.test(type);
-}
+/** How far up the grades go: a grade carries the ops of its rank and below (registry `transcript` roles). */
+const RANK: Record<Grade, number> = { off: 0, turn: 1, block: 2, delta: 3 };
+const ROLE_RANK: Record<TranscriptRole, number> = { turn: 1, block: 2, delta: 3, hidden: Infinity, none: Infinity };
 
 export function gradeOf(sub: TranscriptSub, agentId: string): Grade {
   return sub.grades.get(agentId) ?? sub.fallback;
@@ -32,13 +31,12 @@ export function gradeOf(sub: TranscriptSub, agentId: string): Grade {
 
 /** Whether an event of this type is an op at this grade. */
 export function carries(grade: Grade, type: string, volatile: boolean): boolean {
-  if (grade === 'off') return false;
-  if (volatile) return grade === 'delta' && DELTA_TYPES.has(type);
-  return grade !== 'turn' || isTurnOp(type);
+  return RANK[grade] >= ROLE_RANK[transcriptRole(type, volatile)];
 }
 
+/** Whether this volatile type is ever carried as an op (grade `delta`). */
 export function isDeltaType(type: string): boolean {
-  return DELTA_TYPES.has(type);
+  return transcriptRole(type, true) === 'delta';
 }
 
 /**
@@ -50,9 +48,9 @@ export function transcriptAgent(agentId: unknown, volatile: boolean): string | u
   return volatile ? undefined : 'main';
 }
 
-/** A legacy frame is suppressed when its agent has a non-off grade on this connection. */
-export function suppressesLegacy(sub: TranscriptSub | undefined, agentId: unknown, volatile: boolean): boolean {
-  if (!sub) return false;
+/** A legacy frame of an agent's transcript is suppressed when that agent has a non-off grade on this connection. */
+export function suppressesLegacy(sub: TranscriptSub | undefined, type: string, agentId: unknown, volatile: boolean): boolean {
+  if (!sub || transcriptRole(type, volatile) === 'none') return false;
   const agent = transcriptAgent(agentId, volatile);
   return agent !== undefined && gradeOf(sub, agent) !== 'off';
 }

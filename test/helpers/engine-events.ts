@@ -1,6 +1,11 @@
-import { EngineEvents, type ContentPart, type Message, type Usage } from '../../src/engine/events.ts';
+import { EngineEvents } from '../../src/engine/events.ts';
+import type { ContentPart, Message } from '../../src/events/turns.ts';
+import type { Usage } from '../../src/events/common.ts';
 import { tempDir } from './fs.ts';
+import type { DurableType, NewStreamEvent, PayloadOf } from '../../src/events/registry.ts';
 import type { TestServer } from './server.ts';
+import { Journal } from '../../journal/journal.ts';
+import type { PendingEvent } from '../../journal/types.ts';
 
 /** Engine events appended straight to the journal, as the engine would (for read-side tests). */
 
@@ -10,8 +15,16 @@ export async function newSession(s: TestServer): Promise<string> {
   return res.data.id;
 }
 
-export function append(s: TestServer, session: string, type: string, payload: unknown) {
-  return s.server.app.journal.append([{ stream: session, type, payload }]);
+export function append<T extends DurableType>(s: TestServer, session: string, type: T, payload: PayloadOf<T>) {
+  return s.server.app.journal.append([{ stream: session, type, payload } as NewStreamEvent]);
+}
+
+/**
+ * Appends events as they are, past the registry check: for tests of the transport and the windows with
+ * payloads (or types) no emitter builds. Everything else goes through `append`, and is checked.
+ */
+export function appendUnchecked(s: TestServer, events: PendingEvent[]) {
+  return Journal.prototype.append.call(s.server.app.journal, events);
 }
 
 export function msg(session: string, id: string, role: Message['role'], text: string, extra: ContentPart[] = []): Message {
@@ -42,5 +55,5 @@ export function stepCompleted(turn: string, step: number, u: Usage, context: num
 }
 
 export function turnEnded(turn: string, prompt: string, agent = 'main') {
-  return { agent_id: agent, turn_id: turn, prompt_id: prompt, reason: 'completed', usage: usage(0, 0), steps: 1, ended_at: '2026-01-01T00:00:01.000Z' };
+  return { agent_id: agent, turn_id: turn, prompt_id: prompt, reason: 'completed' as const, usage: usage(0, 0), steps: 1, ended_at: '2026-01-01T00:00:01.000Z' };
 }

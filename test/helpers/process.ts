@@ -16,7 +16,7 @@ export interface DaemonProcess {
 export async function spawnDaemon(home: string, args: string[] = ['--port', '0'], env: Record<string, string> = {}): Promise<DaemonProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', ...args], {
     cwd: ROOT,
-    env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: TEST_TOKEN, SVC_CODE_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: TEST_TOKEN, SVC_CODE_LOG_LEVEL: 'warn', SVC_CODE_CHECK_EVENTS: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

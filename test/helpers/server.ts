@@ -5,6 +5,7 @@ import pino from 'pino';
 import { defaultServeOptions, type ServeOptions } from '../../src/app/options.ts';
 import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
+import { EventChecker, formatViolations } from '../../src/events/check.ts';
 
 export { connectWs, TEST_TOKEN, type Envelope, type WsClient };
 
@@ -18,6 +19,8 @@ export interface TestServer {
   get<T = any>(url: string): Promise<Envelope<T>>;
   post<T = any>(url: string, body?: unknown): Promise<Envelope<T>>;
   ws(opts?: { protocols?: string[]; headers?: Record<string, string> }): Promise<WsClient>;
+  /** Every event the server appended or published is checked against the registry; stop() fails on a mismatch. */
+  checker: EventChecker;
   stop(): Promise<void>;
   /** Stops the server but keeps the home, for a restart on the same data. */
   restart(options?: Partial<ServeOptions>): Promise<TestServer>;
@@ -33,7 +36,8 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
   const home = opts.home ?? (await tempHome());
   process.env.SVC_CODE_SERVER_TOKEN = TEST_TOKEN;
   const options = { ...defaultServeOptions(), port: 0, ...opts.options };
-  const server = await startServer({ home, options, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const checker = new EventChecker();
+  const server = await startServer({ home, options, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker });
   const baseUrl = server.baseUrl;
   const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
   const req: TestServer['req'] = async (method, url, body, headers = {}) => {
@@ -46,18 +50,25 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : (null as any) };
   };
   const ts: TestServer = {
-    server, home, baseUrl, token: TEST_TOKEN, req,
+    server, home, baseUrl, token: TEST_TOKEN, req, checker,
     get: async (url) => (await req('GET', url)).body,
     post: async (url, body) => (await req('POST', url, body ?? {})).body,
     ws: (o = {}) => connectWs(baseUrl, o.protocols, o.headers ?? (o.protocols ? {} : auth)),
     stop: async () => {
       await server.close();
       if (!opts.keepHome) await rm(home, { recursive: true, force: true });
+      assertNoViolations(checker);
     },
     restart: async (options) => {
       await server.close();
+      assertNoViolations(checker);
       return startTestServer({ home, options: { ...opts.options, ...options }, keepHome: opts.keepHome });
     },
   };
   return ts;
+}
+
+/** Fails the test that emitted an event its registry entry does not describe (docs/events.md). */
+function assertNoViolations(checker: EventChecker): void {
+  if (checker.violations.length) throw new Error(`emitted events do not match the registry:\n${formatViolations(checker.violations)}`);
 }

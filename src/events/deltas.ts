@@ -1,0 +1,28 @@
+import * as v from 'valibot';
+import { AgentId } from './common.ts';
+import { defineEvent } from './define.ts';
+
+/** Streamed text of a running step: volatile, to subscribers only, never journaled; `offset` is also on the frame. */
+
+const Delta = { agent_id: AgentId, turn_id: v.string(), step: v.number() };
+
+const assistantDelta = defineEvent({
+  type: 'assistant.delta', stream: 'session', durability: 'volatile', receivers: 'subscribers', transcript: 'delta',
+  summary: 'Streamed answer text; offset = where text starts within the turn\'s text of that kind',
+  payload: v.object({ ...Delta, text: v.string(), offset: v.number() }),
+});
+
+const thinkingDelta = defineEvent({
+  type: 'thinking.delta', stream: 'session', durability: 'volatile', receivers: 'subscribers', transcript: 'delta',
+  summary: 'Streamed thinking text; offset = where text starts within the turn\'s text of that kind',
+  payload: v.object({ ...Delta, text: v.string(), offset: v.number() }),
+});
+
+const toolCallDelta = defineEvent({
+  type: 'tool.call.delta', stream: 'session', durability: 'volatile', receivers: 'subscribers', transcript: 'delta',
+  summary: 'Streamed arguments (JSON text) of a tool call the model is writing; offset = where delta starts within that call\'s arguments. '
+    + 'tool.call.started carries the parsed input once the call is complete',
+  payload: v.object({ ...Delta, tool_call_id: v.string(), tool_name: v.string(), delta: v.string(), offset: v.number() }),
+});
+
+export const DELTA_EVENTS = [assistantDelta, thinkingDelta, toolCallDelta] as const;

@@ -1,0 +1,26 @@
+import { Journal, type JournalOptions } from '../../journal/journal.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import { EventCheckError, type EventChecker } from './check.ts';
+import type { NewStreamEvent } from './registry.ts';
+
+/**
+ * The journal as src/ appends to it: every event typed by its registry entry (a wrong payload fails
+ * typecheck) and, given a checker (test runs), checked at append time; an event that does not match
+ * is refused. journal/ itself knows nothing of event types.
+ */
+export class EventJournal extends Journal {
+  private readonly checker: EventChecker | undefined;
+
+  constructor(opts: JournalOptions & { checker?: EventChecker }) {
+    super(opts);
+    this.checker = opts.checker;
+  }
+
+  override append(events: NewStreamEvent[]): Promise<JournalEvent[]> {
+    if (this.checker) {
+      const found = events.flatMap((e) => this.checker!.check(e.type, e.stream, 'durable', e.payload) ?? []);
+      if (found.length) return Promise.reject(new EventCheckError(found));
+    }
+    return super.append(events);
+  }
+}

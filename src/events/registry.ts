@@ -1,0 +1,83 @@
+import { APPROVAL_EVENTS } from './approvals.ts';
+import { COMPACTION_EVENTS } from './compaction.ts';
+import { CONFIG_EVENTS } from './config.ts';
+import type { EventDef, PayloadOfDef, TranscriptRole } from './define.ts';
+import { DELTA_EVENTS } from './deltas.ts';
+import { GUI_EVENTS } from './gui.ts';
+import { QUESTION_EVENTS } from './questions.ts';
+import { SESSION_EVENTS } from './session.ts';
+import { SKILL_EVENTS } from './skills.ts';
+import { SUBAGENT_EVENTS } from './subagents.ts';
+import { TASK_EVENTS } from './tasks.ts';
+import { TERMINAL_EVENTS } from './terminals.ts';
+import { TODO_EVENTS } from './todos.ts';
+import { TOOL_EVENTS } from './tools.ts';
+import { TURN_EVENTS } from './turns.ts';
+import { UPLOAD_EVENTS } from './uploads.ts';
+import { WORKSPACE_EVENTS } from './workspace.ts';
+
+/** Every event type the server emits, one entry each (docs/events.md). Fixed at start. */
+const ALL = [
+  ...SESSION_EVENTS, ...WORKSPACE_EVENTS, ...CONFIG_EVENTS, ...GUI_EVENTS, ...UPLOAD_EVENTS,
+  ...TURN_EVENTS, ...DELTA_EVENTS, ...TOOL_EVENTS, ...APPROVAL_EVENTS, ...QUESTION_EVENTS,
+  ...TASK_EVENTS, ...SUBAGENT_EVENTS, ...SKILL_EVENTS, ...TODO_EVENTS, ...COMPACTION_EVENTS, ...TERMINAL_EVENTS,
+] as const;
+
+type AnyEvent = (typeof ALL)[number];
+export type EventType = AnyEvent['type'];
+export type DurableType = Extract<AnyEvent, { durability: 'durable' }>['type'];
+export type VolatileType = Extract<AnyEvent, { durability: 'volatile' }>['type'];
+/** The payload of an event type, inferred from its schema. */
+export type PayloadOf<T extends EventType> = PayloadOfDef<Extract<AnyEvent, { type: T }>>;
+
+/** A durable event as an emitter builds it: its type picks the payload's shape. */
+export type NewEvent = { [T in DurableType]: { type: T; payload: PayloadOf<T> } }[DurableType];
+/** A durable event with the stream it goes on (what the journal appends). */
+export type NewStreamEvent = NewEvent & { stream: string };
+
+/** Combinations of fields that make sense; anything else is a mistake in an entry. */
+function assertCoherent(d: EventDef): void {
+  const fail = (why: string) => {
+    throw new Error(`event ${d.type}: ${why}`);
+  };
+  if (!/^[a-z_]+(\.[a-z_]+)+$/.test(d.type)) fail('not a dotted lowercase name');
+  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : ['turn', 'block'];
+  if (d.durability === 'volatile' && d.stream !== 'session') fail('volatile events belong to a session');
+  if (d.stream === 'session' && d.receivers !== 'subscribers') fail('session events go to subscribers');
+  if (d.stream === 'session' && !sessionRoles.includes(d.transcript)) fail(`transcript ${d.transcript} with ${d.durability}`);
+  if (d.stream === 'global' && d.receivers === 'subscribers') fail('global events have no subscribers');
+  if (d.stream === 'gui' && d.receivers !== 'internal') fail('gui events are internal');
+  if (d.stream !== 'session' && d.transcript !== 'none') fail('only session events are in a transcript');
+}
+
+function build(defs: readonly EventDef[]): ReadonlyMap<string, EventDef> {
+  const map = new Map<string, EventDef>();
+  for (const d of defs) {
+    assertCoherent(d);
+    if (map.has(d.type)) throw new Error(`event ${d.type}: defined twice`);
+    map.set(d.type, d);
+  }
+  return map;
+}
+
+const BY_TYPE = build(ALL);
+
+/** Every entry, in family order. */
+export function eventDefs(): Iterable<EventDef> {
+  return BY_TYPE.values();
+}
+
+/** The entry of a type; undefined for types the server never emits (old journals, copies). */
+export function eventDef(type: string): EventDef | undefined {
+  return BY_TYPE.get(type);
+}
+
+/** Global-stream events sent to every connection; the others are internal. */
+export function isBroadcast(type: string): boolean {
+  return BY_TYPE.get(type)?.receivers === 'broadcast';
+}
+
+/** Its transcript role; a type without an entry counts as an agent's durable block event, or a volatile frame in no transcript. */
+export function transcriptRole(type: string, volatile: boolean): TranscriptRole {
+  return BY_TYPE.get(type)?.transcript ?? (volatile ? 'none' : 'block');
+}

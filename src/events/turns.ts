@@ -1,0 +1,120 @@
+import * as v from 'valibot';
+import { ContentPart, MessageObject } from '../http/schemas/messages.ts';
+import { AgentId, Failure, Usage } from './common.ts';
+import { defineEvent, type PayloadOfDef } from './define.ts';
+
+/**
+ * The agent loop on a session's stream: prompts, turns, their steps (model requests) and the messages
+ * they add. Every payload carries `agent_id` (`main` for the main agent) so `agent_filter` works.
+ */
+
+/** Core "Message object" content parts. */
+export type ContentPart = v.InferOutput<typeof ContentPart>;
+/** Core "Message object". */
+export type Message = v.InferOutput<typeof MessageObject>;
+
+const Turn = { agent_id: AgentId, turn_id: v.string() };
+
+const promptAccepted = defineEvent({
+  type: 'prompt.accepted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A prompt was accepted (queued, or about to run)',
+  payload: v.object({
+    agent_id: AgentId, prompt_id: v.string(), user_message_id: v.string(), content: v.array(ContentPart), created_at: v.string(),
+    overrides: v.pipe(v.object({
+      model: v.optional(v.string()), thinking: v.optional(v.string()), permission_mode: v.optional(v.string()),
+      disabled_tools: v.optional(v.array(v.string())), profile: v.optional(v.string()),
+    }), v.description('applied overrides, as resolved at acceptance')),
+  }),
+});
+
+const promptSteered = defineEvent({
+  type: 'prompt.steered', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'Queued prompts were folded into the active turn',
+  payload: v.object({ ...Turn, prompt_ids: v.array(v.string()) }),
+});
+
+const promptAborted = defineEvent({
+  type: 'prompt.aborted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A queued or running prompt was aborted',
+  payload: v.object({ agent_id: AgentId, prompt_id: v.string(), reason: v.picklist(['user', 'interrupted']) }),
+});
+
+const messageCreated = defineEvent({
+  type: 'message.created', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A message entered the history (GET /messages serves the main agent\'s); metadata.interrupted marks the partial output of a '
+    + 'cancelled, failed or (with metadata.retried) retried attempt',
+  payload: v.object({ agent_id: AgentId, turn_id: v.optional(v.string()), message: MessageObject }),
+});
+
+const turnStarted = defineEvent({
+  type: 'turn.started', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
+  summary: 'A turn started (snapshot in_flight_turn until turn.ended)',
+  payload: v.object({
+    ...Turn, prompt_id: v.string(), prompt_ids: v.pipe(v.array(v.string()), v.description('prompts steered in at start (besides prompt_id)')),
+    model: v.string(), started_at: v.string(),
+  }),
+});
+
+const stepStarted = defineEvent({
+  type: 'turn.step.started', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A model request of the turn started',
+  payload: v.object({ ...Turn, step: v.number() }),
+});
+
+const stepCompleted = defineEvent({
+  type: 'turn.step.completed', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A model request completed; usage is summed into the session usage',
+  payload: v.object({
+    ...Turn, step: v.number(), finish_reason: v.string(), usage: Usage,
+    context_tokens: v.pipe(v.number(), v.description('context size measured after this step')), message_id: v.optional(v.string()),
+  }),
+});
+
+const stepInterrupted = defineEvent({
+  type: 'turn.step.interrupted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A step stopped before completing (abort or failure)',
+  payload: v.object({ ...Turn, step: v.number(), reason: v.picklist(['cancelled', 'failed']), error: v.optional(Failure) }),
+});
+
+const stepRetrying = defineEvent({
+  type: 'turn.step.retrying', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A transient failure (connection error, idle timeout, 429, 5xx): the step is retried after delay_ms. Text or thinking the failed '
+    + 'attempt had streamed was saved just before, as an assistant message.created with metadata {interrupted: true, retried: true} '
+    + '(left out of the model context), so the turn\'s delta offsets keep growing and match the journaled messages',
+  payload: v.object({
+    ...Turn, step: v.number(), attempt: v.pipe(v.number(), v.description('the attempt that failed (1-based)')),
+    next_attempt: v.pipe(v.number(), v.description('the attempt about to run after delay_ms')), delay_ms: v.number(), error: Failure,
+  }),
+});
+
+const turnEnded = defineEvent({
+  type: 'turn.ended', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
+  summary: 'A turn ended (also after a daemon restart interrupted it: failed or cancelled)',
+  payload: v.object({
+    ...Turn, prompt_id: v.string(), reason: v.picklist(['completed', 'cancelled', 'failed']), error: v.optional(Failure), usage: Usage, steps: v.number(),
+    ended_at: v.string(),
+  }),
+});
+
+const systemPromptRecorded = defineEvent({
+  type: 'system_prompt.recorded', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'The system prompt an agent runs with, journaled with its first turn; a resumed session keeps it (identity edits apply to new sessions only)',
+  payload: v.object({ agent_id: v.string(), text: v.string(), identity: v.object({ name: v.string(), slug: v.string() }) }),
+});
+
+export const TURN_EVENTS = [
+  promptAccepted, promptSteered, promptAborted, messageCreated, turnStarted, stepStarted, stepCompleted, stepInterrupted, stepRetrying, turnEnded,
+  systemPromptRecorded,
+] as const;
+
+export type PromptAcceptedPayload = PayloadOfDef<typeof promptAccepted>;
+export type PromptSteeredPayload = PayloadOfDef<typeof promptSteered>;
+export type PromptAbortedPayload = PayloadOfDef<typeof promptAborted>;
+export type MessageCreatedPayload = PayloadOfDef<typeof messageCreated>;
+export type TurnStartedPayload = PayloadOfDef<typeof turnStarted>;
+export type StepStartedPayload = PayloadOfDef<typeof stepStarted>;
+export type StepCompletedPayload = PayloadOfDef<typeof stepCompleted>;
+export type StepInterruptedPayload = PayloadOfDef<typeof stepInterrupted>;
+export type TurnEndedPayload = PayloadOfDef<typeof turnEnded>;
+export type SystemPromptRecord = PayloadOfDef<typeof systemPromptRecorded>;
+export type TurnReason = TurnEndedPayload['reason'];
