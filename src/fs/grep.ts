@@ -54,6 +54,7 @@ export function runGrep(root: string, o: GrepOptions): Promise<GrepResult> {
     let settled = false;
     let rest = '';
     let stderr = '';
+    const timedOut = () => new ApiError(Codes.SEARCH_TIMEOUT, `grep timed out after ${o.timeoutMs} ms`, { details: { timeout_ms: o.timeoutMs } });
     const done = (err: Error | null) => {
       if (settled) return;
       settled = true;
@@ -61,13 +62,13 @@ export function runGrep(root: string, o: GrepOptions): Promise<GrepResult> {
       o.signal?.removeEventListener('abort', onAbort);
       if (child.exitCode === null) child.kill();
       if (err) return reject(err);
+      // ripgrep's end can be read in the same loop turn as an overdue deadline, before the timer runs.
+      if (performance.now() - started > o.timeoutMs) return reject(timedOut());
       collector.finish();
       const files = collector.files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       resolve({ files, files_scanned: collector.filesScanned, truncated: collector.truncated, elapsed_ms: Math.round(performance.now() - started) });
     };
-    const timer = setTimeout(() => {
-      done(new ApiError(Codes.SEARCH_TIMEOUT, `grep timed out after ${o.timeoutMs} ms`, { details: { timeout_ms: o.timeoutMs } }));
-    }, o.timeoutMs);
+    const timer = setTimeout(() => done(timedOut()), o.timeoutMs);
     const onAbort = () => done(new Error('grep aborted: client went away'));
     o.signal?.addEventListener('abort', onAbort);
     /** One `--json` line; false once the search should stop. */
