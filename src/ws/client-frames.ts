@@ -3,6 +3,7 @@ import type WebSocket from 'ws';
 import type { AppContext } from '../app/context.ts';
 import { Codes } from '../http/codes.ts';
 import type { FieldIssue } from '../http/errors.ts';
+import { mappedError } from '../http/domain-errors.ts';
 import { toFieldIssues } from '../http/validate.ts';
 import type { WsConnection } from './connection.ts';
 import { terminalAttach, terminalDetach, terminalInput, terminalResize } from '../terminals/ws.ts';
@@ -42,8 +43,12 @@ export function handleClientMessage(app: AppContext, conn: WsConnection, data: W
   try {
     outcome ??= answer(app, conn, raw);
   } catch (err) {
-    app.log.error({ err, ws_connection_id: conn.id }, 'ws client frame failed');
-    outcome = { code: Codes.INTERNAL, msg: 'internal error', payload: null };
+    const known = mappedError(err);
+    if (known) outcome = { code: known.code, msg: known.message, payload: null, ...(known.details !== undefined ? { details: known.details } : {}) };
+    else {
+      app.log.error({ err, ws_connection_id: conn.id }, 'ws client frame failed');
+      outcome = { code: Codes.INTERNAL, msg: 'internal error', payload: null };
+    }
   }
   const { after, ...ack } = outcome;
   conn.send(ackFrame({ id: idOf(raw), ...ack }));

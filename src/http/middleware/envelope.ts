@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { fastUlidFactory } from '../../engine/ids.ts';
 import { Codes } from '../codes.ts';
+import { mappedError } from '../domain-errors.ts';
 import { ApiError } from '../errors.ts';
 import type { Logger } from '../../app/logger.ts';
 
@@ -27,7 +28,8 @@ export function envelopeMiddleware(log: Logger): Koa.Middleware {
 }
 
 function toApiError(err: unknown, log: Logger, ctx: Koa.Context): ApiError {
-  if (err instanceof ApiError) return err;
+  const mapped = mappedError(err);
+  if (mapped) return mapped;
   const e = err as { status?: number; expose?: boolean; message?: string; type?: string; code?: string };
   // A NUL byte in a client path reaches fs calls as ERR_INVALID_ARG_VALUE: bad input, not a fault.
   if (e?.code === 'ERR_INVALID_ARG_VALUE' && /null bytes/.test(e.message ?? '')) {
