@@ -3,6 +3,7 @@ import { fastUlidFactory } from '../../engine/ids.ts';
 import { Codes } from '../codes.ts';
 import { mappedError } from '../domain-errors.ts';
 import { ApiError } from '../errors.ts';
+import { jsonBody } from '../serialize.ts';
 import type { Logger } from '../../app/logger.ts';
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -24,6 +25,8 @@ export function envelopeMiddleware(log: Logger): Koa.Middleware {
       if (apiErr.details !== undefined) body.details = apiErr.details;
       ctx.body = body;
     }
+    // Serialised here, where a failure still becomes an envelope (koa would answer a bare 500).
+    jsonBody(ctx, log);
   };
 }
 
