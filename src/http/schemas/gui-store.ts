@@ -12,8 +12,10 @@ export const GuiKey = v.pipe(
 
 export const GuiValue = v.pipe(
   v.string('must be a string'),
-  v.check((s) => Buffer.byteLength(s, 'utf8') <= GUI_VALUE_MAX_BYTES, `must be at most ${GUI_VALUE_MAX_BYTES} bytes (UTF-8)`),
+  v.maxLength(GUI_VALUE_MAX_BYTES, `must be at most ${GUI_VALUE_MAX_BYTES} bytes (UTF-8)`),
+  v.maxBytes(GUI_VALUE_MAX_BYTES, `must be at most ${GUI_VALUE_MAX_BYTES} bytes (UTF-8)`),
   v.description(`Opaque string, at most ${GUI_VALUE_MAX_BYTES} bytes in UTF-8.`),
+  v.metadata({ 'x-max-bytes': GUI_VALUE_MAX_BYTES }),
 );
 
 export const GuiKeyQuery = v.object({ key: GuiKey });
