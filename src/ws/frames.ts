@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AgentId, Id, LIMITS, SafeUint, boundedArray, maxString } from '../http/schemas/common.ts';
+import { AgentId, Id, LIMITS, SafeUint, boundedArray, maxString, objectOnly } from '../http/schemas/common.ts';
 import { TerminalDimension, TerminalStatus } from '../http/schemas/terminals.ts';
 
 /** Client request frames of `/api/v1/ws` (Core "Connection and frames"); every value bounded as on REST. */
@@ -33,7 +33,7 @@ const AgentFilter = v.nullable(v.pipe(boundedArray(AgentId, 1000), v.description
 export const SubscribePayload = v.pipe(
   v.object({
     session_ids: v.pipe(v.array(SessionId), v.maxLength(1000, 'at most 1000 session ids')),
-    cursors: v.optional(v.pipe(v.record(SessionId, Cursor), v.maxEntries(1000, 'at most 1000 cursors'))),
+    cursors: v.optional(v.pipe(objectOnly(v.record(SessionId, Cursor)), v.maxEntries(1000, 'at most 1000 cursors'))),
     agent_filter: v.optional(AgentFilter),
   }),
   v.title('SubscribePayload'),
@@ -54,7 +54,7 @@ export const ClientHelloPayload = v.pipe(
     client_id: Id,
     // Legacy fields of web clients (spec/clients.md A3): accepted and ignored, but checked like subscribe's.
     subscriptions: v.optional(v.pipe(v.array(SessionId), v.maxLength(1000, 'at most 1000 session ids'))),
-    cursors: v.optional(v.pipe(v.record(SessionId, v.looseObject({ seq: SafeUint, epoch: v.optional(Id) })), v.maxEntries(1000, 'at most 1000 cursors'))),
+    cursors: v.optional(v.pipe(objectOnly(v.record(SessionId, v.looseObject({ seq: SafeUint, epoch: v.optional(Id) }))), v.maxEntries(1000, 'at most 1000 cursors'))),
     agent_filter: v.optional(AgentFilter),
   }),
   v.title('ClientHelloPayload'),
@@ -72,9 +72,9 @@ const TranscriptKey = v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at
 export const SubscribeV2Payload = v.pipe(
   v.object({
     session_id: SessionId,
-    transcript: v.pipe(v.record(TranscriptKey, Grade), v.maxEntries(1000, 'at most 1000 agents')),
+    transcript: v.pipe(objectOnly(v.record(TranscriptKey, Grade)), v.maxEntries(1000, 'at most 1000 agents')),
     transcript_since: v.optional(v.pipe(
-      v.record(AgentId, SafeUint),
+      objectOnly(v.record(AgentId, SafeUint)),
       v.maxEntries(1000, 'at most 1000 agents'),
       v.description('per agent: the `seq` of the last applied transcript.reset / durable transcript.ops batch; resumes with the missed batches when the op window still holds them, else a transcript.reset'),
     )),

@@ -38,6 +38,26 @@ export const LIMITS = {
   toolJson: { depth: 32, bytes: 1024 * 1024, entries: 10_000 } satisfies JsonBounds,
 };
 
+/**
+ * An object schema that refuses arrays. valibot's object and record schemas take
+ * an array for an object (a record turns `[1]` into `{"0": 1}`); a body is
+ * stored as given, so an array where an object belongs is 40001. The copy keeps
+ * the schema's type and entries, so /openapi.json documents it unchanged.
+ */
+export function objectOnly<S extends v.GenericSchema>(schema: S): S {
+  const run = schema['~run'].bind(schema);
+  const copy = {
+    ...schema,
+    '~run'(dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) {
+      if (!Array.isArray(dataset.value)) return run(dataset, config);
+      const context = { kind: 'schema', type: schema.type, reference: objectOnly, expects: 'Object', message: 'must be an object, not an array' };
+      v._addIssue(context as never, 'type', dataset as never, config as never, { received: 'Array' } as never);
+      return dataset;
+    },
+  };
+  return copy as unknown as S;
+}
+
 /** Query-string boolean: `true`/`false` (also `1`/`0`). */
 export const QueryBool = v.pipe(
   v.picklist(['true', 'false', '1', '0'], 'must be true or false'),
@@ -154,7 +174,7 @@ export function boundedJson<S extends v.GenericSchema>(schema: S, bounds: JsonBo
 }
 
 /** Free-form object (metadata, agent_config): string keys, bounded JSON values. */
-export const FreeObject = boundedJson(v.record(v.string(), v.unknown()));
+export const FreeObject = boundedJson(objectOnly(v.record(v.string(), v.unknown())));
 
 /** Any JSON value, bounded (tool inputs and results). */
 export const FreeJson = (bounds: JsonBounds = LIMITS.json) => boundedJson(v.unknown(), bounds);

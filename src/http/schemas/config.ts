@@ -1,21 +1,24 @@
 import * as v from 'valibot';
 import { EFFORTS, PERMISSION_MODES, PRINT_BACKGROUND_MODES, PROVIDER_TYPES, TOKEN_COUNTING_STRATEGIES } from '../../config/defaults.ts';
-import { FreeObject, Id, LIMITS, Line, PathString, boundedArray, boundedJson, boundedString } from './common.ts';
+import { FreeObject, Id, LIMITS, Line, PathString, boundedArray, boundedJson, boundedString, objectOnly } from './common.ts';
+
+/** A patch table: unmodeled keys kept (written to config.toml), arrays refused. */
+const loose = <E extends v.ObjectEntries>(entries: E) => objectOnly(v.looseObject(entries));
 
 /** In a merge-patch, `null` deletes the key. */
 const opt = <S extends v.GenericSchema>(s: S) => v.optional(v.nullable(s));
 const Int = (min: number) => v.pipe(v.number(), v.integer('must be an integer'), v.minValue(min, `must be >= ${min}`), v.maxValue(Number.MAX_SAFE_INTEGER, `must be <= ${Number.MAX_SAFE_INTEGER}`));
 /** Headers and env tables: names are ids, values one line. */
-const StringTable = v.pipe(v.record(Id, v.nullable(Line)), v.maxEntries(LIMITS.items, `at most ${LIMITS.items} entries`));
+const StringTable = v.pipe(objectOnly(v.record(Id, v.nullable(Line))), v.maxEntries(LIMITS.items, `at most ${LIMITS.items} entries`));
 const Table = FreeObject;
 const Word = v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`));
 /** A map keyed by ids (providers, models, flags). */
-const IdMap = <S extends v.GenericSchema>(value: S, max: number = LIMITS.items) => v.pipe(v.record(Id, value), v.maxEntries(max, `at most ${max} entries`));
+const IdMap = <S extends v.GenericSchema>(value: S, max: number = LIMITS.items) => v.pipe(objectOnly(v.record(Id, value)), v.maxEntries(max, `at most ${max} entries`));
 
 /** The whole patch as JSON (unmodeled keys included); the written config.toml is capped too (CONFIG_FILE_MAX_BYTES). */
 export const CONFIG_PATCH_BOUNDS = { depth: 16, bytes: 256 * 1024, entries: 10_000 };
 
-const ProviderPatch = v.looseObject({
+const ProviderPatch = loose({
   type: opt(v.picklist(PROVIDER_TYPES, `must be one of ${PROVIDER_TYPES.join(', ')}`)),
   api_key: opt(Line),
   base_url: opt(Line),
@@ -42,9 +45,9 @@ const modelFields = {
 };
 
 /** `[models."<alias>".overrides]`: provider, model, protocol, beta_api and base_url are not accepted. */
-const ModelOverridesPatch = v.strictObject(modelFields, 'not an accepted override key');
+const ModelOverridesPatch = objectOnly(v.strictObject(modelFields, 'not an accepted override key'));
 
-const ModelPatch = v.looseObject({
+const ModelPatch = loose({
   provider: opt(Id),
   model: opt(Id),
   base_url: opt(Line),
@@ -52,27 +55,27 @@ const ModelPatch = v.looseObject({
   overrides: opt(ModelOverridesPatch),
 });
 
-const SecondaryModelPatch = v.looseObject({
+const SecondaryModelPatch = loose({
   default_model: opt(Id),
-  models: opt(v.pipe(v.record(Id, v.nullable(Word)), v.maxEntries(LIMITS.items, `at most ${LIMITS.items} entries`))),
+  models: opt(v.pipe(objectOnly(v.record(Id, v.nullable(Word))), v.maxEntries(LIMITS.items, `at most ${LIMITS.items} entries`))),
   force: opt(v.boolean()),
   default_effort: opt(v.picklist(EFFORTS)),
 });
 
-const ThinkingPatch = v.looseObject({
+const ThinkingPatch = loose({
   enabled: opt(v.boolean()),
   effort: opt(v.picklist(EFFORTS, `must be one of ${EFFORTS.join(', ')}`)),
   keep: opt(Word),
 });
 
-const LoopControlPatch = v.looseObject({
+const LoopControlPatch = loose({
   max_steps_per_turn: opt(Int(0)),
   max_attempts_per_step: opt(Int(1)),
   reserved_context_size: opt(Int(0)),
   compaction_max_attempts: opt(Int(1)),
 });
 
-const BackgroundPatch = v.looseObject({
+const BackgroundPatch = loose({
   max_running_tasks: opt(Int(1)),
   keep_alive_on_exit: opt(v.boolean()),
   kill_grace_period_ms: opt(Int(0)),
@@ -83,9 +86,9 @@ const BackgroundPatch = v.looseObject({
   print_max_turns: opt(Int(0)),
 });
 
-const TimeoutPatch = v.looseObject({ timeout_ms: opt(Int(0)) });
+const TimeoutPatch = loose({ timeout_ms: opt(Int(0)) });
 
-const ServicePatch = v.looseObject({
+const ServicePatch = loose({
   base_url: opt(Line),
   api_key: opt(Line),
   oauth: opt(Table),
@@ -94,14 +97,14 @@ const ServicePatch = v.looseObject({
   has_oauth: v.optional(v.boolean()),
 });
 
-const PermissionRule = v.looseObject({
+const PermissionRule = loose({
   decision: v.picklist(['allow', 'deny', 'ask']),
   scope: v.optional(v.picklist(['turn-override', 'session-runtime', 'project', 'user'])),
   pattern: boundedString(LIMITS.lineChars),
   reason: v.optional(Line),
 });
 
-const Hook = v.looseObject({
+const Hook = loose({
   event: Id,
   matcher: v.optional(Line),
   command: boundedString(LIMITS.lineChars),
@@ -109,7 +112,7 @@ const Hook = v.looseObject({
 });
 
 /** POST /api/v1/config: merge-patch of any subset of the GET fields except `raw`. */
-export const ConfigPatchBody = boundedJson(v.strictObject({
+export const ConfigPatchBody = boundedJson(objectOnly(v.strictObject({
   providers: opt(IdMap(v.nullable(ProviderPatch))),
   default_provider: opt(Id),
   default_model: opt(Id),
@@ -121,9 +124,9 @@ export const ConfigPatchBody = boundedJson(v.strictObject({
   yolo: opt(v.boolean()),
   default_permission_mode: opt(v.picklist(PERMISSION_MODES, `must be one of ${PERMISSION_MODES.join(', ')}`)),
   default_plan_mode: opt(v.boolean()),
-  permission: opt(v.looseObject({ rules: opt(boundedArray(PermissionRule)), dangerous_command_guard: opt(v.boolean()) })),
+  permission: opt(loose({ rules: opt(boundedArray(PermissionRule)), dangerous_command_guard: opt(v.boolean()) })),
   hooks: opt(boundedArray(Hook)),
-  services: opt(v.looseObject({ pymodel_search: opt(ServicePatch), pymodel_fetch: opt(ServicePatch) })),
+  services: opt(loose({ pymodel_search: opt(ServicePatch), pymodel_fetch: opt(ServicePatch) })),
   merge_all_available_skills: opt(v.boolean()),
   extra_skill_dirs: opt(boundedArray(PathString)),
   extra_agent_dirs: opt(boundedArray(PathString)),
@@ -136,16 +139,16 @@ export const ConfigPatchBody = boundedJson(v.strictObject({
   experimental: opt(IdMap(v.nullable(v.boolean()))),
   telemetry: opt(v.boolean()),
   auto_session_title: opt(v.boolean()),
-  token_counting: opt(v.looseObject({ strategy: opt(v.picklist(TOKEN_COUNTING_STRATEGIES)) })),
-  mcp: opt(v.looseObject({ startup_timeout_ms: opt(Int(0)), tool_timeout_ms: opt(Int(0)) })),
-  identity: opt(v.looseObject({ name: opt(Id), slug: opt(Id) })),
-  tools: opt(v.looseObject({ enabled: opt(boundedArray(Id)), disabled: opt(boundedArray(Id)) })),
-  read: opt(v.looseObject({ default_max_chars: opt(Int(1)), max_chars: opt(Int(1)) })),
-  image: opt(v.looseObject({ max_edge_px: opt(Int(1)), read_byte_budget: opt(Int(1)) })),
-  database: opt(v.looseObject({ base: opt(v.boolean()), search: opt(v.boolean()) })),
-  watch: opt(v.looseObject({ enabled: opt(v.boolean()) })),
+  token_counting: opt(loose({ strategy: opt(v.picklist(TOKEN_COUNTING_STRATEGIES)) })),
+  mcp: opt(loose({ startup_timeout_ms: opt(Int(0)), tool_timeout_ms: opt(Int(0)) })),
+  identity: opt(loose({ name: opt(Id), slug: opt(Id) })),
+  tools: opt(loose({ enabled: opt(boundedArray(Id)), disabled: opt(boundedArray(Id)) })),
+  read: opt(loose({ default_max_chars: opt(Int(1)), max_chars: opt(Int(1)) })),
+  image: opt(loose({ max_edge_px: opt(Int(1)), read_byte_budget: opt(Int(1)) })),
+  database: opt(loose({ base: opt(v.boolean()), search: opt(v.boolean()) })),
+  watch: opt(loose({ enabled: opt(v.boolean()) })),
   raw: v.optional(v.never('raw is read-only; patch the modeled fields instead')),
-}, 'unknown config field'), CONFIG_PATCH_BOUNDS);
+}, 'unknown config field')), CONFIG_PATCH_BOUNDS);
 export type ConfigPatch = v.InferOutput<typeof ConfigPatchBody>;
 
 const ViewTable = v.record(v.string(), v.unknown());
@@ -153,7 +156,7 @@ const ProviderView = v.object({ type: v.string(), base_url: v.optional(v.string(
 const ServiceView = v.object({ base_url: v.optional(v.string()), has_api_key: v.boolean(), has_oauth: v.boolean(), custom_headers: v.optional(v.record(v.string(), v.string())) });
 
 /** GET /api/v1/config data: the resolved global config, secrets redacted. */
-export const ConfigView = v.looseObject({
+export const ConfigView = loose({
   providers: v.record(v.string(), ProviderView),
   default_provider: v.string(),
   default_model: v.pipe(v.string(), v.description('default model alias; empty when unset')),

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Id, Text, boundedArray } from './common.ts';
+import { Id, Text, boundedArray, objectOnly } from './common.ts';
 
 export const QuestionParams = v.object({ session_id: Id, question_id: Id });
 
@@ -40,7 +40,7 @@ export const AnswerSchema = v.variant('kind', [
 ]);
 
 export const QuestionAnswerBody = v.object({
-  answers: v.pipe(v.record(Id, AnswerSchema), v.maxEntries(100, 'at most 100 answers')),
+  answers: v.pipe(objectOnly(v.record(Id, AnswerSchema)), v.maxEntries(100, 'at most 100 answers')),
   method: v.optional(v.picklist(['enter', 'space', 'number_key', 'click'])),
   note: v.optional(Text),
 });

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { FreeJson, FreeObject, Id, LIMITS, Metadata, PathString, PermissionMode, QueryBool, Text, Title, boundedArray, boundedJson, intIn, queryInt } from './common.ts';
+import { FreeJson, FreeObject, Id, LIMITS, Metadata, PathString, PermissionMode, QueryBool, Text, Title, boundedArray, boundedJson, intIn, objectOnly, queryInt } from './common.ts';
 
 export const Usage = v.object({
   input_tokens: v.number(), output_tokens: v.number(), cache_read_tokens: v.number(), cache_creation_tokens: v.number(),
@@ -29,7 +29,7 @@ export const SessionObject = v.object({
 });
 
 /** agent_config fields a profile update may carry. */
-export const AgentConfigPatch = v.object({
+export const AgentConfigPatch = objectOnly(v.object({
   model: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`))),
   thinking: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`))),
   permission_mode: v.optional(PermissionMode),
@@ -40,11 +40,11 @@ export const AgentConfigPatch = v.object({
   system_prompt: v.optional(Text),
   tools: v.optional(boundedArray(Id)),
   mcp_servers: v.optional(FreeJson()),
-});
+}));
 
 export const SessionCreateBody = v.object({
   workspace_id: v.optional(Id),
-  metadata: v.optional(boundedJson(v.objectWithRest({ cwd: v.optional(PathString) }, v.unknown()))),
+  metadata: v.optional(boundedJson(objectOnly(v.objectWithRest({ cwd: v.optional(PathString) }, v.unknown())))),
   title: v.optional(Title),
   agent_config: v.optional(FreeObject),
 });
