@@ -1,0 +1,30 @@
+import test from 'ava';
+import { scripts } from '../fixtures/llm/index.ts';
+import { JournalEncodeError } from '../journal/errors.ts';
+import type { PendingEvent } from '../journal/types.ts';
+import { prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
+
+/** Makes the journal refuse (as for a record it cannot encode) every append carrying `type`. */
+function refuse(env: EngineEnv, type: string): void {
+  const journal = env.s.server.app.journal;
+  const append = journal.append.bind(journal);
+  journal.append = (pending: PendingEvent[]) =>
+    pending.some((e) => e.type === type) ? Promise.reject(new JournalEncodeError(`e!${type}`, new Error('refused by the test'))) : append(pending);
+}
+
+const color = { question: 'Which color?', options: [{ label: 'red' }, { label: 'blue' }] };
+
+for (const [kind, type, call, list] of [
+  ['approval', 'event.approval.requested', { id: 'b1', name: 'Bash', args: { command: 'true' } }, 'approvals'],
+  ['question', 'event.question.requested', { id: 'q1', name: 'AskUserQuestion', args: { questions: [color] } }, 'questions'],
+] as const) {
+  test(`a refused ${kind} request leaves nothing pending: none listed, the session not waiting, the turn ends`, async (t) => {
+    const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
+    refuse(env, type);
+    env.llm.setScript({ events: [{ tool_call: call }] }, scripts.helloText);
+    t.is((await prompt(env, 'go')).code, 0);
+    await turnEnded(env, 1, 20_000);
+    t.deepEqual((await env.s.get(`/api/v1/sessions/${env.sid}/${list}?status=pending`)).data.items, []);
+    t.is((await env.s.get(`/api/v1/sessions/${env.sid}`)).data.pending_interaction, 'none');
+  });
+}
