@@ -97,15 +97,23 @@ export class Journal extends EventEmitter {
    * append alone (JournalEncodeError) before any head or projection moves.
    */
   append(pending: PendingEvent[]): Promise<JournalEvent[]> {
-    if (tracing) for (const p of pending) mark(p.stream, `ja:${p.type}`);
-    if (this.failed) return Promise.reject(this.failed);
-    const ts = this.now().toISOString();
-    let values: string[];
     try {
-      values = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
+      return this.appendNow(pending);
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * `append`, but a refusal (a record that cannot be encoded, or the journal
+   * already failed) throws here and now: a caller that acts on an append before
+   * it is on disk (prompt intake queues the prompt) knows at once whether it was taken.
+   */
+  appendNow(pending: PendingEvent[]): Promise<JournalEvent[]> {
+    if (tracing) for (const p of pending) mark(p.stream, `ja:${p.type}`);
+    if (this.failed) throw this.failed;
+    const ts = this.now().toISOString();
+    const values = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
     const touched = new Map<string, StreamHead>();
     const before = new Map<string, number | undefined>();
     const events: JournalEvent[] = pending.map((p) => {
@@ -127,7 +135,7 @@ export class Journal extends EventEmitter {
       // Projection records hold parts of events that just encoded, so this is a projection bug, not bad
       // input: the append is refused and the heads are put back (no seq gap); the store is untouched.
       this.restoreHeads(before);
-      return Promise.reject(err);
+      throw err;
     }
     return this.enqueue(ops, events);
   }

@@ -2,7 +2,7 @@ import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
 import { JournalEncodeError } from '../journal/errors.ts';
 import type { PendingEvent } from '../journal/types.ts';
-import { prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
+import { journal as journalOf, prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
 
 /** Makes the journal refuse (as for a record it cannot encode) every append carrying `type`. */
 function refuse(env: EngineEnv, type: string): void {
@@ -28,3 +28,27 @@ for (const [kind, type, call, list] of [
     t.is((await env.s.get(`/api/v1/sessions/${env.sid}`)).data.pending_interaction, 'none');
   });
 }
+
+test('a refused prompt.accepted answers 40001 and leaves nothing: no turn runs on it, nothing of it is journaled, the next prompt works', async (t) => {
+  const env = await startEngine(t);
+  const journal = env.s.server.app.journal;
+  const appendNow = journal.appendNow.bind(journal);
+  let first = true;
+  journal.appendNow = (pending: PendingEvent[]) => {
+    if (first && pending.some((e) => e.type === 'prompt.accepted')) {
+      first = false;
+      throw new JournalEncodeError('e!prompt.accepted', new Error('refused by the test'));
+    }
+    return appendNow(pending);
+  };
+  env.llm.setScript(scripts.helloText);
+  const refused = await prompt(env, 'first');
+  t.is(refused.code, 40001);
+  t.deepEqual((await env.s.get(`/api/v1/sessions/${env.sid}/prompts`)).data, { active: null, queued: [] });
+  t.is((await prompt(env, 'second')).code, 0);
+  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  const texts = (await journalOf(env)).filter((e) => e.type === 'message.created').map((e) => JSON.stringify(e.payload.message.content));
+  t.false(texts.some((x) => x.includes('first')));
+  t.true(texts.some((x) => x.includes('second')));
+  t.is(env.s.server.app.sessions.get(env.sid)!.last_prompt, 'second');
+});
