@@ -82,3 +82,20 @@ test('fs:grep: a pattern over 4,096 characters and oversize glob lists are 40001
   t.is(max.code, 0);
   t.deepEqual(max.data.files, []);
 });
+
+test('globs are matched in linear time: a backtracking glob over a 255-character name answers (it froze the event loop)', async (t) => {
+  const { s, dir, id } = await setup(t);
+  const name = 'a'.repeat(255);
+  t.is((await s.post(`/api/v1/sessions/${id}/fs:mkdir`, { path: name })).code, 0);
+  await writeFile(path.join(dir, name, 'x.txt'), 'x\n');
+  const glob = `${'*a'.repeat(24)}*b`;
+  const list = await s.post(`/api/v1/sessions/${id}/fs:list`, { exclude_globs: [glob] });
+  t.is(list.code, 0);
+  t.true(list.data.items.some((i: { name: string }) => i.name === name));
+  const search = await s.post('/api/v1/workspace/fs:search', { workspace: dir, query: 'x', exclude_globs: [glob] });
+  t.is(search.code, 0);
+  t.true(search.data.items.some((i: { path: string }) => i.path === `${name}/x.txt`));
+  const braces = await s.post(`/api/v1/sessions/${id}/fs:list`, { exclude_globs: ['{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}'] });
+  t.is(braces.code, 40001);
+  t.is(braces.details[0].field, 'exclude_globs');
+});
