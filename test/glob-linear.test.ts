@@ -1,7 +1,7 @@
 import test from 'ava';
 import picomatch from 'picomatch';
 import { compileGlob, wildcardMatch } from '../src/lib/glob.ts';
-import { commandMatches } from '../src/permissions/rules.ts';
+import { commandMatches, parsePattern } from '../src/permissions/rules.ts';
 
 const GLOBS = ['*.ts', 'src/**', 'src/**/*.ts', '**/*.ts', '**', 'src', 'src/fs/*.ts', 'a?c', '[ab]*', '[^a]*', 'file[0-9].txt', '{a,b}.txt',
   'src/{fs,http}/**', '*', '*/*', '**/b', 'a/**/b', 'a/**', '.git', '.*', '*.{js,ts}', 'x\\*y', '!*.md', 'node_modules', '**/node_modules/**', 'a*b*c', '{a', '[a', 'a/*/c'];
@@ -32,5 +32,8 @@ test('globs that make backtracking matchers run for hours are matched in linear 
   t.false(wildcardMatch(`${'*a'.repeat(400)}*b`, 'a'.repeat(100_000)));
   t.false(commandMatches(`${'*a'.repeat(400)}*b`, 'a'.repeat(100_000)));
   t.true(commandMatches('npm run *', 'npm run test'));
+  // A rule pattern of spaces: two `\s*` around an optional group were quadratic (100,000 spaces: seconds).
+  t.is(parsePattern(`A${' '.repeat(100_000)}x`), undefined);
+  t.deepEqual(parsePattern(' Bash(npm run *) '), { tool: 'Bash', arg: 'npm run *' });
   t.true(wildcardMatch('*a*b', 'xaxxbx'.slice(0, 5)));
 });

@@ -9,7 +9,8 @@ const SHELL_CONTROL = /[;&|`\n<>]|\$\(/;
 
 /** `ToolName` or `ToolName(arg-pattern)`; undefined for a malformed pattern (it never matches). */
 export function parsePattern(pattern: string): { tool: string; arg?: string } | undefined {
-  const m = /^\s*([^\s()]+)\s*(?:\((.*)\))?\s*$/s.exec(pattern);
+  // Trimmed first: two `\s*` around an optional group made the match quadratic in the spaces.
+  const m = /^([^\s()]+)\s*(?:\((.*)\))?$/s.exec(pattern.trim());
   if (!m) return undefined;
   return m[2] === undefined ? { tool: m[1] } : { tool: m[1], arg: m[2] };
 }
