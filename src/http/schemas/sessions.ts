@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { FreeJson, FreeObject, Id, LIMITS, Metadata, PathString, PermissionMode, QueryBool, Text, Title, boundedArray, boundedJson, intIn, objectOnly, queryInt } from './common.ts';
+import { FreeJson, FreeObject, Id, LIMITS, Metadata, PathString, PermissionMode, QueryBool, Text, Title, Unreadable, boundedArray, boundedJson, intIn, objectOnly, queryInt } from './common.ts';
 
 export const Usage = v.object({
   input_tokens: v.number(), output_tokens: v.number(), cache_read_tokens: v.number(), cache_creation_tokens: v.number(),
@@ -81,7 +81,7 @@ export const ChildrenQuery = v.object({
   busy: v.optional(QueryBool),
 });
 
-export const SessionPage = v.object({ items: v.array(SessionObject), has_more: v.boolean() });
+export const SessionPage = v.object({ items: v.array(SessionObject), has_more: v.boolean(), unreadable: v.optional(Unreadable) });
 
 export const SessionStatus = v.object({
   busy: v.boolean(),
