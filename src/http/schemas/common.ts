@@ -86,6 +86,12 @@ export function queryList<T extends v.GenericSchema<string, unknown>>(item: T) {
   );
 }
 
+/** A lone UTF-16 surrogate: text no UTF-8 store or file name can hold as given. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Well-formed Unicode: for strings that become keys, ids or file names (JSON `"\ud800"` decodes to a lone surrogate). */
+export const WellFormed = v.check((s: string) => !LONE_SURROGATE.test(s), 'must be well-formed Unicode (no lone surrogates)');
+
 /** A string of 1 to `max` characters (JavaScript string length). */
 export function boundedString(max: number, what = 'characters') {
   return v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.maxLength(max, `must be at most ${max} ${what}`));
@@ -96,8 +102,8 @@ export function maxString(max: number) {
   return v.pipe(v.string('must be a string'), v.maxLength(max, `must be at most ${max} characters`));
 }
 
-/** An id, name, key or alias: 1-256 characters. */
-export const Id = boundedString(LIMITS.idChars);
+/** An id, name, key or alias: 1-256 characters of well-formed Unicode. */
+export const Id = v.pipe(boundedString(LIMITS.idChars), WellFormed);
 /** A one-line value (URL, key, label): 0-8192 characters. */
 export const Line = maxString(LIMITS.lineChars);
 /** Free text typed by a user: 0-1 MiB characters. */
@@ -123,6 +129,7 @@ export const PathString = v.pipe(
   v.maxLength(LIMITS.pathBytes, `must be at most ${LIMITS.pathBytes} bytes (UTF-8)`),
   v.maxBytes(LIMITS.pathBytes, `must be at most ${LIMITS.pathBytes} bytes (UTF-8)`),
   v.check((s) => !s.includes('\0'), 'must not contain NUL bytes'),
+  WellFormed,
   v.metadata({ 'x-max-bytes': LIMITS.pathBytes }),
 );
 
@@ -131,6 +138,7 @@ export const PathOrEmpty = v.pipe(
   v.string('must be a string'),
   v.maxLength(LIMITS.pathBytes, `must be at most ${LIMITS.pathBytes} bytes (UTF-8)`),
   v.maxBytes(LIMITS.pathBytes, `must be at most ${LIMITS.pathBytes} bytes (UTF-8)`),
+  WellFormed,
   v.metadata({ 'x-max-bytes': LIMITS.pathBytes }),
 );
 

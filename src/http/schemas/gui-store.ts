@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { WellFormed } from './common.ts';
 
 /** Largest value accepted, in UTF-8 bytes (browser localStorage quotas are a few MiB per origin). */
 export const GUI_VALUE_MAX_BYTES = 1024 * 1024;
@@ -8,6 +9,7 @@ export const GuiKey = v.pipe(
   v.string('must be a string'),
   v.minLength(1, 'must be 1-256 characters'),
   v.maxLength(256, 'must be 1-256 characters'),
+  WellFormed,
 );
 
 export const GuiValue = v.pipe(
