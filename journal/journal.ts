@@ -10,6 +10,7 @@ import {
   padSeq,
   parseEventKey,
 } from './keys.ts';
+import { JournalEncodeError, JournalStoreError } from './errors.ts';
 import type { Db } from './slots.ts';
 import { mark, tracing } from '../src/engine/trace.ts';
 import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHead } from './types.ts';
@@ -18,9 +19,11 @@ import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHe
 const GET_MANY_MAX = 64;
 
 type BatchOp = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
+/** A put whose value is already JSON text: encoding failures surface at append, never inside the store's batch. */
+type EncodedOp = { type: 'put'; key: string; value: string; valueEncoding: 'utf8' } | { type: 'del'; key: string };
 
 interface QueuedBatch {
-  ops: BatchOp[];
+  ops: EncodedOp[];
   events: JournalEvent[];
   resolve: (events: JournalEvent[]) => void;
   reject: (err: Error) => void;
@@ -49,7 +52,7 @@ export class Journal extends EventEmitter {
   private queue: QueuedBatch[] = [];
   private flushing: Promise<void> | null = null;
   private deriver: Deriver = () => [];
-  private failed: Error | null = null;
+  private failed: JournalStoreError | null = null;
 
   constructor(opts: JournalOptions) {
     super();
@@ -88,14 +91,34 @@ export class Journal extends EventEmitter {
     return this.heads.keys();
   }
 
-  /** Appends events atomically (one LevelDB batch); resolves once they are on disk. */
+  /**
+   * Appends events atomically (one LevelDB batch); resolves once they are on disk.
+   * Every record is encoded first: an event that cannot be encoded refuses this
+   * append alone (JournalEncodeError) before any head or projection moves.
+   */
   append(pending: PendingEvent[]): Promise<JournalEvent[]> {
+    try {
+      return this.appendNow(pending);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * `append`, but a refusal (a record that cannot be encoded, or the journal
+   * already failed) throws here and now: a caller that acts on an append before
+   * it is on disk (prompt intake queues the prompt) knows at once whether it was taken.
+   */
+  appendNow(pending: PendingEvent[]): Promise<JournalEvent[]> {
     if (tracing) for (const p of pending) mark(p.stream, `ja:${p.type}`);
-    if (this.failed) return Promise.reject(this.failed);
+    if (this.failed) throw this.failed;
     const ts = this.now().toISOString();
+    const values = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
     const touched = new Map<string, StreamHead>();
+    const before = new Map<string, number | undefined>();
     const events: JournalEvent[] = pending.map((p) => {
       let head = this.heads.get(p.stream);
+      if (!before.has(p.stream)) before.set(p.stream, head?.seq);
       if (!head) {
         head = { epoch: ulid(), seq: 0, created_at: ts };
         this.heads.set(p.stream, head);
@@ -104,10 +127,24 @@ export class Journal extends EventEmitter {
       touched.set(p.stream, head);
       return { stream: p.stream, seq: head.seq, epoch: head.epoch, type: p.type, ts, payload: p.payload };
     });
-    const ops: BatchOp[] = events.map((e) => ({ type: 'put', key: eventKey(e.stream, e.seq), value: stored(e) }));
-    for (const [stream, head] of touched) ops.push({ type: 'put', key: headKey(stream), value: { ...head } });
-    ops.push(...this.deriver(events));
+    const ops: EncodedOp[] = events.map((e, i) => put(eventKey(e.stream, e.seq), values[i]));
+    for (const [stream, head] of touched) ops.push(put(headKey(stream), JSON.stringify(head)));
+    try {
+      ops.push(...encodeOps(this.deriver(events)));
+    } catch (err) {
+      // Projection records hold parts of events that just encoded, so this is a projection bug, not bad
+      // input: the append is refused and the heads are put back (no seq gap); the store is untouched.
+      this.restoreHeads(before);
+      throw err;
+    }
     return this.enqueue(ops, events);
+  }
+
+  private restoreHeads(before: Map<string, number | undefined>): void {
+    for (const [stream, seq] of before) {
+      if (seq === undefined) this.heads.delete(stream);
+      else this.heads.get(stream)!.seq = seq;
+    }
   }
 
   /**
@@ -116,13 +153,24 @@ export class Journal extends EventEmitter {
    */
   importStream(stream: string, head: StreamHead, records: StoredEvent[], extra: BatchOp[] = []): Promise<JournalEvent[]> {
     if (this.heads.has(stream)) return Promise.resolve([]);
-    this.heads.set(stream, { ...head });
+    if (this.failed) return Promise.reject(this.failed);
     const events: JournalEvent[] = records.map((r, i) => ({
       stream, seq: i + 1, epoch: head.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true,
     }));
-    const ops: BatchOp[] = events.map((e) => ({ type: 'put', key: eventKey(stream, e.seq), value: stored(e) }));
-    ops.push({ type: 'put', key: headKey(stream), value: { ...head } }, ...extra);
-    ops.push(...this.deriver(events));
+    let ops: EncodedOp[];
+    try {
+      ops = encodeOps(events.map((e) => ({ type: 'put', key: eventKey(stream, e.seq), value: stored(e) })));
+      ops.push(put(headKey(stream), JSON.stringify(head)), ...encodeOps(extra));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    this.heads.set(stream, { ...head });
+    try {
+      ops.push(...encodeOps(this.deriver(events)));
+    } catch (err) {
+      this.heads.delete(stream);
+      return Promise.reject(err);
+    }
     return this.enqueue(ops, events);
   }
 
@@ -132,6 +180,14 @@ export class Journal extends EventEmitter {
    */
   appendImported(stream: string, records: StoredEvent[]): Promise<JournalEvent[]> {
     if (!records.length) return Promise.resolve([]);
+    if (this.failed) return Promise.reject(this.failed);
+    let values: string[];
+    try {
+      values = records.map((r) => encode(`e!${stream}!(next)`, { type: r.type, ts: r.ts, payload: r.payload, imported: true }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const before = new Map([[stream, this.heads.get(stream)?.seq]]);
     let head = this.heads.get(stream);
     if (!head) {
       head = { epoch: ulid(), seq: 0, created_at: records[0].ts };
@@ -141,9 +197,14 @@ export class Journal extends EventEmitter {
       head!.seq += 1;
       return { stream, seq: head!.seq, epoch: head!.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true };
     });
-    const ops: BatchOp[] = events.map((e) => ({ type: 'put', key: eventKey(stream, e.seq), value: stored(e) }));
-    ops.push({ type: 'put', key: headKey(stream), value: { ...head } });
-    ops.push(...this.deriver(events));
+    const ops: EncodedOp[] = events.map((e, i) => put(eventKey(stream, e.seq), values[i]));
+    ops.push(put(headKey(stream), JSON.stringify(head)));
+    try {
+      ops.push(...encodeOps(this.deriver(events)));
+    } catch (err) {
+      this.restoreHeads(before);
+      return Promise.reject(err);
+    }
     return this.enqueue(ops, events);
   }
 
@@ -201,7 +262,19 @@ export class Journal extends EventEmitter {
 
   /** Direct batch for projection maintenance (rebuilds); not part of the event log. */
   writeRaw(ops: BatchOp[]): Promise<void> {
-    return this.enqueue(ops, []).then(() => undefined);
+    if (this.failed) return Promise.reject(this.failed);
+    let encoded: EncodedOp[];
+    try {
+      encoded = encodeOps(ops);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.enqueue(encoded, []).then(() => undefined);
+  }
+
+  /** The store failure that stopped writes, if any (cleared only by a restart). */
+  get failure(): JournalStoreError | null {
+    return this.failed;
   }
 
   /** Waits until every queued batch is on disk. */
@@ -214,7 +287,7 @@ export class Journal extends EventEmitter {
     await this.db.close();
   }
 
-  private enqueue(ops: BatchOp[], events: JournalEvent[]): Promise<JournalEvent[]> {
+  private enqueue(ops: EncodedOp[], events: JournalEvent[]): Promise<JournalEvent[]> {
     return new Promise((resolve, reject) => {
       this.queue.push({ ops, events, resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
@@ -231,11 +304,12 @@ export class Journal extends EventEmitter {
         await this.write(ops);
         if (tracing) for (const b of batch) for (const e of b.events) mark(e.stream, `jd:${e.type}`);
       } catch (err) {
-        this.failed = err as Error;
-        for (const b of batch) b.reject(err as Error);
-        for (const b of this.queue) b.reject(err as Error);
+        // Only the store fails here (every value is JSON text already): stop writing until a restart.
+        const failure = (this.failed = new JournalStoreError(err));
+        for (const b of batch) b.reject(failure);
+        for (const b of this.queue) b.reject(failure);
         this.queue = [];
-        this.emit('failed', err);
+        this.emit('failed', failure);
         break;
       }
       const events = batch.length === 1 ? batch[0].events : batch.flatMap((b) => b.events);
@@ -268,10 +342,30 @@ export class Journal extends EventEmitter {
 }
 
 /** Merged batches rewrite the same heads and records; only the last write of a key matters. */
-function lastWritePerKey(ops: BatchOp[]): BatchOp[] {
-  const byKey = new Map<string, BatchOp>();
+function lastWritePerKey(ops: EncodedOp[]): EncodedOp[] {
+  const byKey = new Map<string, EncodedOp>();
   for (const op of ops) byKey.set(op.key, op);
   return byKey.size === ops.length ? ops : [...byKey.values()];
+}
+
+function put(key: string, value: string): EncodedOp {
+  return { type: 'put', key, value, valueEncoding: 'utf8' };
+}
+
+/** JSON text of a record; JournalEncodeError when it has none (nested too deeply, too large, a cycle, undefined). */
+function encode(key: string, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new JournalEncodeError(key, err);
+  }
+  if (text === undefined) throw new JournalEncodeError(key, new Error('no JSON representation'));
+  return text;
+}
+
+function encodeOps(ops: readonly BatchOp[]): EncodedOp[] {
+  return ops.map((op) => (op.type === 'del' ? op : put(op.key, encode(op.key, op.value))));
 }
 
 function stored(e: JournalEvent): StoredEvent {

@@ -22,8 +22,10 @@ export class GuiStore implements Projection {
     switch (event.type) {
       case GuiEvents.itemSet: {
         const { key, value } = event.payload as { key: string; value: string };
+        // The record key first: what cannot be stored must not reach memory (encodeURIComponent throws on a lone surrogate).
+        const write = { key: encodeURIComponent(key), value };
         this.items.set(key, value);
-        return [{ key: encodeURIComponent(key), value }];
+        return [write];
       }
       case GuiEvents.itemRemoved: {
         const { key } = event.payload as { key: string };

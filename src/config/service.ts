@@ -25,6 +25,9 @@ export interface ConfigServiceOptions {
   changeWindowMs?: number;
 }
 
+/** Largest config.toml the daemon writes (a patch adding more is 40001); hand edits are not capped. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+
 const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /**
@@ -187,12 +190,18 @@ export class ConfigService extends EventEmitter {
   }
 
   private serialize(doc: Doc): string {
+    let text: string;
     try {
-      return toToml(doc);
+      text = toToml(doc);
     } catch (err) {
       const message = `cannot encode config as TOML: ${(err as Error).message}`;
       throw new ApiError(Codes.VALIDATION, message, { details: [{ field: '(root)', message }] });
     }
+    if (Buffer.byteLength(text, 'utf8') > CONFIG_FILE_MAX_BYTES) {
+      const message = `config.toml would exceed ${CONFIG_FILE_MAX_BYTES} bytes`;
+      throw new ApiError(Codes.VALIDATION, message, { details: [{ field: '(root)', message, limit: CONFIG_FILE_MAX_BYTES }] });
+    }
+    return text;
   }
 
   /** Re-reads config.toml after an external edit; a malformed edit keeps the last good configuration. */

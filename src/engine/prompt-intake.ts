@@ -91,11 +91,17 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
     const payload: PromptAcceptedPayload = { agent_id: rt.agentId, ...record, overrides };
     delete (payload as Partial<PromptRecord>).status;
     // The overrides become the session's own agent_config in the same batch, so they outlive the process.
-    record.accepted = app.journal.append([
-      { stream: sessionId, type: EngineEvents.promptAccepted, payload },
-      ...promptSkillEvents(sessionId, skills, MAIN_AGENT, promptId),
-      ...(Object.keys(sticky).length ? [{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: sticky } }] : []),
-    ]).then(() => undefined);
+    // appendNow: a refused append throws here, before the prompt is queued (its turn would journal it).
+    try {
+      record.accepted = app.journal.appendNow([
+        { stream: sessionId, type: EngineEvents.promptAccepted, payload },
+        ...promptSkillEvents(sessionId, skills, MAIN_AGENT, promptId),
+        ...(Object.keys(sticky).length ? [{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: sticky } }] : []),
+      ]).then(() => undefined);
+    } catch (err) {
+      await media.discard();
+      throw err;
+    }
     mark(sessionId, 'intake.append');
     const status = rt.enqueue(record, { model, thinking, disabledTools });
     mark(sessionId, 'intake.enqueued');

@@ -1,13 +1,14 @@
 import type { Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { childPath, describe, toWire, type FileEntry } from './entry.ts';
 import { assertDirectory } from './dir.ts';
 import { fsError } from './errors.ts';
 import type { GitStatusMap } from './git-status-map.ts';
 import { IgnoreChain } from './ignore-chain.ts';
 import { mapLimit } from './pool.ts';
+import { compileGlob } from '../lib/glob.ts';
+import { validationError } from '../http/errors.ts';
 
 export type ListSort = 'type_first' | 'name_asc' | 'name_desc' | 'mtime_desc' | 'size_desc';
 
@@ -82,9 +83,14 @@ function excludeMatcher(globs: string[]): ((rel: string) => boolean) | null {
   if (!globs.length) return null;
   const full = globs.filter((g) => g.includes('/'));
   const base = globs.filter((g) => !g.includes('/'));
-  const m1 = full.length ? picomatch(full, { dot: true }) : null;
-  const m2 = base.length ? picomatch(base, { dot: true, basename: true }) : null;
-  return (rel) => Boolean(m1?.(rel) || m2?.(rel));
+  // Client globs: matched in linear time (src/lib/glob.ts), never by a backtracking regular expression.
+  let tests: Array<(p: string) => boolean>;
+  try {
+    tests = [...full.map((g) => compileGlob(g)), ...base.map((g) => compileGlob(g, { basename: true }))];
+  } catch (err) {
+    throw validationError([{ field: 'exclude_globs', message: `invalid glob: ${(err as Error).message}` }]);
+  }
+  return (rel) => tests.some((t) => t(rel));
 }
 
 /** One listing: reads each directory once and describes only the entries it returns. */

@@ -152,9 +152,16 @@ function backward(s: string, q: string, to: number, out: Int32Array): boolean {
   return true;
 }
 
-/** JavaScript string indices -> Unicode code point indices (differ only past astral characters). */
+/** JavaScript string indices -> Unicode code point indices (differ only past astral characters); one pass over `s`. */
 export function toCodePointIndices(s: string, positions: ArrayLike<number>): number[] {
   const out = Array.from(positions);
   if (!/[\uD800-\uDBFF]/.test(s)) return out;
-  return out.map((p) => [...s.slice(0, p)].length);
+  // Code points before each UTF-16 index: low surrogates of a pair do not count.
+  const before = new Int32Array(s.length + 1);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const low = c >= 0xdc00 && c <= 0xdfff && i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff;
+    before[i + 1] = before[i] + (low ? 0 : 1);
+  }
+  return out.map((p) => before[Math.max(0, Math.min(p, s.length))]);
 }

@@ -1,4 +1,4 @@
-import { charMask, type FileIndex } from './search-index.ts';
+import { charBit, type FileIndex } from './search-index.ts';
 
 /**
  * Which index entries hold the query as a (case-insensitive) subsequence,
@@ -19,7 +19,8 @@ export class Prefilter {
   constructor(private readonly index: FileIndex, private readonly q: string) {
     const m = (this.m = q.length);
     this.suffixMask = new Uint32Array(m + 1);
-    for (let j = m - 1; j >= 0; j--) this.suffixMask[j] = (this.suffixMask[j + 1] | charMask(q, j)) >>> 0;
+    // One character per step: the mask of q[j..] is q[j]'s bit plus the mask of q[j+1..] (linear in the query).
+    for (let j = m - 1; j >= 0; j--) this.suffixMask[j] = (this.suffixMask[j + 1] | charBit(q.charCodeAt(j))) >>> 0;
     this.after = new Int32Array(index.dirCount);
     this.self = new Int32Array(index.dirCount);
     // Directories are sorted, so a parent is always computed before its children.

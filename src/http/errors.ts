@@ -4,6 +4,8 @@ import { CodeMessages, Codes, type Code } from './codes.ts';
 export interface FieldIssue {
   field: string;
   message: string;
+  /** The bound that was crossed (maximum length, value, bytes, depth, entries), when there is one. */
+  limit?: number;
 }
 
 /** The one error type handlers throw; the envelope middleware maps it to the wire. */

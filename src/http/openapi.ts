@@ -35,8 +35,10 @@ const ERROR_ENVELOPE: Json = {
 
 function parameters(def: RouteDef): Json[] {
   const out: Json[] = [];
+  // Path parameters carry their schema's bounds when the route declares one.
+  const pathProps = def.params ? ((schemaToJson(def.params) as { properties?: Record<string, Json> }).properties ?? {}) : {};
   for (const m of def.path.matchAll(/\{\*?([a-z_]+)\}/gi)) {
-    out.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
+    out.push({ name: m[1], in: 'path', required: true, schema: pathProps[m[1]] ?? { type: 'string' } });
   }
   if (def.query) {
     const js = schemaToJson(def.query) as { properties?: Record<string, Json>; required?: string[] };

@@ -29,6 +29,8 @@ function runRoute(def: RouteDef): Koa.Middleware {
     let body: unknown;
     if (def.body) {
       const raw = (ctx.request as { body?: unknown }).body;
+      // Every body is a JSON object; valibot's object schemas would take an array for one.
+      if (Array.isArray(raw)) throw validationError([{ field: 'body', message: 'must be a JSON object' }]);
       body = parseOrThrow(def.body, raw ?? {});
     }
     const data = await def.handler({ params, query, body, ctx });

@@ -10,7 +10,13 @@ function issuePath(issue: v.BaseIssue<unknown>, prefix: string): string {
   return joined || prefix || '(root)';
 }
 
-/** Flattens valibot issues (including nested unions) into one entry per field. */
+/** The number a size or range check compared against (maxLength, maxValue, JSON bounds, ...). */
+function limitOf(issue: v.BaseIssue<unknown>): number | undefined {
+  const bounded = /^(max|min)_/.test(issue.type) || issue.type === 'json_bounds';
+  return bounded && typeof issue.requirement === 'number' ? issue.requirement : undefined;
+}
+
+/** Flattens valibot issues (including nested unions) into one entry per field, with the limit a bound names. */
 export function toFieldIssues(issues: readonly v.BaseIssue<unknown>[], prefix = ''): FieldIssue[] {
   const out: FieldIssue[] = [];
   const seen = new Set<string>();
@@ -18,7 +24,8 @@ export function toFieldIssues(issues: readonly v.BaseIssue<unknown>[], prefix = 
     const field = issuePath(issue, prefix);
     if (seen.has(field)) continue;
     seen.add(field);
-    out.push({ field, message: issue.message });
+    const limit = limitOf(issue);
+    out.push(limit === undefined ? { field, message: issue.message } : { field, message: issue.message, limit });
   }
   return out;
 }

@@ -138,6 +138,12 @@ export async function removeSessionMedia(app: AppContext, sessionId: string, fil
   await rm(path.join(dir, fileId), { force: true });
 }
 
+/** Removes every media file of a session (a fork whose journal append was refused). */
+export async function removeAllSessionMedia(app: Pick<AppContext, 'home'>, sessionId: string): Promise<void> {
+  checkIds(sessionId);
+  await rm(dirOf(app, sessionId), { recursive: true, force: true });
+}
+
 /**
  * A fork's copied prompts reference the source's media ids: copy the source's
  * media directory to the fork so they stay readable (and survive the source).

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import picomatch from 'picomatch';
+import { globMatches, wildcardMatch } from '../lib/glob.ts';
 import type { PermissionRule, RuleDecision } from './types.ts';
 
 /** Tools whose rules match a path (glob relative to the workspace root). */
@@ -9,7 +9,8 @@ const SHELL_CONTROL = /[;&|`\n<>]|\$\(/;
 
 /** `ToolName` or `ToolName(arg-pattern)`; undefined for a malformed pattern (it never matches). */
 export function parsePattern(pattern: string): { tool: string; arg?: string } | undefined {
-  const m = /^\s*([^\s()]+)\s*(?:\((.*)\))?\s*$/s.exec(pattern);
+  // Trimmed first: two `\s*` around an optional group made the match quadratic in the spaces.
+  const m = /^([^\s()]+)\s*(?:\((.*)\))?$/s.exec(pattern.trim());
   if (!m) return undefined;
   return m[2] === undefined ? { tool: m[1] } : { tool: m[1], arg: m[2] };
 }
@@ -32,7 +33,7 @@ export function subjectOf(name: string, input: unknown, root: string, given?: st
 function toolMatches(ruleTool: string, name: string): boolean {
   if (ruleTool === name) return true;
   // Globs only make sense for MCP tool families (`mcp__server__*`).
-  return ruleTool.startsWith('mcp__') && ruleTool.includes('*') && picomatch.isMatch(name, ruleTool);
+  return ruleTool.startsWith('mcp__') && ruleTool.includes('*') && globMatches(ruleTool, name);
 }
 
 /** Bash: `*` matches anything; a trailing `:*` is a prefix form (`npm run:*`); otherwise exact. */
@@ -42,13 +43,13 @@ export function commandMatches(pattern: string, command: string): boolean {
   if (p.endsWith(':*')) p = `${p.slice(0, -2)}*`;
   if (!p.includes('*')) return cmd === p;
   if (SHELL_CONTROL.test(cmd) && !SHELL_CONTROL.test(p)) return false;
-  const re = new RegExp(`^${p.split('*').map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 's');
+  // Linear in both (a `.*` regular expression backtracks exponentially on `*a*a*a*b`).
   // `npm run *` also matches the bare `npm run`.
-  return re.test(cmd) || (p.endsWith(' *') && cmd === p.slice(0, -2));
+  return wildcardMatch(p, cmd) || (p.endsWith(' *') && cmd === p.slice(0, -2));
 }
 
 function pathMatches(pattern: string, subject: string): boolean {
-  return picomatch.isMatch(subject, pattern.replace(/^\.\//, ''), { dot: true });
+  return globMatches(pattern, subject);
 }
 
 /** Whether one rule applies to the call. */

@@ -101,10 +101,18 @@ export class PermissionService implements PermissionGate {
     const p: Pending = { item, subject, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.approval_id, p);
     setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
-    await this.app.journal.append([
-      { stream: sessionId, type: ApprovalEvents.requested, payload: item },
-      statusChangedEvent(this.app, sessionId),
-    ]);
+    try {
+      await this.app.journal.append([
+        { stream: sessionId, type: ApprovalEvents.requested, payload: item },
+        statusChangedEvent(this.app, sessionId),
+      ]);
+    } catch (err) {
+      // Not on disk: no client may see or answer it (it was held only so an answer racing the write finds it).
+      this.pending.delete(item.approval_id);
+      p.cleanup();
+      setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
+      throw err;
+    }
     if (!this.pending.has(item.approval_id)) return decided; // answered while the request was being written
     signal?.addEventListener('abort', onAbort, { once: true });
     // Expiry without a client: the waiting call is denied as timed out (a POST after expiry answers 41001).

@@ -53,7 +53,15 @@ export class QuestionService {
     const p: Pending = { item, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.question_id, p);
     setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
-    await this.app.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, statusChangedEvent(this.app, sessionId)]);
+    try {
+      await this.app.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, statusChangedEvent(this.app, sessionId)]);
+    } catch (err) {
+      // Not on disk: no client may see or answer it (it was held only so an answer racing the write finds it).
+      this.pending.delete(item.question_id);
+      p.cleanup();
+      setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
+      throw err;
+    }
     if (!this.pending.has(item.question_id)) return done;
     signal?.addEventListener('abort', onAbort, { once: true });
     p.timer = setTimeout(() => void this.dismiss(item.question_id, 'timed_out').catch(() => undefined), this.timeoutMs);

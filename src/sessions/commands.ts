@@ -7,7 +7,9 @@ import type { AppContext } from '../app/context.ts';
 import { GlobalEvents, SessionEvents } from '../events/types.ts';
 import type { SessionState } from '../events/session.ts';
 import { validationError } from '../http/errors.ts';
-import { copySessionMedia } from '../media/session-media.ts';
+import { LIMITS } from '../http/schemas/common.ts';
+import { assertJsonBounds } from '../http/schemas/json-bounds.ts';
+import { copySessionMedia, removeAllSessionMedia } from '../media/session-media.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { ensureNotBusy, findOwnedSession } from './lookup.ts';
@@ -106,6 +108,7 @@ export async function forkSession(
     forked_from: src.id,
     runtime_id: src.runtime_id,
   };
+  if (input.metadata) assertJsonBounds(state.metadata, LIMITS.json, 'metadata', ' once merged with the source session\'s metadata');
   if (as === 'child') state.parent_id = src.id;
   if (state.last_prompt === undefined) delete state.last_prompt;
   if (state.last_turn_reason === undefined) delete state.last_turn_reason;
@@ -114,9 +117,15 @@ export async function forkSession(
   // Copies of journaled events: they matched the registry when first appended.
   const copies = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }) as NewStreamEvent);
   const [first, ...rest] = creationEvents(app, state);
-  // Copied prompts reference the source's media ids: the fork gets its own copy of the files.
+  // Copied prompts reference the source's media ids: the fork gets its own copy of the files,
+  // removed again when the append is refused (nothing of a fork that does not exist stays behind).
   await copySessionMedia(app, src.id, state.id);
-  await app.journal.append([first, ...copies, ...rest]);
+  try {
+    await app.journal.append([first, ...copies, ...rest]);
+  } catch (err) {
+    await removeAllSessionMedia(app, state.id).catch((e) => app.log.error({ err: e, session_id: state.id }, 'cannot remove the media of a refused fork'));
+    throw err;
+  }
   return toSessionObject(app.sessions.get(state.id)!, app.live);
 }
 

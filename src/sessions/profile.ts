@@ -4,6 +4,8 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { AppContext } from '../app/context.ts';
 import { GlobalEvents, SessionEvents } from '../events/types.ts';
 import type { GoalSnapshot } from '../events/session.ts';
+import { LIMITS } from '../http/schemas/common.ts';
+import { assertJsonBounds } from '../http/schemas/json-bounds.ts';
 import { findOwnedSession } from './lookup.ts';
 import { toSessionObject } from './view.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
@@ -45,6 +47,10 @@ export async function updateProfile(app: AppContext, id: string, input: ProfileI
   if (input.title !== undefined) payload.title = input.title;
   if (input.metadata) payload.metadata = input.metadata;
   if (Object.keys(config).length) payload.agent_config = config;
+  // Keys merge into what is stored: the merged value is held to the same bounds as each request's.
+  const merged = ' once merged with the stored value';
+  if (input.metadata) assertJsonBounds({ ...cur.metadata, ...input.metadata, cwd: cur.cwd }, LIMITS.json, 'metadata', merged);
+  if (payload.agent_config) assertJsonBounds({ ...cur.agent_config, ...config }, LIMITS.json, 'agent_config', merged);
   const events: NewStreamEvent[] = [{ stream: id, type: SessionEvents.profileUpdated, payload }];
   const goal = nextGoal(cur, goal_objective, goal_control);
   if (goal !== undefined) events.push({ stream: id, type: SessionEvents.goalUpdated, payload: { goal } });

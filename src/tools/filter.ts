@@ -1,4 +1,4 @@
-import picomatch from 'picomatch';
+import { globMatches } from '../lib/glob.ts';
 
 export interface ToolLists { enabled: readonly string[]; disabled: readonly string[] }
 
@@ -10,7 +10,7 @@ export interface ToolLists { enabled: readonly string[]; disabled: readonly stri
 function matches(entry: string, name: string): boolean {
   if (entry.startsWith('mcp__')) {
     if (entry.split('__').length < 3 || !name.startsWith('mcp__')) return false;
-    return picomatch.isMatch(name, entry);
+    return globMatches(entry, name);
   }
   return entry === name;
 }

@@ -3,6 +3,8 @@ import type WebSocket from 'ws';
 import type { AppContext } from '../app/context.ts';
 import { Codes } from '../http/codes.ts';
 import type { FieldIssue } from '../http/errors.ts';
+import { mappedError } from '../http/domain-errors.ts';
+import { LIMITS } from '../http/schemas/common.ts';
 import { toFieldIssues } from '../http/validate.ts';
 import type { WsConnection } from './connection.ts';
 import { terminalAttach, terminalDetach, terminalInput, terminalResize } from '../terminals/ws.ts';
@@ -20,9 +22,11 @@ function invalid(msg: string, details?: FieldIssue[]): Outcome {
   return details ? { code: Codes.VALIDATION, msg, payload: null, details } : { code: Codes.VALIDATION, msg, payload: null };
 }
 
+/** The frame's id as the ack echoes it; null when absent or not a valid id (an oversize string is not echoed back). */
 function idOf(raw: unknown): FrameId {
   const id = raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  if (typeof id === 'string') return id.length <= LIMITS.idChars ? id : null;
+  return typeof id === 'number' && Number.isFinite(id) ? id : null;
 }
 
 function isClientFrameType(type: string): type is ClientFrameType {
@@ -42,8 +46,12 @@ export function handleClientMessage(app: AppContext, conn: WsConnection, data: W
   try {
     outcome ??= answer(app, conn, raw);
   } catch (err) {
-    app.log.error({ err, ws_connection_id: conn.id }, 'ws client frame failed');
-    outcome = { code: Codes.INTERNAL, msg: 'internal error', payload: null };
+    const known = mappedError(err);
+    if (known) outcome = { code: known.code, msg: known.message, payload: null, ...(known.details !== undefined ? { details: known.details } : {}) };
+    else {
+      app.log.error({ err, ws_connection_id: conn.id }, 'ws client frame failed');
+      outcome = { code: Codes.INTERNAL, msg: 'internal error', payload: null };
+    }
   }
   const { after, ...ack } = outcome;
   conn.send(ackFrame({ id: idOf(raw), ...ack }));

@@ -1,15 +1,16 @@
 import * as v from 'valibot';
+import { AgentId, Id, LIMITS, SafeUint, boundedArray, maxString, objectOnly } from '../http/schemas/common.ts';
 import { TerminalDimension, TerminalStatus } from '../http/schemas/terminals.ts';
 
-/** Client request frames of `/api/v1/ws` (Core "Connection and frames"). */
+/** Client request frames of `/api/v1/ws` (Core "Connection and frames"); every value bounded as on REST. */
 
-const SessionId = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+const SessionId = Id;
 
 /** Envelope of every client frame; `payload` is checked per `type`. */
 export const ClientFrame = v.pipe(
   v.object({
-    type: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
-    id: v.optional(v.nullable(v.union([v.string(), v.number()]))),
+    type: Id,
+    id: v.optional(v.nullable(v.union([maxString(LIMITS.idChars), v.pipe(v.number(), v.finite('must be a finite number'))]))),
     payload: v.optional(v.unknown()),
   }),
   v.title('ClientFrame'),
@@ -20,17 +21,20 @@ export type ClientFrame = v.InferOutput<typeof ClientFrame>;
 /** A per-session resume point: the last applied durable event. */
 export const Cursor = v.pipe(
   v.object({
-    seq: v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must be >= 0')),
-    epoch: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+    seq: SafeUint,
+    epoch: Id,
   }),
   v.description('Last applied durable event of the session: its `seq` and the stream `epoch`.'),
 );
 
+/** Agent ids whose events pass (Core "Events": session events are subject to it); null = no filter. */
+const AgentFilter = v.nullable(v.pipe(boundedArray(AgentId, 1000), v.description('agent ids (`main` for the main agent); null or absent = every agent')));
+
 export const SubscribePayload = v.pipe(
   v.object({
     session_ids: v.pipe(v.array(SessionId), v.maxLength(1000, 'at most 1000 session ids')),
-    cursors: v.optional(v.record(SessionId, Cursor)),
-    agent_filter: v.optional(v.nullable(v.array(v.string()))),
+    cursors: v.optional(v.pipe(objectOnly(v.record(SessionId, Cursor)), v.maxEntries(1000, 'at most 1000 cursors'))),
+    agent_filter: v.optional(AgentFilter),
   }),
   v.title('SubscribePayload'),
   v.description(
@@ -41,14 +45,20 @@ export const SubscribePayload = v.pipe(
 export type SubscribePayload = v.InferOutput<typeof SubscribePayload>;
 
 export const UnsubscribePayload = v.pipe(
-  v.object({ session_ids: v.array(SessionId) }),
+  v.object({ session_ids: v.pipe(v.array(SessionId), v.maxLength(1000, 'at most 1000 session ids')) }),
   v.title('UnsubscribePayload'),
 );
 
 export const ClientHelloPayload = v.pipe(
-  v.looseObject({ client_id: v.pipe(v.string(), v.minLength(1, 'must not be empty')) }),
+  v.looseObject({
+    client_id: Id,
+    // Legacy fields of web clients (spec/clients.md A3): accepted and ignored, but checked like subscribe's.
+    subscriptions: v.optional(v.pipe(v.array(SessionId), v.maxLength(1000, 'at most 1000 session ids'))),
+    cursors: v.optional(v.pipe(objectOnly(v.record(SessionId, v.looseObject({ seq: SafeUint, epoch: v.optional(Id) }))), v.maxEntries(1000, 'at most 1000 cursors'))),
+    agent_filter: v.optional(AgentFilter),
+  }),
   v.title('ClientHelloPayload'),
-  v.description('Handshake; fields other than `client_id` are legacy and ignored.'),
+  v.description('Handshake; fields other than `client_id` are legacy and ignored (`subscriptions`, `cursors`, `agent_filter` are still checked).'),
 );
 
 const Grade = v.pipe(
@@ -57,15 +67,15 @@ const Grade = v.pipe(
     'block: every durable event of the agent; delta: block plus its streamed assistant.delta / thinking.delta / tool.call.delta'),
 );
 /** An agent id, or `*` (the default grade: every agent of the roster and agents spawned later). */
-const TranscriptKey = v.pipe(v.string(), v.regex(/^(\*|[A-Za-z0-9._-]+)$/, 'must be an agent id or *'));
-const AgentId = v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]+$/, 'must be an agent id'));
+const TranscriptKey = v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`), v.regex(/^(\*|[A-Za-z0-9._-]+)$/, 'must be an agent id or *'));
 
 export const SubscribeV2Payload = v.pipe(
   v.object({
     session_id: SessionId,
-    transcript: v.record(TranscriptKey, Grade),
+    transcript: v.pipe(objectOnly(v.record(TranscriptKey, Grade)), v.maxEntries(1000, 'at most 1000 agents')),
     transcript_since: v.optional(v.pipe(
-      v.record(AgentId, v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must be >= 0'))),
+      objectOnly(v.record(AgentId, SafeUint)),
+      v.maxEntries(1000, 'at most 1000 agents'),
       v.description('per agent: the `seq` of the last applied transcript.reset / durable transcript.ops batch; resumes with the missed batches when the op window still holds them, else a transcript.reset'),
     )),
   }),
@@ -79,7 +89,7 @@ export const SubscribeV2Payload = v.pipe(
 export type SubscribeV2Payload = v.InferOutput<typeof SubscribeV2Payload>;
 
 export const UnsubscribeV2Payload = v.pipe(
-  v.object({ session_id: SessionId, agent_ids: v.optional(v.array(AgentId)) }),
+  v.object({ session_id: SessionId, agent_ids: v.optional(boundedArray(AgentId, 1000)) }),
   v.title('UnsubscribeV2Payload'),
   v.description('Detaches the listed agents (their grade becomes off: legacy events flow again) or, without agent_ids, the whole session.'),
 );
@@ -96,12 +106,14 @@ export const UnsubscribeV2AckPayload = v.pipe(
   v.description('`agent_ids` null = the whole session was detached.'),
 );
 
-const TerminalId = v.pipe(v.string(), v.minLength(1, 'must not be empty'));
+const TerminalId = Id;
+/** Terminal input per frame (a paste): 1 MiB characters, as the frame itself. */
+const TERMINAL_INPUT_CHARS = LIMITS.textChars;
 
 export const TerminalAttachPayload = v.pipe(
   v.object({
     terminal_id: TerminalId,
-    since: v.optional(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0, 'must be >= 0'),
+    since: v.optional(v.pipe(SafeUint,
       v.description('output offset already held by the client (offset + data.length of its last terminal_output); omitted = replay all the scrollback'))),
   }),
   v.title('TerminalAttachPayload'),
@@ -113,7 +125,7 @@ export const TerminalDetachPayload = v.pipe(v.object({ terminal_id: TerminalId }
 export type TerminalDetachPayload = v.InferOutput<typeof TerminalDetachPayload>;
 
 export const TerminalInputPayload = v.pipe(
-  v.object({ terminal_id: TerminalId, data: v.pipe(v.string(), v.description('written to the PTY as is (keys, pasted text, control characters such as \\r or \\u0003)')) }),
+  v.object({ terminal_id: TerminalId, data: v.pipe(maxString(TERMINAL_INPUT_CHARS), v.description('written to the PTY as is (keys, pasted text, control characters such as \\r or \\u0003)')) }),
   v.title('TerminalInputPayload'),
 );
 export type TerminalInputPayload = v.InferOutput<typeof TerminalInputPayload>;

@@ -23,8 +23,8 @@ export function append<T extends DurableType>(s: TestServer, session: string, ty
  * Appends events as they are, past the registry check: for tests of the transport and the windows with
  * payloads (or types) no emitter builds. Everything else goes through `append`, and is checked.
  */
-export function appendUnchecked(s: TestServer, events: PendingEvent[]) {
-  return Journal.prototype.append.call(s.server.app.journal, events);
+export async function appendUnchecked(s: TestServer, events: PendingEvent[]) {
+  return Journal.prototype.appendNow.call(s.server.app.journal, events);
 }
 
 export function msg(session: string, id: string, role: Message['role'], text: string, extra: ContentPart[] = []): Message {

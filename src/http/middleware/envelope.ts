@@ -1,7 +1,9 @@
 import type Koa from 'koa';
 import { fastUlidFactory } from '../../engine/ids.ts';
 import { Codes } from '../codes.ts';
+import { mappedError } from '../domain-errors.ts';
 import { ApiError } from '../errors.ts';
+import { jsonBody } from '../serialize.ts';
 import type { Logger } from '../../app/logger.ts';
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
@@ -23,11 +25,14 @@ export function envelopeMiddleware(log: Logger): Koa.Middleware {
       if (apiErr.details !== undefined) body.details = apiErr.details;
       ctx.body = body;
     }
+    // Serialised here, where a failure still becomes an envelope (koa would answer a bare 500).
+    jsonBody(ctx, log);
   };
 }
 
 function toApiError(err: unknown, log: Logger, ctx: Koa.Context): ApiError {
-  if (err instanceof ApiError) return err;
+  const mapped = mappedError(err);
+  if (mapped) return mapped;
   const e = err as { status?: number; expose?: boolean; message?: string; type?: string; code?: string };
   // A NUL byte in a client path reaches fs calls as ERR_INVALID_ARG_VALUE: bad input, not a fault.
   if (e?.code === 'ERR_INVALID_ARG_VALUE' && /null bytes/.test(e.message ?? '')) {

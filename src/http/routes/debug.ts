@@ -5,9 +5,9 @@ import { isLoopbackHost } from '../../app/options.ts';
 import { Codes } from '../codes.ts';
 import { notFound } from '../errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { NonEmptyString, queryInt } from '../schemas/common.ts';
+import { Id, queryInt } from '../schemas/common.ts';
 
-const StreamParams = v.object({ stream: NonEmptyString });
+const StreamParams = v.object({ stream: Id });
 const EventsQuery = v.object({ from_seq: v.optional(queryInt(1, Number.MAX_SAFE_INTEGER)), limit: v.optional(queryInt(1, 10_000)) });
 
 /**

@@ -5,9 +5,9 @@ import { Codes } from '../codes.ts';
 import { sendFile } from '../binary.ts';
 import { ApiError } from '../errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { NonEmptyString } from '../schemas/common.ts';
+import { Id } from '../schemas/common.ts';
 
-const MediaParams = v.object({ session_id: NonEmptyString, file_id: NonEmptyString });
+const MediaParams = v.object({ session_id: Id, file_id: Id });
 
 /** Core "Sessions" media: a missing session or file is a real HTTP 404 (with an envelope body). */
 function notFound404(code: typeof Codes.SESSION_NOT_FOUND | typeof Codes.FILE_NOT_FOUND, what: string, id: string): ApiError {

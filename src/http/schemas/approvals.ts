@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { Id, Line, Text } from './common.ts';
 
-export const ApprovalParams = v.object({ session_id: NonEmptyString, approval_id: NonEmptyString });
+export const ApprovalParams = v.object({ session_id: Id, approval_id: Id });
 
 /** `status` is required and `pending` is its only value. */
 export const ApprovalListQuery = v.object({ status: v.picklist(['pending'], 'must be `pending`') });
@@ -26,8 +26,8 @@ export const ApprovalList = v.object({ items: v.array(ApprovalItemSchema) });
 export const ApprovalResolveBody = v.object({
   decision: v.picklist(['approved', 'rejected', 'cancelled']),
   scope: v.optional(v.picklist(['session'])),
-  feedback: v.optional(v.string()),
-  selected_label: v.optional(v.string()),
+  feedback: v.optional(Text),
+  selected_label: v.optional(Line),
 });
 
 export const ApprovalResolved = v.object({ resolved: v.literal(true), resolved_at: v.string() });

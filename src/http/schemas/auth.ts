@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { ExtraUsage, QuotaRow, UserInfo } from '../../auth/account.ts';
 import { REGIONS } from '../../auth/settings.ts';
-import { NonEmptyString } from './common.ts';
+import { Id } from './common.ts';
 
-const Provider = v.optional(NonEmptyString, 'managed');
+const Provider = v.optional(Id, 'managed');
 const FLOW_STATUSES = ['pending', 'authenticated', 'denied', 'expired', 'cancelled'] as const;
 
 /** Query of the login routes: `provider` defaults to `managed`. */

@@ -17,7 +17,7 @@ function isPart(x: unknown): x is UploadedPart {
 export const MAX_EXPIRES_IN_SEC = 10 * 365 * 24 * 3600;
 
 export const FileIdParams = v.object({
-  file_id: v.pipe(v.string(), v.regex(FILE_ID_RE, 'must be a file id (file_<ULID>)')),
+  file_id: v.pipe(v.string(), v.maxLength(64, 'must be a file id (file_<ULID>)'), v.regex(FILE_ID_RE, 'must be a file id (file_<ULID>)')),
 });
 
 /** Multipart fields and file parts of POST /api/v1/files, as one object. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { FuzzyQueryString, GlobList, Id, LIMITS, PathString, boundedArray, boundedString } from './common.ts';
 
 function intIn(min: number, max: number, def: number, what: string) {
   return v.optional(
@@ -7,8 +7,8 @@ function intIn(min: number, max: number, def: number, what: string) {
   );
 }
 
-const RuntimeId = v.optional(v.pipe(NonEmptyString, v.description('Runtime that serves the request: only `local` exists (default); any other value is 40420.')));
-const Globs = (what: string) => v.optional(v.pipe(v.array(v.string('must be a string')), v.description(what)));
+const RuntimeId = v.optional(v.pipe(Id, v.description('Runtime that serves the request: only `local` exists (default); any other value is 40420.')));
+const Globs = (what: string) => v.optional(v.pipe(GlobList, v.description(what)));
 const IncludeGlobs = Globs('Keep only paths matching one of these globs (ripgrep `-g` rules: a glob without `/` matches a basename at any depth, one with `/` the path from the root; `src/**` for everything under src).');
 const ExcludeGlobs = Globs('Drop paths matching any of these globs (a matching directory drops everything under it).');
 const FollowGitignore = v.optional(v.pipe(v.boolean('must be a boolean'), v.description('Honour .gitignore/.ignore files (default true; inside or outside a git repository).')));
@@ -16,12 +16,12 @@ const SearchLimit = intIn(1, 200, 50, 'Most hits returned');
 
 /** `{session_id}` of fs:search: a session id, or for a draft session a workspace id or a URL-encoded absolute root. */
 export const FsSearchSlotParams = v.object({
-  session_id: v.pipe(NonEmptyString, v.description('Session id; fs:search also takes, for a draft session, a registered workspace id or an absolute directory (URL-encoded; searched without being registered). 40401 when none of these resolves to an existing directory.')),
+  session_id: v.pipe(PathString, v.description('Session id; fs:search also takes, for a draft session, a registered workspace id or an absolute directory (URL-encoded; searched without being registered). 40401 when none of these resolves to an existing directory.')),
 });
 
 export const FsSearchBody = v.pipe(
   v.object({
-    query: v.pipe(v.string('must be a string'), v.description('Fuzzy query (case-insensitive subsequence, whitespace ignored); empty lists the top level.')),
+    query: v.pipe(FuzzyQueryString, v.description(`Fuzzy query (case-insensitive subsequence, whitespace ignored); empty lists the top level. At most ${LIMITS.queryChars} characters.`)),
     limit: SearchLimit,
     include_globs: IncludeGlobs,
     exclude_globs: ExcludeGlobs,
@@ -35,14 +35,14 @@ export const FsSearchBody = v.pipe(
 );
 export type FsSearchBody = v.InferOutput<typeof FsSearchBody>;
 
-const WorkspaceRef = v.pipe(NonEmptyString, v.description('Registered workspace id, or an absolute root (registered on the spot, event.workspace.created, when it is an existing directory not yet registered). An unknown id, a relative path or a root that is not an existing directory is 40410 (details.reason `directory_missing` for the latter).'));
+const WorkspaceRef = v.pipe(PathString, v.description('Registered workspace id, or an absolute root (registered on the spot, event.workspace.created, when it is an existing directory not yet registered). An unknown id, a relative path or a root that is not an existing directory is 40410 (details.reason `directory_missing` for the latter).'));
 
 export const WorkspaceFsSearchBody = v.object({ workspace: WorkspaceRef, ...FsSearchBody.entries });
 
 export const WorkspaceFsSuggestBody = v.pipe(
   v.object({
     workspace: WorkspaceRef,
-    query: v.pipe(v.string('must be a string'), v.description('What has been typed after `@`; a `/` makes it a path prefix.')),
+    query: v.pipe(FuzzyQueryString, v.description(`What has been typed after \`@\`; a \`/\` makes it a path prefix. At most ${LIMITS.queryChars} characters.`)),
     limit: SearchLimit,
     follow_gitignore: FollowGitignore,
     show_hidden: v.optional(v.pipe(v.boolean('must be a boolean'), v.description('Include dotfiles and files under dot-directories (default false).'))),
@@ -71,7 +71,7 @@ export const FsSearchData = v.pipe(
 );
 
 export const FsGrepBody = v.pipe(v.object({
-  pattern: v.pipe(NonEmptyString, v.description('Literal text, or a ripgrep (Rust) regex when `regex` is true')),
+  pattern: v.pipe(boundedString(LIMITS.patternChars), v.description(`Literal text, or a ripgrep (Rust) regex when \`regex\` is true; at most ${LIMITS.patternChars} characters`)),
   regex: v.optional(v.boolean('must be a boolean')),
   case_sensitive: v.optional(v.boolean('must be a boolean')),
   include_globs: IncludeGlobs,
@@ -101,7 +101,7 @@ export const FsGrepData = v.object({
 });
 
 export const FsGitStatusBody = v.object({
-  paths: v.optional(v.pipe(v.array(NonEmptyString), v.description('Only entries under these paths (relative to the session root)'))),
+  paths: v.optional(v.pipe(boundedArray(PathString), v.description('Only entries under these paths (relative to the session root)'))),
   runtime_id: RuntimeId,
 });
 
@@ -118,7 +118,7 @@ export const FsGitStatusData = v.object({
 });
 
 export const FsDiffBody = v.object({
-  path: v.pipe(NonEmptyString, v.description('File or directory relative to the session root')),
+  path: v.pipe(PathString, v.description('File or directory relative to the session root')),
   runtime_id: RuntimeId,
 });
 

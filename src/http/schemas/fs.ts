@@ -1,14 +1,14 @@
 import path from 'node:path';
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { GlobList, Id, LIMITS, PathOrEmpty, PathString, SafeUint } from './common.ts';
 
-const RuntimeId = v.optional(v.pipe(v.string('must be a string'), v.description('`local` (default); any other value is 40420')));
-const RelPath = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.description('relative to the session work directory (or absolute inside an additional dir)'));
+const RuntimeId = v.optional(v.pipe(v.string('must be a string'), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`), v.description('`local` (default); any other value is 40420')));
+const RelPath = v.pipe(PathString, v.description(`relative to the session work directory (or absolute inside an additional dir); at most ${LIMITS.pathBytes} bytes`));
 const Bool = v.boolean('must be a boolean');
 function int(min: number, max: number) {
   return v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(min, `must be >= ${min}`), v.maxValue(max, `must be <= ${max}`));
 }
-const AbsPath = v.pipe(v.string('must be a string'), v.minLength(1, 'must not be empty'), v.check((s) => path.isAbsolute(s), 'must be an absolute path'));
+const AbsPath = v.pipe(PathString, v.check((s) => path.isAbsolute(s), 'must be an absolute path'));
 
 export const GitFileStatus = v.picklist(['clean', 'modified', 'added', 'deleted', 'renamed', 'untracked', 'ignored', 'conflicted']);
 
@@ -40,7 +40,7 @@ const listOptions = {
   limit: v.optional(v.pipe(int(1, 1000), v.description('1-1000, default 200: entries returned in all, levels included'))),
   show_hidden: v.optional(v.pipe(Bool, v.description('default false: dot-files skipped'))),
   follow_gitignore: v.optional(v.pipe(Bool, v.description('default true: .gitignore files (and .git/info/exclude) honoured, `.git` skipped'))),
-  exclude_globs: v.optional(v.pipe(v.array(v.string('must be a string'), 'must be an array of strings'), v.maxLength(100, 'at most 100 globs'),
+  exclude_globs: v.optional(v.pipe(GlobList,
     v.description('picomatch globs; with a `/` they match the workspace-relative path, without one the base name'))),
   sort: v.optional(v.pipe(ListSort, v.description('default type_first (directories first, then name); names compare case-insensitively with numeric order'))),
   include_git_status: v.optional(v.pipe(Bool, v.description('default false; directories read `modified` when they hold changes'))),
@@ -68,7 +68,7 @@ export const FsListManyData = v.object({
 export const FsReadBody = v.object({
   runtime_id: RuntimeId,
   path: RelPath,
-  offset: v.optional(v.pipe(v.number('must be a number'), v.integer('must be an integer'), v.minValue(0, 'must be >= 0'), v.description('byte offset, default 0'))),
+  offset: v.optional(v.pipe(SafeUint, v.description('byte offset, default 0'))),
   length: v.optional(v.pipe(int(1, 10485760), v.description('bytes, 1-10485760, default 1048576'))),
   encoding: v.optional(v.pipe(v.picklist(['auto', 'utf-8', 'base64'], 'must be auto, utf-8 or base64'),
     v.description('auto (default): utf-8 for text (UTF-16 BOM and windows-1252 text transcoded), base64 for binary'))),
@@ -109,9 +109,12 @@ export const FsOpenInBody = v.object({
 export const FsOpened = v.object({ opened: v.literal(true) });
 export const FsRevealed = v.object({ revealed: v.literal(true) });
 
-export const FsDownloadParams = v.object({ session_id: NonEmptyString, path: v.string() });
-export const FsSessionParams = v.object({ session_id: NonEmptyString });
-export const RuntimeQuery = v.object({ runtime_id: v.optional(v.string('must be a string')) });
+export const FsDownloadParams = v.object({
+  session_id: Id,
+  path: PathOrEmpty,
+});
+export const FsSessionParams = v.object({ session_id: Id });
+export const RuntimeQuery = v.object({ runtime_id: v.optional(v.pipe(v.string('must be a string'), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`))) });
 
 export const HostBrowseQuery = v.object({ path: v.optional(v.pipe(AbsPath, v.description('absolute; default the home directory'))) });
 export const HostBrowseData = v.object({

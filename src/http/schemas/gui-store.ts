@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { WellFormed } from './common.ts';
 
 /** Largest value accepted, in UTF-8 bytes (browser localStorage quotas are a few MiB per origin). */
 export const GUI_VALUE_MAX_BYTES = 1024 * 1024;
@@ -8,12 +9,15 @@ export const GuiKey = v.pipe(
   v.string('must be a string'),
   v.minLength(1, 'must be 1-256 characters'),
   v.maxLength(256, 'must be 1-256 characters'),
+  WellFormed,
 );
 
 export const GuiValue = v.pipe(
   v.string('must be a string'),
-  v.check((s) => Buffer.byteLength(s, 'utf8') <= GUI_VALUE_MAX_BYTES, `must be at most ${GUI_VALUE_MAX_BYTES} bytes (UTF-8)`),
+  v.maxLength(GUI_VALUE_MAX_BYTES, `must be at most ${GUI_VALUE_MAX_BYTES} bytes (UTF-8)`),
+  v.maxBytes(GUI_VALUE_MAX_BYTES, `must be at most ${GUI_VALUE_MAX_BYTES} bytes (UTF-8)`),
   v.description(`Opaque string, at most ${GUI_VALUE_MAX_BYTES} bytes in UTF-8.`),
+  v.metadata({ 'x-max-bytes': GUI_VALUE_MAX_BYTES }),
 );
 
 export const GuiKeyQuery = v.object({ key: GuiKey });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { TaskObject } from './tasks.ts';
-import { NonEmptyString, Page, queryInt } from './common.ts';
+import { Id, Page, queryInt } from './common.ts';
 import { SessionObject } from './sessions.ts';
 
 export const MessageRole = v.picklist(['user', 'assistant', 'tool', 'system']);
@@ -36,13 +36,13 @@ export const MessageObject = v.object({
 export const MessagePage = Page(MessageObject);
 
 export const MessageListQuery = v.object({
-  before_id: v.optional(NonEmptyString),
-  after_id: v.optional(NonEmptyString),
+  before_id: v.optional(Id),
+  after_id: v.optional(Id),
   page_size: v.optional(queryInt(1, 100)),
   role: v.optional(MessageRole),
 });
 
-export const MessageParams = v.object({ session_id: NonEmptyString, message_id: NonEmptyString });
+export const MessageParams = v.object({ session_id: Id, message_id: Id });
 
 export const InFlightTurn = v.object({
   turn_id: v.string(),

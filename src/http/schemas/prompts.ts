@@ -1,41 +1,46 @@
 import * as v from 'valibot';
-import { Metadata, NonEmptyString, PermissionMode } from './common.ts';
+import { Id, LIMITS, Line, Metadata, PermissionMode, SafeUint, Text, boundedArray, boundedJson, boundedString, maxString } from './common.ts';
+
+/** The JSON body limit (register.ts): media data inline in a prompt cannot be larger. */
+const BODY_CHARS = 16 * 1024 * 1024;
 
 const MediaSource = v.variant('kind', [
-  v.object({ kind: v.literal('url'), url: NonEmptyString, id: v.optional(v.string()) }),
-  v.object({ kind: v.literal('base64'), media_type: NonEmptyString, data: NonEmptyString }),
-  v.object({ kind: v.literal('file'), file_id: NonEmptyString }),
-  v.object({ kind: v.literal('session_media'), file_id: NonEmptyString }),
+  v.object({ kind: v.literal('url'), url: boundedString(LIMITS.lineChars), id: v.optional(maxString(LIMITS.idChars)) }),
+  v.object({ kind: v.literal('base64'), media_type: Id, data: boundedString(BODY_CHARS) }),
+  v.object({ kind: v.literal('file'), file_id: Id }),
+  v.object({ kind: v.literal('session_media'), file_id: Id }),
 ]);
 
 /** Core prompt content parts, discriminated by `type`. */
+const PromptText = maxString(LIMITS.promptTextChars);
+
 export const ContentPartSchema = v.variant('type', [
-  v.object({ type: v.literal('text'), text: v.string() }),
+  v.object({ type: v.literal('text'), text: PromptText }),
   v.object({ type: v.literal('image'), source: MediaSource }),
   v.object({ type: v.literal('video'), source: MediaSource }),
-  v.object({ type: v.literal('file'), file_id: NonEmptyString, name: v.string(), media_type: v.string(), size: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
-  // Accepted by the schema but not meaningful in a user prompt.
-  v.looseObject({ type: v.literal('tool_use'), id: v.string(), name: v.string(), input: v.unknown() }),
-  v.looseObject({ type: v.literal('tool_result'), tool_use_id: v.string(), content: v.unknown() }),
-  v.looseObject({ type: v.literal('thinking'), thinking: v.string() }),
+  v.object({ type: v.literal('file'), file_id: Id, name: Line, media_type: maxString(LIMITS.idChars), size: SafeUint }),
+  // Accepted by the schema but not meaningful in a user prompt; stored with the message, so bounded as a whole.
+  boundedJson(v.looseObject({ type: v.literal('tool_use'), id: maxString(LIMITS.idChars), name: maxString(LIMITS.idChars), input: v.unknown() }), LIMITS.toolJson),
+  boundedJson(v.looseObject({ type: v.literal('tool_result'), tool_use_id: maxString(LIMITS.idChars), content: v.unknown() }), LIMITS.toolJson),
+  boundedJson(v.looseObject({ type: v.literal('thinking'), thinking: Text }), LIMITS.toolJson),
 ]);
 
 export const PromptBody = v.object({
-  content: v.pipe(v.array(ContentPartSchema), v.minLength(1, 'must hold at least one content part')),
-  agent_id: v.optional(NonEmptyString),
-  prompt_id: v.optional(v.pipe(NonEmptyString, v.maxLength(200))),
-  skills: v.optional(v.pipe(v.array(v.object({ name: NonEmptyString, args: v.optional(v.string()) })), v.minLength(1, 'must hold at least one skill'))),
-  profile: v.optional(NonEmptyString),
-  model: v.optional(NonEmptyString),
-  thinking: v.optional(NonEmptyString),
+  content: v.pipe(boundedArray(ContentPartSchema), v.minLength(1, 'must hold at least one content part')),
+  agent_id: v.optional(Id),
+  prompt_id: v.optional(v.pipe(Id, v.maxLength(200, 'must be at most 200 characters'))),
+  skills: v.optional(v.pipe(boundedArray(v.object({ name: Id, args: v.optional(Text) }), 100), v.minLength(1, 'must hold at least one skill'))),
+  profile: v.optional(Id),
+  model: v.optional(Id),
+  thinking: v.optional(Id),
   permission_mode: v.optional(PermissionMode),
-  disabled_tools: v.optional(v.array(NonEmptyString)),
+  disabled_tools: v.optional(boundedArray(Id)),
   // Accepted but not applied.
   metadata: v.optional(Metadata),
   plan_mode: v.optional(v.boolean()),
   dynamic_workflow_mode: v.optional(v.boolean()),
-  goal_objective: v.optional(v.string()),
-  goal_control: v.optional(v.string()),
+  goal_objective: v.optional(Text),
+  goal_control: v.optional(maxString(LIMITS.idChars)),
 });
 export type PromptInput = v.InferOutput<typeof PromptBody>;
 
@@ -49,7 +54,7 @@ export const PromptObject = v.object({
 
 export const PromptList = v.object({ active: v.nullable(PromptObject), queued: v.array(PromptObject) });
 
-export const SteerBody = v.object({ prompt_ids: v.pipe(v.array(NonEmptyString), v.minLength(1, 'must not be empty')) });
+export const SteerBody = v.object({ prompt_ids: v.pipe(boundedArray(Id), v.minLength(1, 'must not be empty')) });
 export const SteerResult = v.object({ steered: v.literal(true), prompt_ids: v.array(v.string()) });
 
-export const PromptTailParams = v.object({ session_id: NonEmptyString, prompt_id: NonEmptyString });
+export const PromptTailParams = v.object({ session_id: Id, prompt_id: Id });

@@ -1,49 +1,50 @@
 import * as v from 'valibot';
 import { PROVIDER_TYPES } from '../../config/defaults.ts';
-import { NonEmptyString } from './common.ts';
+import { Id, LIMITS, Line, boundedArray, intIn, maxString } from './common.ts';
 import { CAPABILITIES } from './config.ts';
 
-const Int1 = v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1, 'must be >= 1'));
+const Int1 = intIn(1, Number.MAX_SAFE_INTEGER);
+const IdText = maxString(LIMITS.idChars);
 const ProviderType = v.picklist(PROVIDER_TYPES, `must be one of ${PROVIDER_TYPES.join(', ')}`);
 
 /** One `models[]` entry of a provider body; each becomes alias `provider_id/model`. */
 export const ProviderModelEntry = v.object({
-  model: NonEmptyString,
+  model: Id,
   max_context_size: Int1,
-  display_name: v.optional(v.string()),
-  capabilities: v.optional(v.array(v.picklist(CAPABILITIES, `must be one of ${CAPABILITIES.join(', ')}`))),
+  display_name: v.optional(Line),
+  capabilities: v.optional(boundedArray(v.picklist(CAPABILITIES, `must be one of ${CAPABILITIES.join(', ')}`), 100)),
   max_output_size: v.optional(Int1),
-  support_efforts: v.optional(v.array(v.string())),
+  support_efforts: v.optional(boundedArray(IdText, 100)),
   adaptive_thinking: v.optional(v.boolean()),
 });
 
-const Models = v.pipe(v.array(ProviderModelEntry), v.minLength(1, 'at least 1 entry'));
+const Models = v.pipe(boundedArray(ProviderModelEntry), v.minLength(1, 'at least 1 entry'));
 
 /** POST /api/v1/providers. */
 export const ProviderCreateBody = v.object({
-  id: v.pipe(v.string(), v.description('letters, digits, -, _, spaces; starts with a letter or digit')),
+  id: v.pipe(IdText, v.description('letters, digits, -, _, spaces; starts with a letter or digit')),
   type: ProviderType,
-  api_key: v.optional(v.string()),
-  base_url: v.optional(v.pipe(v.string(), v.description('no environment-variable placeholder'))),
-  default_model: v.optional(v.pipe(v.string(), v.description('one of models[].model'))),
+  api_key: v.optional(Line),
+  base_url: v.optional(v.pipe(Line, v.description('no environment-variable placeholder'))),
+  default_model: v.optional(v.pipe(IdText, v.description('one of models[].model'))),
   models: Models,
 });
 export type ProviderCreate = v.InferOutput<typeof ProviderCreateBody>;
 
 /** PUT /api/v1/providers/{provider_id}. */
 export const ProviderUpdateBody = v.object({
-  new_id: v.optional(v.pipe(v.string(), v.description('rename; same rules as id'))),
+  new_id: v.optional(v.pipe(IdText, v.description('rename; same rules as id'))),
   type: ProviderType,
-  api_key: v.optional(v.pipe(v.string(), v.description('tri-state: omitted keeps, empty string clears, other value replaces'))),
-  base_url: v.optional(v.string()),
-  default_model: v.optional(v.string()),
+  api_key: v.optional(v.pipe(Line, v.description('tri-state: omitted keeps, empty string clears, other value replaces'))),
+  base_url: v.optional(Line),
+  default_model: v.optional(IdText),
   models: Models,
 });
 export type ProviderUpdate = v.InferOutput<typeof ProviderUpdateBody>;
 
-export const ProviderIdParams = v.object({ provider_id: NonEmptyString });
-export const ModelIdParams = v.object({ model_id: NonEmptyString });
-export const CatalogIdParams = v.object({ catalog_id: NonEmptyString });
+export const ProviderIdParams = v.object({ provider_id: Id });
+export const ModelIdParams = v.object({ model_id: Id });
+export const CatalogIdParams = v.object({ catalog_id: Id });
 
 /** Core "Provider item". */
 export const ProviderItem = v.object({
@@ -101,17 +102,17 @@ export const CatalogList = v.object({ items: v.array(CatalogEntry) });
 
 /** POST /api/v1/providers:import_catalog. */
 export const ImportCatalogBody = v.object({
-  catalog_id: NonEmptyString,
-  id: v.optional(v.pipe(v.string(), v.description('local provider id; defaults to catalog_id'))),
-  api_key: v.optional(v.string()),
-  base_url: v.optional(v.pipe(v.string(), v.description('required when the entry needs_base_url'))),
+  catalog_id: Id,
+  id: v.optional(v.pipe(IdText, v.description('local provider id; defaults to catalog_id'))),
+  api_key: v.optional(Line),
+  base_url: v.optional(v.pipe(Line, v.description('required when the entry needs_base_url'))),
 });
 export const ImportCatalogData = v.object({ provider: ProviderItem, models_imported: v.number() });
 
 /** POST /api/v1/providers:import_registry. */
 export const ImportRegistryBody = v.object({
-  url: v.pipe(v.string(), v.url('must be a URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL')),
-  api_key: v.optional(v.pipe(v.string(), v.description('Bearer key; reused from the previous import of the same URL when omitted'))),
+  url: v.pipe(v.string(), v.maxLength(LIMITS.lineChars, `must be at most ${LIMITS.lineChars} characters`), v.url('must be a URL'), v.regex(/^https?:\/\//i, 'must be an http(s) URL')),
+  api_key: v.optional(v.pipe(Line, v.description('Bearer key; reused from the previous import of the same URL when omitted'))),
 });
 export const ImportRegistryData = v.object({ providers: v.array(ProviderItem), models_imported: v.number() });
 

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { Id, Text, boundedArray, objectOnly } from './common.ts';
 
-export const QuestionParams = v.object({ session_id: NonEmptyString, question_id: NonEmptyString });
+export const QuestionParams = v.object({ session_id: Id, question_id: Id });
 
 /** `status` is required and `pending` is its only value. */
 export const QuestionListQuery = v.object({ status: v.picklist(['pending'], 'must be `pending`') });
@@ -28,21 +28,21 @@ export const QuestionItemSchema = v.object({
 
 export const QuestionList = v.object({ items: v.array(QuestionItemSchema) });
 
-const OptionIds = v.pipe(v.array(NonEmptyString), v.minLength(1, 'at least one option id'));
+const OptionIds = v.pipe(boundedArray(Id, 100), v.minLength(1, 'at least one option id'));
 
 /** One answer, by `kind`. */
 export const AnswerSchema = v.variant('kind', [
-  v.object({ kind: v.literal('single'), option_id: NonEmptyString }),
+  v.object({ kind: v.literal('single'), option_id: Id }),
   v.object({ kind: v.literal('multi'), option_ids: OptionIds }),
-  v.object({ kind: v.literal('other'), text: v.string() }),
-  v.object({ kind: v.literal('multi_with_other'), option_ids: OptionIds, other_text: v.string() }),
+  v.object({ kind: v.literal('other'), text: Text }),
+  v.object({ kind: v.literal('multi_with_other'), option_ids: OptionIds, other_text: Text }),
   v.object({ kind: v.literal('skipped') }),
 ]);
 
 export const QuestionAnswerBody = v.object({
-  answers: v.record(v.string(), AnswerSchema),
+  answers: v.pipe(objectOnly(v.record(Id, AnswerSchema)), v.maxEntries(100, 'at most 100 answers')),
   method: v.optional(v.picklist(['enter', 'space', 'number_key', 'click'])),
-  note: v.optional(v.string()),
+  note: v.optional(Text),
 });
 
 export const QuestionAnswered = v.object({ resolved: v.literal(true), resolved_at: v.string() });

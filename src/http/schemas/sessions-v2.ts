@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyString, QueryBool, queryInt, queryList } from './common.ts';
+import { Id, LIMITS, PathString, QueryBool, Unreadable, boundedString, queryInt, queryList } from './common.ts';
 
 /** Most ids one v2 batch call takes (after duplicates collapse). */
 export const BATCH_MAX_IDS = 5000;
@@ -10,19 +10,22 @@ export const V2_PAGE_MAX_PROJECTED = 10000;
 export const ActivityStatus = v.picklist(['running', 'approval', 'question', 'failed', 'idle']);
 export type ActivityStatus = v.InferOutput<typeof ActivityStatus>;
 
+/** One query value as the served spec (input types) sees it: the URL bounds it anyway, this says so. */
+const QueryValue = v.pipe(v.string(), v.maxLength(LIMITS.pathBytes, `must be at most ${LIMITS.pathBytes} characters`));
+
 /** Puts the description before the parsing pipe, where the served spec (input types) can see it. */
 function queryParam<S extends v.GenericSchema<string, unknown>>(description: string, schema: S) {
-  return v.pipe(v.string(), v.description(description), schema);
+  return v.pipe(QueryValue, v.description(description), schema);
 }
 function repeatableParam<S extends v.GenericSchema<string | string[], unknown>>(description: string, schema: S) {
-  return v.pipe(v.union([v.string(), v.array(v.string())]), v.description(description), schema);
+  return v.pipe(v.union([QueryValue, v.pipe(v.array(QueryValue), v.maxLength(LIMITS.items, `at most ${LIMITS.items} values`))]), v.description(description), schema);
 }
 
 /** Part B "GET /api/v2/sessions" query; cross-field rules are checked by the list service. */
 export const SessionListV2Query = v.object({
   'workspace.id': v.optional(repeatableParam(
     'repeatable; a workspace id or its absolute root path; an unknown id simply matches nothing',
-    queryList(NonEmptyString),
+    queryList(PathString),
   )),
   'activity.status': v.optional(repeatableParam(
     'repeatable: running / approval / question / failed / idle; live: approval or question (pending interaction), running (busy); otherwise failed when the last turn failed, else idle',
@@ -38,13 +41,13 @@ export const SessionListV2Query = v.object({
     queryInt(1, V2_PAGE_MAX_PROJECTED),
   )),
   sort: v.optional(v.picklist(['meta.updated_at_desc', 'meta.updated_at_asc', 'meta.created_at_desc'], 'unsupported sort'), 'meta.updated_at_desc'),
-  include: v.optional(repeatableParam('comma-separated; only `git`', queryList(v.string()))),
-  fields: v.optional(repeatableParam('only `id,archived` (trims items to {id, archived}); not with include=git', queryList(v.string()))),
+  include: v.optional(repeatableParam('comma-separated; only `git`', queryList(v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`))))),
+  fields: v.optional(repeatableParam('only `id,archived` (trims items to {id, archived}); not with include=git', queryList(v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`))))),
   page_size: v.optional(queryParam(
     '1-100, default 50; up to 10000 with fields=id,archived; counts groups under by_workspace',
     queryInt(1, V2_PAGE_MAX_PROJECTED),
   )),
-  page_token: v.optional(queryParam('opaque; from next_page_token; bound to every other parameter except page_size', NonEmptyString)),
+  page_token: v.optional(queryParam('opaque; from next_page_token; bound to every other parameter except page_size; at most 1024 characters', boundedString(1024))),
   page: v.optional(queryParam('1-based stateless page; not with page_token; mints no token', queryInt(1, Number.MAX_SAFE_INTEGER))),
 });
 export type SessionListV2QueryOut = v.InferOutput<typeof SessionListV2Query>;
@@ -93,6 +96,7 @@ export const SessionV2FlatPage = v.object({
   total: v.pipe(v.number(), v.description('size of the filtered set')),
   has_more: v.boolean(),
   next_page_token: v.pipe(v.nullable(v.string()), v.description('null on the last page and always in page mode')),
+  unreadable: v.optional(Unreadable),
 });
 
 export const SessionV2Group = v.object({
@@ -108,14 +112,16 @@ export const SessionV2GroupedPage = v.object({
   total: v.pipe(v.number(), v.description('number of groups (workspaces with at least one match)')),
   has_more: v.boolean(),
   next_page_token: v.nullable(v.string()),
+  unreadable: v.optional(Unreadable),
 });
 
 export const SessionListV2Data = v.union([SessionV2FlatPage, SessionV2GroupedPage]);
 
 export const SessionBatchBody = v.object({
   ids: v.pipe(
-    v.array(NonEmptyString, 'must be an array of session ids'),
+    v.array(Id, 'must be an array of session ids'),
     v.minLength(1, 'must not be empty'),
+    v.maxLength(10 * BATCH_MAX_IDS, `at most ${10 * BATCH_MAX_IDS} ids (duplicates included)`),
     v.check((ids) => new Set(ids).size <= BATCH_MAX_IDS, `at most ${BATCH_MAX_IDS} unique ids`),
     v.description(`1-${BATCH_MAX_IDS} unique session ids; duplicates collapse (first occurrence keeps its place)`),
   ),

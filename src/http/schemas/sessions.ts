@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { Metadata, NonEmptyString, PermissionMode, QueryBool, queryInt } from './common.ts';
+import { FreeJson, FreeObject, Id, LIMITS, Metadata, PathString, PermissionMode, QueryBool, Text, Title, Unreadable, boundedArray, boundedJson, intIn, objectOnly, queryInt } from './common.ts';
 
 export const Usage = v.object({
   input_tokens: v.number(), output_tokens: v.number(), cache_read_tokens: v.number(), cache_creation_tokens: v.number(),
@@ -29,59 +29,59 @@ export const SessionObject = v.object({
 });
 
 /** agent_config fields a profile update may carry. */
-export const AgentConfigPatch = v.object({
-  model: v.optional(v.string()),
-  thinking: v.optional(v.string()),
+export const AgentConfigPatch = objectOnly(v.object({
+  model: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`))),
+  thinking: v.optional(v.pipe(v.string(), v.maxLength(LIMITS.idChars, `must be at most ${LIMITS.idChars} characters`))),
   permission_mode: v.optional(PermissionMode),
   plan_mode: v.optional(v.boolean()),
   dynamic_workflow_mode: v.optional(v.boolean()),
-  goal_objective: v.optional(NonEmptyString),
+  goal_objective: v.optional(v.pipe(Text, v.minLength(1, 'must not be empty'))),
   goal_control: v.optional(v.picklist(['pause', 'resume', 'cancel'])),
-  system_prompt: v.optional(v.string()),
-  tools: v.optional(v.array(v.string())),
-  mcp_servers: v.optional(v.unknown()),
-});
+  system_prompt: v.optional(Text),
+  tools: v.optional(boundedArray(Id)),
+  mcp_servers: v.optional(FreeJson()),
+}));
 
 export const SessionCreateBody = v.object({
-  workspace_id: v.optional(NonEmptyString),
-  metadata: v.optional(v.objectWithRest({ cwd: v.optional(NonEmptyString) }, v.unknown())),
-  title: v.optional(NonEmptyString),
-  agent_config: v.optional(v.record(v.string(), v.unknown())),
+  workspace_id: v.optional(Id),
+  metadata: v.optional(boundedJson(objectOnly(v.objectWithRest({ cwd: v.optional(PathString) }, v.unknown())))),
+  title: v.optional(Title),
+  agent_config: v.optional(FreeObject),
 });
 
 export const SessionListQuery = v.object({
-  before_id: v.optional(NonEmptyString),
-  after_id: v.optional(NonEmptyString),
+  before_id: v.optional(Id),
+  after_id: v.optional(Id),
   page_size: v.optional(queryInt(1, 100)),
   busy: v.optional(QueryBool),
   include_archive: v.optional(QueryBool),
   archived_only: v.optional(QueryBool),
   exclude_empty: v.optional(QueryBool),
-  workspace_id: v.optional(NonEmptyString),
+  workspace_id: v.optional(Id),
 });
 
-export const SessionIdParams = v.object({ session_id: NonEmptyString });
+export const SessionIdParams = v.object({ session_id: Id });
 
 export const ProfileBody = v.object({
-  title: v.optional(NonEmptyString),
+  title: v.optional(Title),
   metadata: v.optional(Metadata),
   agent_config: v.optional(AgentConfigPatch),
-  permission_rules: v.optional(v.array(v.unknown())),
+  permission_rules: v.optional(boundedJson(boundedArray(v.unknown()))),
 });
 
 export const ForkBody = v.object({
-  title: v.optional(NonEmptyString),
+  title: v.optional(Title),
   metadata: v.optional(Metadata),
 });
 
 export const ChildrenQuery = v.object({
-  before_id: v.optional(NonEmptyString),
-  after_id: v.optional(NonEmptyString),
+  before_id: v.optional(Id),
+  after_id: v.optional(Id),
   page_size: v.optional(queryInt(1, 100)),
   busy: v.optional(QueryBool),
 });
 
-export const SessionPage = v.object({ items: v.array(SessionObject), has_more: v.boolean() });
+export const SessionPage = v.object({ items: v.array(SessionObject), has_more: v.boolean(), unreadable: v.optional(Unreadable) });
 
 export const SessionStatus = v.object({
   busy: v.boolean(),
@@ -100,11 +100,11 @@ export const Warnings = v.object({
 });
 
 export const RuntimeBinding = v.object({ workspace_id: v.string(), runtime_id: v.string() });
-export const RuntimeBody = v.object({ runtime_id: NonEmptyString });
+export const RuntimeBody = v.object({ runtime_id: Id });
 
-export const CompactBody = v.object({ instruction: v.optional(v.string()) });
+export const CompactBody = v.object({ instruction: v.optional(Text) });
 export const UndoBody = v.object({
-  count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  page_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+  count: v.optional(intIn(1, Number.MAX_SAFE_INTEGER)),
+  page_size: v.optional(intIn(1, 100)),
 });
 export const EmptyBody = v.object({});

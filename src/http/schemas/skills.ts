@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { Id, Text, boundedArray } from './common.ts';
 import { ContentPartSchema } from './prompts.ts';
 
 /** Part B "Skill descriptor". */
@@ -14,17 +14,17 @@ export const SkillDescriptorSchema = v.object({
 
 export const SkillList = v.object({ skills: v.array(SkillDescriptorSchema) });
 
-export const SkillTailParams = v.object({ session_id: NonEmptyString, skill_name: NonEmptyString });
+export const SkillTailParams = v.object({ session_id: Id, skill_name: Id });
 
 const ATTACHMENT_TYPES = ['image', 'video', 'file'];
 
 /** POST skills/{skill_name}:activate: image/video/file parts only, validated like prompt media. */
 export const ActivateSkillBody = v.object({
-  args: v.optional(v.string()),
-  attachments: v.optional(v.array(v.pipe(
+  args: v.optional(Text),
+  attachments: v.optional(boundedArray(v.pipe(
     ContentPartSchema,
     v.check((p) => ATTACHMENT_TYPES.includes(p.type), 'must be an image, video or file part'),
-  ))),
+  ), 100)),
 });
 
 export const ActivateSkillResult = v.object({ activated: v.literal(true), skill_name: v.string() });

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { NonEmptyString, QueryBool, queryInt } from './common.ts';
+import { Id, QueryBool, queryInt } from './common.ts';
 
 export const TaskStatus = v.picklist(['running', 'completed', 'failed', 'cancelled'], 'must be running, completed, failed or cancelled');
 
@@ -25,7 +25,7 @@ export const TaskObject = v.object({
 
 export const TaskListQuery = v.object({ status: v.optional(TaskStatus) });
 export const TaskListData = v.object({ items: v.array(TaskObject) });
-export const TaskParams = v.object({ session_id: NonEmptyString, task_id: NonEmptyString });
+export const TaskParams = v.object({ session_id: Id, task_id: Id });
 export const TaskReadQuery = v.object({
   with_output: v.optional(QueryBool),
   output_bytes: v.optional(queryInt(0, Number.MAX_SAFE_INTEGER)),

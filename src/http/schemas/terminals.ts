@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { Id, PathOrEmpty, PathString } from './common.ts';
 
 /** Largest accepted `cols` / `rows` (a winsize field is 16 bits; nothing real comes near this). */
 export const MAX_TERMINAL_DIMENSION = 4096;
@@ -37,19 +37,19 @@ export type TerminalObject = v.InferOutput<typeof TerminalObject>;
 
 export const TerminalListData = v.pipe(v.object({ items: v.array(TerminalObject) }), v.title('TerminalList'));
 
-export const TerminalParams = v.object({ session_id: NonEmptyString, terminal_id: NonEmptyString });
+export const TerminalParams = v.object({ session_id: Id, terminal_id: Id });
 
 const RelativeCwd = v.pipe(
-  v.string(),
+  PathOrEmpty,
   v.check((s) => !path.isAbsolute(s), 'must be relative to the session workspace root'),
   v.description('relative to the session workspace root; absolute paths are refused (40001), paths leading outside are 41304'),
 );
 
 export const TerminalCreateBody = v.pipe(
   v.object({
-    runtime_id: v.optional(v.pipe(NonEmptyString, v.description('default `local` (the only runtime)'))),
+    runtime_id: v.optional(v.pipe(Id, v.description('default `local` (the only runtime)'))),
     cwd: v.optional(RelativeCwd),
-    shell: v.optional(v.pipe(NonEmptyString, v.description('absolute path or a command name looked up in PATH; default $SHELL, else /bin/bash, else /bin/sh'))),
+    shell: v.optional(v.pipe(PathString, v.description('absolute path or a command name looked up in PATH; default $SHELL, else /bin/bash, else /bin/sh'))),
     cols: v.optional(TerminalDimension),
     rows: v.optional(TerminalDimension),
   }),

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { Id } from './common.ts';
 
 /** GET /tools query. */
 export const ToolsQuery = v.object({
-  session_id: v.optional(v.pipe(NonEmptyString, v.description('Session whose tools to list (default: the most recently created session)'))),
+  session_id: v.optional(v.pipe(Id, v.description('Session whose tools to list (default: the most recently created session)'))),
 });
 
 /** Part B "Tool descriptor". */

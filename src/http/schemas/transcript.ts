@@ -1,22 +1,22 @@
 import * as v from 'valibot';
-import { NonEmptyString, queryInt } from './common.ts';
+import { AgentId, Id, queryInt } from './common.ts';
 import { MessageObject } from './messages.ts';
 import { TaskObject } from './tasks.ts';
 
 // Core "Messages and transcript": record shapes are ours (docs/transcript.md); the spec fixes the containers.
 
 /** Plain agent id: letters, digits, `.`, `_`, `-` (`main`, `agent_…`, `btw_…`). */
-export const AgentIdParam = v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]+$/, 'must be a plain id of letters, digits, ".", "_", "-"'));
+export const AgentIdParam = AgentId;
 
 export const TranscriptQuery = v.object({
   agent_id: AgentIdParam,
-  before_turn: v.optional(NonEmptyString),
-  after_turn: v.optional(NonEmptyString),
+  before_turn: v.optional(Id),
+  after_turn: v.optional(Id),
   page_size: v.optional(queryInt(1, 100)),
 });
 export const OpsQuery = v.object({ agent_id: AgentIdParam, since_seq: queryInt(0, Number.MAX_SAFE_INTEGER) });
 export const UserMessagesQuery = v.object({ agent_id: v.optional(AgentIdParam) });
-export const PlanQuery = v.object({ agent_id: AgentIdParam, tool_call_id: v.optional(NonEmptyString) });
+export const PlanQuery = v.object({ agent_id: AgentIdParam, tool_call_id: v.optional(Id) });
 
 const Usage = v.object({ input_tokens: v.number(), output_tokens: v.number(), cache_read_tokens: v.number(), cache_creation_tokens: v.number() });
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as v from 'valibot';
-import { NonEmptyString } from './common.ts';
+import { Id, PathString, Unreadable } from './common.ts';
 
 /** Core Limits: 1-100 characters (JavaScript string length); blank names are refused. */
 export const WorkspaceName = v.pipe(
@@ -21,17 +21,16 @@ export const WorkspaceObject = v.object({
 });
 
 export const WorkspaceList = v.pipe(
-  v.object({ items: v.array(WorkspaceObject) }),
+  v.object({ items: v.array(WorkspaceObject), unreadable: v.optional(Unreadable) }),
   v.description('Most recently opened first (last_opened_at descending), ties by id ascending.'),
 );
 
-export const WorkspaceIdParams = v.object({ workspace_id: NonEmptyString });
+export const WorkspaceIdParams = v.object({ workspace_id: Id });
 
 export const WorkspaceCreateBody = v.pipe(
   v.object({
     root: v.pipe(
-      v.string('must be a string'),
-      v.minLength(1, 'must not be empty'),
+      PathString,
       v.check((s) => path.isAbsolute(s), 'must be an absolute path'),
       v.description('Absolute path of an existing directory; normalised with path.resolve (symlinks are not resolved).'),
     ),
@@ -48,8 +47,7 @@ export const WorkspaceTrust = v.object({ trusted: v.boolean() });
 
 export const AddDirBody = v.object({
   path: v.pipe(
-    v.string('must be a string'),
-    v.minLength(1, 'must not be empty'),
+    PathString,
     v.description('Absolute, relative to the workspace root, or `~` / `~/x` (home). Must not resolve to home or `/`.'),
   ),
   persist: v.optional(v.pipe(v.boolean('must be a boolean'), v.description('true (default): append to [workspace] additional_dir in <root>/.svc-code/local.toml; false: in-memory set of the workspace'))),
