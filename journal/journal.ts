@@ -326,11 +326,12 @@ export class Journal extends EventEmitter {
    * 10,000 creates left about 35 MB more garbage there (bench/created-sessions-memory.ts,
    * docs/benchmarks.md).
    */
-  private async write(ops: BatchOp[]): Promise<void> {
+  private async write(ops: EncodedOp[]): Promise<void> {
     const batch = this.db.batch();
     try {
       for (const op of ops) {
-        if (op.type === 'put') batch.put(op.key, op.value);
+        // Values are JSON text already: written as they are, not through the database's json encoding.
+        if (op.type === 'put') batch.put(op.key, op.value, { valueEncoding: 'utf8' });
         else batch.del(op.key);
       }
     } catch (err) {

@@ -1,5 +1,10 @@
 import test from 'ava';
 import { appendUnchecked } from './helpers/engine-events.ts';
+
+/** A chained LevelDB batch (what the journal writes with) whose write fails as a full or broken disk would. */
+function failingBatch(message: string) {
+  return () => ({ put() {}, del() {}, close: async () => {}, write: async () => { throw new Error(message); } });
+}
 import { Level } from 'level';
 import path from 'node:path';
 import { JournalEncodeError, JournalStoreError } from '../journal/errors.ts';
@@ -81,9 +86,7 @@ test('a store failure fails the journal: that append and every later one answer 
   const j = await openJournal(t);
   await j.append([ev('s', { i: 1 })]);
   const original = j.db.batch.bind(j.db);
-  (j.db as { batch: unknown }).batch = async () => {
-    throw new Error('disk full');
-  };
+  (j.db as { batch: unknown }).batch = failingBatch('disk full');
   const first = await t.throwsAsync(j.append([ev('s', { i: 2 })]), { instanceOf: JournalStoreError });
   t.regex(first!.message, /disk full/);
   (j.db as { batch: unknown }).batch = original;
@@ -98,9 +101,7 @@ test('over HTTP: after a refused append the daemon stays writable; a store failu
   // Behind validation, the journal's own guard: an event that cannot be encoded (appended directly).
   await t.throwsAsync(appendUnchecked(s, [{ stream: GUI_STREAM, type: 'gui.item_set', payload: { key: 'x', value: nested(100_000) } }]), { instanceOf: JournalEncodeError });
   t.is((await s.post('/api/v1/gui/store/setItem', { key: 'k', value: 'v1' })).code, 0);
-  (journal.db as { batch: unknown }).batch = async () => {
-    throw new Error('EIO: i/o error');
-  };
+  (journal.db as { batch: unknown }).batch = failingBatch('EIO: i/o error');
   const failed = await s.post('/api/v1/gui/store/setItem', { key: 'k', value: 'v2' });
   t.is(failed.code, 50003);
   t.like(failed.details, { reason: 'journal_store_failed' });
