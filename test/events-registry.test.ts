@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Level } from 'level';
 import path from 'node:path';
-import { EventCheckError, eventIssues } from '../src/events/check.ts';
+import { EventCheckError, eventIssues } from '../src/protocol/contract-check.ts';
 import { EventJournal } from '../src/events/journal.ts';
 import { eventDef, eventDefs, isBroadcast, transcriptRole } from '../src/events/registry.ts';
 import type { NewStreamEvent } from '../src/events/registry.ts';
@@ -49,11 +49,11 @@ test('a checked server refuses an unknown or invalid event, records both, and it
   await t.throwsAsync(journal.append([invalid]), { message: /turn_id: Invalid key/ });
   t.is(journal.headSeq(sid), head, 'nothing refused was appended');
   s.server.app.publishVolatile(sid, 'assistant.delta', { ...stepStarted, text: 'hi' } as never);
-  t.deepEqual(s.checker.violations.map((x) => [x.durability, x.type]), [
-    ['durable', 'turn.step.exploded'], ['durable', 'turn.step.started'], ['volatile', 'assistant.delta'],
+  t.deepEqual(s.checker.violations.map((x) => [x.kind, x.subject.replace(sid, '<sid>')]), [
+    ['event', 'durable turn.step.exploded on <sid>'], ['event', 'durable turn.step.started on <sid>'], ['event', 'volatile assistant.delta on <sid>'],
   ]);
   t.regex(s.checker.violations[2]!.excerpt, /"text":"hi"/);
-  await t.throwsAsync(s.stop(), { message: /do not match the registry[\s\S]*offset: Invalid key/ });
+  await t.throwsAsync(s.stop(), { message: /does not match the contract[\s\S]*offset: Invalid key/ });
 });
 
 test('without a checker (production) the journal appends whatever it is given, unvalidated', async (t) => {

@@ -13,3 +13,11 @@ export function createLogger(level = process.env.SVC_CODE_LOG_LEVEL ?? 'info'): 
     pino.destination(2),
   );
 }
+
+/**
+ * The catch handler of background work whose failure has no caller to answer (a journal append
+ * from a timer, the end of a turn): the failure is logged with what failed, never swallowed.
+ */
+export function logFailure(log: Logger, what: string, context: Record<string, unknown> = {}): (err: unknown) => void {
+  return (err) => log.error({ err, ...context }, `${what} failed`);
+}

@@ -11,7 +11,7 @@ import { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
-import { accessPolicy } from '../http/middleware/host.ts';
+import { accessPolicy } from '../protocol/access/host.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
 import { TerminalService } from '../terminals/service.ts';
@@ -25,7 +25,7 @@ import { EngineRegistry } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
-import type { EventChecker } from '../events/check.ts';
+import type { ContractChecker } from '../protocol/contract-check.ts';
 import { EventJournal } from '../events/journal.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
@@ -42,7 +42,7 @@ export interface StartOptions {
   /** How often to reconcile with other daemons on the same home (ms; 0 = never). */
   reconcileIntervalMs?: number;
   /** Test runs: every appended and published event is checked against the registry (docs/events.md). */
-  checker?: EventChecker;
+  checker?: ContractChecker;
 }
 
 const DEFAULT_RECONCILE_MS = 30_000;
@@ -135,7 +135,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   await app.engine.recoverInterrupted();
   const ban = newAuthBan(options.host);
   const access = accessPolicy(options);
-  const koa = createHttpApp(app, allRoutes(app), ban, access);
+  const koa = createHttpApp(app, allRoutes(app), ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub = new WsHub(app, ban, access);

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { ApiError } from '../http/errors.ts';
+import type { ApiError } from '../protocol/errors.ts';
 import { HostError, type OAuthClient } from './oauth-client.ts';
 
 const Window = v.object({ duration: v.number(), unit: v.picklist(['minute', 'hour', 'day', 'week']) });

@@ -3,7 +3,7 @@ import { resolveHome } from '../app/home.ts';
 import { createLogger } from '../app/logger.ts';
 import { DEFAULT_PORT, defaultServeOptions, type ServeOptions } from '../app/options.ts';
 import { startServer } from '../app/server.ts';
-import { EventChecker } from '../events/check.ts';
+import { ContractChecker } from '../protocol/contract-check.ts';
 
 const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
                       [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]
@@ -48,7 +48,7 @@ async function serve(argv: string[]): Promise<void> {
   const home = resolveHome();
   // Test runs of the CLI (SVC_CODE_CHECK_EVENTS=1) check events against the registry; a mismatch is logged and refused.
   const checker = process.env.SVC_CODE_CHECK_EVENTS === '1'
-    ? new EventChecker((violation) => log.error({ violation }, 'event does not match its registry entry'))
+    ? new ContractChecker((violation) => log.error({ violation }, 'event does not match its registry entry'))
     : undefined;
   const server = await startServer({ home, options: parseServe(argv), log, checker });
   process.stdout.write(`svc-code ${server.app.version} listening on ${server.baseUrl}\n`);

@@ -1,6 +1,6 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
 import { compactable } from './compaction.ts';
 import { sessionModel } from './model-resolve.ts';

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app/context.ts';
+import { logFailure } from '../app/logger.ts';
 import { trackWork } from '../sessions/interaction.ts';
 
 const COMPACTION_WORK = 'compaction';
@@ -58,7 +59,7 @@ export class CompactionSlot {
   async release(journal: boolean): Promise<void> {
     if (!this.holdsWork) return;
     this.holdsWork = false;
-    if (journal) await trackWork(this.app, this.sessionId, COMPACTION_WORK, false).catch(() => undefined);
+    if (journal) await trackWork(this.app, this.sessionId, COMPACTION_WORK, false).catch(logFailure(this.app.log, 'journaling the end of a compaction\'s work', { session_id: this.sessionId }));
     else this.app.live.setWork(this.sessionId, COMPACTION_WORK, false);
   }
 }

@@ -1,9 +1,9 @@
 import { fastUlidFactory } from './ids.ts';
 import type { AppContext } from '../app/context.ts';
 import { SessionEvents } from '../events/types.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, validationError } from '../http/errors.ts';
-import type { PromptInput } from '../http/schemas/prompts.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, validationError } from '../protocol/errors.ts';
+import type { PromptInput } from '../protocol/schemas/prompts.ts';
 import { planPromptMedia } from '../media/prompt-media.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
 import { promptSkillEvents, resolvePromptSkills, withSkills } from '../skills/activation.ts';

@@ -6,7 +6,7 @@ import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
 import { quiet, runtimeIdleMs, sweepEveryMs } from './idle-runtimes.ts';
 import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
-import { validationError } from '../http/errors.ts';
+import { validationError } from '../protocol/errors.ts';
 import { loadMessages } from './history.ts';
 import { SessionEvents } from '../events/types.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';

@@ -1,6 +1,6 @@
 import { fastUlidFactory } from './ids.ts';
 import type { AppContext } from '../app/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../protocol/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
 import { compact } from './compaction.ts';
@@ -19,6 +19,7 @@ import type { ToolExecutor, ToolScope } from './tools.ts';
 type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
+import { logFailure } from '../app/logger.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
 
 const nextUlid = fastUlidFactory();
@@ -237,7 +238,7 @@ export class SessionRuntime {
         this.deps.app.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack }, session_id: this.sessionId }, 'turn crashed');
         await this.endCrashedTurn(prompt, err as Error);
       } finally {
-        if (work && !this.closed) await trackWork(this.deps.app, this.sessionId, work, false).catch(() => undefined);
+        if (work && !this.closed) await trackWork(this.deps.app, this.sessionId, work, false).catch(logFailure(this.deps.app.log, 'journaling the end of a turn\'s work', { session_id: this.sessionId }));
       }
     }
     // A prompt queued behind a compaction and aborted before its turn: the compaction still holds busy.

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import type { ModelClient } from '../providers/wire/types.ts';
 import { clientFor, resolveModel, type ResolvedModel } from './model-resolve.ts';
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { sessionStatus } from '../sessions/info.ts';
 import { ensureNotBusy, findOwnedSession, findSession } from '../sessions/lookup.ts';
 import { loadMessages } from './history.ts';

@@ -1,6 +1,6 @@
 import { Journal, type JournalOptions } from '../../journal/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
-import { EventCheckError, type EventChecker } from './check.ts';
+import { EventCheckError, type ContractChecker } from '../protocol/contract-check.ts';
 import type { NewStreamEvent } from './registry.ts';
 
 /**
@@ -9,9 +9,9 @@ import type { NewStreamEvent } from './registry.ts';
  * is refused. journal/ itself knows nothing of event types.
  */
 export class EventJournal extends Journal {
-  private readonly checker: EventChecker | undefined;
+  private readonly checker: ContractChecker | undefined;
 
-  constructor(opts: JournalOptions & { checker?: EventChecker }) {
+  constructor(opts: JournalOptions & { checker?: ContractChecker }) {
     super(opts);
     this.checker = opts.checker;
   }

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { AppContext } from '../app/context.ts';
-import { validationError } from '../http/errors.ts';
+import { validationError } from '../protocol/errors.ts';
 import { fsError, pathNotFound } from './errors.ts';
 import { fsSession, resolvePath } from './scope.ts';
 

@@ -3,7 +3,7 @@ import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../app/context.ts';
-import { validationError } from '../http/errors.ts';
+import { validationError } from '../protocol/errors.ts';
 import { listWorkspaces } from '../workspaces/commands.ts';
 import { errno, fsError, isADirectory, notADirectory, pathNotFound } from './errors.ts';
 import { mapLimit } from './pool.ts';

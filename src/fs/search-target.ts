@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, notFound } from '../protocol/errors.ts';
 import { RUNTIMES } from '../sessions/info.ts';
 import { findSession } from '../sessions/lookup.ts';
 import { existingDirectory, workspaceUpsertEvents } from '../workspaces/service.ts';

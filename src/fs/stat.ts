@@ -1,7 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { describe, type FileEntry } from './entry.ts';
 import { fsError } from './errors.ts';
 import { countChildren, type ListOptions } from './list.ts';

@@ -1,11 +1,14 @@
 import Koa from 'koa';
 import type { AppContext } from '../app/context.ts';
-import { AuthBan, authMiddleware } from './middleware/auth.ts';
+import { AuthBan } from '../protocol/access/token.ts';
+import { authMiddleware } from './middleware/auth.ts';
 import { envelopeMiddleware } from './middleware/envelope.ts';
 import { originMiddleware } from './middleware/origin.ts';
-import { hostMiddleware, type AccessPolicy } from './middleware/host.ts';
+import { hostMiddleware } from './middleware/host.ts';
+import type { AccessPolicy } from '../protocol/access/host.ts';
 import { actionRewrite, buildRouter, canonicalPathMiddleware, notFoundFallback } from './register.ts';
 import type { RouteDef } from './route.ts';
+import type { ContractChecker } from '../protocol/contract-check.ts';
 import { isLoopbackHost } from '../app/options.ts';
 import { mark, tracing } from '../engine/trace.ts';
 
@@ -13,11 +16,11 @@ import { mark, tracing } from '../engine/trace.ts';
  * The Koa application: envelope, canonical path, Host, origin, auth, `:action` rewrite, routes.
  * The path is decided once, first; the guard and the router both read that one value.
  */
-export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan, access: AccessPolicy): Koa {
+export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
   const koa = new Koa();
   koa.proxy = false;
   koa.silent = true;
-  const router = buildRouter(routes);
+  const router = buildRouter(routes, checker);
   if (tracing) koa.use(tracePrompts);
   koa.use(envelopeMiddleware(app.log));
   koa.use(canonicalPathMiddleware);

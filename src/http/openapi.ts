@@ -1,12 +1,8 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
-import type * as v from 'valibot';
+import { schemaToJson } from '../protocol/json-schema.ts';
 import type { RouteDef } from './route.ts';
 
 type Json = Record<string, unknown>;
 
-export function schemaToJson(schema: v.GenericSchema<any, any>): Json {
-  return toJsonSchema(schema, { errorMode: 'ignore', typeMode: 'input' }) as Json;
-}
 
 function envelope(data: Json | undefined, code: number): Json {
   return {

@@ -4,12 +4,14 @@ import Router from '@koa/router';
 import mime from 'mime-types';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
-import { Codes } from './codes.ts';
-import { ApiError, unsupportedAction, validationError } from './errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, unsupportedAction, validationError } from '../protocol/errors.ts';
 import { rewriteActionPath, toRouterPath, type MultipartOptions, type RouteDef } from './route.ts';
 import { canonicalPath } from './request-path.ts';
-import { parseOrThrow } from './validate.ts';
+import { parseOrThrow } from '../protocol/validate.ts';
 import { mark, tracing } from '../engine/trace.ts';
+import { mappedError } from '../protocol/error-mapping.ts';
+import type { ContractChecker } from '../protocol/contract-check.ts';
 
 const JSON_LIMIT = '16mb';
 
@@ -19,6 +21,24 @@ function methodKey(m: string): 'get' | 'post' | 'put' | 'patch' | 'delete' {
 
 function queryObject(ctx: Koa.Context): Record<string, unknown> {
   return { ...(ctx.query as Record<string, unknown>) };
+}
+
+/** Test runs: every business code a route answers must be one it declares, its data must match its schema. */
+function checkedRoute(def: RouteDef, run: Koa.Middleware, checker: ContractChecker): Koa.Middleware {
+  const route = `${def.method} ${def.path}`;
+  return async (ctx, next) => {
+    try {
+      await run(ctx, next);
+    } catch (err) {
+      const known = mappedError(err);
+      if (known) checker.checkRouteCode(route, known.code, def.codes ?? []);
+      throw err;
+    }
+    const body = ctx.body as { code?: unknown; data?: unknown } | null | undefined;
+    if (def.raw || !body || typeof body !== 'object') return;
+    if (typeof body.code === 'number' && body.code !== (def.successCode ?? Codes.OK)) checker.checkRouteCode(route, body.code, def.codes ?? []);
+    else if (def.data) checker.checkRouteData(route, def.data, body.data);
+  };
 }
 
 function runRoute(def: RouteDef): Koa.Middleware {
@@ -103,7 +123,7 @@ function multipartBody(opts: MultipartOptions): Koa.Middleware {
 }
 
 /** Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes. */
-export function buildRouter(routes: RouteDef[]): Router {
+export function buildRouter(routes: RouteDef[], checker?: ContractChecker): Router {
   // One spelling per route: case-sensitive, no trailing-slash leniency (see request-path.ts).
   const router = new Router({ sensitive: true, strict: true });
   const bodyParser = koaBody({ jsonLimit: JSON_LIMIT, multipart: false, text: false, urlencoded: false, onError: bodyError });
@@ -112,7 +132,7 @@ export function buildRouter(routes: RouteDef[]): Router {
   for (const def of routes) {
     const path = toRouterPath(def.path);
     const parser = def.multipart ? multipartBody(def.multipart) : bodyParser;
-    router[methodKey(def.method)](def.operationId, path, ...(def.method === 'GET' ? [] : [parser]), runRoute(def));
+    router[methodKey(def.method)](def.operationId, path, ...(def.method === 'GET' ? [] : [parser]), checker ? checkedRoute(def, runRoute(def), checker) : runRoute(def));
     const at = path.lastIndexOf('/@');
     if (at >= 0) {
       const base = path.slice(0, at);

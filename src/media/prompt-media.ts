@@ -1,8 +1,8 @@
 import type { AppContext } from '../app/context.ts';
 import type { ContentPart } from '../events/turns.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, notFound, validationError } from '../http/errors.ts';
-import type { PromptInput } from '../http/schemas/prompts.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, notFound, validationError } from '../protocol/errors.ts';
+import type { PromptInput } from '../protocol/schemas/prompts.ts';
 import type { ResolvedUpload } from '../uploads/service.ts';
 import { commitUploadCopy, decodeBase64, findSessionMedia, MEDIA_TYPE_RE, removeSessionMedia, storeSessionMediaBytes } from './session-media.ts';
 

@@ -4,6 +4,7 @@ import { setPendingInteraction, statusChangedEvent } from '../sessions/interacti
 import { decide } from './policy.ts';
 import { configRules, subjectOf } from './rules.ts';
 import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef } from './types.ts';
+import { logFailure } from '../app/logger.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../events/approvals.ts';
 
 const nextUlid = monotonicFactory();
@@ -97,7 +98,7 @@ export class PermissionService implements PermissionGate {
     }
     let settle!: (r: ApprovalResolvedPayload) => void;
     const decided = new Promise<ApprovalResolvedPayload>((r) => (settle = r));
-    const onAbort = () => void this.finish(item.approval_id, 'cancelled', { reason: 'turn_aborted' }).catch(() => undefined);
+    const onAbort = () => void this.finish(item.approval_id, 'cancelled', { reason: 'turn_aborted' }).catch(logFailure(this.app.log, 'cancelling an approval of an aborted turn', { approval_id: item.approval_id }));
     const p: Pending = { item, subject, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.approval_id, p);
     setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
@@ -116,7 +117,7 @@ export class PermissionService implements PermissionGate {
     if (!this.pending.has(item.approval_id)) return decided; // answered while the request was being written
     signal?.addEventListener('abort', onAbort, { once: true });
     // Expiry without a client: the waiting call is denied as timed out (a POST after expiry answers 41001).
-    p.timer = setTimeout(() => void this.finish(item.approval_id, 'cancelled', { reason: 'timed_out' }).catch(() => undefined), APPROVAL_LIFETIME_MS);
+    p.timer = setTimeout(() => void this.finish(item.approval_id, 'cancelled', { reason: 'timed_out' }).catch(logFailure(this.app.log, 'expiring an approval', { approval_id: item.approval_id })), APPROVAL_LIFETIME_MS);
     p.timer.unref();
     if (signal?.aborted) onAbort();
     return decided;

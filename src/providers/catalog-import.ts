@@ -1,6 +1,6 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, validationError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, validationError } from '../protocol/errors.ts';
 import type { CatalogEntry, ModelDirectory } from './catalog.ts';
 import { toProviderItem, type ProviderItem } from './models.ts';
 import { writeCatalog } from './models-write.ts';

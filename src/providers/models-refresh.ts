@@ -1,7 +1,7 @@
 import type { AppContext } from '../app/context.ts';
 import { isTable, type Doc } from '../config/read.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, notFound } from '../protocol/errors.ts';
 import { checkImportable, entryModels } from './catalog-import.ts';
 import type { ModelDirectory } from './catalog.ts';
 import { writeCatalog } from './models-write.ts';

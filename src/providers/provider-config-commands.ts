@@ -1,7 +1,7 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
-import type { ProviderCreate, ProviderUpdate } from '../http/schemas/providers.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
+import type { ProviderCreate, ProviderUpdate } from '../protocol/schemas/providers.ts';
 import { toProviderItem, type ProviderItem } from './models.ts';
 import { writeCatalog } from './models-write.ts';
 import {

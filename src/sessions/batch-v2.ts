@@ -1,7 +1,7 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
-import type { SessionBatchResult } from '../http/schemas/sessions-v2.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
+import type { SessionBatchResult } from '../protocol/schemas/sessions-v2.ts';
 import { archiveEvents, archiveSession, restoreEvents, restoreSession } from './commands.ts';
 import { findOwnedSession } from './lookup.ts';
 import type { NewStreamEvent } from '../events/registry.ts';

@@ -6,9 +6,9 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { AppContext } from '../app/context.ts';
 import { GlobalEvents, SessionEvents } from '../events/types.ts';
 import type { SessionState } from '../events/session.ts';
-import { validationError } from '../http/errors.ts';
-import { LIMITS } from '../http/schemas/common.ts';
-import { assertJsonBounds } from '../http/schemas/json-bounds.ts';
+import { validationError } from '../protocol/errors.ts';
+import { LIMITS } from '../protocol/schemas/common.ts';
+import { assertJsonBounds } from '../protocol/schemas/json-bounds.ts';
 import { copySessionMedia, removeAllSessionMedia } from '../media/session-media.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';

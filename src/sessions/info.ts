@@ -5,8 +5,8 @@ import { contextTokens } from '../../projections/usage/estimate.ts';
 import type { AppContext } from '../app/context.ts';
 import { effectiveModel } from '../providers/models.ts';
 import { SessionEvents } from '../events/types.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { findOwnedSession } from './lookup.ts';
 
 /** AGENTS.md files larger than this are flagged: they crowd the model's context. */

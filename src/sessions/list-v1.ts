@@ -1,8 +1,8 @@
 import type * as v from 'valibot';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { validationError } from '../http/errors.ts';
-import type { SessionListQuery } from '../http/schemas/sessions.ts';
+import { validationError } from '../protocol/errors.ts';
+import type { SessionListQuery } from '../protocol/schemas/sessions.ts';
 import { resolveWorkspaceAlias } from '../workspaces/service.ts';
 import { toSessionObject } from './view.ts';
 

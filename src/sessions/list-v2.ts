@@ -1,7 +1,7 @@
 import type { SessionRecord, SessionSort } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
 import type { AppContext } from '../app/context.ts';
-import type { SessionListV2QueryOut, SessionV2Item } from '../http/schemas/sessions-v2.ts';
+import type { SessionListV2QueryOut, SessionV2Item } from '../protocol/schemas/sessions-v2.ts';
 import { toWorkspaceObject } from '../workspaces/service.ts';
 import type { GitInfoCache } from './git-info.ts';
 import { takePage } from './list-v1.ts';

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, notFound } from '../protocol/errors.ts';
 
 /** A session whose workspace resolves; 40401 otherwise. */
 export function findSession(app: AppContext, id: string): SessionRecord {

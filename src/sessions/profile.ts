@@ -4,8 +4,8 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { AppContext } from '../app/context.ts';
 import { GlobalEvents, SessionEvents } from '../events/types.ts';
 import type { GoalSnapshot } from '../events/session.ts';
-import { LIMITS } from '../http/schemas/common.ts';
-import { assertJsonBounds } from '../http/schemas/json-bounds.ts';
+import { LIMITS } from '../protocol/schemas/common.ts';
+import { assertJsonBounds } from '../protocol/schemas/json-bounds.ts';
 import { findOwnedSession } from './lookup.ts';
 import { toSessionObject } from './view.ts';
 import type { NewStreamEvent } from '../events/registry.ts';

@@ -1,8 +1,8 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { additionalDirs } from '../workspaces/add-dir.ts';
 import { skillRoots } from './roots.ts';
 import { scanRoot } from './scan.ts';

@@ -1,8 +1,8 @@
 import type { AppContext } from '../app/context.ts';
 import { confine } from '../fs/confine.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
-import type { TerminalCreateBody, TerminalObject } from '../http/schemas/terminals.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
+import type { TerminalCreateBody, TerminalObject } from '../protocol/schemas/terminals.ts';
 import { RUNTIMES } from '../sessions/info.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
 import { existingDirectory } from '../workspaces/service.ts';

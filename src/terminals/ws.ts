@@ -1,30 +1,21 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import type { WsConnection } from '../ws/connection.ts';
 import type { TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload } from '../ws/frames.ts';
-import type { Outcome } from '../ws/subscribe.ts';
+import { ok, type Outcome } from '../ws/outcome.ts';
 import type { Terminal } from './terminal.ts';
 
 /** `terminal_*` client frames: each answers one ack; attach replays the scrollback once the ack is out. */
 
-function ok(payload: unknown, after?: () => void): Outcome {
-  return after ? { code: Codes.OK, msg: 'success', payload, after } : { code: Codes.OK, msg: 'success', payload };
-}
-
-/** Finds the terminal and runs `then`; ApiErrors (40414, 40001) become the ack. */
+/** Finds the terminal and runs `then`; a missing one (40414) or a refusal (40001) is thrown to the ack mapper. */
 function withTerminal(app: AppContext, terminalId: string, then: (t: Terminal) => Outcome): Outcome {
-  try {
-    if (!app.terminals.enabled) {
-      throw new ApiError(Codes.VALIDATION, 'terminals are not available on this bind (start with --allow-remote-terminals)', {
-        details: [{ field: 'type', message: 'terminals are disabled on non-loopback binds' }],
-      });
-    }
-    return then(app.terminals.find(terminalId));
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    return { code: err.code, msg: err.message, payload: null, details: err.details };
+  if (!app.terminals.enabled) {
+    throw new ApiError(Codes.VALIDATION, 'terminals are not available on this bind (start with --allow-remote-terminals)', {
+      details: [{ field: 'type', message: 'terminals are disabled on non-loopback binds' }],
+    });
   }
+  return then(app.terminals.find(terminalId));
 }
 
 function exitedError(t: Terminal): ApiError {

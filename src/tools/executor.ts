@@ -4,7 +4,7 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine } from '../fs/confine.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { ToolEvents } from './events.ts';
 import { toolAllowed, unknownEntries } from './filter.ts';
 import { gateOf } from './gate.ts';

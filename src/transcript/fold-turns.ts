@@ -1,5 +1,5 @@
 import type { MessageCreatedPayload, StepCompletedPayload, StepInterruptedPayload, StepStartedPayload, TurnEndedPayload, TurnStartedPayload } from '../events/turns.ts';
-import type { StepRec, TurnRec } from '../http/schemas/transcript.ts';
+import type { StepRec, TurnRec } from '../protocol/schemas/transcript.ts';
 import type { AgentState } from './state.ts';
 
 // Turn records of one agent: turn.* events open and close turns and steps; messages and

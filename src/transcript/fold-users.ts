@@ -1,5 +1,5 @@
 import type { ContentPart, MessageCreatedPayload, PromptAbortedPayload, PromptAcceptedPayload, PromptSteeredPayload, TurnStartedPayload } from '../events/turns.ts';
-import type { AttachmentRec } from '../http/schemas/transcript.ts';
+import type { AttachmentRec } from '../protocol/schemas/transcript.ts';
 import type { AgentState, UserEntry } from './state.ts';
 
 // User messages of one agent: prompts (prompt.accepted) and the other user-role messages

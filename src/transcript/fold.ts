@@ -1,6 +1,6 @@
 import type { SubagentSpawnedPayload } from '../events/subagents.ts';
 import type { ApprovalResolvedPayload } from '../events/approvals.ts';
-import type { InteractionRec, TaskRec } from '../http/schemas/transcript.ts';
+import type { InteractionRec, TaskRec } from '../protocol/schemas/transcript.ts';
 import * as turns from './fold-turns.ts';
 import * as users from './fold-users.ts';
 import { agentState, type AgentState, type TranscriptState } from './state.ts';

@@ -1,7 +1,7 @@
 import type { ContentPart, Message } from '../events/turns.ts';
 import type {
   AgentRec, AttachmentRec, InteractionRec, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
-} from '../http/schemas/transcript.ts';
+} from '../protocol/schemas/transcript.ts';
 
 /** One user message of an agent while folding: its turn's state is looked up when viewed. */
 export interface UserEntry {

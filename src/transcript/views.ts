@@ -1,4 +1,4 @@
-import type { AgentRec, InteractionRec, PlanRec, TurnRec, UserMessageRec } from '../http/schemas/transcript.ts';
+import type { AgentRec, InteractionRec, PlanRec, TurnRec, UserMessageRec } from '../protocol/schemas/transcript.ts';
 import { newAgentState, type AgentState, type TranscriptState, type UserEntry } from './state.ts';
 
 // Read models over the folded state: pure functions, no journal or engine access.

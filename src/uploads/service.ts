@@ -5,8 +5,8 @@ import { monotonicFactory } from 'ulid';
 import type { EventJournal } from '../events/journal.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../app/logger.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, notFound } from '../protocol/errors.ts';
 import { isMissing, UploadDisk } from './disk.ts';
 import { FILE_ID_RE, UploadEvents, uploadLimitsFromEnv, type UploadLimits, type UploadMeta } from './types.ts';
 

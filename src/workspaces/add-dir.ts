@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from '../app/context.ts';
-import { validationError } from '../http/errors.ts';
+import { validationError } from '../protocol/errors.ts';
 import { localConfigPath, readLocalConfig, storedDirs, withDirs, writeLocalConfig } from './local-config.ts';
 import { existingDirectory, findWorkspace } from './service.ts';
 

@@ -5,8 +5,8 @@ import type { WorkspaceRecord } from '../../projections/workspaces/workspace-reg
 import type { AppContext } from '../app/context.ts';
 import { GlobalEvents } from '../events/types.ts';
 import type { WorkspaceState } from '../events/workspace.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError, notFound } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError, notFound } from '../protocol/errors.ts';
 import { workspaceIdFor } from './ids.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
 

@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { schemaToJson } from '../http/openapi.ts';
+import { schemaToJson } from '../protocol/json-schema.ts';
 import type { EventDef } from '../events/define.ts';
 import { eventDefs } from '../events/registry.ts';
 import {

@@ -1,11 +1,8 @@
 import * as v from 'valibot';
 import type WebSocket from 'ws';
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import type { FieldIssue } from '../http/errors.ts';
-import { mappedError } from '../http/domain-errors.ts';
-import { LIMITS } from '../http/schemas/common.ts';
-import { toFieldIssues } from '../http/validate.ts';
+import { LIMITS } from '../protocol/schemas/common.ts';
+import { toFieldIssues } from '../protocol/validate.ts';
 import type { WsConnection } from './connection.ts';
 import { terminalAttach, terminalDetach, terminalInput, terminalResize } from '../terminals/ws.ts';
 import {
@@ -13,14 +10,11 @@ import {
   SubscribeV2Payload, UnsubscribePayload, UnsubscribeV2Payload, type ClientFrameType,
 } from './frames.ts';
 import { ackFrame } from './server-frames.ts';
-import { subscribe, type Outcome } from './subscribe.ts';
+import { subscribe } from './subscribe.ts';
+import { errorOutcome, invalid, ok, type Outcome } from './outcome.ts';
 import { subscribeV2, unsubscribeV2 } from './transcript-subscribe.ts';
 
 type FrameId = string | number | null;
-
-function invalid(msg: string, details?: FieldIssue[]): Outcome {
-  return details ? { code: Codes.VALIDATION, msg, payload: null, details } : { code: Codes.VALIDATION, msg, payload: null };
-}
 
 /** The frame's id as the ack echoes it; null when absent or not a valid id (an oversize string is not echoed back). */
 function idOf(raw: unknown): FrameId {
@@ -46,12 +40,7 @@ export function handleClientMessage(app: AppContext, conn: WsConnection, data: W
   try {
     outcome ??= answer(app, conn, raw);
   } catch (err) {
-    const known = mappedError(err);
-    if (known) outcome = { code: known.code, msg: known.message, payload: null, ...(known.details !== undefined ? { details: known.details } : {}) };
-    else {
-      app.log.error({ err, ws_connection_id: conn.id }, 'ws client frame failed');
-      outcome = { code: Codes.INTERNAL, msg: 'internal error', payload: null };
-    }
+    outcome = errorOutcome(err, app.log, { ws_connection_id: conn.id });
   }
   const { after, ...ack } = outcome;
   conn.send(ackFrame({ id: idOf(raw), ...ack }));
@@ -75,12 +64,12 @@ function answer(app: AppContext, conn: WsConnection, raw: unknown): Outcome {
     case 'unsubscribe':
       return withPayload(UnsubscribePayload, payload, ({ session_ids }) => {
         for (const id of session_ids) conn.unsubscribe(id);
-        return { code: Codes.OK, msg: 'success', payload: { unsubscribed: session_ids } };
+        return ok({ unsubscribed: session_ids });
       });
     case 'client_hello':
       return withPayload(ClientHelloPayload, payload, () => {
         conn.hasClientHello = true;
-        return { code: Codes.OK, msg: 'success', payload: { ws_connection_id: conn.id } };
+        return ok({ ws_connection_id: conn.id });
       });
     case 'subscribe_v2':
       return withPayload(SubscribeV2Payload, payload, (p) => subscribeV2(app, conn, p));

@@ -1,20 +1,13 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
 import type { Subscription, WsConnection } from './connection.ts';
 import type { SubscribePayload } from './frames.ts';
 import { replay, resyncReason } from './replay.ts';
 import { resyncFrame } from './server-frames.ts';
+import { ok, type Outcome } from './outcome.ts';
 
-/** What a client frame answers: the ack's fields, and work to run once the ack is sent. */
-export interface Outcome {
-  code: number;
-  msg: string;
-  payload: unknown;
-  details?: unknown;
-  after?: () => void;
-}
 
 type Refused = { not_found: string[]; held_by_other_instance: unknown[] };
 
@@ -70,7 +63,7 @@ export function subscribe(app: AppContext, conn: WsConnection, p: SubscribePaylo
   if (refused.held_by_other_instance.length) {
     return { code: Codes.SESSION_BUSY, msg: 'session is held by another svc-code instance on this home; use that instance', payload, details: compact(refused), after };
   }
-  return { code: Codes.OK, msg: 'success', payload, after };
+  return ok(payload, after);
 }
 
 function compact(r: Refused): Partial<Refused> {

@@ -1,13 +1,13 @@
 import type { AppContext } from '../app/context.ts';
-import { Codes } from '../http/codes.ts';
-import { ApiError } from '../http/errors.ts';
+import { Codes } from '../protocol/codes.ts';
+import { ApiError } from '../protocol/errors.ts';
 import { findOwnedSession } from '../sessions/lookup.ts';
 import { foldTranscript, readOps } from '../transcript/read.ts';
 import type { TranscriptState } from '../transcript/state.ts';
 import { agentOf, turnPage } from '../transcript/views.ts';
 import type { WsConnection } from './connection.ts';
 import type { SubscribeV2Payload, UnsubscribeV2Payload } from './frames.ts';
-import type { Outcome } from './subscribe.ts';
+import { errorOutcome, ok, type Outcome } from './outcome.ts';
 import { opsFrame, resetFrame } from './transcript-frames.ts';
 import { carries, gradeOf, type Grade, type TranscriptSub } from './transcript-sub.ts';
 
@@ -23,20 +23,20 @@ export function subscribeV2(app: AppContext, conn: WsConnection, p: SubscribeV2P
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const details = err.code === Codes.SESSION_NOT_FOUND ? { not_found: [p.session_id] } : { held_by_other_instance: [err.details] };
-    return { code: err.code, msg: err.message, payload: null, details };
+    return errorOutcome(err, app.log, { session_id: p.session_id }, details);
   }
   const grades = new Map(Object.entries(p.transcript).filter(([k]) => k !== '*') as Array<[string, Grade]>);
   const sub: TranscriptSub = { grades, fallback: p.transcript['*'] ?? 'off', held: [] };
   conn.subscribeTranscript(p.session_id, sub);
   const after = () => void baseline(app, conn, p, sub);
-  return { code: Codes.OK, msg: 'success', payload: { session_id: p.session_id, transcript: p.transcript }, after };
+  return ok({ session_id: p.session_id, transcript: p.transcript }, after);
 }
 
 export function unsubscribeV2(conn: WsConnection, p: UnsubscribeV2Payload): Outcome {
   const sub = conn.transcripts.get(p.session_id);
   if (!p.agent_ids) conn.unsubscribeTranscript(p.session_id);
   else if (sub) for (const id of p.agent_ids) sub.grades.set(id, 'off');
-  return { code: Codes.OK, msg: 'success', payload: { session_id: p.session_id, agent_ids: p.agent_ids ?? null } };
+  return ok({ session_id: p.session_id, agent_ids: p.agent_ids ?? null });
 }
 
 /** Folds the whole stream once; `seq` = the last event folded (events after it are held live ops). */

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ulid } from 'ulid';
-import { Codes, type Code } from '../http/codes.ts';
-import { BEARER_SUBPROTOCOL_PREFIX, bearerFrom, tokenMatches, type AuthBan } from '../http/middleware/auth.ts';
-import { isAllowedOrigin } from '../http/middleware/origin.ts';
-import { hostRefusal, isAllowedHost, type AccessPolicy } from '../http/middleware/host.ts';
+import { Codes, type Code } from '../protocol/codes.ts';
+import { BEARER_SUBPROTOCOL_PREFIX, bearerFrom, tokenMatches, type AuthBan } from '../protocol/access/token.ts';
+import { isAllowedOrigin } from '../protocol/access/origin.ts';
+import { hostRefusal, isAllowedHost, type AccessPolicy } from '../protocol/access/host.ts';
 
 export const WS_PATH = '/api/v1/ws';
 

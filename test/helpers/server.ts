@@ -5,7 +5,7 @@ import pino from 'pino';
 import { defaultServeOptions, type ServeOptions } from '../../src/app/options.ts';
 import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
-import { EventChecker, formatViolations } from '../../src/events/check.ts';
+import { ContractChecker, formatViolations } from '../../src/protocol/contract-check.ts';
 
 export { connectWs, TEST_TOKEN, type Envelope, type WsClient };
 
@@ -19,8 +19,8 @@ export interface TestServer {
   get<T = any>(url: string): Promise<Envelope<T>>;
   post<T = any>(url: string, body?: unknown): Promise<Envelope<T>>;
   ws(opts?: { protocols?: string[]; headers?: Record<string, string> }): Promise<WsClient>;
-  /** Every event the server appended or published is checked against the registry; stop() fails on a mismatch. */
-  checker: EventChecker;
+  /** Every event, route code and route data the server sent is checked against the contract; stop() fails on a mismatch. */
+  checker: ContractChecker;
   stop(): Promise<void>;
   /** Stops the server but keeps the home, for a restart on the same data. */
   restart(options?: Partial<ServeOptions>): Promise<TestServer>;
@@ -36,7 +36,7 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
   const home = opts.home ?? (await tempHome());
   process.env.SVC_CODE_SERVER_TOKEN = TEST_TOKEN;
   const options = { ...defaultServeOptions(), port: 0, ...opts.options };
-  const checker = new EventChecker();
+  const checker = new ContractChecker();
   const server = await startServer({ home, options, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker });
   const baseUrl = server.baseUrl;
   const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
@@ -68,7 +68,11 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
   return ts;
 }
 
-/** Fails the test that emitted an event its registry entry does not describe (docs/events.md). */
-function assertNoViolations(checker: EventChecker): void {
-  if (checker.violations.length) throw new Error(`emitted events do not match the registry:\n${formatViolations(checker.violations)}`);
+/**
+ * Fails the test whose server sent what its own contract does not describe: an event its registry
+ * entry does not match (docs/events.md), a business code a route does not declare, or route data
+ * its response schema does not match.
+ */
+function assertNoViolations(checker: ContractChecker): void {
+  if (checker.violations.length) throw new Error(`what the server sent does not match the contract:\n${formatViolations(checker.violations)}`);
 }

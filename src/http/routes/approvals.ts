@@ -1,10 +1,10 @@
 import type { AppContext } from '../../app/context.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import { Codes } from '../codes.ts';
-import { ApiError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ApprovalList, ApprovalListQuery, ApprovalParams, ApprovalResolveBody, ApprovalResolved } from '../schemas/approvals.ts';
-import { SessionIdParams } from '../schemas/sessions.ts';
+import { ApprovalList, ApprovalListQuery, ApprovalParams, ApprovalResolveBody, ApprovalResolved } from '../../protocol/schemas/approvals.ts';
+import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 
 /** Core "Approvals and questions": the approval half. */
 export function approvalRoutes(app: AppContext): RouteDef[] {

@@ -3,11 +3,11 @@ import type { AppContext } from '../../app/context.ts';
 import { readAccount, UsageReport, UserInfo } from '../../auth/account.ts';
 import { modelsReady, providersCount } from '../../auth/readiness.ts';
 import { MANAGED_PROVIDER } from '../../auth/service.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   AuthProviderQuery, AuthStatusData, AuthStatusQuery, AuthSummary, LoginBody, LoginCancelResult, LoginFlowSnapshot, LogoutBody, LogoutResult, OAuthRegion,
-} from '../schemas/auth.ts';
+} from '../../protocol/schemas/auth.ts';
 
 const tags = ['auth'];
 const providerCodes = [Codes.VALIDATION, Codes.PROVIDER_NOT_FOUND];

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../app/context.ts';
 import type { ModelDirectory } from '../../providers/catalog.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { CatalogEntry, CatalogIdParams, CatalogList } from '../schemas/providers.ts';
+import { CatalogEntry, CatalogIdParams, CatalogList } from '../../protocol/schemas/providers.ts';
 
 const tags = ['catalog'];
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app/context.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ConfigPatchBody, ConfigView } from '../schemas/config.ts';
+import { ConfigPatchBody, ConfigView } from '../../protocol/schemas/config.ts';
 
 /** Core "Config": the resolved global config (secrets redacted) and its merge-patch. */
 export function configRoutes(app: AppContext): RouteDef[] {

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app/context.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ConnectionsData } from '../schemas/connections.ts';
+import { ConnectionsData } from '../../protocol/schemas/connections.ts';
 
 /** Part B "Search and connections": live WebSocket connections. */
 export function connectionRoutes(app: AppContext): RouteDef[] {

@@ -2,10 +2,10 @@ import type { AppContext } from '../../app/context.ts';
 import { formatBytes } from '../../uploads/types.ts';
 import type { ResolvedUpload } from '../../uploads/service.ts';
 import { sendFile } from '../binary.ts';
-import { Codes } from '../codes.ts';
-import { ApiError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { FileDeleted, FileIdParams, FileObject, FileUploadBody } from '../schemas/files.ts';
+import { FileDeleted, FileIdParams, FileObject, FileUploadBody } from '../../protocol/schemas/files.ts';
 
 /** This download is the one endpoint with real HTTP statuses for lookup and storage errors (Core "Errors"). */
 function missing(id: string): ApiError {

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../app/context.ts';
 import { clearGui, removeGuiItem, setGuiItem } from '../../gui/store.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { GuiItem, GuiKeyBody, GuiKeyQuery, GuiLength, GuiNull, GuiSetItemBody } from '../schemas/gui-store.ts';
+import { GuiItem, GuiKeyBody, GuiKeyQuery, GuiLength, GuiNull, GuiSetItemBody } from '../../protocol/schemas/gui-store.ts';
 
 /** Part B "GUI store": server-backed localStorage. */
 export function guiStoreRoutes(app: AppContext): RouteDef[] {

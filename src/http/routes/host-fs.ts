@@ -1,9 +1,9 @@
 import type { AppContext } from '../../app/context.ts';
 import { browse, contentFile, home, hostMkdir } from '../../fs/host.ts';
 import { sendFile } from '../binary.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { HostBrowseData, HostBrowseQuery, HostHomeData, HostMkdirBody, HostMkdirData, HostPathQuery } from '../schemas/fs.ts';
+import { HostBrowseData, HostBrowseQuery, HostHomeData, HostMkdirBody, HostMkdirData, HostPathQuery } from '../../protocol/schemas/fs.ts';
 
 /** Part B host file routes: any path of this machine, gated only by the token (folder pickers, previews). */
 export function hostFsRoutes(app: AppContext): RouteDef[] {

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import type { AppContext } from '../../app/context.ts';
 import { findSessionMedia } from '../../media/session-media.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { sendFile } from '../binary.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { Id } from '../schemas/common.ts';
+import { Id } from '../../protocol/schemas/common.ts';
 
 const MediaParams = v.object({ session_id: Id, file_id: Id });
 

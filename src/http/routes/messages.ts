@@ -2,11 +2,11 @@ import type * as v from 'valibot';
 import type { AppContext } from '../../app/context.ts';
 import type { MessagePage as Page } from '../../../projections/messages/message-log.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import { Codes } from '../codes.ts';
-import { notFound, validationError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { notFound, validationError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { MessageListQuery, MessageObject, MessagePage, MessageParams } from '../schemas/messages.ts';
-import { SessionIdParams } from '../schemas/sessions.ts';
+import { MessageListQuery, MessageObject, MessagePage, MessageParams } from '../../protocol/schemas/messages.ts';
+import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 
 const DEFAULT_PAGE = 50;
 

@@ -1,9 +1,9 @@
 import type { AppContext } from '../../app/context.ts';
 import { listModelItems, toModelItem } from '../../providers/models.ts';
-import { Codes } from '../codes.ts';
-import { notFound, validationError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { notFound, validationError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ModelIdParams, ModelList, SetDefaultData } from '../schemas/providers.ts';
+import { ModelIdParams, ModelList, SetDefaultData } from '../../protocol/schemas/providers.ts';
 
 const tags = ['models'];
 

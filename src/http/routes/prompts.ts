@@ -3,11 +3,11 @@ import type { AppContext } from '../../app/context.ts';
 import { acceptPrompt } from '../../engine/prompt-intake.ts';
 import type { SessionRuntime } from '../../engine/runtime.ts';
 import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
-import { Codes } from '../codes.ts';
-import { ApiError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { PromptBody, PromptList, PromptObject, PromptTailParams, SteerBody, SteerResult } from '../schemas/prompts.ts';
-import { EmptyBody, SessionIdParams } from '../schemas/sessions.ts';
+import { PromptBody, PromptList, PromptObject, PromptTailParams, SteerBody, SteerResult } from '../../protocol/schemas/prompts.ts';
+import { EmptyBody, SessionIdParams } from '../../protocol/schemas/sessions.ts';
 
 const tags = ['prompts'];
 
@@ -29,6 +29,7 @@ export function promptRoutes(app: AppContext): RouteDef[] {
       codes: [
         Codes.VALIDATION, Codes.NO_PROVIDER, Codes.PROVIDER_NO_CREDENTIAL, Codes.PROVIDER_CREDENTIAL_REJECTED, Codes.MODEL_NOT_RESOLVED,
         Codes.SESSION_NOT_FOUND, Codes.FILE_NOT_FOUND, Codes.SKILL_NOT_FOUND, Codes.PROMPT_COMPLETED, Codes.SKILL_NOT_USER_ACTIVATABLE, Codes.PROMPT_ID_RESERVED,
+        Codes.SESSION_BUSY,
       ],
       handler: ({ params, body }) => acceptPrompt(app, params.session_id, body),
     }),
@@ -42,7 +43,7 @@ export function promptRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/prompts:steer', operationId: 'steerPrompts', summary: 'Fold queued prompts into the active turn', tags,
-      params: SessionIdParams, body: SteerBody, data: SteerResult, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PROMPT_NOT_FOUND],
+      params: SessionIdParams, body: SteerBody, data: SteerResult, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PROMPT_NOT_FOUND, Codes.SESSION_BUSY],
       handler: ({ params, body }) => {
         findOwnedSession(app, params.session_id);
         return steer(app.engine.get(params.session_id), body.prompt_ids);
@@ -50,7 +51,7 @@ export function promptRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/prompts/{prompt_id}:steer', operationId: 'steerPrompt', summary: 'Fold one queued prompt into the active turn', tags,
-      params: PromptTailParams, body: EmptyBody, data: SteerResult, codes: [Codes.SESSION_NOT_FOUND, Codes.PROMPT_NOT_FOUND],
+      params: PromptTailParams, body: EmptyBody, data: SteerResult, codes: [Codes.SESSION_NOT_FOUND, Codes.PROMPT_NOT_FOUND, Codes.SESSION_BUSY],
       handler: ({ params }) => {
         findOwnedSession(app, params.session_id);
         return steer(app.engine.get(params.session_id), [params.prompt_id]);
@@ -58,7 +59,7 @@ export function promptRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/prompts/{prompt_id}:abort', operationId: 'abortPrompt', summary: 'Abort a queued or running prompt', tags,
-      params: PromptTailParams, body: EmptyBody, data: v.object({ aborted: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND, Codes.PROMPT_NOT_FOUND, Codes.PROMPT_COMPLETED],
+      params: PromptTailParams, body: EmptyBody, data: v.object({ aborted: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND, Codes.PROMPT_NOT_FOUND, Codes.PROMPT_COMPLETED, Codes.SESSION_BUSY],
       handler: async ({ params }) => {
         const session = findOwnedSession(app, params.session_id);
         const rt = await app.engine.runtime(session);

@@ -2,11 +2,11 @@ import type { AppContext } from '../../app/context.ts';
 import { answerIssues } from '../../questions/answers.ts';
 import type { ResolveResult } from '../../questions/service.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import { Codes } from '../codes.ts';
-import { ApiError, validationError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, validationError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { QuestionAnswerBody, QuestionAnswered, QuestionDismissed, QuestionList, QuestionListQuery, QuestionParams } from '../schemas/questions.ts';
-import { SessionIdParams } from '../schemas/sessions.ts';
+import { QuestionAnswerBody, QuestionAnswered, QuestionDismissed, QuestionList, QuestionListQuery, QuestionParams } from '../../protocol/schemas/questions.ts';
+import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 
 const tags = ['questions'];
 const CODES = [Codes.SESSION_NOT_FOUND, Codes.QUESTION_NOT_FOUND, Codes.ALREADY_RESOLVED, Codes.QUESTION_TIMED_OUT];

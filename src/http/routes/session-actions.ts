@@ -6,9 +6,9 @@ import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
 import { toSessionObject } from '../../sessions/view.ts';
 import { requestCompaction } from '../../engine/compaction-action.ts';
 import { undoTurns } from '../../engine/undo-action.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ChildrenQuery, CompactBody, EmptyBody, ForkBody, SessionIdParams, SessionObject, SessionPage, UndoBody } from '../schemas/sessions.ts';
+import { ChildrenQuery, CompactBody, EmptyBody, ForkBody, SessionIdParams, SessionObject, SessionPage, UndoBody } from '../../protocol/schemas/sessions.ts';
 
 const tags = ['sessions'];
 
@@ -22,7 +22,7 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:archive', operationId: 'archiveSession', summary: 'Archive (hide from the default list)', tags,
-      params: SessionIdParams, body: EmptyBody, data: v.object({ archived: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND],
+      params: SessionIdParams, body: EmptyBody, data: v.object({ archived: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY],
       handler: async ({ params }) => {
         await archiveSession(app, params.session_id);
         return { archived: true };
@@ -30,7 +30,7 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:restore', operationId: 'restoreSession', summary: 'Un-archive', tags,
-      params: SessionIdParams, body: EmptyBody, data: SessionObject, codes: [Codes.SESSION_NOT_FOUND],
+      params: SessionIdParams, body: EmptyBody, data: SessionObject, codes: [Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY],
       handler: async ({ params }) => {
         await restoreSession(app, params.session_id);
         return toSessionObject(findSession(app, params.session_id), app.live);
@@ -38,7 +38,7 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:abort', operationId: 'abortSessionTurn', summary: 'Cancel the running main turn (a no-op when idle)', tags,
-      params: SessionIdParams, body: EmptyBody, data: v.object({ aborted: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND],
+      params: SessionIdParams, body: EmptyBody, data: v.object({ aborted: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY],
       handler: ({ params }) => {
         findOwnedSession(app, params.session_id);
         app.engine.get(params.session_id)?.abortTurn();
@@ -48,7 +48,7 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:compact', operationId: 'compactSession', summary: 'Compact the context; progress as compaction.* events', tags,
       params: SessionIdParams, body: CompactBody, data: v.object({}),
-      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.COMPACTION_REFUSED, Codes.NO_PROVIDER, Codes.MODEL_NOT_RESOLVED],
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.COMPACTION_REFUSED, Codes.NO_PROVIDER, Codes.MODEL_NOT_RESOLVED, Codes.SESSION_BUSY],
       handler: ({ params, body }) => requestCompaction(app, params.session_id, body.instruction),
     }),
     route({
@@ -59,7 +59,7 @@ export function sessionActionRoutes(app: AppContext): RouteDef[] {
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}:btw', operationId: 'btwSession', summary: 'Fork the main agent into a read-only child agent', tags,
       params: SessionIdParams, body: EmptyBody, data: v.object({ agent_id: v.string() }),
-      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.NO_PROVIDER, Codes.MODEL_NOT_RESOLVED],
+      codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.NO_PROVIDER, Codes.MODEL_NOT_RESOLVED, Codes.SESSION_BUSY],
       handler: async ({ params }) => {
         const session = findOwnedSession(app, params.session_id);
         // Talk to it with POST /prompts {agent_id}; its events carry that agent_id (docs/agents.md).

@@ -9,12 +9,12 @@ import { DEFAULT_INDEX_CACHE, FileIndexCache } from '../../fs/search-cache.ts';
 import { assertRuntime, searchSlotRoot, sessionRoot } from '../../fs/search-target.ts';
 import { searchIndex } from '../../fs/search.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   FsDiffBody, FsDiffData, FsGitStatusBody, FsGitStatusData, FsGrepBody, FsGrepData, FsSearchBody, FsSearchData, FsSearchSlotParams,
-} from '../schemas/fs-search.ts';
-import { SessionIdParams } from '../schemas/sessions.ts';
+} from '../../protocol/schemas/fs-search.ts';
+import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 import { workspaceFsRoutes } from './workspace-fs.ts';
 
 const tags = ['file system'];

@@ -8,13 +8,13 @@ import { fsOpen, fsOpenIn, fsReveal } from '../../fs/open.ts';
 import { fsRead } from '../../fs/read.ts';
 import { fsStat, fsStatMany } from '../../fs/stat.ts';
 import { sendFile } from '../binary.ts';
-import { Codes } from '../codes.ts';
-import { validationError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { validationError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   FileEntry, FsDownloadParams, FsListBody, FsListData, FsListManyBody, FsListManyData, FsMkdirBody, FsOpenBody, FsOpened,
   FsOpenInBody, FsPathBody, FsReadBody, FsReadData, FsRevealed, FsSessionParams, FsStatManyBody, FsStatManyData, RuntimeQuery,
-} from '../schemas/fs.ts';
+} from '../../protocol/schemas/fs.ts';
 
 const BASE = '/api/v1/sessions/{session_id}/fs';
 const { VALIDATION, SESSION_NOT_FOUND, RUNTIME_NOT_FOUND, PATH_NOT_FOUND, PATH_ESCAPE, PERMISSION_DENIED } = Codes;

@@ -3,9 +3,9 @@ import type { AppContext } from '../../app/context.ts';
 import { bindRuntime, sessionStatus, sessionWarnings } from '../../sessions/info.ts';
 import { findSession } from '../../sessions/lookup.ts';
 import { updateProfile } from '../../sessions/profile.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ProfileBody, RuntimeBinding, RuntimeBody, SessionIdParams, SessionObject, SessionStatus, Warnings } from '../schemas/sessions.ts';
+import { ProfileBody, RuntimeBinding, RuntimeBody, SessionIdParams, SessionObject, SessionStatus, Warnings } from '../../protocol/schemas/sessions.ts';
 
 /** Core "Sessions": profile update, status, goal, warnings, runtime. */
 export function sessionProfileRoutes(app: AppContext): RouteDef[] {
@@ -45,7 +45,7 @@ export function sessionProfileRoutes(app: AppContext): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/runtime', operationId: 'bindSessionRuntime', summary: 'Bind the session to a runtime (only `local` exists)', tags: ['sessions'],
-      params: SessionIdParams, body: RuntimeBody, data: RuntimeBinding, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.RUNTIME_UNAVAILABLE],
+      params: SessionIdParams, body: RuntimeBody, data: RuntimeBinding, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.RUNTIME_UNAVAILABLE, Codes.SESSION_BUSY],
       handler: ({ params, body }) => bindRuntime(app, params.session_id, body.runtime_id),
     }),
   ];

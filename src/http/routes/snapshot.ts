@@ -6,10 +6,10 @@ import { contextTokens } from '../../../projections/usage/estimate.ts';
 import { contextLimit, resolvedModel } from '../../sessions/info.ts';
 import { findSession } from '../../sessions/lookup.ts';
 import { toSessionObject } from '../../sessions/view.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { SessionSnapshot } from '../schemas/messages.ts';
-import { SessionIdParams } from '../schemas/sessions.ts';
+import { SessionSnapshot } from '../../protocol/schemas/messages.ts';
+import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 
 const SNAPSHOT_MESSAGES = 100;
 /** A batch normally lands within milliseconds; never hold a request on a stuck disk. */

@@ -1,12 +1,12 @@
 import type { AppContext } from '../../app/context.ts';
 import { findSession } from '../../sessions/lookup.ts';
 import type { LiveTask } from '../../tasks/task.ts';
-import { Codes } from '../codes.ts';
-import { ApiError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { EmptyBody } from '../schemas/sessions.ts';
-import { TaskCancelData, TaskDetachData, TaskListData, TaskListQuery, TaskObject, TaskParams, TaskReadQuery } from '../schemas/tasks.ts';
-import { SessionIdParams } from '../schemas/sessions.ts';
+import { EmptyBody } from '../../protocol/schemas/sessions.ts';
+import { TaskCancelData, TaskDetachData, TaskListData, TaskListQuery, TaskObject, TaskParams, TaskReadQuery } from '../../protocol/schemas/tasks.ts';
+import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 
 const tags = ['tasks'];
 const DEFAULT_OUTPUT_BYTES = 32768;

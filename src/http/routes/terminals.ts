@@ -1,10 +1,10 @@
 import type { AppContext } from '../../app/context.ts';
 import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
 import { openTerminal } from '../../terminals/open.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { EmptyBody, SessionIdParams } from '../schemas/sessions.ts';
-import { TerminalClosedData, TerminalCreateBody, TerminalListData, TerminalObject, TerminalParams } from '../schemas/terminals.ts';
+import { EmptyBody, SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { TerminalClosedData, TerminalCreateBody, TerminalListData, TerminalObject, TerminalParams } from '../../protocol/schemas/terminals.ts';
 
 const tags = ['terminals'];
 

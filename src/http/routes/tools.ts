@@ -1,9 +1,9 @@
 import type * as v from 'valibot';
 import type { AppContext } from '../../app/context.ts';
 import { BuiltinToolExecutor } from '../../tools/executor.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ToolList, ToolsQuery, type ToolDescriptor } from '../schemas/tools.ts';
+import { ToolList, ToolsQuery, type ToolDescriptor } from '../../protocol/schemas/tools.ts';
 
 /** Part B "Skills, tools and MCP (v1)": the tools of a live session. */
 export function toolRoutes(app: AppContext): RouteDef[] {

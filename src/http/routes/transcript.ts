@@ -4,13 +4,13 @@ import { transcriptCache } from '../../transcript/cache.ts';
 import { isLive, readOps } from '../../transcript/read.ts';
 import type { TranscriptState } from '../../transcript/state.ts';
 import { agentOf, interactions, meta, plans, roster, turnPage, userMessages, type TurnCursor } from '../../transcript/views.ts';
-import { Codes } from '../codes.ts';
-import { notFound, validationError } from '../errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { notFound, validationError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { SessionIdParams } from '../schemas/sessions.ts';
+import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 import {
   OpsData, OpsQuery, PlanData, PlanQuery, TranscriptData, TranscriptQuery, UserMessagesData, UserMessagesQuery,
-} from '../schemas/transcript.ts';
+} from '../../protocol/schemas/transcript.ts';
 
 const BASE = '/api/v1/sessions/{session_id}/transcript';
 

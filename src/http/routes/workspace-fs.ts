@@ -2,9 +2,9 @@ import type { AppContext } from '../../app/context.ts';
 import type { FileIndexCache } from '../../fs/search-cache.ts';
 import { assertRuntime, workspaceRoot } from '../../fs/search-target.ts';
 import { searchIndex } from '../../fs/search.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { FsSearchData, WorkspaceFsSearchBody, WorkspaceFsSuggestBody } from '../schemas/fs-search.ts';
+import { FsSearchData, WorkspaceFsSearchBody, WorkspaceFsSuggestBody } from '../../protocol/schemas/fs-search.ts';
 
 const tags = ['file system'];
 

@@ -2,12 +2,12 @@ import type { AppContext } from '../../app/context.ts';
 import { addDir } from '../../workspaces/add-dir.ts';
 import { deleteWorkspace, listWorkspaces, registerWorkspace, renameWorkspace, setWorkspaceTrust } from '../../workspaces/commands.ts';
 import { findWorkspace } from '../../workspaces/service.ts';
-import { Codes } from '../codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   AddDirBody, AddDirData, WorkspaceCreateBody, WorkspaceDeleted, WorkspaceIdParams, WorkspaceList, WorkspaceObject,
   WorkspacePatchBody, WorkspaceTrust,
-} from '../schemas/workspaces.ts';
+} from '../../protocol/schemas/workspaces.ts';
 
 /** Part B "Workspaces": registration, rename, unregister, trust, add-dir. */
 export function workspaceRoutes(app: AppContext): RouteDef[] {
