@@ -12,7 +12,6 @@ import {
 } from './keys.ts';
 import { JournalEncodeError, JournalStoreError } from './errors.ts';
 import type { Db } from './slots.ts';
-import { mark, tracing } from '../src/engine/trace.ts';
 import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHead } from './types.ts';
 
 /** Ranges up to this many events are read with one getMany. */
@@ -34,6 +33,11 @@ export interface JournalOptions {
   now?: () => Date;
   /** fsync each batch (power-loss durability); kill -9 durability holds either way. */
   sync?: boolean;
+  /**
+   * Records that an event of `stream` reached a stage (`ja:` accepted, `jw:` batch written, `jd:` on disk),
+   * for the prompt latency trace; absent (the default) costs one check per append.
+   */
+  trace?: (stream: string, label: string) => void;
 }
 
 /** Derives projection writes for events about to be appended (runs before the batch is written). */
@@ -53,12 +57,14 @@ export class Journal extends EventEmitter {
   private flushing: Promise<void> | null = null;
   private deriver: Deriver = () => [];
   private failed: JournalStoreError | null = null;
+  private readonly trace: ((stream: string, label: string) => void) | undefined;
 
   constructor(opts: JournalOptions) {
     super();
     this.db = opts.db;
     this.now = opts.now ?? (() => new Date());
     this.sync = opts.sync ?? false;
+    this.trace = opts.trace;
   }
 
   async load(): Promise<void> {
@@ -110,7 +116,7 @@ export class Journal extends EventEmitter {
    * it is on disk (prompt intake queues the prompt) knows at once whether it was taken.
    */
   appendNow(pending: PendingEvent[]): Promise<JournalEvent[]> {
-    if (tracing) for (const p of pending) mark(p.stream, `ja:${p.type}`);
+    if (this.trace) for (const p of pending) this.trace(p.stream, `ja:${p.type}`);
     if (this.failed) throw this.failed;
     const ts = this.now().toISOString();
     const values = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
@@ -299,10 +305,10 @@ export class Journal extends EventEmitter {
       const batch = this.queue;
       this.queue = [];
       const ops = batch.length === 1 ? batch[0].ops : lastWritePerKey(batch.flatMap((b) => b.ops));
-      if (tracing) for (const b of batch) for (const e of b.events) mark(e.stream, `jw:${e.type}`);
+      if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jw:${e.type}`);
       try {
         await this.write(ops);
-        if (tracing) for (const b of batch) for (const e of b.events) mark(e.stream, `jd:${e.type}`);
+        if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jd:${e.type}`);
       } catch (err) {
         // Only the store fails here (every value is JSON text already): stop writing until a restart.
         const failure = (this.failed = new JournalStoreError(err));

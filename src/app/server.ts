@@ -27,6 +27,7 @@ import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import type { ContractChecker } from '../protocol/contract-check.ts';
 import { EventJournal } from '../events/journal.ts';
+import { mark, tracing } from '../engine/trace.ts';
 import type { AppContext, Clock } from './context.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
@@ -91,7 +92,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const config = await ConfigService.load(home, log);
   const { primary, adoptable } = await claimSlots(home);
   const { checker } = opts;
-  const journal = new EventJournal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker });
+  const journal = new EventJournal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker, trace: tracing ? mark : undefined });
   await journal.load();
   config.attach(journal);
   const sessions = new SessionIndex();
