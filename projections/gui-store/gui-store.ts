@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GUI_STREAM } from '../../journal/keys.ts';
-import { GuiEvents } from '../../src/events/types.ts';
+import { known } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 
 /** The GUI key/value store (mirrors browser localStorage), from the `__gui__` stream. */
@@ -19,20 +19,21 @@ export class GuiStore implements Projection {
 
   apply(event: JournalEvent): RecordWrite[] {
     if (event.stream !== GUI_STREAM) return [];
-    switch (event.type) {
-      case GuiEvents.itemSet: {
-        const { key, value } = event.payload as { key: string; value: string };
+    const e = known(event);
+    switch (e.type) {
+      case 'gui.item_set': {
+        const { key, value } = e.payload;
         // The record key first: what cannot be stored must not reach memory (encodeURIComponent throws on a lone surrogate).
         const write = { key: encodeURIComponent(key), value };
         this.items.set(key, value);
         return [write];
       }
-      case GuiEvents.itemRemoved: {
-        const { key } = event.payload as { key: string };
+      case 'gui.item_removed': {
+        const { key } = e.payload;
         if (!this.items.delete(key)) return [];
         return [{ key: encodeURIComponent(key), delete: true }];
       }
-      case GuiEvents.cleared: {
+      case 'gui.cleared': {
         const keys = [...this.items.keys()];
         this.items.clear();
         return keys.map((k) => ({ key: encodeURIComponent(k), delete: true as const }));

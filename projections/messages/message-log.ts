@@ -1,10 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { padSeq, projectionKey } from '../../journal/keys.ts';
 import type { Db } from '../../journal/slots.ts';
-import { EngineEvents } from '../../src/engine/events.ts';
-import type { Message, MessageCreatedPayload } from '../../src/events/turns.ts';
-import { CompactionEvents } from '../../src/engine/compaction-events.ts';
-import type { SessionUndonePayload } from '../../src/events/compaction.ts';
+import { known, type KnownEvent, type Message } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 
 /** The agent whose messages make up the session's history (subagents have their own transcripts). */
@@ -48,15 +45,16 @@ export class MessageLog implements Projection {
   load(): void {}
 
   apply(event: JournalEvent): RecordWrite[] {
-    if (event.type === CompactionEvents.undone) return this.undone(event);
-    if (event.type !== EngineEvents.messageCreated) return [];
-    const p = event.payload as MessageCreatedPayload;
+    const e = known(event);
+    if (e.type === 'session.undone') return this.undone(e);
+    if (e.type !== 'message.created') return [];
+    const p = e.payload;
     if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT || !p.message?.id) return [];
     // A forked stream carries copies of the source's events: the stream is the owner.
-    const message: Message = { ...p.message, session_id: event.stream };
+    const message: Message = { ...p.message, session_id: e.stream };
     return [
-      { key: msgKey(event.stream, event.seq), value: message },
-      { key: idxKey(event.stream, message.id), value: event.seq },
+      { key: msgKey(e.stream, e.seq), value: message },
+      { key: idxKey(e.stream, message.id), value: e.seq },
     ];
   }
 
@@ -64,12 +62,12 @@ export class MessageLog implements Projection {
    * `:undo`: the event names message ids, not seqs (a fork's copy of it lands at other seqs), so the
    * ids are recorded as hidden and their index entries dropped; pages skip hidden messages.
    */
-  private undone(event: JournalEvent): RecordWrite[] {
-    const p = event.payload as SessionUndonePayload;
+  private undone(e: Extract<KnownEvent, { type: 'session.undone' }>): RecordWrite[] {
+    const p = e.payload;
     if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT || !p.message_ids?.length) return [];
     return [
-      { key: `${undoPrefix(event.stream)}${padSeq(event.seq)}`, value: p.message_ids },
-      ...p.message_ids.map((id) => ({ key: idxKey(event.stream, id), delete: true as const })),
+      { key: `${undoPrefix(e.stream)}${padSeq(e.seq)}`, value: p.message_ids },
+      ...p.message_ids.map((id) => ({ key: idxKey(e.stream, id), delete: true as const })),
     ];
   }
 

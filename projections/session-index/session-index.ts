@@ -1,15 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
-import { SessionEvents } from '../../src/events/types.ts';
-import type { ProfileUpdatedPayload, SessionCreatedPayload, SessionState } from '../../src/events/session.ts';
-import { EngineEvents } from '../../src/engine/events.ts';
-import type { PromptAcceptedPayload, TurnEndedPayload, TurnStartedPayload } from '../../src/events/turns.ts';
-import { CompactionEvents } from '../../src/engine/compaction-events.ts';
-import type { SessionUndonePayload } from '../../src/events/compaction.ts';
-import { ApprovalEvents } from '../../src/permissions/types.ts';
-import type { ApprovalItem, ApprovalResolvedPayload, RememberedCall } from '../../src/events/approvals.ts';
-import { QuestionEvents } from '../../src/questions/types.ts';
-import type { QuestionItem } from '../../src/events/questions.ts';
+import { known, type DurableType, type RememberedCall, type SessionState } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { SortedList } from '../sorted-list.ts';
 
@@ -27,9 +18,12 @@ export interface SessionRecord extends SessionState {
   session_rules?: RememberedCall[];
 }
 
+/** Side facts of a session (terminals opened or closed): not activity, they do not reorder lists. */
+const SIDE_FACTS: ReadonlySet<string> = new Set<DurableType>(['terminal.opened', 'terminal.exited', 'terminal.closed']);
+
 /** Whether an event counts as activity of the session (bumps `updated_at`). */
 export function touchesSession(type: string): boolean {
-  return !type.startsWith('terminal.');
+  return !SIDE_FACTS.has(type);
 }
 
 /** Sort orders the lists offer. */
@@ -69,15 +63,13 @@ export class SessionIndex implements Projection {
   }
 
   private reduce(cur: SessionRecord | undefined, event: JournalEvent): SessionRecord | undefined {
-    if (event.type === SessionEvents.created) {
-      const s = (event.payload as SessionCreatedPayload).session;
-      return { ...s, has_prompt: Boolean(s.last_prompt) };
-    }
+    const e = known(event);
+    if (e.type === 'session.created') return { ...e.payload.session, has_prompt: Boolean(e.payload.session.last_prompt) };
     if (!cur) return undefined;
-    switch (event.type) {
-      case SessionEvents.profileUpdated: {
-        const p = event.payload as ProfileUpdatedPayload;
-        const next: SessionRecord = { ...cur, updated_at: event.ts };
+    switch (e.type) {
+      case 'session.profile_updated': {
+        const p = e.payload;
+        const next: SessionRecord = { ...cur, updated_at: e.ts };
         if (p.title !== undefined) {
           next.title = p.title;
           next.title_source = 'custom';
@@ -86,73 +78,70 @@ export class SessionIndex implements Projection {
         if (p.agent_config) next.agent_config = { ...cur.agent_config, ...p.agent_config };
         return next;
       }
-      case SessionEvents.archived: {
-        const { archived_at } = event.payload as { archived_at: string };
-        return { ...cur, archived: true, archived_at };
-      }
-      case SessionEvents.restored: {
+      case 'session.archived':
+        return { ...cur, archived: true, archived_at: e.payload.archived_at };
+      case 'session.restored': {
         const next = { ...cur, archived: false };
         delete next.archived_at;
         return next;
       }
-      case SessionEvents.goalUpdated:
-        return { ...cur, goal: (event.payload as { goal: SessionRecord['goal'] }).goal, updated_at: event.ts };
-      case EngineEvents.promptAccepted: {
-        const text = (event.payload as PromptAcceptedPayload).content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
-        return { ...cur, last_prompt: text, has_prompt: true, updated_at: event.ts };
+      case 'goal.updated':
+        return { ...cur, goal: e.payload.goal, updated_at: e.ts };
+      case 'prompt.accepted': {
+        const text = e.payload.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+        return { ...cur, last_prompt: text, has_prompt: true, updated_at: e.ts };
       }
-      case EngineEvents.turnStarted: {
-        const p = event.payload as TurnStartedPayload;
-        return p.agent_id === 'main' ? { ...cur, active_turn: { turn_id: p.turn_id, prompt_id: p.prompt_id }, updated_at: event.ts } : undefined;
+      case 'turn.started': {
+        const p = e.payload;
+        return p.agent_id === 'main' ? { ...cur, active_turn: { turn_id: p.turn_id, prompt_id: p.prompt_id }, updated_at: e.ts } : undefined;
       }
-      case EngineEvents.turnEnded: {
-        const p = event.payload as TurnEndedPayload;
+      case 'turn.ended': {
+        const p = e.payload;
         if (p.agent_id !== 'main') return undefined;
-        const next: SessionRecord = { ...cur, last_turn_reason: p.reason, updated_at: event.ts };
+        const next: SessionRecord = { ...cur, last_turn_reason: p.reason, updated_at: e.ts };
         delete next.active_turn;
         return next;
       }
-      case ApprovalEvents.requested: {
-        const a = event.payload as ApprovalItem;
+      case 'event.approval.requested': {
+        const a = e.payload;
         const open = { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id };
-        return { ...cur, pending_approvals: [...(cur.pending_approvals ?? []), open], updated_at: event.ts };
+        return { ...cur, pending_approvals: [...(cur.pending_approvals ?? []), open], updated_at: e.ts };
       }
-      case ApprovalEvents.resolved: {
-        const r = event.payload as ApprovalResolvedPayload;
-        const next: SessionRecord = { ...cur, pending_approvals: (cur.pending_approvals ?? []).filter((a) => a.approval_id !== r.approval_id), updated_at: event.ts };
+      case 'event.approval.resolved': {
+        const r = e.payload;
+        const next: SessionRecord = { ...cur, pending_approvals: (cur.pending_approvals ?? []).filter((a) => a.approval_id !== r.approval_id), updated_at: e.ts };
         if (r.remember) next.session_rules = [...(cur.session_rules ?? []), r.remember];
         return next;
       }
-      case QuestionEvents.requested: {
-        const q = event.payload as QuestionItem;
+      case 'event.question.requested': {
+        const q = e.payload;
         const open = { question_id: q.question_id, agent_id: q.agent_id, tool_call_id: q.tool_call_id };
-        return { ...cur, pending_questions: [...(cur.pending_questions ?? []), open], updated_at: event.ts };
+        return { ...cur, pending_questions: [...(cur.pending_questions ?? []), open], updated_at: e.ts };
       }
-      case QuestionEvents.answered:
-      case QuestionEvents.dismissed: {
-        const id = (event.payload as { question_id: string }).question_id;
-        return { ...cur, pending_questions: (cur.pending_questions ?? []).filter((q) => q.question_id !== id), updated_at: event.ts };
+      case 'event.question.answered':
+      case 'event.question.dismissed': {
+        const id = e.payload.question_id;
+        return { ...cur, pending_questions: (cur.pending_questions ?? []).filter((q) => q.question_id !== id), updated_at: e.ts };
       }
-      case CompactionEvents.undone: {
+      case 'session.undone': {
         // `:undo` reconciles last_prompt with the prompts left (docs/compaction-undo.md).
-        const p = event.payload as SessionUndonePayload;
+        const p = e.payload;
         if ((p.agent_id ?? 'main') !== 'main') return undefined;
-        const next: SessionRecord = { ...cur, updated_at: event.ts };
+        const next: SessionRecord = { ...cur, updated_at: e.ts };
         if (p.last_prompt === null) delete next.last_prompt;
         else next.last_prompt = p.last_prompt;
         return next;
       }
-      case SessionEvents.runtimeBound:
-        return { ...cur, runtime_id: (event.payload as { runtime_id: string }).runtime_id };
+      case 'session.runtime_bound':
+        return { ...cur, runtime_id: e.payload.runtime_id };
       case 'session.title_generated': {
         // A custom title wins over generated ones.
         if (cur.title_source === 'custom') return undefined;
-        return { ...cur, title: (event.payload as { title: string }).title, title_source: 'generated', updated_at: event.ts };
+        return { ...cur, title: e.payload.title, title_source: 'generated', updated_at: e.ts };
       }
       default:
-        // Side facts (terminals opened or closed) are not activity: they do not reorder lists.
-        if (!touchesSession(event.type)) return undefined;
-        return cur.updated_at < event.ts ? { ...cur, updated_at: event.ts } : undefined;
+        if (!touchesSession(e.type)) return undefined;
+        return cur.updated_at < e.ts ? { ...cur, updated_at: e.ts } : undefined;
     }
   }
 

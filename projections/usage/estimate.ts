@@ -1,4 +1,4 @@
-import type { ContentPart, Message } from '../../src/events/turns.ts';
+import type { ContentPart, Message } from '../contract.ts';
 import type { SessionUsage } from './session-usage.ts';
 
 /** Rough tokens per character of the usual estimate (Part B token_counting "estimated"). */

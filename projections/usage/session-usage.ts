@@ -1,11 +1,8 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
-import { EngineEvents } from '../../src/engine/events.ts';
-import type { MessageCreatedPayload, StepCompletedPayload, TurnEndedPayload, TurnStartedPayload } from '../../src/events/turns.ts';
+import { known, type DurableType, type KnownEvent, type PayloadOf } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { messageChars } from './estimate.ts';
-import { CompactionEvents } from '../../src/engine/compaction-events.ts';
-import type { CompactionCompletedPayload, SessionUndonePayload } from '../../src/events/compaction.ts';
 
 const MAIN = 'main';
 
@@ -43,10 +40,11 @@ export const emptyUsage = (): SessionUsage => ({
   measured_context: 0, measured: false, tail_chars: 0, total_chars: 0, turn_count: 0, in_flight: null,
 });
 
-const TRACKED = new Set<string>([
-  EngineEvents.messageCreated, EngineEvents.turnStarted, EngineEvents.turnEnded, EngineEvents.stepStarted,
-  EngineEvents.stepCompleted, EngineEvents.promptSteered, CompactionEvents.completed, CompactionEvents.undone,
+const TRACKED: ReadonlySet<string> = new Set<DurableType>([
+  'message.created', 'turn.started', 'turn.ended', 'turn.step.started', 'turn.step.completed', 'prompt.steered', 'compaction.completed', 'session.undone',
 ]);
+
+type Usage = PayloadOf<'turn.step.completed'>['usage'];
 
 const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
 
@@ -75,20 +73,20 @@ export class UsageProjection implements Projection {
   apply(event: JournalEvent): RecordWrite[] {
     if (!TRACKED.has(event.type) || event.stream === GLOBAL_STREAM || event.stream === GUI_STREAM) return [];
     const cur = this.bySession.get(event.stream) ?? emptyUsage();
-    const next = reduce(cur, event);
+    const next = reduce(cur, known(event));
     if (next === cur) return [];
     this.bySession.set(event.stream, next);
     return [{ key: event.stream, value: next }];
   }
 }
 
-function reduce(u: SessionUsage, e: JournalEvent): SessionUsage {
+function reduce(u: SessionUsage, e: KnownEvent): SessionUsage {
   const p = e.payload as { agent_id?: string; turn_id?: string };
   const main = (p.agent_id ?? MAIN) === MAIN;
   switch (e.type) {
-    case EngineEvents.stepCompleted: {
-      const s = e.payload as StepCompletedPayload;
-      const usage = s.usage ?? ({} as StepCompletedPayload['usage']);
+    case 'turn.step.completed': {
+      const s = e.payload;
+      const usage = s.usage ?? ({} as typeof s.usage);
       const next: SessionUsage = {
         ...u,
         input_tokens: u.input_tokens + num(usage.input_tokens),
@@ -105,39 +103,40 @@ function reduce(u: SessionUsage, e: JournalEvent): SessionUsage {
       if (next.in_flight && next.in_flight.turn_id === s.turn_id) next.in_flight = { ...next.in_flight, step: num(s.step) };
       return next;
     }
-    case EngineEvents.messageCreated: {
-      const m = (e.payload as MessageCreatedPayload).message;
+    case 'message.created': {
+      const m = e.payload.message;
       if (!main || !m) return u;
       const chars = messageChars(m);
       // The step's own answer is already inside its measure, whichever event came first.
       const tail = m.id === u.last_step_message_id ? u.tail_chars : u.tail_chars + chars;
       return { ...u, total_chars: u.total_chars + chars, tail_chars: tail };
     }
-    case EngineEvents.turnStarted: {
+    case 'turn.started': {
       if (!main) return u;
-      const t = e.payload as TurnStartedPayload;
+      const t = e.payload;
       return { ...u, in_flight: { turn_id: t.turn_id, prompt_id: t.prompt_id, current_prompt_id: t.prompt_id, started_at: t.started_at ?? e.ts, step: 0 } };
     }
-    case EngineEvents.stepStarted: {
-      const step = (e.payload as { step?: number }).step;
+    case 'turn.step.started': {
+      const step: unknown = e.payload.step;
       if (!main || !u.in_flight || u.in_flight.turn_id !== p.turn_id || typeof step !== 'number') return u;
       return { ...u, in_flight: { ...u.in_flight, step } };
     }
-    case EngineEvents.promptSteered: {
+    case 'prompt.steered': {
+      // Older journals carried a single prompt_id.
       const s = e.payload as { prompt_id?: string; prompt_ids?: string[] };
       const id = s.prompt_ids?.at(-1) ?? s.prompt_id;
       if (!main || !u.in_flight || !id || (p.turn_id && p.turn_id !== u.in_flight.turn_id)) return u;
       return { ...u, in_flight: { ...u.in_flight, current_prompt_id: id } };
     }
-    case EngineEvents.turnEnded: {
+    case 'turn.ended': {
       if (!main) return u;
-      const t = e.payload as TurnEndedPayload;
-      const in_flight = u.in_flight && u.in_flight.turn_id === t.turn_id ? null : u.in_flight;
+      const in_flight = u.in_flight && u.in_flight.turn_id === e.payload.turn_id ? null : u.in_flight;
       return { ...u, turn_count: u.turn_count + 1, in_flight };
     }
-    case CompactionEvents.completed:
-    case CompactionEvents.undone:
-      return main ? contextChanged(u, e) : u;
+    case 'compaction.completed':
+      return main ? compacted(u, e.payload.usage) : u;
+    case 'session.undone':
+      return main ? contextChanged(u, num(e.payload.context_chars)) : u;
     default:
       return u;
   }
@@ -145,16 +144,18 @@ function reduce(u: SessionUsage, e: JournalEvent): SessionUsage {
 
 /**
  * After a compaction or an undo the last measure no longer describes the context: the count
- * restarts as an estimate (of the remaining context; a compaction's summary message follows
- * its event and is added as it is created) until the next step measures again.
+ * restarts as an estimate of `chars` (the remaining context) until the next step measures again.
  */
-function contextChanged(u: SessionUsage, e: JournalEvent): SessionUsage {
-  const next: SessionUsage = { ...u, measured: false, measured_context: 0, tail_chars: 0 };
+function contextChanged(u: SessionUsage, chars: number): SessionUsage {
+  const next: SessionUsage = { ...u, measured: false, measured_context: 0, tail_chars: 0, total_chars: chars };
   delete next.last_step_message_id;
-  if (e.type === CompactionEvents.undone) return { ...next, total_chars: num((e.payload as SessionUndonePayload).context_chars) };
-  const usage = (e.payload as CompactionCompletedPayload).usage;
+  return next;
+}
+
+/** A compaction: its summary message follows its event and is counted as it is created; its request's tokens are summed. */
+function compacted(u: SessionUsage, usage: Partial<Usage> | undefined): SessionUsage {
   return {
-    ...next, total_chars: 0,
+    ...contextChanged(u, 0),
     input_tokens: u.input_tokens + num(usage?.input_tokens), output_tokens: u.output_tokens + num(usage?.output_tokens),
     cache_read_tokens: u.cache_read_tokens + num(usage?.cache_read_tokens), cache_creation_tokens: u.cache_creation_tokens + num(usage?.cache_creation_tokens),
   };

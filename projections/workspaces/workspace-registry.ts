@@ -1,7 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import { GlobalEvents } from '../../src/events/types.ts';
-import type { WorkspaceState } from '../../src/events/workspace.ts';
+import { known, type WorkspaceState } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 
 export interface WorkspaceRecord extends WorkspaceState {
@@ -25,10 +24,11 @@ export class WorkspaceRegistry implements Projection {
 
   apply(event: JournalEvent): RecordWrite[] {
     if (event.stream !== GLOBAL_STREAM) return [];
-    switch (event.type) {
-      case GlobalEvents.workspaceCreated:
-      case GlobalEvents.workspaceUpdated: {
-        const p = event.payload as WorkspaceState;
+    const e = known(event);
+    switch (e.type) {
+      case 'event.workspace.created':
+      case 'event.workspace.updated': {
+        const p = e.payload;
         const prev = this.byId.get(p.id);
         const next: WorkspaceRecord = {
           id: p.id, root: p.root, name: p.name, created_at: p.created_at, last_opened_at: p.last_opened_at,
@@ -37,13 +37,13 @@ export class WorkspaceRegistry implements Projection {
         this.byId.set(next.id, next);
         return [{ key: next.id, value: next }];
       }
-      case GlobalEvents.workspaceDeleted: {
-        const { workspace_id } = event.payload as { workspace_id: string };
+      case 'event.workspace.deleted': {
+        const { workspace_id } = e.payload;
         if (!this.byId.delete(workspace_id)) return [];
         return [{ key: workspace_id, delete: true }];
       }
-      case GlobalEvents.workspaceTrustChanged: {
-        const { workspace_id, trusted } = event.payload as { workspace_id: string; trusted: boolean };
+      case 'workspace.trust_changed': {
+        const { workspace_id, trusted } = e.payload;
         const prev = this.byId.get(workspace_id);
         if (!prev) return [];
         const next = { ...prev, trusted };
