@@ -34,7 +34,7 @@ export class ProjectionRunner {
       if (opts.forceRebuild || stored !== p.version) stale.push(p);
     }
     for (const p of this.projections) {
-      if (stale.includes(p) || p.onDemand) continue;
+      if (stale.includes(p) || p.onDemand || p.lazy) continue;
       p.reset();
       const prefix = projectionRange(p.name).gte.length;
       for await (const [key, value] of this.journal.db.iterator(projectionRange(p.name))) p.load(key.slice(prefix), value);
@@ -44,17 +44,23 @@ export class ProjectionRunner {
     return { rebuilt: stale.map((p) => p.name) };
   }
 
-  /** Replays the whole journal into empty projections and rewrites their records. */
+  /**
+   * Replays the whole journal into empty projections and rewrites their records. A lazy projection is
+   * only emptied: it folds each stream again when it is next read.
+   */
   async rebuild(targets: Projection[]): Promise<void> {
     for (const p of targets) {
       p.reset();
       await this.journal.db.clear(projectionRange(p.name));
     }
+    const replayed = targets.filter((p) => !p.lazy);
     const latest = new Map<string, ProjectionWrite>();
-    for await (const e of this.journal.scanAll()) {
-      for (const p of targets) for (const w of p.apply(e)) {
-        const write = toWrite(p.name, w);
-        latest.set(write.key, write);
+    if (replayed.length) {
+      for await (const e of this.journal.scanAll()) {
+        for (const p of replayed) for (const w of p.apply(e)) {
+          const write = toWrite(p.name, w);
+          latest.set(write.key, write);
+        }
       }
     }
     let chunk: ProjectionWrite[] = [];

@@ -1,8 +1,7 @@
 import test from 'ava';
-import { TranscriptCache } from '../src/transcript/cache.ts';
-import { foldTranscript } from '../src/transcript/read.ts';
-import { agentOf, roster, turnPage, userMessages } from '../src/transcript/views.ts';
-import type { TranscriptState } from '../src/transcript/state.ts';
+import { foldTranscript, transcriptProjection } from '../projections/transcript/projection.ts';
+import { agentOf, roster, turnPage, userMessages } from '../projections/transcript/views.ts';
+import type { TranscriptState } from '../projections/transcript/state.ts';
 import { tempDir } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import type { NewStreamEvent } from '../src/events/registry.ts';
@@ -39,7 +38,7 @@ async function setup(t: { teardown(fn: () => unknown): void }): Promise<{ s: Tes
 test('a cached transcript brought up to date equals a fresh fold, read after read', async (t) => {
   const { s, sid } = await setup(t);
   const journal = s.server.app.journal;
-  const cache = new TranscriptCache(journal);
+  const cache = transcriptProjection(journal);
   for (let n = 0; n < 4; n++) {
     await journal.append(turnEvents(sid, n));
     const fresh = await foldTranscript(journal, sid);
@@ -52,7 +51,7 @@ test('a cached transcript brought up to date equals a fresh fold, read after rea
 test('a view a caller holds does not change when a later read folds more events; concurrent reads fold once', async (t) => {
   const { s, sid } = await setup(t);
   const journal = s.server.app.journal;
-  const cache = new TranscriptCache(journal);
+  const cache = transcriptProjection(journal);
   // Turn 0 is open (its tool call has no result yet) when the first view is taken.
   const turn0 = turnEvents(sid, 0);
   await journal.append(turn0.slice(0, 5));

@@ -3,6 +3,7 @@ import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-r
 import type { MessageLog } from '../../projections/messages/message-log.ts';
 import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
+import type { TranscriptProjection } from '../../projections/transcript/projection.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import type { TerminalService } from '../terminals/service.ts';
@@ -39,6 +40,8 @@ export interface AppContext {
   messages: MessageLog;
   /** Token usage, context measure and in-flight turn per session. */
   usage: UsageProjection;
+  /** Transcripts of the sessions read most recently (folded on first read, then kept up to date). */
+  transcripts: TranscriptProjection;
   workspaces: WorkspaceRegistry;
   /** add-dir runtime state: in-memory directories per workspace. */
   workspaceDirs: WorkspaceDirs;

@@ -9,6 +9,7 @@ import { MessageLog } from '../../projections/messages/message-log.ts';
 import { UsageProjection } from '../../projections/usage/session-usage.ts';
 import { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import { transcriptProjection } from '../../projections/transcript/projection.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../protocol/access/host.ts';
@@ -100,7 +101,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const gui = new GuiStore();
   const messages = new MessageLog(journal.db);
   const usage = new UsageProjection();
-  const runner = new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage]);
+  const transcripts = transcriptProjection(journal);
+  const runner = new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage, transcripts]);
   await runner.start({ forceRebuild: options.rebuildProjections });
   for (const slot of adoptable) await importSlot(journal, slot, log);
   const serverId = `srv_${nextUlid()}`;
@@ -111,7 +113,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const app: AppContext = {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
     clock: opts.clock ?? { now: () => new Date() },
-    log, journal, sessions, messages, usage, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
+    log, journal, sessions, messages, usage, transcripts, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
     auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
     engine: undefined as unknown as EngineRegistry,

@@ -12,7 +12,7 @@ import {
 import { ackFrame } from './server-frames.ts';
 import { subscribe } from './subscribe.ts';
 import { errorOutcome, invalid, ok, type Outcome } from './outcome.ts';
-import { subscribeV2, unsubscribeV2 } from './transcript-subscribe.ts';
+import { subscribeV2, transcriptChannelDeps, unsubscribeV2 } from './transcript-subscribe.ts';
 
 type FrameId = string | number | null;
 
@@ -72,7 +72,7 @@ function answer(app: AppContext, conn: WsConnection, raw: unknown): Outcome {
         return ok({ ws_connection_id: conn.id });
       });
     case 'subscribe_v2':
-      return withPayload(SubscribeV2Payload, payload, (p) => subscribeV2(app, conn, p));
+      return withPayload(SubscribeV2Payload, payload, (p) => subscribeV2(transcriptChannelDeps(app), conn, p));
     case 'unsubscribe_v2':
       return withPayload(UnsubscribeV2Payload, payload, (p) => unsubscribeV2(conn, p));
     case 'terminal_attach':

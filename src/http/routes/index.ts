@@ -27,7 +27,7 @@ import { questionRoutes } from './questions.ts';
 import { toolRoutes } from './tools.ts';
 import { taskRoutes } from './tasks.ts';
 import { skillRoutes } from './skills.ts';
-import { transcriptRoutes } from './transcript.ts';
+import { transcriptDeps, transcriptRoutes } from './transcript.ts';
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(app: AppContext): RouteDef[] {
@@ -57,7 +57,7 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...approvalRoutes(app), ...questionRoutes(app),
     ...taskRoutes(app),
     ...skillRoutes(app),
-    ...transcriptRoutes(app),
+    ...transcriptRoutes(transcriptDeps(app)),
     ...debugRoutes(app),
   );
   return routes;

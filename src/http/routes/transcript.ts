@@ -1,9 +1,9 @@
+import type { Journal } from '../../../journal/journal.ts';
+import { readOps } from '../../../projections/transcript/ops.ts';
+import type { TranscriptProjection } from '../../../projections/transcript/projection.ts';
+import { agentOf, plans, transcriptPage, userMessages } from '../../../projections/transcript/views.ts';
 import type { AppContext } from '../../app/context.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import { transcriptCache } from '../../transcript/cache.ts';
-import { isLive, readOps } from '../../transcript/read.ts';
-import type { TranscriptState } from '../../transcript/state.ts';
-import { agentOf, interactions, meta, plans, roster, turnPage, userMessages, type TurnCursor } from '../../transcript/views.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { notFound, validationError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -14,55 +14,66 @@ import {
 
 const BASE = '/api/v1/sessions/{session_id}/transcript';
 
-/** GET /transcript: a page of the agent's turns plus its unpaginated state, folded from the journal. */
-async function transcript(app: AppContext, sessionId: string, q: TurnCursor & { agent_id: string }) {
-  findSession(app, sessionId);
-  if (q.before_turn !== undefined && q.after_turn !== undefined) {
-    const message = 'before_turn and after_turn are mutually exclusive';
-    throw validationError([{ field: 'before_turn', message }, { field: 'after_turn', message }]);
-  }
-  const live = isLive(app, sessionId);
-  return transcriptCache(app.journal).read(sessionId, (state, seq) => transcriptView(state, q, live ? seq : undefined));
+/** What the transcript routes read. */
+export interface TranscriptRouteDeps {
+  /** The op window (`/ops`). */
+  journal: Journal;
+  /** Everything else: the folded transcripts. */
+  transcripts: TranscriptProjection;
+  /** The session, or 40401. */
+  findSession(id: string): unknown;
+  /** Whether the session's runtime is in memory: only then do answers carry `seq` and do ops reach back. */
+  isLive(id: string): boolean;
 }
 
-function transcriptView(state: TranscriptState, q: TurnCursor & { agent_id: string }, seq: number | undefined) {
-  const a = agentOf(state, q.agent_id);
-  const page = turnPage(a, q);
-  if (!page) throw validationError([{ field: q.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
-  const all = interactions(a);
+/** The dependencies out of the app context, until the server wires them itself. */
+export function transcriptDeps(app: AppContext): TranscriptRouteDeps {
   return {
-    agent_id: q.agent_id, ...page, tasks: [...state.tasks.values()], interactions: all, attachments: [...a.attachments.values()],
-    todos: a.todos, meta: meta(a), agents: roster(state), pending_interactions: all.filter((x) => x.state === 'pending'),
-    ...(seq !== undefined ? { seq } : {}),
+    journal: app.journal, transcripts: app.transcripts,
+    findSession: (id) => findSession(app, id), isLive: (id) => app.engine.get(id) !== undefined,
   };
 }
 
+const MUTUALLY_EXCLUSIVE = 'before_turn and after_turn are mutually exclusive';
+
 /** Core "Messages and transcript": the transcript read side (docs/transcript.md). */
-export function transcriptRoutes(app: AppContext): RouteDef[] {
+export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
+  const { transcripts } = deps;
   const codes = [Codes.VALIDATION, Codes.SESSION_NOT_FOUND];
   return [
     route({
       method: 'GET', path: BASE, operationId: 'getSessionTranscript', tags: ['messages'],
       summary: 'A page of an agent\'s turns (newest page without a cursor, items oldest first) and its global state',
       params: SessionIdParams, query: TranscriptQuery, data: TranscriptData, codes,
-      handler: ({ params, query }) => transcript(app, params.session_id, query),
+      handler: ({ params, query }) => {
+        deps.findSession(params.session_id);
+        if (query.before_turn !== undefined && query.after_turn !== undefined) {
+          throw validationError([{ field: 'before_turn', message: MUTUALLY_EXCLUSIVE }, { field: 'after_turn', message: MUTUALLY_EXCLUSIVE }]);
+        }
+        const live = deps.isLive(params.session_id);
+        return transcripts.read(params.session_id, (state, seq) => {
+          const page = transcriptPage(state, query, live ? seq : undefined);
+          if (!page) throw validationError([{ field: query.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
+          return page;
+        });
+      },
     }),
     route({
       method: 'GET', path: `${BASE}/ops`, operationId: 'getSessionTranscriptOps', tags: ['messages'],
       summary: 'The agent\'s journaled events after since_seq as op batches (bounded to the last 1000 events; live sessions only)',
       params: SessionIdParams, query: OpsQuery, data: OpsData, codes,
       handler: ({ params, query }) => {
-        findSession(app, params.session_id);
-        return readOps(app, params.session_id, query.agent_id, query.since_seq);
+        deps.findSession(params.session_id);
+        return readOps(deps.journal, params.session_id, query.agent_id, query.since_seq, deps.isLive(params.session_id));
       },
     }),
     route({
       method: 'GET', path: `${BASE}/user-messages`, operationId: 'getSessionTranscriptUserMessages', tags: ['messages'],
       summary: 'User messages of one agent or of every rostered agent, with their states and origins',
       params: SessionIdParams, query: UserMessagesQuery, data: UserMessagesData, codes,
-      handler: async ({ params, query }) => {
-        findSession(app, params.session_id);
-        return transcriptCache(app.journal).read(params.session_id, (state) => {
+      handler: ({ params, query }) => {
+        deps.findSession(params.session_id);
+        return transcripts.read(params.session_id, (state) => {
           const ids = query.agent_id ? [query.agent_id] : [...state.roster.keys()];
           return { agents: ids.map((id) => userMessages(state, id)) };
         });
@@ -73,8 +84,8 @@ export function transcriptRoutes(app: AppContext): RouteDef[] {
       summary: 'Plans of the agent\'s ExitPlanMode calls with their reviews',
       params: SessionIdParams, query: PlanQuery, data: PlanData, codes: [...codes, Codes.EXIT_PLAN_CALL_NOT_FOUND],
       handler: async ({ params, query }) => {
-        findSession(app, params.session_id);
-        const all = await transcriptCache(app.journal).read(params.session_id, (state) => plans(agentOf(state, query.agent_id)));
+        deps.findSession(params.session_id);
+        const all = await transcripts.read(params.session_id, (state) => plans(agentOf(state, query.agent_id)));
         if (query.tool_call_id === undefined) return { agent_id: query.agent_id, plans: all };
         const one = all.filter((p) => p.tool_call_id === query.tool_call_id);
         if (!one.length) throw notFound(Codes.EXIT_PLAN_CALL_NOT_FOUND, 'ExitPlanMode call', query.tool_call_id);

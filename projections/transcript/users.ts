@@ -1,6 +1,5 @@
-import type { ContentPart, MessageCreatedPayload, PromptAbortedPayload, PromptAcceptedPayload, PromptSteeredPayload, TurnStartedPayload } from '../events/turns.ts';
-import type { AttachmentRec } from '../protocol/schemas/transcript.ts';
-import type { AgentState, UserEntry } from './state.ts';
+import type { AttachmentRec, ContentPart, PayloadOf } from '../contract.ts';
+import { agentIdOf, agentState, type AgentState, type Family, type UserEntry } from './state.ts';
 
 // User messages of one agent: prompts (prompt.accepted) and the other user-role messages
 // (a subagent's task prompt, background-task notifications).
@@ -25,10 +24,6 @@ function addEntry(a: AgentState, e: UserEntry): void {
   }
 }
 
-export function promptAccepted(a: AgentState, p: PromptAcceptedPayload): void {
-  addEntry(a, { message_id: p.user_message_id, prompt_id: p.prompt_id, origin: 'user', content: p.content, turn_id: null, state: 'queued' });
-}
-
 function run(a: AgentState, promptId: string, turnId: string, at?: string): void {
   const e = a.byPrompt.get(promptId);
   if (!e) return;
@@ -37,21 +32,8 @@ function run(a: AgentState, promptId: string, turnId: string, at?: string): void
   if (at) e.started_at = at;
 }
 
-export function promptsStarted(a: AgentState, p: TurnStartedPayload): void {
-  for (const id of [p.prompt_id, ...(p.prompt_ids ?? [])]) run(a, id, p.turn_id, p.started_at);
-}
-
-export function promptsSteered(a: AgentState, p: PromptSteeredPayload, at: string): void {
-  for (const id of p.prompt_ids) run(a, id, p.turn_id, at);
-}
-
-export function promptAborted(a: AgentState, p: PromptAbortedPayload): void {
-  const e = a.byPrompt.get(p.prompt_id);
-  if (e && e.turn_id === null) e.state = 'cancelled';
-}
-
 /** A user-role message that is not a prompt's own (those come with prompt.accepted). */
-export function userMessage(a: AgentState, p: MessageCreatedPayload): void {
+function userMessage(a: AgentState, p: PayloadOf<'message.created'>): void {
   const m = p.message;
   if (m.role !== 'user' || a.byMessage.has(m.id) || m.metadata?.compaction) return;
   const origin = m.metadata?.task_notification ? 'task_notification' : p.agent_id !== 'main' && p.turn_id && !a.users.length ? 'subagent_prompt' : 'user';
@@ -61,3 +43,32 @@ export function userMessage(a: AgentState, p: MessageCreatedPayload): void {
     ...(turn ? { started_at: turn.started_at } : {}),
   });
 }
+
+/** The user messages of each agent and their attachments (GET /transcript/user-messages, `attachments`). */
+export const users = {
+  'prompt.accepted': (s, p) => addEntry(agentState(s, agentIdOf(p)), {
+    message_id: p.user_message_id, prompt_id: p.prompt_id, origin: 'user', content: p.content, turn_id: null, state: 'queued',
+  }),
+  'turn.started': (s, p) => {
+    const a = agentState(s, agentIdOf(p));
+    for (const id of [p.prompt_id, ...(p.prompt_ids ?? [])]) run(a, id, p.turn_id, p.started_at);
+  },
+  'prompt.steered': (s, p, e) => {
+    const a = agentState(s, agentIdOf(p));
+    for (const id of p.prompt_ids) run(a, id, p.turn_id, e.ts);
+  },
+  'prompt.aborted': (s, p) => {
+    const e = agentState(s, agentIdOf(p)).byPrompt.get(p.prompt_id);
+    if (e && e.turn_id === null) e.state = 'cancelled';
+  },
+  'message.created': (s, p) => userMessage(agentState(s, agentIdOf(p)), p),
+  // Prompts that activated a skill answer origin `skill`.
+  'skill.activated': (s, p) => {
+    if (p?.prompt_id) s.skillPrompts.add(p.prompt_id);
+  },
+  'session.undone': (s, p) => {
+    const gone = new Set(p.message_ids ?? []);
+    const a = agentState(s, agentIdOf(p));
+    a.users = a.users.filter((u) => !gone.has(u.message_id));
+  },
+} satisfies Family;

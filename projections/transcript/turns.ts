@@ -1,11 +1,10 @@
-import type { MessageCreatedPayload, StepCompletedPayload, StepInterruptedPayload, StepStartedPayload, TurnEndedPayload, TurnStartedPayload } from '../events/turns.ts';
-import type { StepRec, TurnRec } from '../protocol/schemas/transcript.ts';
-import type { AgentState } from './state.ts';
+import type { PayloadOf, StepRec, TurnRec } from '../contract.ts';
+import { agentIdOf, agentState, type AgentState, type Family } from './state.ts';
 
 // Turn records of one agent: turn.* events open and close turns and steps; messages and
 // tool calls land in the turn's latest step (tool results are created after the step completed).
 
-export function turnStarted(a: AgentState, p: TurnStartedPayload): void {
+function turnStarted(a: AgentState, p: PayloadOf<'turn.started'>): void {
   const turn: TurnRec = {
     turn_id: p.turn_id, agent_id: p.agent_id ?? 'main', prompt_id: p.prompt_id, state: 'running', started_at: p.started_at, model: p.model, steps: [],
   };
@@ -14,7 +13,7 @@ export function turnStarted(a: AgentState, p: TurnStartedPayload): void {
   a.current = turn;
 }
 
-export function stepStarted(a: AgentState, p: StepStartedPayload): void {
+function stepStarted(a: AgentState, p: PayloadOf<'turn.step.started'>): void {
   const turn = a.byTurn.get(p.turn_id);
   if (!turn) return;
   // A retried step starts again under the same number: keep one record.
@@ -28,17 +27,7 @@ function stepOf(a: AgentState, turnId: string, n: number): StepRec | undefined {
   return a.byTurn.get(turnId)?.steps.find((s) => s.step === n);
 }
 
-export function stepCompleted(a: AgentState, p: StepCompletedPayload): void {
-  const step = stepOf(a, p.turn_id, p.step);
-  if (step) step.state = 'completed';
-}
-
-export function stepInterrupted(a: AgentState, p: StepInterruptedPayload): void {
-  const step = stepOf(a, p.turn_id, p.step);
-  if (step) step.state = p.reason;
-}
-
-export function turnEnded(a: AgentState, p: TurnEndedPayload): void {
+function turnEnded(a: AgentState, p: PayloadOf<'turn.ended'>): void {
   const turn = a.byTurn.get(p.turn_id);
   if (!turn) return;
   Object.assign(turn, { state: p.reason, reason: p.reason, ended_at: p.ended_at, usage: p.usage });
@@ -47,7 +36,7 @@ export function turnEnded(a: AgentState, p: TurnEndedPayload): void {
 }
 
 /** A message of a turn: the opening user message, or into the latest step. */
-export function turnMessage(a: AgentState, p: MessageCreatedPayload): void {
+function turnMessage(a: AgentState, p: PayloadOf<'message.created'>): void {
   const turn = (p.turn_id && a.byTurn.get(p.turn_id)) || undefined;
   if (!turn) return;
   const last = turn.steps.at(-1);
@@ -56,7 +45,7 @@ export function turnMessage(a: AgentState, p: MessageCreatedPayload): void {
   else a.early.set(turn.turn_id, [...(a.early.get(turn.turn_id) ?? []), p.message]);
 }
 
-export function toolCallStarted(a: AgentState, p: { turn_id?: string; tool_call_id: string; tool_name: string; input: unknown }): void {
+function toolCallStarted(a: AgentState, p: PayloadOf<'tool.call.started'>): void {
   const turn = (p.turn_id && a.byTurn.get(p.turn_id)) || a.current;
   const call = { tool_call_id: p.tool_call_id, tool_name: p.tool_name, input: p.input };
   a.calls.set(p.tool_call_id, { ...call, turn_id: turn?.turn_id });
@@ -64,7 +53,7 @@ export function toolCallStarted(a: AgentState, p: { turn_id?: string; tool_call_
   if (step) step.tool_calls.push(call);
 }
 
-export function toolResult(a: AgentState, p: { tool_call_id: string; is_error: boolean; content: string }): void {
+function toolResult(a: AgentState, p: PayloadOf<'tool.result'>): void {
   const result = { is_error: p.is_error, content: p.content };
   const rec = a.calls.get(p.tool_call_id);
   if (!rec) return;
@@ -74,10 +63,28 @@ export function toolResult(a: AgentState, p: { tool_call_id: string; is_error: b
 }
 
 /** session.undone: the turns whose opening message was removed leave the transcript. */
-export function undoTurns(a: AgentState, messageIds: string[]): void {
+function undoTurns(a: AgentState, messageIds: string[]): void {
   const gone = new Set(messageIds);
   const kept = a.turns.filter((t) => !(t.user_message && gone.has(t.user_message.id)));
   for (const t of a.turns) if (!kept.includes(t)) a.byTurn.delete(t.turn_id);
   a.turns = kept;
-  a.users = a.users.filter((u) => !gone.has(u.message_id));
 }
+
+/** The turn records of each agent (GET /transcript `items`, `meta`, the roster's `running`). */
+export const turns = {
+  'turn.started': (s, p) => turnStarted(agentState(s, agentIdOf(p)), p),
+  'turn.step.started': (s, p) => stepStarted(agentState(s, agentIdOf(p)), p),
+  'turn.step.completed': (s, p) => {
+    const step = stepOf(agentState(s, agentIdOf(p)), p.turn_id, p.step);
+    if (step) step.state = 'completed';
+  },
+  'turn.step.interrupted': (s, p) => {
+    const step = stepOf(agentState(s, agentIdOf(p)), p.turn_id, p.step);
+    if (step) step.state = p.reason;
+  },
+  'turn.ended': (s, p) => turnEnded(agentState(s, agentIdOf(p)), p),
+  'message.created': (s, p) => turnMessage(agentState(s, agentIdOf(p)), p),
+  'tool.call.started': (s, p) => toolCallStarted(agentState(s, agentIdOf(p)), p),
+  'tool.result': (s, p) => toolResult(agentState(s, agentIdOf(p)), p),
+  'session.undone': (s, p) => undoTurns(agentState(s, agentIdOf(p)), p.message_ids ?? []),
+} satisfies Family;

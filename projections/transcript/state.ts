@@ -1,7 +1,7 @@
-import type { ContentPart, Message } from '../events/turns.ts';
+import type { JournalEvent } from '../../journal/types.ts';
 import type {
-  AgentRec, AttachmentRec, InteractionRec, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
-} from '../protocol/schemas/transcript.ts';
+  AgentRec, AttachmentRec, ContentPart, DurableType, InteractionRec, Message, PayloadOf, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
+} from '../contract.ts';
 
 /** One user message of an agent while folding: its turn's state is looked up when viewed. */
 export interface UserEntry {
@@ -64,3 +64,17 @@ export function agentState(s: TranscriptState, agentId: string): AgentState {
   if (!a) s.agents.set(agentId, (a = newAgentState()));
   return a;
 }
+
+/** The agent an event belongs to: its payload's `agent_id`, `main` when absent. */
+export function agentIdOf(payload: unknown): string {
+  return (payload as { agent_id?: string } | null | undefined)?.agent_id ?? 'main';
+}
+
+/** How one event type changes the transcript. */
+export type Handler<T extends DurableType> = (s: TranscriptState, p: PayloadOf<T>, e: JournalEvent) => void;
+
+/**
+ * One record family's reducer (turns, user messages, interactions, ...): a handler per event type it reads,
+ * keyed by the registry's names, each given that type's payload.
+ */
+export type Family = { readonly [T in DurableType]?: Handler<T> };

@@ -1,0 +1,36 @@
+import type { JournalEvent } from '../../journal/types.ts';
+import type { StreamReducer } from '../projection.ts';
+import { interactions } from './interactions.ts';
+import { progress } from './progress.ts';
+import { roster } from './roster.ts';
+import { newTranscriptState, type Family, type TranscriptState } from './state.ts';
+import { tasks } from './tasks.ts';
+import { turns } from './turns.ts';
+import { users } from './users.ts';
+
+/**
+ * The record families, in the order they see an event both read: the turns before the user messages
+ * (a user message looks up the turn that owns it).
+ */
+const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress];
+
+type AnyHandler = (s: TranscriptState, payload: unknown, e: JournalEvent) => void;
+
+const HANDLERS = new Map<string, AnyHandler[]>();
+for (const family of FAMILIES) {
+  for (const [type, handler] of Object.entries(family) as Array<[string, AnyHandler]>) HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
+}
+
+/**
+ * The transcript of a session (docs/transcript.md): per agent its turns, user messages, interactions, todos;
+ * the roster and the tasks. A pure fold of the session's stream, never the engine's memory.
+ */
+export const transcriptReducer: StreamReducer<TranscriptState> = {
+  name: 'transcript',
+  version: 1,
+  init: newTranscriptState,
+  apply(state, event) {
+    const handlers = HANDLERS.get(event.type);
+    if (handlers) for (const h of handlers) h(state, event.payload, event);
+  },
+};
