@@ -3,6 +3,7 @@ import { padSeq, projectionKey } from '../../journal/keys.ts';
 import type { Db } from '../../journal/slots.ts';
 import { known, type KnownEvent, type Message } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
+import { undoOf } from '../undo.ts';
 
 /** The agent whose messages make up the session's history (subagents have their own transcripts). */
 export const MAIN_AGENT = 'main';
@@ -63,11 +64,12 @@ export class MessageLog implements Projection {
    * ids are recorded as hidden and their index entries dropped; pages skip hidden messages.
    */
   private undone(e: Extract<KnownEvent, { type: 'session.undone' }>): RecordWrite[] {
-    const p = e.payload;
-    if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT || !p.message_ids?.length) return [];
+    const undo = undoOf(e.payload);
+    if (undo.agentId !== MAIN_AGENT || !undo.messageIds.size) return [];
+    const ids = [...undo.messageIds];
     return [
-      { key: `${undoPrefix(e.stream)}${padSeq(e.seq)}`, value: p.message_ids },
-      ...p.message_ids.map((id) => ({ key: idxKey(e.stream, id), delete: true as const })),
+      { key: `${undoPrefix(e.stream)}${padSeq(e.seq)}`, value: ids },
+      ...ids.map((id) => ({ key: idxKey(e.stream, id), delete: true as const })),
     ];
   }
 

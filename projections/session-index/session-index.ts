@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import { known, type DurableType, type RememberedCall, type SessionState } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
+import { undoOf } from '../undo.ts';
 import { SortedList } from '../sorted-list.ts';
 
 /** A session as the index holds it; `foreign` ones come from another daemon's export. */
@@ -125,11 +126,11 @@ export class SessionIndex implements Projection {
       }
       case 'session.undone': {
         // `:undo` reconciles last_prompt with the prompts left (docs/compaction-undo.md).
-        const p = e.payload;
-        if ((p.agent_id ?? 'main') !== 'main') return undefined;
+        const undo = undoOf(e.payload);
+        if (undo.agentId !== 'main') return undefined;
         const next: SessionRecord = { ...cur, updated_at: e.ts };
-        if (p.last_prompt === null) delete next.last_prompt;
-        else next.last_prompt = p.last_prompt;
+        if (undo.lastPrompt === null) delete next.last_prompt;
+        else next.last_prompt = undo.lastPrompt;
         return next;
       }
       case 'session.runtime_bound':

@@ -1,4 +1,5 @@
 import type { PayloadOf, StepRec, TurnRec } from '../contract.ts';
+import { survivors, undoOf, type Undo } from '../undo.ts';
 import { agentIdOf, agentState, type AgentState, type Family } from './state.ts';
 
 // Turn records of one agent: turn.* events open and close turns and steps; messages and
@@ -63,9 +64,8 @@ function toolResult(a: AgentState, p: PayloadOf<'tool.result'>): void {
 }
 
 /** session.undone: the turns whose opening message was removed leave the transcript. */
-function undoTurns(a: AgentState, messageIds: string[]): void {
-  const gone = new Set(messageIds);
-  const kept = a.turns.filter((t) => !(t.user_message && gone.has(t.user_message.id)));
+function undoTurns(a: AgentState, undo: Undo): void {
+  const kept = survivors(a.turns, undo, (t) => t.user_message?.id);
   for (const t of a.turns) if (!kept.includes(t)) a.byTurn.delete(t.turn_id);
   a.turns = kept;
 }
@@ -86,5 +86,8 @@ export const turns = {
   'message.created': (s, p) => turnMessage(agentState(s, agentIdOf(p)), p),
   'tool.call.started': (s, p) => toolCallStarted(agentState(s, agentIdOf(p)), p),
   'tool.result': (s, p) => toolResult(agentState(s, agentIdOf(p)), p),
-  'session.undone': (s, p) => undoTurns(agentState(s, agentIdOf(p)), p.message_ids ?? []),
+  'session.undone': (s, p) => {
+    const undo = undoOf(p);
+    undoTurns(agentState(s, undo.agentId), undo);
+  },
 } satisfies Family;

@@ -1,4 +1,5 @@
 import type { AttachmentRec, ContentPart, PayloadOf } from '../contract.ts';
+import { survivors, undoOf } from '../undo.ts';
 import { agentIdOf, agentState, type AgentState, type Family, type UserEntry } from './state.ts';
 
 // User messages of one agent: prompts (prompt.accepted) and the other user-role messages
@@ -67,8 +68,8 @@ export const users = {
     if (p?.prompt_id) s.skillPrompts.add(p.prompt_id);
   },
   'session.undone': (s, p) => {
-    const gone = new Set(p.message_ids ?? []);
-    const a = agentState(s, agentIdOf(p));
-    a.users = a.users.filter((u) => !gone.has(u.message_id));
+    const undo = undoOf(p);
+    const a = agentState(s, undo.agentId);
+    a.users = survivors(a.users, undo, (u) => u.message_id);
   },
 } satisfies Family;

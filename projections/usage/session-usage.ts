@@ -3,6 +3,7 @@ import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import { known, type DurableType, type KnownEvent, type PayloadOf } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { messageChars } from './estimate.ts';
+import { undoOf } from '../undo.ts';
 
 const MAIN = 'main';
 
@@ -135,8 +136,10 @@ function reduce(u: SessionUsage, e: KnownEvent): SessionUsage {
     }
     case 'compaction.completed':
       return main ? compacted(u, e.payload.usage) : u;
-    case 'session.undone':
-      return main ? contextChanged(u, num(e.payload.context_chars)) : u;
+    case 'session.undone': {
+      const undo = undoOf(e.payload);
+      return undo.agentId === MAIN ? contextChanged(u, num(undo.contextChars)) : u;
+    }
     default:
       return u;
   }

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
 import { CompactionEvents } from './compaction-events.ts';
 import type { CompactionCompletedPayload, SessionUndonePayload } from '../events/compaction.ts';
+import { survivors, undoOf } from '../../projections/undo.ts';
 import { EngineEvents } from './events.ts';
 import type { ContentPart, Message, MessageCreatedPayload } from '../events/turns.ts';
 
@@ -25,8 +26,7 @@ export function replayContext(messages: Message[], e: { type: string; payload: a
   } else if (e.type === CompactionEvents.completed) {
     messages.splice(0, (e.payload as CompactionCompletedPayload).replaced_messages);
   } else if (e.type === CompactionEvents.undone) {
-    const gone = new Set((e.payload as SessionUndonePayload).message_ids);
-    const kept = messages.filter((m) => !gone.has(m.id));
+    const kept = survivors(messages, undoOf(e.payload as SessionUndonePayload), (m) => m.id);
     messages.splice(0, messages.length, ...kept);
   }
 }

@@ -1,4 +1,5 @@
 import { messageChars } from '../../projections/usage/estimate.ts';
+import { undoOf } from '../../projections/undo.ts';
 import { CompactionEvents } from './compaction-events.ts';
 import type { SessionUndonePayload } from '../events/compaction.ts';
 import { EngineEvents } from './events.ts';
@@ -37,7 +38,9 @@ export function undonePayload(plan: Extract<UndoPlan, { ok: true }>, events: Arr
 function lastPrompt(events: Array<{ type: string; payload: any }>, undoing: Set<string>): string | null {
   const gone = new Set(undoing);
   for (const e of events) {
-    if (e.type === CompactionEvents.undone && (e.payload?.agent_id ?? 'main') === 'main') for (const id of (e.payload as SessionUndonePayload).message_ids) gone.add(id);
+    if (e.type !== CompactionEvents.undone) continue;
+    const undo = undoOf(e.payload as SessionUndonePayload);
+    if (undo.agentId === 'main') for (const id of undo.messageIds) gone.add(id);
   }
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
