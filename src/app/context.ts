@@ -4,6 +4,7 @@ import type { MessageLog } from '../../projections/messages/message-log.ts';
 import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { TranscriptProjection } from '../../projections/transcript/projection.ts';
+import type { CommitWaits } from '../../journal/commit-waits.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import type { TerminalService } from '../terminals/service.ts';
@@ -35,6 +36,8 @@ export interface AppContext {
   clock: Clock;
   log: Logger;
   journal: EventJournal;
+  /** Waits for a stream's events to be on disk (reads of on-disk records bounded by the head). */
+  commits: CommitWaits;
   sessions: SessionIndex;
   /** Main-agent messages per session (read from LevelDB by range, not held in memory). */
   messages: MessageLog;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
 import { monotonicFactory } from 'ulid';
 import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
+import { CommitWaits } from '../../journal/commit-waits.ts';
 import { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { MessageLog } from '../../projections/messages/message-log.ts';
@@ -95,6 +96,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { checker } = opts;
   const journal = new EventJournal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker, trace: tracing ? mark : undefined });
   await journal.load();
+  const commits = new CommitWaits(journal);
+  // Subscriber `commit-waits` (to move into the subscriber list): wakes readers waiting for a seq to be on disk.
+  journal.on('committed', commits.onCommitted);
   config.attach(journal);
   const sessions = new SessionIndex();
   const workspaces = new WorkspaceRegistry();
@@ -113,7 +117,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const app: AppContext = {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
     clock: opts.clock ?? { now: () => new Date() },
-    log, journal, sessions, messages, usage, transcripts, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
+    log, journal, commits, sessions, messages, usage, transcripts, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
     auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
     engine: undefined as unknown as EngineRegistry,

@@ -20,6 +20,7 @@ import { authRoutes } from './auth.ts';
 import { promptRoutes } from './prompts.ts';
 import { messageRoutes } from './messages.ts';
 import { snapshotRoutes } from './snapshot.ts';
+import { snapshotDeps } from '../../sessions/snapshot.ts';
 import { titleRoutes } from './titles.ts';
 import { mediaRoutes } from './media.ts';
 import { approvalRoutes } from './approvals.ts';
@@ -52,7 +53,7 @@ export function allRoutes(app: AppContext): RouteDef[] {
     ...authRoutes(app),
     ...promptRoutes(app),
     ...messageRoutes(app),
-    ...snapshotRoutes(app),
+    ...snapshotRoutes(snapshotDeps(app)),
     ...titleRoutes(app), ...mediaRoutes(app), ...toolRoutes(app),
     ...approvalRoutes(app), ...questionRoutes(app),
     ...taskRoutes(app),

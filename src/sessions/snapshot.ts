@@ -1,0 +1,78 @@
+import type { CommitWaits } from '../../journal/commit-waits.ts';
+import type { Journal } from '../../journal/journal.ts';
+import type { MessageLog } from '../../projections/messages/message-log.ts';
+import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import { contextTokens } from '../../projections/usage/estimate.ts';
+import type { UsageProjection } from '../../projections/usage/session-usage.ts';
+import type { AppContext } from '../app/context.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { PermissionService } from '../permissions/service.ts';
+import type { QuestionService } from '../questions/service.ts';
+import type { TaskService } from '../tasks/service.ts';
+import { contextLimit, resolvedModel } from './info.ts';
+import type { LiveSessions } from './live.ts';
+import { findSession } from './lookup.ts';
+import { toSessionObject } from './view.ts';
+
+const SNAPSHOT_MESSAGES = 100;
+
+/** What a snapshot reads. */
+export interface SnapshotDeps {
+  journal: Journal;
+  /** The messages are read from disk: up to the head, once it is there. */
+  commits: CommitWaits;
+  messages: MessageLog;
+  usage: UsageProjection;
+  live: LiveSessions;
+  config: Pick<ConfigService, 'current'>;
+  tasks: Pick<TaskService, 'list'>;
+  permissions: Pick<PermissionService, 'pendingItems'>;
+  questions: Pick<QuestionService, 'pendingItems'>;
+  /** The session, or 40401. */
+  findSession(id: string): SessionRecord;
+  /** The model alias the session runs with, and the context window of an alias (src/sessions/info.ts). */
+  resolvedModel(s: SessionRecord): string | undefined;
+  contextLimit(alias: string): number | undefined;
+}
+
+/** The dependencies out of the app context, until the server wires them itself. */
+export function snapshotDeps(app: AppContext): SnapshotDeps {
+  return {
+    journal: app.journal, commits: app.commits, messages: app.messages, usage: app.usage, live: app.live, config: app.config,
+    tasks: app.tasks, permissions: app.permissions, questions: app.questions,
+    findSession: (id) => findSession(app, id), resolvedModel: (s) => resolvedModel(app, s), contextLimit: (alias) => contextLimit(app, alias),
+  };
+}
+
+/**
+ * GET /snapshot. Every in-memory part (session, usage, in-flight turn, head) is
+ * read in one synchronous step, so they describe the same stream position
+ * `as_of_seq`; the messages are then read from disk bounded by that seq. A
+ * client that subscribes with {seq: as_of_seq, epoch} gets exactly what follows.
+ */
+export async function sessionSnapshot(deps: SnapshotDeps, id: string) {
+  const s = deps.findSession(id);
+  const head = deps.journal.head(id) ?? { seq: 0, epoch: '' };
+  const u = deps.usage.get(id);
+  const model = deps.resolvedModel(s) ?? '';
+  const limit = deps.contextLimit(model);
+  const session = toSessionObject(s, deps.live);
+  session.agent_config = { model };
+  session.usage = {
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cache_read_tokens: u.cache_read_tokens,
+    cache_creation_tokens: u.cache_creation_tokens,
+    context_tokens: contextTokens(u, deps.config.current().token_counting.strategy),
+    ...(limit !== undefined ? { context_limit: limit } : {}),
+    turn_count: u.turn_count,
+  };
+  const in_flight_turn = u.in_flight ? { ...u.in_flight } : null;
+  await deps.commits.through(id, head.seq);
+  const messages = await deps.messages.page(id, SNAPSHOT_MESSAGES, { upTo: head.seq });
+  const subagents = deps.tasks.list(id).map((t) => t.toObject()).filter((t) => t.kind === 'subagent');
+  return {
+    as_of_seq: head.seq, epoch: head.epoch, session, messages, in_flight_turn, ...(subagents.length ? { subagents } : {}),
+    pending_approvals: deps.permissions.pendingItems(id), pending_questions: deps.questions.pendingItems(id),
+  };
+}
