@@ -2,7 +2,10 @@ import test from 'ava';
 import { foldTranscript, transcriptProjection } from '../projections/transcript/projection.ts';
 import { agentOf, roster, turnPage, userMessages } from '../projections/transcript/views.ts';
 import type { TranscriptState } from '../projections/transcript/state.ts';
+import { scripts } from '../fixtures/llm/index.ts';
+import { prompt, startEngine, until } from './helpers/engine.ts';
 import { tempDir } from './helpers/fs.ts';
+import { agentCall, say, turnEnded as mainTurnEnded } from './subagents-helpers.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import type { NewStreamEvent } from '../src/events/registry.ts';
 
@@ -80,4 +83,54 @@ test('GET /transcript answers from the cache and stays equal to the journal as t
   // A view that throws (an unknown cursor) answers 40001 and leaves the cache usable.
   t.is((await s.get(`/api/v1/sessions/${sid}/transcript?agent_id=main&before_turn=nope`)).code, 40001);
   t.is((await s.get(`/api/v1/sessions/${sid}/transcript?agent_id=main`)).data.items.length, 3);
+});
+
+test('a transcript kept up to date as the engine appends equals a fresh fold, turn after turn (approval, subagent, todos, compaction, undo)', async (t) => {
+  const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
+  const { journal, transcripts } = env.s.server.app;
+  const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });
+  // Kept from here on: read once while the session is idle, then every event is applied as it is appended.
+  t.is((await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).code, 0);
+  const same = async (step: string) => {
+    await journal.drain();
+    const kept = transcripts.peek(env.sid);
+    const fresh = await foldTranscript(journal, env.sid);
+    t.truthy(kept, step);
+    t.is(kept!.seq, journal.headSeq(env.sid), `${step}: every event applied as appended (no catch-up read)`);
+    t.deepEqual(kept!.state, fresh.state, step);
+  };
+
+  env.llm.setScript(call('w1', 'Write', { file_path: 'out.txt', content: 'hi\n' }), scripts.helloText);
+  await prompt(env, 'write it');
+  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  await same('approval pending');
+  await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
+  await mainTurnEnded(env, 1);
+  await same('turn with an approved call and a streamed answer');
+
+  env.llm.setScript(agentCall('c1', { description: 'find things', prompt: 'Look for TODOs.' }), say('Found 3 TODOs.'), say('All done.'));
+  await prompt(env, { content: [{ type: 'text', text: 'delegate' }], permission_mode: 'yolo' });
+  await mainTurnEnded(env, 2);
+  await same('subagent');
+
+  env.llm.setScript(call('t1', 'TodoWrite', { todos: [{ id: 'a', content: 'First', status: 'in_progress', activeForm: 'Doing' }] }), scripts.helloText);
+  await prompt(env, 'plan');
+  await mainTurnEnded(env, 3);
+  await same('todos');
+
+  env.llm.setScript(say('SUMMARY'));
+  t.is((await env.s.post(`/api/v1/sessions/${env.sid}:compact`, {})).code, 0);
+  await env.ws.waitFor((f) => f.type === 'compaction.completed');
+  await until(async () => !(await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy);
+  env.llm.setScript(say('after the summary'));
+  await prompt(env, 'go on');
+  await mainTurnEnded(env, 4);
+  await same('compaction and a turn after it');
+
+  t.is((await env.s.post(`/api/v1/sessions/${env.sid}:undo`, {})).code, 0);
+  await same('undo');
+  const page = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).data;
+  t.is(page.items.length, 3, 'the undone turn is left out');
+  t.is(page.meta.compactions, 1);
+  t.is(page.agents.length, 2);
 });
