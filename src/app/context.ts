@@ -18,10 +18,12 @@ import type { PermissionService } from '../permissions/service.ts';
 import type { QuestionService } from '../questions/service.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { PayloadOf, VolatileType } from '../events/registry.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
+import type { VolatileBus } from '../events/volatile-bus.ts';
+import type { ClientCache } from '../engine/model-resolve.ts';
 
-export interface Clock {
-  now(): Date;
-}
+export type { Clock };
 
 /** Everything route factories and services may use; built once by createServer. */
 export interface AppContext {
@@ -32,6 +34,9 @@ export interface AppContext {
   options: ServeOptions;
   token: string;
   clock: Clock;
+  ids: Ids;
+  bus: VolatileBus;
+  clients: ClientCache;
   log: Logger;
   journal: EventJournal;
   sessions: SessionIndex;

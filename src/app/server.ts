@@ -19,15 +19,19 @@ import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
-import { startAutoTitle } from '../engine/auto-title.ts';
+import { createAutoTitle } from '../engine/auto-title.ts';
 import { AuthService } from '../auth/service.ts';
 import { EngineRegistry } from '../engine/runtime-registry.ts';
+import { ClientCache } from '../engine/model-resolve.ts';
 import { BuiltinToolExecutor } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import type { ContractChecker } from '../protocol/contract-check.ts';
 import { EventJournal } from '../events/journal.ts';
-import type { AppContext, Clock } from './context.ts';
+import type { AppContext } from './context.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import { ulidIds, type Ids } from '../lib/ids.ts';
+import { VolatileBus } from '../events/volatile-bus.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -39,6 +43,8 @@ export interface StartOptions {
   options: ServeOptions;
   log?: Logger;
   clock?: Clock;
+  /** The id source (tests may pass a deterministic one). */
+  ids?: Ids;
   /** How often to reconcile with other daemons on the same home (ms; 0 = never). */
   reconcileIntervalMs?: number;
   /** Test runs: every appended and published event is checked against the registry (docs/events.md). */
@@ -91,7 +97,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const config = await ConfigService.load(home, log);
   const { primary, adoptable } = await claimSlots(home);
   const { checker } = opts;
-  const journal = new EventJournal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker });
+  const clock = opts.clock ?? systemClock;
+  const ids = opts.ids ?? ulidIds();
+  const bus = new VolatileBus({ checker });
+  const journal = new EventJournal({ db: primary.db, clock, newEpoch: ids.ulid, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker });
   await journal.load();
   config.attach(journal);
   const sessions = new SessionIndex();
@@ -109,7 +118,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let stop: () => void = () => {};
   const app: AppContext = {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
-    clock: opts.clock ?? { now: () => new Date() },
+    clock, ids, bus, clients: new ClientCache(),
     log, journal, sessions, messages, usage, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
     auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
     terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
@@ -118,12 +127,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     permissions: undefined as unknown as PermissionService,
     questions: undefined as unknown as QuestionService,
     connections: () => hub?.connections() ?? [],
-    publishVolatile: checker
-      ? (sessionId, type, payload, offset) => {
-        checker.check(type, sessionId, 'volatile', payload);
-        hub?.publishVolatile(sessionId, type, payload, offset);
-      }
-      : (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
+    publishVolatile: (sessionId, type, payload, offset) => bus.publish(sessionId, type, payload, offset),
     requestShutdown: () => stop(),
   };
   app.tasks = new TaskService(app);
@@ -140,7 +144,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   server.keepAliveTimeout = 5_000;
   hub = new WsHub(app, ban, access);
   hub.attach(server);
-  const autoTitle = startAutoTitle(app);
+  bus.subscribe((sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset));
+  const autoTitle = createAutoTitle(app);
+  journal.on('committed', autoTitle.onCommitted);
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
   const instanceFile = await registerInstance(home, {

@@ -1,4 +1,4 @@
-import { fastUlidFactory } from './ids.ts';
+import { fastUlidFactory } from '../lib/ids.ts';
 import type { AppContext } from '../app/context.ts';
 import { SessionEvents } from '../events/types.ts';
 import { Codes } from '../protocol/codes.ts';

@@ -1,4 +1,4 @@
-import { fastUlidFactory } from './ids.ts';
+import { fastUlidFactory } from '../lib/ids.ts';
 import type { AppContext } from '../app/context.ts';
 import { ApiError } from '../protocol/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';

@@ -1,4 +1,4 @@
-import { fastUlidFactory } from './ids.ts';
+import { fastUlidFactory } from '../lib/ids.ts';
 import type { AppContext } from '../app/context.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents } from './events.ts';

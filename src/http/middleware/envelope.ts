@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { fastUlidFactory } from '../../engine/ids.ts';
+import { fastUlidFactory } from '../../lib/ids.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { mappedError } from '../../protocol/error-mapping.ts';
 import { ApiError } from '../../protocol/errors.ts';
