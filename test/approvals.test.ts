@@ -102,7 +102,7 @@ test('an expired approval answers 41001 and the tool call is denied as timed out
   const decided = app.permissions.check(sid, bash('npm publish'), CTX);
   const [item] = await pending(s, sid);
   const later = new Date(Date.parse(item.expires_at) + 1000);
-  app.clock = { now: () => later };
+  s.clock.set(later);
   const res = await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'approved' });
   t.is(res.code, 41001);
   const d = (await decided) as Extract<PermissionDecision, { decision: 'deny' }>;

@@ -102,7 +102,7 @@ test('a question past its timeout answers 41002 and the waiting call gets a time
   const outcome = ask(s, sid);
   const q = await pending(s, sid);
   const later = new Date(Date.parse(q.created_at) + app.questions.timeoutMs + 1000);
-  app.clock = { now: () => later };
+  s.clock.set(later);
   const r = await s.post(`${url(sid)}/${q.question_id}`, { answers: { q_0: { kind: 'skipped' } } });
   t.is(r.code, 41002);
   t.deepEqual(await outcome, { kind: 'dismissed', reason: 'timed_out' });

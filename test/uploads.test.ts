@@ -89,8 +89,7 @@ test.serial('an upload over SVC_CODE_UPLOAD_MAX_BYTES is 40001 with the limit, a
 test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media lookups, and swept from disk', async (t) => {
   withEnv(t, { SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS: '20' });
   const s = await startServer(t);
-  let ms = Date.parse('2030-01-01T00:00:00.000Z');
-  s.server.app.clock = { now: () => new Date(ms) };
+  s.clock.set('2030-01-01T00:00:00.000Z');
   const events: JournalEvent[] = [];
   s.server.app.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
 
@@ -103,7 +102,7 @@ test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media loo
   const id = temp.body.data.id;
   t.is((await download(s, id)).status, 200);
 
-  ms += 60_000;
+  s.clock.advance(60_000);
   const gone = await download(s, id);
   t.is(gone.status, 404);
   t.is(envelopeOf(gone.bytes).code, 40407);
@@ -281,7 +280,7 @@ test('files survive a restart', async (t) => {
   const gone = (await upload(first, { file: { data: new Blob(['del']), filename: 'd' } })).body.data.id;
   await first.req('DELETE', `${FILES}/${gone}`);
   // Stored "in 2000" with a one-minute lifetime: long expired by the time the next server starts.
-  first.server.app.clock = { now: () => new Date('2000-01-01T00:00:00.000Z') };
+  first.clock.set('2000-01-01T00:00:00.000Z');
   const stale = (await upload(first, { file: { data: new Blob(['old']), filename: 'o' }, expires_in_sec: '60' })).body.data.id;
   // Scratch of a process that died mid-upload (no such pid: Linux pids stay below 2^22).
   const crashed = path.join(first.home, 'uploads', '.incoming', '999999999-01ARZ3NDEKTSV4RRFFQ69G5FAV');

@@ -112,16 +112,19 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   await runner.start({ forceRebuild: options.rebuildProjections });
   for (const slot of adoptable) await importSlot(journal, slot, log);
   const serverId = `srv_${nextUlid()}`;
-  const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, log });
-  const uploads = await UploadService.open({ home, journal, log, now: () => app.clock.now() });
+  const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, clock, log });
+  journal.on('committed', instances.onCommitted);
+  const uploads = await UploadService.open({ home, journal, clock, ids, log });
+  const terminals = new TerminalService({ journal, log, options, clock, ids });
+  journal.on('committed', terminals.onCommitted);
   let hub: WsHub | undefined;
   let stop: () => void = () => {};
   const app: AppContext = {
     home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
     clock, ids, bus, clients: new ClientCache(),
     log, journal, sessions, messages, usage, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
-    auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
-    terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
+    auth: new AuthService({ home, config, log, clock, ids }),
+    terminals,
     engine: undefined as unknown as EngineRegistry,
     tasks: undefined as unknown as TaskService,
     permissions: undefined as unknown as PermissionService,
