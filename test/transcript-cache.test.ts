@@ -38,7 +38,7 @@ async function setup(t: { teardown(fn: () => unknown): void }): Promise<{ s: Tes
 
 test('a cached transcript brought up to date equals a fresh fold, read after read', async (t) => {
   const { s, sid } = await setup(t);
-  const journal = s.server.app.journal;
+  const journal = s.server.services.journal;
   const cache = new TranscriptCache(journal);
   for (let n = 0; n < 4; n++) {
     await journal.append(turnEvents(sid, n));
@@ -51,7 +51,7 @@ test('a cached transcript brought up to date equals a fresh fold, read after rea
 
 test('a view a caller holds does not change when a later read folds more events; concurrent reads fold once', async (t) => {
   const { s, sid } = await setup(t);
-  const journal = s.server.app.journal;
+  const journal = s.server.services.journal;
   const cache = new TranscriptCache(journal);
   // Turn 0 is open (its tool call has no result yet) when the first view is taken.
   const turn0 = turnEvents(sid, 0);
@@ -69,7 +69,7 @@ test('a view a caller holds does not change when a later read folds more events;
 
 test('GET /transcript answers from the cache and stays equal to the journal as turns are added', async (t) => {
   const { s, sid } = await setup(t);
-  const journal = s.server.app.journal;
+  const journal = s.server.services.journal;
   for (let n = 0; n < 3; n++) {
     await journal.append(turnEvents(sid, n));
     const r = await s.get(`/api/v1/sessions/${sid}/transcript?agent_id=main`);

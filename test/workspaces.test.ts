@@ -20,7 +20,7 @@ async function server(t: any): Promise<TestServer> {
 /** Events committed from now on. */
 function committed(s: TestServer): JournalEvent[] {
   const seen: JournalEvent[] = [];
-  s.server.app.journal.on('committed', (evs: JournalEvent[]) => seen.push(...evs));
+  s.server.services.journal.on('committed', (evs: JournalEvent[]) => seen.push(...evs));
   return seen;
 }
 
