@@ -218,7 +218,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
-  const koa = createHttpApp({ log, token, options }, allRoutes(services), ban, access, checker);
+  const koa = createHttpApp({ log, ids, token, options }, allRoutes(services), ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub.attach(server);

@@ -1,13 +1,14 @@
 import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { ConfigService } from '../config/service.ts';
 import { contextLimit } from '../sessions/info.ts';
-import { compactable, contextNow, type CompactionInput } from './compaction.ts';
+import { compactable, contextNow, type CompactionDeps, type CompactionInput } from './compaction.ts';
 import type { Message } from '../events/turns.ts';
-import type { RuntimeDeps } from './runtime.ts';
+import type { ToolExecutor } from './tools.ts';
+import type { LoopLimits } from './turn.ts';
 
 /** A compaction's input from the runtime's deps and the current config (loop_control). */
 export function compactionInput(
-  deps: RuntimeDeps, sessionId: string, history: Message[],
+  deps: CompactionDeps & { config: ConfigService; tools: ToolExecutor; limits: () => LoopLimits }, sessionId: string, history: Message[],
   run: Pick<CompactionInput, 'client' | 'trigger' | 'keep' | 'signal' | 'instruction'>,
 ): CompactionInput {
   const c = deps.config.current().loop_control;

@@ -10,19 +10,20 @@ import type { RouteDef } from './route.ts';
 import type { ContractChecker } from '../protocol/contract-check.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
 import type { Logger } from '../app/logger.ts';
+import type { Ids } from '../lib/ids.ts';
 import { mark, tracing } from '../engine/trace.ts';
 
 /**
  * The Koa application: envelope, canonical path, Host, origin, auth, `:action` rewrite, routes.
  * The path is decided once, first; the guard and the router both read that one value.
  */
-export function createHttpApp(deps: { log: Logger; token: string; options: Pick<ServeOptions, 'dangerousBypassAuth'> }, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
+export function createHttpApp(deps: { log: Logger; ids: Ids; token: string; options: Pick<ServeOptions, 'dangerousBypassAuth'> }, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
   const koa = new Koa();
   koa.proxy = false;
   koa.silent = true;
   const router = buildRouter(routes, checker);
   if (tracing) koa.use(tracePrompts);
-  koa.use(envelopeMiddleware(deps.log));
+  koa.use(envelopeMiddleware(deps.log, deps.ids));
   koa.use(canonicalPathMiddleware);
   koa.use(hostMiddleware(access));
   koa.use(originMiddleware(access));

@@ -95,9 +95,9 @@ export class WsHub {
   }
 
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    if (this.closed) return refuseUpgrade(socket, 503, Codes.INTERNAL, 'server shutting down');
+    if (this.closed) return refuseUpgrade(socket, 503, Codes.INTERNAL, 'server shutting down', this.deps.ids.ulid());
     const verdict = checkUpgrade(this.auth, req);
-    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.code, verdict.msg);
+    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.code, verdict.msg, this.deps.ids.ulid());
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, socket));
   };
 
