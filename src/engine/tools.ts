@@ -34,9 +34,3 @@ export interface ToolScope {
   /** The prompt's `disabled_tools` (checked again when a call runs). */
   disabled?: readonly string[];
 }
-
-/** No tools yet: every call is answered with an error result so the model can carry on. */
-export const noTools: ToolExecutor = {
-  specs: () => [],
-  run: async (_sessionId, call) => ({ content: `tool not available: ${call.name}`, is_error: true }),
-};
