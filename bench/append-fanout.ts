@@ -78,7 +78,7 @@ runBench('append-fanout', 5 * 60_000, async (scope) => {
   const noPass = ({ pass: _, ...rest }: Awaited<ReturnType<typeof variant>>) => rest;
   const baseline = { single_event_appends: noPass(await variant(h, [], quiet.id, 1)), batched_appends: noPass(await variant(h, [], quiet.id, 10)) };
   return {
-    description: 'durable session events appended through app.journal.append in the server process (bounded in-flight appends), timed from the first append to the last event received by every ws subscriber (subscribers in a separate process); events/s = events / that time',
+    description: 'durable session events appended through journal.append in the server process (bounded in-flight appends), timed from the first append to the last event received by every ws subscriber (subscribers in a separate process); events/s = events / that time',
     target: { events_per_s: TARGET_EVENTS_PER_S },
     subscribers: SUBSCRIBERS,
     single_event_appends: single,

@@ -5,8 +5,9 @@ import { intEnv, progress } from './lib/report.ts';
 import { median, round } from './lib/stats.ts';
 import { bashTool } from '../src/tools/bash.ts';
 import type { ToolContext } from '../src/tools/types.ts';
-import type { AppContext } from '../src/app/context.ts';
-import { TaskService } from '../src/tasks/service.ts';
+import { TaskService, type TaskDeps } from '../src/tasks/service.ts';
+import { ulidIds } from '../src/lib/ids.ts';
+import { systemClock } from '../src/lib/clock.ts';
 
 const SAMPLES = intEnv('BENCH_SAMPLES', 50);
 const WARMUP = 5;
@@ -40,15 +41,14 @@ async function paired(cwd: string, viaTool: () => Promise<unknown>) {
 }
 
 /**
- * The tasks service over the little of the app a foreground task uses: its home (the log file
- * goes under tasks/), the clock, volatile frames and the journal's `committed` listeners (a
- * foreground task journals nothing; the notifier and the archive hook only listen).
+ * The tasks service over the little a foreground task uses: its home (the log file goes under
+ * tasks/), the clock, the id source and volatile frames (a foreground task journals nothing and
+ * sends no note).
  */
-function taskApp(home: string): AppContext {
+function taskService(home: string): TaskService {
   const journal = Object.assign(new EventEmitter(), { append: async () => [] });
-  const app = { home, clock: { now: () => new Date() }, publishVolatile: () => undefined, journal } as unknown as AppContext;
-  app.tasks = new TaskService(app);
-  return app;
+  const bus = { publish: () => undefined };
+  return new TaskService({ home, journal, bus, clock: systemClock, ids: ulidIds() } as unknown as TaskDeps);
 }
 
 runBench('tools-bash', 2 * 60_000, async (scope) => {
@@ -60,7 +60,7 @@ runBench('tools-bash', 2 * 60_000, async (scope) => {
   // A foreground run reads the session's cwd (and id for a task), the signal, the background config and
   // progress; the rest of the context is unused by Bash.
   const ctx = (autoBackground: boolean) => ({
-    app: taskApp(home), session: { id: 'session_bench', cwd }, signal: new AbortController().signal, config: config(autoBackground), progress: () => undefined,
+    deps: { tasks: taskService(home) }, session: { id: 'session_bench', cwd }, signal: new AbortController().signal, config: config(autoBackground), progress: () => undefined,
   } as unknown as ToolContext);
   progress(`${SAMPLES} paired samples of the Bash tool and a direct spawn of bash -c true, auto-background on (the default) then off`);
   const on = ctx(true);

@@ -30,7 +30,10 @@ interface QueuedBatch {
 
 export interface JournalOptions {
   db: Db;
-  now?: () => Date;
+  /** Stamps each event's `ts` and a new stream's `created_at` (default: the system clock). */
+  clock?: { now(): Date };
+  /** Mints a new stream's epoch (default: a fresh ULID). */
+  newEpoch?: () => string;
   /** fsync each batch (power-loss durability); kill -9 durability holds either way. */
   sync?: boolean;
   /**
@@ -50,7 +53,8 @@ export type Deriver = (events: JournalEvent[]) => ProjectionWrite[];
  */
 export class Journal extends EventEmitter {
   readonly db: Db;
-  private readonly now: () => Date;
+  private readonly clock: { now(): Date };
+  private readonly newEpoch: () => string;
   private readonly sync: boolean;
   private heads = new Map<string, StreamHead>();
   private queue: QueuedBatch[] = [];
@@ -62,7 +66,8 @@ export class Journal extends EventEmitter {
   constructor(opts: JournalOptions) {
     super();
     this.db = opts.db;
-    this.now = opts.now ?? (() => new Date());
+    this.clock = opts.clock ?? { now: () => new Date() };
+    this.newEpoch = opts.newEpoch ?? (() => ulid());
     this.sync = opts.sync ?? false;
     this.trace = opts.trace;
   }
@@ -118,7 +123,7 @@ export class Journal extends EventEmitter {
   appendNow(pending: PendingEvent[]): Promise<JournalEvent[]> {
     if (this.trace) for (const p of pending) this.trace(p.stream, `ja:${p.type}`);
     if (this.failed) throw this.failed;
-    const ts = this.now().toISOString();
+    const ts = this.clock.now().toISOString();
     const values = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
     const touched = new Map<string, StreamHead>();
     const before = new Map<string, number | undefined>();
@@ -126,7 +131,7 @@ export class Journal extends EventEmitter {
       let head = this.heads.get(p.stream);
       if (!before.has(p.stream)) before.set(p.stream, head?.seq);
       if (!head) {
-        head = { epoch: ulid(), seq: 0, created_at: ts };
+        head = { epoch: this.newEpoch(), seq: 0, created_at: ts };
         this.heads.set(p.stream, head);
       }
       head.seq += 1;
@@ -196,7 +201,7 @@ export class Journal extends EventEmitter {
     const before = new Map([[stream, this.heads.get(stream)?.seq]]);
     let head = this.heads.get(stream);
     if (!head) {
-      head = { epoch: ulid(), seq: 0, created_at: records[0].ts };
+      head = { epoch: this.newEpoch(), seq: 0, created_at: records[0].ts };
       this.heads.set(stream, head);
     }
     const events: JournalEvent[] = records.map((r) => {

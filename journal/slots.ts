@@ -46,11 +46,11 @@ const CREATE_TRIES = 10;
 /**
  * Creates and locks a new slot. Another daemon's reconcile may see the new
  * directory and lock it (to adopt it) between our mkdir and our lock: then
- * that directory is theirs and we try a fresh name.
+ * that directory is theirs and we try a fresh name. `newId` names it (a ULID: slots sort by age).
  */
-export async function createSlot(home: string): Promise<Slot> {
+export async function createSlot(home: string, newId: () => string = ulid): Promise<Slot> {
   for (let i = 0; i < CREATE_TRIES; i++) {
-    const dir = path.join(slotsDir(home), ulid());
+    const dir = path.join(slotsDir(home), newId());
     const slot = await tryOpenSlot(dir);
     if (slot) return slot;
   }
@@ -62,7 +62,7 @@ export async function createSlot(home: string): Promise<Slot> {
  * writes go there); the rest are returned for import. Locked slots belong to
  * other running daemons.
  */
-export async function claimSlots(home: string): Promise<{ primary: Slot; adoptable: Slot[]; foreign: string[] }> {
+export async function claimSlots(home: string, newId?: () => string): Promise<{ primary: Slot; adoptable: Slot[]; foreign: string[] }> {
   const dirs = await listSlotDirs(home);
   const opened: Slot[] = [];
   const foreign: string[] = [];
@@ -71,7 +71,7 @@ export async function claimSlots(home: string): Promise<{ primary: Slot; adoptab
     if (slot) opened.push(slot);
     else foreign.push(dir);
   }
-  const primary = opened.shift() ?? (await createSlot(home));
+  const primary = opened.shift() ?? (await createSlot(home, newId));
   return { primary, adoptable: opened, foreign };
 }
 

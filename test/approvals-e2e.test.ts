@@ -4,7 +4,7 @@ import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
 
-const cwdOf = (env: EngineEnv) => env.s.server.app.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
 
 async function pendingApproval(env: EngineEnv) {
   return until(async () => {

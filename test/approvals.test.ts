@@ -25,12 +25,12 @@ async function pending(s: TestServer, sid: string, n = 1) {
 }
 
 async function sessionEvents(s: TestServer, sid: string, type: string) {
-  return (await s.server.app.journal.readRange(sid, 1)).filter((e) => e.type === type);
+  return (await s.server.services.journal.readRange(sid, 1)).filter((e) => e.type === type);
 }
 
 test('a pending approval is listed, visible on the session and in /snapshot, and approving allows the call', async (t) => {
   const { s, sid } = await setup(t);
-  const decided = s.server.app.permissions.check(sid, bash('npm test'), CTX, new AbortController().signal);
+  const decided = s.server.services.permissions.check(sid, bash('npm test'), CTX, new AbortController().signal);
   const [item] = await pending(s, sid);
   t.like(item, { session_id: sid, agent_id: 'main', turn_id: 'turn_1', tool_call_id: 'call_1', tool_name: 'Bash', tool_input_display: 'npm test' });
   t.is(Date.parse(item.expires_at) - Date.parse(item.created_at), 24 * 3600 * 1000);
@@ -45,13 +45,13 @@ test('a pending approval is listed, visible on the session and in /snapshot, and
   t.deepEqual((await s.get(`${url(sid)}?status=pending`)).data.items, []);
   t.is((await sessionEvents(s, sid, 'event.approval.requested')).length, 1);
   t.like((await sessionEvents(s, sid, 'event.approval.resolved'))[0].payload, { approval_id: item.approval_id, decision: 'approved' });
-  const status = (await s.server.app.journal.readRange('__global__', 1)).filter((e) => e.type === 'event.session.status_changed' && (e.payload as { session_id: string }).session_id === sid);
+  const status = (await s.server.services.journal.readRange('__global__', 1)).filter((e) => e.type === 'event.session.status_changed' && (e.payload as { session_id: string }).session_id === sid);
   t.deepEqual(status.map((e) => (e.payload as { pending_interaction: string }).pending_interaction), ['approval', 'none']);
 });
 
 test('rejecting with feedback denies with the feedback; a second answer is 40902 with data', async (t) => {
   const { s, sid } = await setup(t);
-  const decided = s.server.app.permissions.check(sid, { id: 'c', name: 'Write', input: { file_path: 'a.txt', content: 'x' } }, CTX);
+  const decided = s.server.services.permissions.check(sid, { id: 'c', name: 'Write', input: { file_path: 'a.txt', content: 'x' } }, CTX);
   const [item] = await pending(s, sid);
   t.is(item.tool_input_display, 'a.txt');
   t.is((await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'rejected', feedback: 'use b.txt' })).code, 0);
@@ -65,7 +65,7 @@ test('rejecting with feedback denies with the feedback; a second answer is 40902
 
 test('scope session remembers the approved call for the session', async (t) => {
   const { s, sid } = await setup(t);
-  const perm = s.server.app.permissions;
+  const perm = s.server.services.permissions;
   const first = perm.check(sid, bash('make build'), CTX);
   const [item] = await pending(s, sid);
   await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'approved', scope: 'session', selected_label: 'Yes' });
@@ -80,7 +80,7 @@ test('scope session remembers the approved call for the session', async (t) => {
 
 test('read-only tools and yolo mode (set through the profile) do not ask', async (t) => {
   const { s, sid } = await setup(t);
-  const perm = s.server.app.permissions;
+  const perm = s.server.services.permissions;
   t.deepEqual(await perm.check(sid, { id: 'r', name: 'Read', input: { file_path: 'x' } }, { ...CTX, readOnly: true }), { decision: 'allow' });
   await s.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { permission_mode: 'yolo' } });
   t.is(perm.modeOf(sid), 'yolo');
@@ -98,11 +98,11 @@ test('errors: status must be pending, unknown session 40401, unknown approval 40
 
 test('an expired approval answers 41001 and the tool call is denied as timed out', async (t) => {
   const { s, sid } = await setup(t);
-  const app = s.server.app;
+  const app = s.server.services;
   const decided = app.permissions.check(sid, bash('npm publish'), CTX);
   const [item] = await pending(s, sid);
   const later = new Date(Date.parse(item.expires_at) + 1000);
-  app.clock = { now: () => later };
+  s.clock.set(later);
   const res = await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'approved' });
   t.is(res.code, 41001);
   const d = (await decided) as Extract<PermissionDecision, { decision: 'deny' }>;
@@ -114,7 +114,7 @@ test('an expired approval answers 41001 and the tool call is denied as timed out
 test('an aborted turn cancels its pending approval', async (t) => {
   const { s, sid } = await setup(t);
   const ac = new AbortController();
-  const decided = s.server.app.permissions.check(sid, bash('npm test'), CTX, ac.signal);
+  const decided = s.server.services.permissions.check(sid, bash('npm test'), CTX, ac.signal);
   const [item] = await pending(s, sid);
   ac.abort();
   t.is((await decided).decision, 'deny');
@@ -125,7 +125,7 @@ test('an aborted turn cancels its pending approval', async (t) => {
 test('a restart resolves pending approvals as cancelled and keeps session-scoped approvals', async (t) => {
   const s0 = await startTestServer({ keepHome: true });
   const sid = await newSession(s0);
-  const perm0 = s0.server.app.permissions;
+  const perm0 = s0.server.services.permissions;
   const first = perm0.check(sid, bash('make'), CTX);
   const [done] = await pending(s0, sid);
   await s0.post(`${url(sid)}/${done.approval_id}`, { decision: 'approved', scope: 'session' });
@@ -141,7 +141,7 @@ test('a restart resolves pending approvals as cancelled and keeps session-scoped
   const res = await s.post(`${url(sid)}/${open.approval_id}`, { decision: 'approved' });
   t.is(res.code, 40902);
   t.like((await sessionEvents(s, sid, 'event.approval.resolved')).at(-1)!.payload, { approval_id: open.approval_id, decision: 'cancelled', reason: 'daemon_restarted' });
-  t.deepEqual(await s.server.app.permissions.check(sid, bash('make', 'call_10'), CTX), { decision: 'allow' });
+  t.deepEqual(await s.server.services.permissions.check(sid, bash('make', 'call_10'), CTX), { decision: 'allow' });
 });
 
 test('config rules and default mode: auto allows edits, rules decide Bash, the guard asks even over an allow rule', async (t) => {
@@ -158,7 +158,7 @@ decision = "allow"
   const s = await startTestServer({ home });
   t.teardown(() => s.stop());
   const sid = await newSession(s);
-  const perm = s.server.app.permissions;
+  const perm = s.server.services.permissions;
   t.is(perm.modeOf(sid), 'auto');
   t.deepEqual(await perm.check(sid, { id: 'w', name: 'Write', input: { file_path: 'src/a.ts' } }, CTX), { decision: 'allow' });
   t.deepEqual(await perm.check(sid, bash('rm -rf build'), CTX), { decision: 'allow' });

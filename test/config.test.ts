@@ -32,7 +32,7 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
 /** Collects every `event.config.changed` the journal commits. */
 function configEvents(s: TestServer): JournalEvent[] {
   const seen: JournalEvent[] = [];
-  s.server.app.journal.on('committed', (events: JournalEvent[]) => {
+  s.server.services.journal.on('committed', (events: JournalEvent[]) => {
     seen.push(...events.filter((e) => e.type === 'event.config.changed'));
   });
   return seen;
@@ -234,7 +234,7 @@ test('a malformed config.toml does not crash the daemon: defaults, a warning, th
   t.is(res.code, 0);
   t.is(res.data.default_permission_mode, 'manual');
   t.deepEqual(res.data.raw, {});
-  const warnings = s.server.app.config.warnings();
+  const warnings = s.server.services.config.warnings();
   t.true(warnings.some((w) => /malformed/.test(w)));
   t.false(warnings.some((w) => w.includes('SECRET')), 'the parse error excerpt is not quoted');
   t.is(await readFile(path.join(s.home, 'config.toml'), 'utf8'), broken);
@@ -242,7 +242,7 @@ test('a malformed config.toml does not crash the daemon: defaults, a warning, th
   t.is((await s.post(CONFIG, { default_plan_mode: true })).code, 0);
   t.true((await readToml(s)).default_plan_mode);
   t.is(await readFile(path.join(s.home, 'config.toml.invalid.bak'), 'utf8'), broken);
-  t.false(s.server.app.config.warnings().some((w) => /malformed/.test(w)));
+  t.false(s.server.services.config.warnings().some((w) => /malformed/.test(w)));
 });
 
 test('deprecated keys are mapped or ignored with warnings', async (t) => {
@@ -252,7 +252,7 @@ test('deprecated keys are mapped or ignored with warnings', async (t) => {
   t.false(c.thinking.enabled);
   t.is(c.loop_control.max_attempts_per_step, 10);
   t.false('max_steps_per_turn' in c.loop_control);
-  const w = s.server.app.config.warnings().join('\n');
+  const w = s.server.services.config.warnings().join('\n');
   t.regex(w, /default_thinking is deprecated/);
   t.regex(w, /max_retries_per_step was renamed/);
   t.regex(w, /max_steps_per_run was renamed/);
@@ -260,7 +260,7 @@ test('deprecated keys are mapped or ignored with warnings', async (t) => {
   const s2 = await withConfig('[thinking]\nmode = "off"\n');
   t.teardown(() => s2.stop());
   t.false((await s2.get(CONFIG)).data.thinking.enabled);
-  t.regex(s2.server.app.config.warnings().join('\n'), /thinking\.mode is deprecated/);
+  t.regex(s2.server.services.config.warnings().join('\n'), /thinking\.mode is deprecated/);
 });
 
 test.serial('env overrides are read at start and never written back', async (t) => {
@@ -281,9 +281,9 @@ test.serial('env overrides are read at start and never written back', async (t) 
   t.is(c.token_counting.strategy, 'measured');
   t.false(c.permission.dangerous_command_guard);
   t.is(c.mcp.tool_timeout_ms, 60_000);
-  t.regex(s.server.app.config.warnings().join('\n'), /SVC_MCP_TOOL_TIMEOUT_MS/);
+  t.regex(s.server.services.config.warnings().join('\n'), /SVC_MCP_TOOL_TIMEOUT_MS/);
   t.is(c.services.pymodel_search.base_url, 'https://search.example', 'env key alone keeps the configured endpoint');
-  t.is(s.server.app.config.current().services.pymodel_search?.api_key, 'sk-SECRET-envsearch');
+  t.is(s.server.services.config.current().services.pymodel_search?.api_key, 'sk-SECRET-envsearch');
   t.false(JSON.stringify(c).includes('sk-SECRET-envsearch'));
 
   await s.post(CONFIG, { telemetry: false });
@@ -298,7 +298,7 @@ test.serial('deprecated SVC_LOOP_MAX_RETRIES_PER_STEP is honored with a warning 
   const s = await withEnv({ SVC_LOOP_MAX_RETRIES_PER_STEP: '6' }, () => startTestServer());
   t.teardown(() => s.stop());
   t.is((await s.get(CONFIG)).data.loop_control.max_attempts_per_step, 6);
-  t.regex(s.server.app.config.warnings().join('\n'), /SVC_LOOP_MAX_RETRIES_PER_STEP is deprecated/);
+  t.regex(s.server.services.config.warnings().join('\n'), /SVC_LOOP_MAX_RETRIES_PER_STEP is deprecated/);
 });
 
 test.serial('two quick POSTs produce one event.config.changed carrying both fields and the full config', async (t) => {

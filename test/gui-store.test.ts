@@ -10,7 +10,7 @@ test('set, get, length, remove, clear, and the __gui__ events', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.stop());
   const events: JournalEvent[] = [];
-  s.server.app.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
 
   t.deepEqual((await s.get(`${S}/length`)).data, { length: 0 });
   t.deepEqual((await s.get(getItem('theme'))).data, { value: null });

@@ -49,7 +49,7 @@ test('two daemons on one home: both serve, see each other\'s sessions, refuse to
   // The adopted slot is deleted right after its streams are copied (the copy is what made the update possible).
   const slotDirs = async () => (await readdir(path.join(home, 'db'), { withFileTypes: true })).filter((e) => e.isDirectory()).length;
   t.is(await eventually(async () => ((await slotDirs()) === 1 ? 1 : undefined)), 1);
-  const events = await a.server.app.journal.readRange(inB.id, 1);
+  const events = await a.server.services.journal.readRange(inB.id, 1);
   t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
 });
 

@@ -21,7 +21,7 @@ const readToml = async (s: TestServer) => parse(await readFile(path.join(s.home,
 
 function catalogEvents(s: TestServer): JournalEvent<ModelCatalogChanged>[] {
   const seen: JournalEvent<ModelCatalogChanged>[] = [];
-  s.server.app.journal.on('committed', (events: JournalEvent[]) => seen.push(...(events.filter((e) => e.type === 'event.model_catalog.changed') as JournalEvent<ModelCatalogChanged>[])));
+  s.server.services.journal.on('committed', (events: JournalEvent[]) => seen.push(...(events.filter((e) => e.type === 'event.model_catalog.changed') as JournalEvent<ModelCatalogChanged>[])));
   return seen;
 }
 

@@ -6,7 +6,7 @@ import { runtimeIdleMs, sweepEveryMs } from '../src/engine/idle-runtimes.ts';
 // Read when each test's server starts: runtimes of sessions quiet for 250 ms are unloaded.
 process.env.SVC_CODE_RUNTIME_IDLE_MS = '250';
 
-const loaded = (env: EngineEnv) => env.s.server.app.engine.get(env.sid) !== undefined;
+const loaded = (env: EngineEnv) => env.s.server.services.engine.get(env.sid) !== undefined;
 const boundModel = async (env: EngineEnv) => {
   const r = await env.s.get('/api/v2/sessions?page_size=50');
   return r.data.items.find((x: any) => x.id === env.sid)?.activity.model;

@@ -60,7 +60,7 @@ function served(res: RawResponse): boolean {
 }
 
 async function routesOf(s: TestServer): Promise<RouteDef[]> {
-  return allRoutes(s.server.app);
+  return allRoutes(s.server.services);
 }
 
 test('canonicalPath decodes unreserved escapes once and refuses empty and dot segments', (t) => {

@@ -230,7 +230,7 @@ test('session creation emits event.session.created and one workspace event: crea
   const s = await startTestServer();
   t.teardown(() => s.stop());
   const seen: { type: string; payload: any }[] = [];
-  s.server.app.journal.on('committed', (events: { type: string; payload: any }[]) => seen.push(...events));
+  s.server.services.journal.on('committed', (events: { type: string; payload: any }[]) => seen.push(...events));
   const cwd = await tempDir();
   const first = await session(s, cwd);
   const globals = () => seen.filter((e) => e.type.startsWith('event.'));

@@ -15,11 +15,11 @@ async function skill(root: string, dir: string, front: Record<string, string | b
 }
 
 const wsRoot = (env: EngineEnv) => {
-  const app = env.s.server.app;
+  const app = env.s.server.services;
   return app.workspaces.get(app.sessions.get(env.sid)!.workspace_id)!;
 };
 const projectSkills = (env: EngineEnv) => path.join(wsRoot(env).root, '.svc-code', 'skills');
-const userSkills = (env: EngineEnv) => path.join(env.s.server.app.home, 'skills');
+const userSkills = (env: EngineEnv) => path.join(env.s.server.services.home, 'skills');
 
 async function listSession(env: EngineEnv): Promise<any[]> {
   const r = await env.s.get(`/api/v1/sessions/${env.sid}/skills`);

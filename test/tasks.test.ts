@@ -12,7 +12,7 @@ const bash = runBash;
 const taskIdOf = (content: string) => /task_[0-9A-Z]+/.exec(content)![0];
 const url = (env: EngineEnv, rest = '') => `/api/v1/sessions/${env.sid}/tasks${rest}`;
 const getTask = async (env: EngineEnv, id: string, q = '') => (await env.s.get(url(env, `/${id}${q}`))).data;
-const pidFile = async (env: EngineEnv, name: string) => Number(await readFile(path.join(env.s.server.app.sessions.get(env.sid)!.cwd, name), 'utf8'));
+const pidFile = async (env: EngineEnv, name: string) => Number(await readFile(path.join(env.s.server.services.sessions.get(env.sid)!.cwd, name), 'utf8'));
 
 test('a running background task keeps the session busy after its turn ended (work_changed both ways)', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
@@ -45,7 +45,7 @@ test('a background task is listed running, then completed with its output on dis
   t.is(done.output_bytes, 11);
   t.truthy(done.completed_at);
   t.is((await getTask(env, id, '?with_output=true&output_bytes=5')).output_preview, 'done\n');
-  t.is(await readFile(path.join(env.s.server.app.home, 'tasks', env.sid, `${id}.log`), 'utf8'), 'hello\ndone\n');
+  t.is(await readFile(path.join(env.s.server.services.home, 'tasks', env.sid, `${id}.log`), 'utf8'), 'hello\ndone\n');
   t.deepEqual((await env.s.get(url(env, '?status=running'))).data.items, []);
   t.is((await env.s.get(url(env, '?status=completed'))).data.items.length, 1);
   t.is((await env.s.get(url(env, '?status=bogus'))).code, 40001);
@@ -162,7 +162,7 @@ test('keep_alive_on_exit leaves running tasks alive when the daemon stops, still
   await bash(env, { command: 'echo $$ > k.pid; while true; do echo tick; sleep 0.05; done', run_in_background: true }, 1);
   await until(async () => { try { return (await pidFile(env, 'k.pid')) > 0; } catch { return false; } }, 5000);
   const k = await pidFile(env, 'k.pid');
-  const task = env.s.server.app.tasks.list(env.sid)[0]!;
+  const task = env.s.server.services.tasks.list(env.sid)[0]!;
   const again = await env.s.restart();
   t.teardown(async () => { try { process.kill(-k, 'SIGKILL'); } catch { /* gone */ } await again.stop(); });
   // Output written after the daemon is gone still lands in the log, and the writer is not killed by it.

@@ -14,7 +14,7 @@ test('auto_session_title: the first turn.ended of an untitled session generates 
   const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id);
   t.is(meta.payload.title, 'Set up the CI pipeline');
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'Set up the CI pipeline');
-  t.is(s.server.app.sessions.get(id)?.title_source, 'generated');
+  t.is(s.server.services.sessions.get(id)?.title_source, 'generated');
 
   // Later turns of a titled session do not ask again.
   await addPrompt(s, id, 'And a release job');

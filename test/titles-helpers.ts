@@ -41,7 +41,7 @@ let n = 0;
 /** Appends a user prompt the way the engine does (`prompt.accepted`). */
 export async function addPrompt(s: TestServer, id: string, text: string, agentId = 'main'): Promise<void> {
   n++;
-  await s.server.app.journal.append([{
+  await s.server.services.journal.append([{
     stream: id, type: 'prompt.accepted',
     payload: {
       agent_id: agentId, prompt_id: `prompt_${n}`, user_message_id: `msg_u${n}`, content: [{ type: 'text', text }],
@@ -53,7 +53,7 @@ export async function addPrompt(s: TestServer, id: string, text: string, agentId
 /** Appends an assistant message (`message.created`). */
 export async function addReply(s: TestServer, id: string, text: string): Promise<void> {
   n++;
-  await s.server.app.journal.append([{
+  await s.server.services.journal.append([{
     stream: id, type: 'message.created',
     payload: {
       agent_id: 'main', turn_id: `turn_${n}`,
@@ -64,7 +64,7 @@ export async function addReply(s: TestServer, id: string, text: string): Promise
 
 export async function endTurn(s: TestServer, id: string): Promise<void> {
   n++;
-  await s.server.app.journal.append([{
+  await s.server.services.journal.append([{
     stream: id, type: 'turn.ended',
     payload: {
       agent_id: 'main', turn_id: `turn_${n}`, prompt_id: `prompt_${n}`, reason: 'completed', steps: 1, ended_at: new Date().toISOString(),

@@ -24,11 +24,11 @@ test('user_prompts (default) titles the session from its prompts, cleaned, and b
 
   const sess = await s.get(`/api/v1/sessions/${id}`);
   t.is(sess.data.title, 'Fix login password validation');
-  t.is(s.server.app.sessions.get(id)?.title_source, 'generated');
+  t.is(s.server.services.sessions.get(id)?.title_source, 'generated');
   const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id);
   t.like(meta.payload, { session_id: id, workspace_id: sess.data.workspace_id, title: 'Fix login password validation' });
   t.regex(meta.payload.updated_at, /^\d{4}-/);
-  const session = await s.server.app.journal.readRange(id, 1);
+  const session = await s.server.services.journal.readRange(id, 1);
   t.like(session.find((e) => e.type === 'session.title_generated')?.payload, { title: 'Fix login password validation', source: 'user_prompts' });
 });
 
@@ -83,7 +83,7 @@ test('a custom title is never overwritten: 40923 even with force, and a generate
   t.is(llm.requests.length, 0);
 
   // A generation that raced with a profile rename: the index keeps the custom title.
-  await s.server.app.journal.append([{ stream: id, type: 'session.title_generated', payload: { title: 'Late generated', source: 'user_prompts', model: 'acme/smart' } }]);
+  await s.server.services.journal.append([{ stream: id, type: 'session.title_generated', payload: { title: 'Late generated', source: 'user_prompts', model: 'acme/smart' } }]);
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'My Own Title');
 
   const other = await newSession(s);
@@ -138,7 +138,7 @@ test('session.meta.updated of a title lands on the global stream', async (t) => 
   await addPrompt(s, id, 'Benchmark the journal');
   llm.setScript(say('Journal benchmarks'));
   t.is((await s.post(gen(id))).code, 0);
-  const global = await s.server.app.journal.readRange(GLOBAL_STREAM, 1);
+  const global = await s.server.services.journal.readRange(GLOBAL_STREAM, 1);
   const meta = global.filter((e) => e.type === 'session.meta.updated');
   t.is(meta.length, 1);
   t.like(meta[0].payload, { session_id: id, title: 'Journal benchmarks' });

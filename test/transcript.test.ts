@@ -137,7 +137,7 @@ test('user-messages states: running, queued, and cancelled when aborted; complet
 
 test('user-messages: a skill activation has origin skill', async (t) => {
   const env = await startEngine(t);
-  const app = env.s.server.app;
+  const app = env.s.server.services;
   const root = app.workspaces.get(app.sessions.get(env.sid)!.workspace_id)!.root;
   const dir = path.join(root, '.svc-code', 'skills', 'deploy');
   await mkdir(dir, { recursive: true });
@@ -201,5 +201,5 @@ test('ops: later events of the agent as batches; complete:false when since_seq i
   const d = await data(cold, '?agent_id=main');
   t.is(d.items.length, 2);
   t.is(d.seq, undefined);
-  t.is(s2.server.app.engine.get(env.sid), undefined, 'reading never starts the runtime');
+  t.is(s2.server.services.engine.get(env.sid), undefined, 'reading never starts the runtime');
 });

@@ -69,7 +69,7 @@ test.serial('an upload over SVC_CODE_UPLOAD_MAX_BYTES is 40001 with the limit, a
   t.is(big.status, 200);
   t.is(big.body.code, 40001);
   t.deepEqual(big.body.details, [{ field: 'file', message: 'exceeds 1024 bytes', limit: 1024 }]);
-  const scratch = s.server.app.uploads.incomingDir;
+  const scratch = s.server.services.uploads.incomingDir;
   t.deepEqual(await readdir(scratch), []);
   t.deepEqual((await readdir(path.join(s.home, 'uploads'))).filter((n) => n.startsWith('file_')), []);
 
@@ -89,10 +89,9 @@ test.serial('an upload over SVC_CODE_UPLOAD_MAX_BYTES is 40001 with the limit, a
 test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media lookups, and swept from disk', async (t) => {
   withEnv(t, { SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS: '20' });
   const s = await startServer(t);
-  let ms = Date.parse('2030-01-01T00:00:00.000Z');
-  s.server.app.clock = { now: () => new Date(ms) };
+  s.clock.set('2030-01-01T00:00:00.000Z');
   const events: JournalEvent[] = [];
-  s.server.app.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
 
   const temp = await upload(s, { file: { data: new Blob(['soon gone']), filename: 'tmp.txt' }, expires_in_sec: '60' });
   t.is(temp.body.code, 0);
@@ -103,20 +102,20 @@ test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media loo
   const id = temp.body.data.id;
   t.is((await download(s, id)).status, 200);
 
-  ms += 60_000;
+  s.clock.advance(60_000);
   const gone = await download(s, id);
   t.is(gone.status, 404);
   t.is(envelopeOf(gone.bytes).code, 40407);
   const del = await s.req('DELETE', `${FILES}/${id}`);
   t.is(del.status, 404);
   t.is(del.body.code, 40407);
-  await t.throwsAsync(s.server.app.uploads.lookup(id), { message: /expired/, instanceOf: Error });
-  t.is(await s.server.app.uploads.lookup(id).catch((e) => e.code), 41003);
+  await t.throwsAsync(s.server.services.uploads.lookup(id), { message: /expired/, instanceOf: Error });
+  t.is(await s.server.services.uploads.lookup(id).catch((e) => e.code), 41003);
 
   const dir = path.join(s.home, 'uploads', id);
   await until(async () => !(await exists(dir)), 'the sweeper to remove the directory');
-  t.is(await s.server.app.uploads.lookup(id).catch((e) => e.code), 41003, 'still expired (not unknown) after the sweep');
-  t.is(await s.server.app.uploads.lookup('file_01ARZ3NDEKTSV4RRFFQ69G5FAV').catch((e) => e.code), 40407);
+  t.is(await s.server.services.uploads.lookup(id).catch((e) => e.code), 41003, 'still expired (not unknown) after the sweep');
+  t.is(await s.server.services.uploads.lookup('file_01ARZ3NDEKTSV4RRFFQ69G5FAV').catch((e) => e.code), 40407);
   await until(async () => events.some((e) => e.type === 'upload.expired'), 'upload.expired');
   t.deepEqual(events.find((e) => e.type === 'upload.expired')!.payload, { id, expires_at: '2030-01-01T00:01:00.000Z' });
   t.is((await download(s, keep.body.data.id)).status, 200);
@@ -125,7 +124,7 @@ test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media loo
 test('upload with a name: metadata, media type from the part, bytes, ETag, If-None-Match ignored', async (t) => {
   const s = await startServer(t);
   const events: JournalEvent[] = [];
-  s.server.app.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
   const res = await upload(s, { file: { data: new Blob([BINARY], { type: 'image/png' }), filename: 'orig.bin' }, name: 'Screenshot 1.png' });
   t.is(res.status, 200);
   t.is(res.body.code, 0);
@@ -216,7 +215,7 @@ test('unknown ids are real HTTP 404 with a 40407 envelope; malformed ids are 400
 test('DELETE removes the file: {deleted:true}, then GET and DELETE are 404', async (t) => {
   const s = await startServer(t);
   const events: JournalEvent[] = [];
-  s.server.app.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
   const { id } = (await upload(s, { file: { data: new Blob(['bye']), filename: 'x.txt' } })).body.data;
   const del = await s.req('DELETE', `${FILES}/${id}`);
   t.is(del.status, 200);
@@ -259,7 +258,7 @@ test('bad uploads are 40001 with details', async (t) => {
   const fractional = await upload(s, { file: { data: new Blob(['x']), filename: 'x' }, expires_in_sec: '1.5' });
   t.is(fractional.body.code, 0);
   t.is(Date.parse(fractional.body.data.expires_at) - Date.parse(fractional.body.data.created_at), 1500);
-  const scratch = s.server.app.uploads.incomingDir;
+  const scratch = s.server.services.uploads.incomingDir;
   t.deepEqual(await readdir(scratch), [], 'rejected uploads leave no temp files');
 });
 
@@ -281,7 +280,7 @@ test('files survive a restart', async (t) => {
   const gone = (await upload(first, { file: { data: new Blob(['del']), filename: 'd' } })).body.data.id;
   await first.req('DELETE', `${FILES}/${gone}`);
   // Stored "in 2000" with a one-minute lifetime: long expired by the time the next server starts.
-  first.server.app.clock = { now: () => new Date('2000-01-01T00:00:00.000Z') };
+  first.clock.set('2000-01-01T00:00:00.000Z');
   const stale = (await upload(first, { file: { data: new Blob(['old']), filename: 'o' }, expires_in_sec: '60' })).body.data.id;
   // Scratch of a process that died mid-upload (no such pid: Linux pids stay below 2^22).
   const crashed = path.join(first.home, 'uploads', '.incoming', '999999999-01ARZ3NDEKTSV4RRFFQ69G5FAV');
@@ -297,11 +296,11 @@ test('files survive a restart', async (t) => {
   t.is(got.status, 200);
   t.deepEqual(got.bytes, BINARY);
   t.is(got.headers.get('content-type'), 'application/x-thing');
-  t.is((await s.server.app.uploads.lookup(id)).meta.name, 'kept.bin');
+  t.is((await s.server.services.uploads.lookup(id)).meta.name, 'kept.bin');
   t.is((await download(s, gone)).status, 404);
   t.false(await exists(crashed));
   await until(async () => !(await exists(path.join(s.home, 'uploads', stale))), 'the start-up sweep');
-  t.is(await s.server.app.uploads.lookup(stale).catch((e) => e.code), 41003);
+  t.is(await s.server.services.uploads.lookup(stale).catch((e) => e.code), 41003);
 });
 
 test('a storage failure on download is a real HTTP 500 with an envelope', async (t) => {

@@ -71,7 +71,7 @@ test('persist false keeps the directory in memory only, shared by the workspace'
   t.false(r.data.persisted);
   t.deepEqual(r.data.additional_dirs, [a, b], 'persisted first, then in-memory');
   t.deepEqual((await readToml(config)).workspace.additional_dir, [a]);
-  t.deepEqual(s.server.app.workspaceDirs.inMemory(id), [b]);
+  t.deepEqual(s.server.services.workspaceDirs.inMemory(id), [b]);
 
   const s2 = await s.restart();
   t.teardown(() => s2.stop());
@@ -133,7 +133,7 @@ test('a corrupted local.toml answers 40001 and is left untouched', async (t) => 
 
 test('additionalDirs: local.toml entries count only while trusted', async (t) => {
   const { s, id, url, config } = await setup(t);
-  const app = s.server.app;
+  const app = s.server.services;
   const a = await tempDir(t);
   const b = await tempDir(t);
   await s.post(url, { path: a });

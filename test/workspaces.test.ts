@@ -20,15 +20,14 @@ async function server(t: any): Promise<TestServer> {
 /** Events committed from now on. */
 function committed(s: TestServer): JournalEvent[] {
   const seen: JournalEvent[] = [];
-  s.server.app.journal.on('committed', (evs: JournalEvent[]) => seen.push(...evs));
+  s.server.services.journal.on('committed', (evs: JournalEvent[]) => seen.push(...evs));
   return seen;
 }
 
-/** A settable clock, so refreshed timestamps differ without sleeping. */
+/** The server's clock set, so refreshed timestamps differ without sleeping. */
 function fakeClock(s: TestServer) {
-  const clock = { ms: Date.parse('2030-01-01T00:00:00.000Z'), tick(n = 1000) { this.ms += n; } };
-  s.server.app.clock = { now: () => new Date(clock.ms) };
-  return clock;
+  s.clock.set('2030-01-01T00:00:00.000Z');
+  return { get ms() { return s.clock.now().getTime(); }, tick(n = 1000) { s.clock.advance(n); } };
 }
 
 const fields = (body: any) => (body.details ?? []).map((d: any) => d.field);

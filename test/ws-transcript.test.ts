@@ -135,7 +135,7 @@ test('resume: a cursor older than the op window gets a transcript.reset', async 
   const env = await startEngine(t);
   await turn(env, 1);
   const events = Array.from({ length: 1001 }, (_, i) => ({ stream: env.sid, type: 'session.profile_updated' as const, payload: { title: `t${i}` } }));
-  await env.s.server.app.journal.append(events);
+  await env.s.server.services.journal.append(events);
   const c = await client(t, env);
   await subscribeV2(c, env, { main: 'block' }, { main: 1 });
   const reset = await c.waitFor((f) => f.type === 'transcript.reset');

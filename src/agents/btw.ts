@@ -1,6 +1,4 @@
-import { monotonicFactory } from 'ulid';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import type { Message } from '../events/turns.ts';
 import { loadMessages, replayContext } from '../engine/history.ts';
 import { sessionModel } from '../engine/model-resolve.ts';
@@ -12,8 +10,6 @@ import { SubagentEvents } from './events.ts';
 import type { SubagentSpawnedPayload } from '../events/subagents.ts';
 import { SYSTEM_PROMPT_EVENT } from '../engine/system-prompt.ts';
 import type { SystemPromptRecord } from '../events/turns.ts';
-
-const nextUlid = monotonicFactory();
 
 /** `:btw` agents may only read (Core: "limited to read-only tools Read, Grep, Glob"). */
 export const BTW_TOOLS = ['Read', 'Grep', 'Glob'] as const;
@@ -31,27 +27,27 @@ function settledPrefix(history: readonly Message[]): Message[] {
 
 /** Creates a `:btw` agent: a copy of the main agent's history, its own prompt queue, read-only tools. */
 export async function createBtwAgent(
-  app: AppContext, deps: RuntimeDeps, session: SessionRecord, main: { history: readonly Message[]; system?: string; identity: { name: string; slug: string } },
+  deps: RuntimeDeps, session: SessionRecord, main: { history: readonly Message[]; system?: string; identity: { name: string; slug: string } },
 ): Promise<SessionRuntime> {
   // A usable model configuration is required (40110 / 40113 otherwise).
-  const { model, thinking } = sessionModel(app, session);
+  const { model, thinking } = sessionModel(deps, session);
   const history = settledPrefix(main.history);
-  const agentId = `btw_${nextUlid()}`;
+  const agentId = deps.ids.next('btw');
   const payload: SubagentSpawnedPayload = {
     agent_id: agentId, kind: 'btw', parent_agent_id: 'main', description: 'btw', subagent_type: 'btw', model: model.alias,
     thinking_effort: thinking.enabled ? thinking.effort ?? 'default' : 'off', background: false,
     forked_from_message_id: history.length ? history[history.length - 1]!.id : null, tools: [...BTW_TOOLS],
   };
-  await app.journal.append([{ stream: session.id, type: SubagentEvents.spawned, payload }]);
+  await deps.journal.append([{ stream: session.id, type: SubagentEvents.spawned, payload }]);
   // The fork keeps the main agent's system prompt, recorded under its own id with its first turn.
   const system = main.system !== undefined ? { text: main.system, recorded: false, identity: main.identity } : undefined;
   return new SessionRuntime(deps, session.id, session.workspace_id, history, { id: agentId, toolScope: { only: BTW_TOOLS }, ...(system ? { system } : {}) });
 }
 
 /** After a restart: the `:btw` agent's history is the main history up to its fork point plus its own messages. */
-export async function rebuildBtwAgent(app: AppContext, deps: RuntimeDeps, session: SessionRecord, agentId: string): Promise<SessionRuntime | undefined> {
+export async function rebuildBtwAgent(deps: RuntimeDeps, session: SessionRecord, agentId: string): Promise<SessionRuntime | undefined> {
   // One read: the agent's own messages, and every event to replay the main context as it was at the fork.
-  const own = await loadMessages(app.journal, session.id, agentId);
+  const own = await loadMessages(deps.journal, session.id, agentId);
   const at = own.events.findIndex((e) => e.type === SubagentEvents.spawned && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
   if (at < 0) return undefined;
   const mainAtFork: Message[] = [];

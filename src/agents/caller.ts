@@ -10,7 +10,7 @@ export const SUBAGENT_TYPES: Record<string, { summary: string; only?: readonly s
 
 /** The calling agent's own model and effort (what `primary` and an unconfigured pool mean). */
 export function callerModel(ctx: ToolContext): BoundModel {
-  return sessionModel(ctx.app, ctx.session);
+  return sessionModel(ctx.deps, ctx.session);
 }
 
 /** The session's sticky disabled_tools (a prompt's override is stored there before its turn runs). */

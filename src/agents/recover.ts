@@ -1,12 +1,12 @@
 import { EngineEvents } from '../engine/events.ts';
 import type { Message, TurnEndedPayload } from '../events/turns.ts';
-import { newMessageId } from '../engine/turn.ts';
 import { SubagentEvents } from './events.ts';
 import type { SubagentSpawnedPayload } from '../events/subagents.ts';
 import { subagentNotice } from './subagent-task.ts';
 import { CompactionEvents } from '../engine/compaction-events.ts';
 import type { CompactionFailedPayload } from '../events/compaction.ts';
 import type { NewEvent } from '../events/registry.ts';
+import type { Ids } from '../lib/ids.ts';
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
 
@@ -16,9 +16,9 @@ interface Ev { type: string; payload: any }
  * After a restart: the events that settle what the previous run left open outside the
  * main agent — turns of other agents get `turn.ended` failed/interrupted, a compaction with
  * no outcome `compaction.failed` interrupted, and spawned subagents with no outcome
- * `subagent.failed` interrupted. Empty when nothing is open.
+ * `subagent.failed` interrupted. Empty when nothing is open. `ids` mints the ids of notes it adds.
  */
-export function settleOrphans(events: readonly Ev[], now: string, sessionId: string): NewEvent[] {
+export function settleOrphans(events: readonly Ev[], now: string, sessionId: string, ids: Ids): NewEvent[] {
   const openTurns = new Map<string, { agent_id: string; turn_id: string; prompt_id: string }>();
   const openAgents = new Map<string, SubagentSpawnedPayload>();
   const openCompactions = new Map<string, { compaction_id: string; agent_id: string }>();
@@ -54,15 +54,15 @@ export function settleOrphans(events: readonly Ev[], now: string, sessionId: str
       payload: { agent_id: a.agent_id, ...(a.task_id ? { task_id: a.task_id } : {}), reason: 'interrupted', error: { kind: 'interrupted', message: 'the daemon stopped while the subagent ran' } },
     });
     // A background subagent's caller waits for a task notification: it gets one saying what happened.
-    if (a.background) out.push({ type: EngineEvents.messageCreated, payload: { agent_id: 'main', message: interruptedNote(a, sessionId, now) } });
+    if (a.background) out.push({ type: EngineEvents.messageCreated, payload: { agent_id: 'main', message: interruptedNote(a, sessionId, now, ids) } });
   }
   return out;
 }
 
-function interruptedNote(a: SubagentSpawnedPayload, sessionId: string, now: string): Message {
+function interruptedNote(a: SubagentSpawnedPayload, sessionId: string, now: string, ids: Ids): Message {
   const { text, meta } = subagentNotice(
     { agent_id: a.agent_id, task_id: a.task_id ?? 'unknown', description: a.description, status: 'failed' },
     '[interrupted] the daemon stopped while the subagent ran; its work is incomplete.',
   );
-  return { id: newMessageId(), session_id: sessionId, role: 'user', content: [{ type: 'text', text }], created_at: now, metadata: { task_notification: meta } };
+  return { id: ids.next('msg'), session_id: sessionId, role: 'user', content: [{ type: 'text', text }], created_at: now, metadata: { task_notification: meta } };
 }

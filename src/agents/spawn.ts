@@ -1,10 +1,11 @@
-import { monotonicFactory } from 'ulid';
-import type { AppContext } from '../app/context.ts';
+import type { Logger } from '../app/logger.ts';
+import type { ConfigService } from '../config/service.ts';
 import { EngineEvents } from '../engine/events.ts';
 import type { Message, TurnEndedPayload } from '../events/turns.ts';
 import type { Usage } from '../events/common.ts';
-import { clientFor } from '../engine/model-resolve.ts';
-import { newMessageId, runTurn, type TurnOutcome } from '../engine/turn.ts';
+import { clientFor, type ClientCache, type TokenSource } from '../engine/model-resolve.ts';
+import type { ToolExecutor } from '../engine/tools.ts';
+import { runTurn, type LoopLimits, type TurnDeps, type TurnOutcome } from '../engine/turn.ts';
 import { subagentSystemPrompt } from '../engine/system-prompt.ts';
 import { truncateHead } from '../tools/truncate.ts';
 import { SubagentEvents } from './events.ts';
@@ -12,75 +13,79 @@ import type { SubagentFailure, SubagentSpawnedPayload } from '../events/subagent
 import type { BoundModel } from './pool.ts';
 import { SubagentTask } from './subagent-task.ts';
 import type { NewEvent } from '../events/registry.ts';
+import type { TaskService } from '../tasks/service.ts';
+import type { SpawnRequest, SubagentLauncher, SubagentSettlement } from './launcher.ts';
 
-const nextUlid = monotonicFactory();
+export type { SpawnRequest, SubagentSettlement };
+
 const EVENT_RESULT_BUDGET = 100_000;
 const ZERO: Usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
 
 /** Tools a spawned subagent never gets: no nesting, no user interaction of its own. */
 export const SUBAGENT_EXCLUDED_TOOLS = ['Agent', 'AgentDynamicWorkflow', 'AskUserQuestion', 'EnterPlanMode', 'ExitPlanMode'];
 
-export interface SpawnRequest {
-  sessionId: string;
-  parentAgentId: string;
-  parentTurnId?: string;
-  parentToolCallId?: string;
-  description: string;
-  prompt: string;
-  subagentType: string;
-  bound: BoundModel;
-  background: boolean;
-  /** Restricts the tools (subagent types); the exclusions above always apply. */
-  only?: readonly string[];
-  /** The session's disabled_tools (Core: "tool names to disable for the session"): a subagent does not get them back. */
-  disabledTools?: readonly string[];
-  /** Overrides `[subagent] timeout_ms` (a dynamic workflow uses `[dynamic_workflow] timeout_ms`). */
-  timeout?: { ms: number; setting: string };
-}
-
-export type SubagentSettlement =
-  | { status: 'completed'; result: string }
-  | { status: 'failed'; reason: SubagentFailure; message: string };
-
 export const effortLabel = (b: BoundModel): string => (b.thinking.enabled ? b.thinking.effort ?? 'default' : 'off');
 
+/** What subagents run with: a turn's deps, the tasks they are tracked as, and the engine's tools and limits. */
+export interface SubagentDeps extends TurnDeps {
+  tasks: Pick<TaskService, 'newId' | 'logFile' | 'register'>;
+  config: ConfigService;
+  auth: TokenSource;
+  clients: ClientCache;
+  log: Logger;
+  tools: ToolExecutor;
+  /** The engine's loop limits, read per spawn. */
+  limits(): LoopLimits;
+  /** The daemon is stopping: a running subagent's turn is left open in the journal. */
+  stopping(): boolean;
+  /** The system prompt of the session's main agent, when its runtime is loaded. */
+  parentSystem(sessionId: string): string | undefined;
+}
+
 /**
- * Starts a subagent: a task (kind subagent) running one turn of its own agent with a
- * fresh history (the prompt), its events on the session stream under its agent_id.
- * `settled` resolves when it ends; the task can be cancelled, detached or time out.
+ * The engine's subagent launcher: each subagent is a task (kind subagent) running one turn of its
+ * own agent with a fresh history (the prompt), its events on the session stream under its agent_id.
  */
-export async function spawnSubagent(app: AppContext, req: SpawnRequest): Promise<{ task: SubagentTask; settled: Promise<SubagentSettlement> }> {
-  const agentId = `agent_${nextUlid()}`;
-  const taskId = app.tasks.newId();
+export class Subagents implements SubagentLauncher {
+  constructor(private readonly deps: SubagentDeps) {}
+
+  async spawn(req: SpawnRequest): Promise<{ task: SubagentTask; settled: Promise<SubagentSettlement> }> {
+    return spawnSubagent(this.deps, this, req);
+  }
+}
+
+async function spawnSubagent(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnRequest): Promise<{ task: SubagentTask; settled: Promise<SubagentSettlement> }> {
+  const agentId = deps.ids.next('agent');
+  const taskId = deps.tasks.newId();
   const task = new SubagentTask({
-    id: taskId, sessionId: req.sessionId, description: req.description, logFile: await app.tasks.logFile(req.sessionId, taskId),
+    id: taskId, sessionId: req.sessionId, description: req.description, logFile: await deps.tasks.logFile(req.sessionId, taskId),
     agentId, subagentType: req.subagentType, model: req.bound.model.alias, thinkingEffort: effortLabel(req.bound),
-    ...(req.parentToolCallId ? { parentToolCallId: req.parentToolCallId } : {}), background: req.background, now: () => app.clock.now(),
+    ...(req.parentToolCallId ? { parentToolCallId: req.parentToolCallId } : {}), background: req.background, now: () => deps.clock.now(),
   });
   const spawned: SubagentSpawnedPayload = {
     agent_id: agentId, kind: 'task', parent_agent_id: req.parentAgentId, description: req.description, subagent_type: req.subagentType,
     model: req.bound.model.alias, thinking_effort: effortLabel(req.bound), task_id: taskId, background: req.background,
     ...(req.parentTurnId ? { parent_turn_id: req.parentTurnId } : {}), ...(req.parentToolCallId ? { parent_tool_call_id: req.parentToolCallId } : {}),
   };
-  await app.journal.append([{ stream: req.sessionId, type: SubagentEvents.spawned, payload: spawned }]);
-  await app.tasks.register(task);
-  const settled = run(app, req, task);
+  await deps.journal.append([{ stream: req.sessionId, type: SubagentEvents.spawned, payload: spawned }]);
+  await deps.tasks.register(task);
+  const settled = run(deps, launcher, req, task);
   return { task, settled };
 }
 
-async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Promise<SubagentSettlement> {
+async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnRequest, task: SubagentTask): Promise<SubagentSettlement> {
   const agentId = task.spec.agentId;
-  const turnId = `turn_${nextUlid()}`;
+  const turnId = deps.ids.next('turn');
   const started = Date.now();
-  const timeoutMs = req.timeout?.ms ?? app.config.current().subagent.timeout_ms;
+  const timeoutMs = req.timeout?.ms ?? deps.config.current().subagent.timeout_ms;
   const timeoutSetting = req.timeout?.setting ?? '[subagent] timeout_ms';
   const timer = timeoutMs > 0 ? setTimeout(() => task.stop('timeout'), timeoutMs) : undefined;
-  const emit = (events: NewEvent[]) => app.journal.append(events.map((e) => ({ stream: req.sessionId, ...e })));
+  const emit = (events: NewEvent[]) => deps.journal.append(events.map((e) => ({ stream: req.sessionId, ...e })));
   let outcome: TurnOutcome | null = null;
   let history: Message[] = [];
   try {
     const user: Message = {
-      id: newMessageId(), session_id: req.sessionId, role: 'user', content: [{ type: 'text', text: req.prompt }], created_at: app.clock.now().toISOString(),
+      id: deps.ids.next('msg'), session_id: req.sessionId, role: 'user', content: [{ type: 'text', text: req.prompt }], created_at: deps.clock.now().toISOString(),
     };
     history = [user];
     await emit([
@@ -88,12 +93,12 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
       { type: EngineEvents.turnStarted, payload: { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, prompt_ids: [], model: req.bound.model.alias, started_at: user.created_at } },
       { type: EngineEvents.messageCreated, payload: { agent_id: agentId, turn_id: turnId, message: user } },
     ]);
-    const client = await clientFor(app, req.bound.model, app.engine.clients);
-    const parentSystem = app.engine.get(req.sessionId)?.systemPrompt;
+    const client = await clientFor(deps, req.bound.model, deps.clients);
+    const parentSystem = deps.parentSystem(req.sessionId);
     outcome = await runTurn({
-      app, sessionId: req.sessionId, turnId, history, client, thinking: req.bound.thinking, tools: app.engine.tools, disabledTools: req.disabledTools ?? [],
+      deps, sessionId: req.sessionId, turnId, history, client, thinking: req.bound.thinking, tools: deps.tools, subagents: launcher, disabledTools: req.disabledTools ?? [],
       agentId, toolScope: { exclude: SUBAGENT_EXCLUDED_TOOLS, ...(req.only ? { only: req.only } : {}) },
-      limits: app.engine.limits(), signal: task.controller.signal, takeSteered: () => [], closing: () => app.engine.stopping,
+      limits: deps.limits(), signal: task.controller.signal, takeSteered: () => [], closing: () => deps.stopping(),
       ...(parentSystem !== undefined ? { system: () => subagentSystemPrompt(parentSystem) } : {}),
     });
   } catch (err) {
@@ -101,8 +106,8 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
   } finally {
     clearTimeout(timer);
   }
-  if (!outcome) return suspend(app, req, task, emit);
-  const ended: TurnEndedPayload = { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, ...outcome, ended_at: app.clock.now().toISOString() };
+  if (!outcome) return suspend(deps, req, task, emit);
+  const ended: TurnEndedPayload = { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, ...outcome, ended_at: deps.clock.now().toISOString() };
   if (outcome.reason === 'completed') {
     const result = finalText(history) || '(the subagent finished without a text answer)';
     await emit([
@@ -127,9 +132,9 @@ async function run(app: AppContext, req: SpawnRequest, task: SubagentTask): Prom
 }
 
 /** The daemon is stopping: the turn stays open in the journal and the next start reports it interrupted. */
-async function suspend(app: AppContext, req: SpawnRequest, task: SubagentTask, emit: (e: NewEvent[]) => Promise<unknown>): Promise<SubagentSettlement> {
+async function suspend(deps: SubagentDeps, req: SpawnRequest, task: SubagentTask, emit: (e: NewEvent[]) => Promise<unknown>): Promise<SubagentSettlement> {
   await emit([{ type: SubagentEvents.suspended, payload: { agent_id: task.spec.agentId, task_id: task.spec.id, reason: 'daemon_stopping' } }])
-    .catch((err) => app.log.warn({ session_id: req.sessionId }, `subagent.suspended not journaled: ${String(err)}`));
+    .catch((err) => deps.log.warn({ session_id: req.sessionId }, `subagent.suspended not journaled: ${String(err)}`));
   await task.settle('cancelled', '[interrupted] the daemon stopped while the subagent ran');
   return { status: 'failed', reason: 'interrupted', message: 'the daemon stopped while the subagent ran' };
 }

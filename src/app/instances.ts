@@ -6,6 +6,7 @@ import { destroySlot, exportFile, listSlotDirs, slotsDir, tryOpenSlot, type Slot
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord, WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { liveInstances, writeFileAtomic, type InstanceRecord } from './home.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { Logger } from './logger.ts';
 
 /** What a daemon publishes about the slot it holds (docs/multi-instance.md). */
@@ -24,6 +25,7 @@ interface Deps {
   journal: Journal;
   sessions: SessionIndex;
   workspaces: WorkspaceRegistry;
+  clock: Clock;
   log: Logger;
 }
 
@@ -42,9 +44,12 @@ export class Instances {
   private running: Promise<void> | undefined;
   private baseUrl = '';
 
-  constructor(private readonly deps: Deps) {
-    deps.journal.on('committed', () => (this.dirty = true));
-  }
+  constructor(private readonly deps: Deps) {}
+
+  /** Subscriber of committed events (src/app/subscribers.ts): the next reconcile republishes the export. */
+  readonly onCommitted = (): void => {
+    this.dirty = true;
+  };
 
   baseUrlOf(serverId: string | undefined): string | null {
     return (serverId && this.others.get(serverId)?.base_url) || null;
@@ -92,7 +97,7 @@ export class Instances {
     const data: SlotExport = {
       server_id: serverId,
       base_url: this.baseUrl,
-      written_at: new Date().toISOString(),
+      written_at: this.deps.clock.now().toISOString(),
       sessions: [...sessions.all()].filter((s) => !s.foreign),
       workspaces: workspaces.all(),
     };

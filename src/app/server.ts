@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
-import { monotonicFactory } from 'ulid';
 import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
 import { GuiStore } from '../../projections/gui-store/gui-store.ts';
@@ -10,38 +9,47 @@ import { MessageLog } from '../../projections/messages/message-log.ts';
 import { UsageProjection } from '../../projections/usage/session-usage.ts';
 import { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import { transcriptProjection } from '../../projections/transcript/projection.ts';
+import { transcriptProjection, type TranscriptProjection } from '../../projections/transcript/projection.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../protocol/access/host.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
 import { TerminalService } from '../terminals/service.ts';
+import { TaskNotifier } from '../tasks/notify.ts';
 import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
-import { startAutoTitle } from '../engine/auto-title.ts';
+import { createAutoTitle, type AutoTitle } from '../engine/auto-title.ts';
 import { AuthService } from '../auth/service.ts';
-import { EngineRegistry } from '../engine/runtime-registry.ts';
+import { ClientCache } from '../engine/model-resolve.ts';
+import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import type { ContractChecker } from '../protocol/contract-check.ts';
+import type { ConnectionInfo } from '../protocol/schemas/connections.ts';
 import { EventJournal } from '../events/journal.ts';
+import { VolatileBus } from '../events/volatile-bus.ts';
 import { mark, tracing } from '../engine/trace.ts';
-import type { AppContext, Clock } from './context.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
+import { ulidIds, type Ids } from '../lib/ids.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances, importSlot } from './instances.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
+import { committedSubscribers, registerSubscribers } from './subscribers.ts';
 import { SERVER_VERSION } from './version.ts';
 
 export interface StartOptions {
   home: string;
   options: ServeOptions;
   log?: Logger;
+  /** Stamps every time the daemon records (tests pass one they move). */
   clock?: Clock;
+  /** Mints every id (tests may pass a deterministic one). */
+  ids?: Ids;
   /** How often to reconcile with other daemons on the same home (ms; 0 = never). */
   reconcileIntervalMs?: number;
   /** Test runs: every appended and published event is checked against the registry (docs/events.md). */
@@ -50,16 +58,73 @@ export interface StartOptions {
 
 const DEFAULT_RECONCILE_MS = 30_000;
 
+/**
+ * What startServer built, by name. It exists here only to hand each route factory and the hub what
+ * they declare (each typed with its own part) and to let tests reach the parts; no module imports it.
+ */
+export interface Services {
+  home: string;
+  serverId: string;
+  version: string;
+  startedAt: Date;
+  options: ServeOptions;
+  token: string;
+  clock: Clock;
+  ids: Ids;
+  log: Logger;
+  journal: EventJournal;
+  bus: VolatileBus;
+  config: ConfigService;
+  sessions: SessionIndex;
+  workspaces: WorkspaceRegistry;
+  gui: GuiStore;
+  /** Main-agent messages per session (read from LevelDB by range, not held in memory). */
+  messages: MessageLog;
+  /** Token usage, context measure and in-flight turn per session. */
+  usage: UsageProjection;
+  /** Transcripts of the sessions read most recently (folded on first read, then kept up to date). */
+  transcripts: TranscriptProjection;
+  /** Waits for a stream's events to be on disk (reads of on-disk records bounded by the head). */
+  commits: CommitWaits;
+  instances: Instances;
+  /** Uploaded files (POST /api/v1/files), also looked up for prompt media `{kind:file, file_id}`. */
+  uploads: UploadService;
+  /** OAuth logins and access tokens of the managed provider. */
+  auth: AuthService;
+  /** PTY terminals of this daemon (live state). */
+  terminals: TerminalService;
+  /** add-dir runtime state: in-memory directories per workspace. */
+  workspaceDirs: WorkspaceDirs;
+  /** Live state of loaded sessions (busy, pending interaction, bound model). */
+  live: LiveSessions;
+  /** Model clients shared by every runtime, the prompt intake and title generation. */
+  clients: ClientCache;
+  runtimes: LoadedRuntimes;
+  notes: TaskNotifier;
+  /** Background Bash tasks and subagents of live sessions. */
+  tasks: TaskService;
+  /** Permission gate of tool calls and pending approvals (see src/permissions/types.ts). */
+  permissions: PermissionService;
+  /** AskUserQuestion: pending questions of tool calls. */
+  questions: QuestionService;
+  tools: BuiltinToolExecutor;
+  /** Agent runtimes of live sessions (prompt queues, turn loops). */
+  engine: EngineRegistry;
+  autoTitle: AutoTitle;
+  /** Connections of the WebSocket hub, for GET /api/v1/connections. */
+  connections(): ConnectionInfo[];
+  /** Asks the server to stop (POST /api/v1/shutdown). */
+  requestShutdown(): void;
+}
+
 export interface RunningServer {
-  app: AppContext;
+  services: Services;
   port: number;
   baseUrl: string;
   /** Resolves when the server has fully stopped. */
   closed: Promise<void>;
   close(): Promise<void>;
 }
-
-const nextUlid = monotonicFactory();
 
 async function listenWithRetry(server: http.Server, host: string, port: number): Promise<number> {
   for (let i = 0; i < (port === 0 ? 1 : PORT_TRIES); i++) {
@@ -85,73 +150,94 @@ function formatHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-/** Wires every part together and starts listening. */
+/**
+ * The composition root: builds every part with the collaborators it declares, in dependency order
+ * (docs/architecture.md "Wiring"), registers the reactions to committed events, and listens.
+ */
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
-  const { home, options } = opts;
+  const { home, options, checker } = opts;
   const log = opts.log ?? createLogger();
+  const clock = opts.clock ?? systemClock;
+  const ids = opts.ids ?? ulidIds();
   await mkdir(home, { recursive: true });
   const token = await loadOrCreateToken(home);
-  const config = await ConfigService.load(home, log);
-  const { primary, adoptable } = await claimSlots(home);
-  const { checker } = opts;
-  const journal = new EventJournal({ db: primary.db, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker, trace: tracing ? mark : undefined });
+
+  // The journal, the config that journals its changes, and the projections (derived in each append's batch).
+  const { primary, adoptable } = await claimSlots(home, ids.ulid);
+  const journal = new EventJournal({
+    db: primary.db, clock, newEpoch: ids.ulid, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker, trace: tracing ? mark : undefined,
+  });
   await journal.load();
-  const commits = new CommitWaits(journal);
-  // Subscriber `commit-waits` (to move into the subscriber list): wakes readers waiting for a seq to be on disk.
-  journal.on('committed', commits.onCommitted);
-  config.attach(journal);
+  const config = await ConfigService.load(home, { journal, log });
   const sessions = new SessionIndex();
   const workspaces = new WorkspaceRegistry();
   const gui = new GuiStore();
   const messages = new MessageLog(journal.db);
   const usage = new UsageProjection();
   const transcripts = transcriptProjection(journal);
-  const runner = new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage, transcripts]);
-  await runner.start({ forceRebuild: options.rebuildProjections });
+  await new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage, transcripts]).start({ forceRebuild: options.rebuildProjections });
+  // Readers that wait for a stream's events to be on disk (the snapshot's messages).
+  const commits = new CommitWaits(journal);
   for (const slot of adoptable) await importSlot(journal, slot, log);
-  const serverId = `srv_${nextUlid()}`;
-  const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, log });
-  const uploads = await UploadService.open({ home, journal, log, now: () => app.clock.now() });
-  let hub: WsHub | undefined;
-  let stop: () => void = () => {};
-  const app: AppContext = {
-    home, serverId, version: SERVER_VERSION, startedAt: new Date(), options, token,
-    clock: opts.clock ?? { now: () => new Date() },
-    log, journal, commits, sessions, messages, usage, transcripts, workspaces, workspaceDirs: new WorkspaceDirs(), gui, live: new LiveSessions(), config, instances, uploads,
-    auth: new AuthService({ home, config, log, now: () => app.clock.now() }),
-    terminals: new TerminalService({ journal, log, options, now: () => app.clock.now() }),
-    engine: undefined as unknown as EngineRegistry,
-    tasks: undefined as unknown as TaskService,
-    permissions: undefined as unknown as PermissionService,
-    questions: undefined as unknown as QuestionService,
-    connections: () => hub?.connections() ?? [],
-    publishVolatile: checker
-      ? (sessionId, type, payload, offset) => {
-        checker.check(type, sessionId, 'volatile', payload);
-        hub?.publishVolatile(sessionId, type, payload, offset);
-      }
-      : (sessionId, type, payload, offset) => hub?.publishVolatile(sessionId, type, payload, offset),
-    requestShutdown: () => stop(),
-  };
-  app.tasks = new TaskService(app);
-  app.engine = new EngineRegistry(app, new BuiltinToolExecutor(app));
-  app.permissions = new PermissionService(app);
-  await app.permissions.recover();
-  app.questions = new QuestionService(app);
-  await app.questions.recover();
-  await app.engine.recoverInterrupted();
+
+  // This daemon among others on the home, and the stores that need no other part.
+  const serverId = ids.next('srv');
+  const startedAt = clock.now();
+  const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, clock, log });
+  const bus = new VolatileBus({ checker });
+  const uploads = await UploadService.open({ home, journal, clock, ids, log });
+  const auth = new AuthService({ home, config, clock, ids, log });
+  const terminals = new TerminalService({ journal, options, clock, ids, log });
+  const workspaceDirs = new WorkspaceDirs();
+  const live = new LiveSessions();
+  const clients = new ClientCache();
+
+  // Tasks, approvals and questions: what tools wait on.
+  const runtimes: LoadedRuntimes = new Map();
+  const notes = new TaskNotifier({ journal, clock, ids, runtimes });
+  const tasks = new TaskService({ home, journal, bus, sessions, live, config, clock, ids, log, notes });
+  const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log });
+  const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
+
+  // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
+  const tools = new BuiltinToolExecutor({
+    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log,
+  });
+  const engine = new EngineRegistry({
+    home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes,
+  });
+  const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });
+
+  // Startup recovery: what a previous run left open is settled before anything is served.
+  await permissions.recover();
+  await questions.recover();
+  await engine.recoverInterrupted();
+
+  // The transports: the hub, the routes, the HTTP server.
   const ban = newAuthBan(options.host);
   const access = accessPolicy(options);
-  const koa = createHttpApp(app, allRoutes(app), ban, access, checker);
+  const shutdown = new AbortController();
+  const hub = new WsHub({ token, options, journal, transcripts, clock, ids, log, sessions, workspaces, instances, terminals, engine }, ban, access);
+  const services: Services = {
+    home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
+    gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
+    questions, tools, engine, autoTitle,
+    connections: () => hub.connections(),
+    requestShutdown: () => shutdown.abort(),
+  };
+  const koa = createHttpApp({ log, ids, token, options }, allRoutes(services), ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
-  hub = new WsHub(app, ban, access);
   hub.attach(server);
-  const autoTitle = startAutoTitle(app);
+
+  // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle }), log);
+  const unlistenVolatile = bus.subscribe(hub.publishVolatile);
+
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
   const instanceFile = await registerInstance(home, {
-    server_id: serverId, pid: process.pid, host: options.host, port, started_at: app.startedAt.toISOString(), base_url: baseUrl, journal_slot: primary.id,
+    server_id: serverId, pid: process.pid, host: options.host, port, started_at: startedAt.toISOString(), base_url: baseUrl, journal_slot: primary.id,
   });
   instances.start(baseUrl, opts.reconcileIntervalMs ?? (Number(process.env.SVC_CODE_RECONCILE_INTERVAL_MS) || DEFAULT_RECONCILE_MS));
   void instances.reconcile();
@@ -162,12 +248,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const close = () => {
     closing ??= (async () => {
       await instances.stop();
-      app.questions.close();
-      await app.engine.closeAll();
-      await app.terminals.closeAll();
-      await app.tasks.closeAll();
-      await app.auth.close();
-      await hub?.close();
+      questions.close();
+      await engine.closeAll();
+      await terminals.closeAll();
+      await tasks.closeAll();
+      await auth.close();
+      await hub.close();
       await autoTitle.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -176,12 +262,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await config.close();
       await uploads.close();
       await journal.close();
+      unlistenVolatile();
+      unsubscribe();
       await rm(exportFile(slotsDir(home), primary.id), { force: true });
       await rm(instanceFile, { force: true });
       resolveClosed();
     })();
     return closing;
   };
-  stop = () => void close();
-  return { app, port, baseUrl, closed, close };
+  shutdown.signal.addEventListener('abort', () => void close(), { once: true });
+  return { services, port, baseUrl, closed, close };
 }

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
-import { monotonicFactory } from 'ulid';
 import type { Logger } from '../app/logger.ts';
 import type { ConfigService } from '../config/service.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
 import { accessStatus, TokenKeeper, type AccountStatus } from './tokens.ts';
@@ -18,13 +19,12 @@ export interface AuthServiceDeps {
   home: string;
   config: ConfigService;
   log: Logger;
-  now: () => Date;
+  clock: Clock;
+  ids: Ids;
   env?: NodeJS.ProcessEnv;
 }
 
 export type LoginStart = FlowSnapshot | { flow_id: string; provider: string; status: 'authenticated' };
-
-const nextUlid = monotonicFactory();
 
 /**
  * Login state of the daemon: the device flows (one per provider, the last one kept
@@ -37,7 +37,7 @@ export class AuthService {
   readonly tokens: TokenKeeper;
 
   constructor(private readonly deps: AuthServiceDeps) {
-    this.tokens = new TokenKeeper({ home: deps.home, now: deps.now, log: deps.log });
+    this.tokens = new TokenKeeper({ home: deps.home, now: () => deps.clock.now(), log: deps.log });
   }
 
   private settings() {
@@ -68,9 +68,9 @@ export class AuthService {
     this.checkProvider(provider);
     this.flows.get(provider)?.cancel();
     if (await this.isAuthenticated(provider)) {
-      const snap = { flow_id: newFlowId(), provider, status: 'authenticated' as const };
+      const snap = { flow_id: this.deps.ids.next('flow'), provider, status: 'authenticated' as const };
       this.flows.delete(provider);
-      this.instant.set(provider, { ...snap, resolved_at: this.deps.now().toISOString() });
+      this.instant.set(provider, { ...snap, resolved_at: this.deps.clock.now().toISOString() });
       return snap;
     }
     const s = this.settings();
@@ -82,8 +82,8 @@ export class AuthService {
     } catch (err) {
       throw new ApiError(Codes.INTERNAL, `cannot start the login: ${(err as Error).message}`);
     }
-    const flow = new LoginFlow(newFlowId(), provider, code, {
-      client, log: this.deps.log, now: this.deps.now, pollUnitMs: s.pollUnitMs,
+    const flow = new LoginFlow(this.deps.ids.next('flow'), provider, code, {
+      client, log: this.deps.log, now: () => this.deps.clock.now(), pollUnitMs: s.pollUnitMs,
       onToken: (token) => this.complete(provider, client, region, token),
     });
     // A concurrent POST may have started a flow while this one waited for the host.
@@ -101,7 +101,7 @@ export class AuthService {
 
   /** Stores the token, fetches the managed model list and writes the provider. Returns a warning for the snapshot. */
   private async complete(provider: string, client: OAuthClient, region: Region, token: Token): Promise<string | undefined> {
-    const now = this.deps.now();
+    const now = this.deps.clock.now();
     const cred: StoredCredential = {
       provider, host: client.host, client_id: client.clientId, region,
       access_token: token.access_token, refresh_token: token.refresh_token, token_type: token.token_type ?? 'Bearer', scope: token.scope,
@@ -147,7 +147,7 @@ export class AuthService {
   async accountStatus(provider: string): Promise<AccountStatus | null> {
     const cred = await readCredential(this.deps.home, provider);
     if (!cred) return provider in this.deps.config.current().providers ? 'unauthenticated' : null;
-    return accessStatus(cred, this.deps.now());
+    return accessStatus(cred, this.deps.clock.now());
   }
 
   /**
@@ -167,8 +167,4 @@ export class AuthService {
   async close(): Promise<void> {
     await Promise.all([...this.flows.values()].map((f) => f.close()));
   }
-}
-
-function newFlowId(): string {
-  return `flow_${nextUlid()}`;
 }

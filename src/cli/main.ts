@@ -51,8 +51,8 @@ async function serve(argv: string[]): Promise<void> {
     ? new ContractChecker((violation) => log.error({ violation }, 'event does not match its registry entry'))
     : undefined;
   const server = await startServer({ home, options: parseServe(argv), log, checker });
-  process.stdout.write(`svc-code ${server.app.version} listening on ${server.baseUrl}\n`);
-  process.stdout.write(`access token: ${server.app.token}\n`);
+  process.stdout.write(`svc-code ${server.services.version} listening on ${server.baseUrl}\n`);
+  process.stdout.write(`access token: ${server.services.token}\n`);
   process.stdout.write(`home: ${home}\n`);
   let stopping = false;
   const stop = (signal: string) => {

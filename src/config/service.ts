@@ -44,24 +44,28 @@ export class ConfigService extends EventEmitter {
   private fileWarning?: string;
   private resolveWarnings: string[] = [];
   private resolved!: ResolvedConfig;
-  private journal?: EventJournal;
   private lock: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly env: EnvOverrides;
   private readonly batcher: ChangeBatcher;
   private readonly watcher: FileWatcher;
+  private readonly log: Logger;
+  /** `event.config.changed` goes to the journal's global stream. */
+  private readonly journal: EventJournal;
 
-  constructor(readonly file: string, private readonly log: Logger, opts: ConfigServiceOptions = {}) {
+  constructor(readonly file: string, deps: { journal: EventJournal; log: Logger }, opts: ConfigServiceOptions = {}) {
     super();
+    this.log = deps.log;
+    this.journal = deps.journal;
     const env = opts.env ?? process.env;
     this.env = readEnvOverrides(env);
     const window = opts.changeWindowMs ?? (Number(env.SVC_CODE_CONFIG_EVENT_WINDOW_MS) || CHANGE_WINDOW_MS);
     this.batcher = new ChangeBatcher(window, (fields) => this.publish(fields));
-    this.watcher = new FileWatcher(file, () => void this.reload().catch((err) => log.error({ err }, 'config reload failed')), log);
+    this.watcher = new FileWatcher(file, () => void this.reload().catch((err) => deps.log.error({ err }, 'config reload failed')), deps.log);
   }
 
-  static async load(home: string, log: Logger, opts?: ConfigServiceOptions): Promise<ConfigService> {
-    const svc = new ConfigService(path.join(home, 'config.toml'), log, opts);
+  static async load(home: string, deps: { journal: EventJournal; log: Logger }, opts?: ConfigServiceOptions): Promise<ConfigService> {
+    const svc = new ConfigService(path.join(home, 'config.toml'), deps, opts);
     await svc.init();
     return svc;
   }
@@ -103,11 +107,6 @@ export class ConfigService extends EventEmitter {
     const { config, warnings } = resolveConfig(this.raw, this.env);
     this.resolved = config;
     this.resolveWarnings = warnings;
-  }
-
-  /** Starts the event emission: `event.config.changed` goes to the journal's global stream. */
-  attach(journal: EventJournal): void {
-    this.journal = journal;
   }
 
   /** Startup and reload problems: malformed file, deprecated keys, invalid env values. */
@@ -234,7 +233,6 @@ export class ConfigService extends EventEmitter {
   }
 
   private async publish(fields: string[]): Promise<void> {
-    if (!this.journal) return;
     try {
       // The view is built and redacted as a plain document: its shape is checked against the schema in test runs (docs/events.md).
       const config = this.view() as PayloadOf<typeof GlobalEvents.configChanged>['config'];

@@ -1,12 +1,14 @@
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import type { JournalEvent } from '../../journal/types.ts';
-import type { AppContext } from '../app/context.ts';
+import type { Logger } from '../app/logger.ts';
 import { EngineEvents } from './events.ts';
 import type { TurnEndedPayload } from '../events/turns.ts';
-import { generateTitle } from './title.ts';
+import { generateTitle, type TitleDeps } from './title.ts';
 
 export interface AutoTitle {
-  /** Stops listening, cancels titles in progress and waits for them to settle. */
+  /** Subscriber of committed events (src/app/subscribers.ts): starts a title when a main-agent turn ends untitled. */
+  onCommitted(events: JournalEvent[]): void;
+  /** Stops reacting, cancels titles in progress and waits for them to settle. */
   stop(): Promise<void>;
 }
 
@@ -16,35 +18,34 @@ export interface AutoTitle {
  * prompts. Read from the config at each turn end, so a change applies at once.
  * Failures are logged and dropped: a title never blocks or fails a turn.
  */
-export function startAutoTitle(app: AppContext): AutoTitle {
+export function createAutoTitle(deps: TitleDeps & { log: Logger }): AutoTitle {
   const inFlight = new Map<string, Promise<void>>();
   const abort = new AbortController();
 
   const run = (sessionId: string) => {
-    const job = generateTitle(app, sessionId, { source: 'user_prompts', signal: abort.signal })
+    const job = generateTitle(deps, sessionId, { source: 'user_prompts', signal: abort.signal })
       .then(() => undefined, (err: Error & { details?: unknown }) => {
-        if (!abort.signal.aborted) app.log.info({ session_id: sessionId, err: err.message, details: err.details }, 'auto session title not generated');
+        if (!abort.signal.aborted) deps.log.info({ session_id: sessionId, err: err.message, details: err.details }, 'auto session title not generated');
       })
       .finally(() => inFlight.delete(sessionId));
     inFlight.set(sessionId, job);
   };
 
   const onCommitted = (events: JournalEvent[]) => {
-    if (abort.signal.aborted || !app.config.current().auto_session_title) return;
+    if (abort.signal.aborted || !deps.config.current().auto_session_title) return;
     for (const e of events) {
       if (e.type !== EngineEvents.turnEnded || e.imported || e.stream === GLOBAL_STREAM || e.stream === GUI_STREAM) continue;
       const agent = (e.payload as Partial<TurnEndedPayload>)?.agent_id;
       if (agent !== undefined && agent !== 'main') continue;
-      const s = app.sessions.get(e.stream);
+      const s = deps.sessions.get(e.stream);
       if (!s || s.title || s.foreign || inFlight.has(e.stream)) continue;
       run(e.stream);
     }
   };
 
-  app.journal.on('committed', onCommitted);
   return {
+    onCommitted,
     async stop() {
-      app.journal.off('committed', onCommitted);
       abort.abort();
       await Promise.all(inFlight.values());
     },

@@ -1,18 +1,20 @@
-import type { AppContext } from '../app/context.ts';
+import type { UsageProjection } from '../../projections/usage/session-usage.ts';
+import type { ConfigService } from '../config/service.ts';
 import { contextLimit } from '../sessions/info.ts';
-import { compactable, contextNow, type CompactionInput } from './compaction.ts';
+import { compactable, contextNow, type CompactionDeps, type CompactionInput } from './compaction.ts';
 import type { Message } from '../events/turns.ts';
-import type { RuntimeDeps } from './runtime.ts';
+import type { ToolExecutor } from './tools.ts';
+import type { LoopLimits } from './turn.ts';
 
 /** A compaction's input from the runtime's deps and the current config (loop_control). */
 export function compactionInput(
-  deps: RuntimeDeps, sessionId: string, history: Message[],
+  deps: CompactionDeps & { config: ConfigService; tools: ToolExecutor; limits: () => LoopLimits }, sessionId: string, history: Message[],
   run: Pick<CompactionInput, 'client' | 'trigger' | 'keep' | 'signal' | 'instruction'>,
 ): CompactionInput {
-  const c = deps.app.config.current().loop_control;
+  const c = deps.config.current().loop_control;
   const limits = deps.limits();
   return {
-    app: deps.app, sessionId, history, ...run, tools: deps.tools.specs(sessionId, [], { agentId: 'main' }),
+    deps, sessionId, history, ...run, tools: deps.tools.specs(sessionId, [], { agentId: 'main' }),
     maxAttempts: Math.max(1, c.compaction_max_attempts), retryBaseMs: limits.retryBaseMs, idleTimeoutMs: limits.idleTimeoutMs ?? 0,
   };
 }
@@ -22,9 +24,9 @@ export function compactionInput(
  * left (the model's context size minus the current context) is below it. Before the first step
  * the turn's own prompt is kept verbatim after the summary, so it is not counted as compactable.
  */
-export function needsAutoCompaction(app: AppContext, sessionId: string, history: readonly Message[], alias: string, step: number): boolean {
-  const reserved = app.config.current().loop_control.reserved_context_size;
-  const limit = contextLimit(app, alias);
+export function needsAutoCompaction(deps: { config: ConfigService; usage: UsageProjection }, sessionId: string, history: readonly Message[], alias: string, step: number): boolean {
+  const reserved = deps.config.current().loop_control.reserved_context_size;
+  const limit = contextLimit(deps, alias);
   if (!reserved || !limit) return false;
-  return limit - contextNow(app, sessionId, history) < reserved && compactable(history, step === 1 ? 1 : 0);
+  return limit - contextNow(deps, sessionId, history) < reserved && compactable(history, step === 1 ? 1 : 0);
 }

@@ -1,6 +1,6 @@
-import type { AppContext } from '../app/context.ts';
-import { logFailure } from '../app/logger.ts';
-import { trackWork } from '../sessions/interaction.ts';
+import { logFailure, type Logger } from '../app/logger.ts';
+import type { EventJournal } from '../events/journal.ts';
+import { trackWork, type LiveStatus } from '../sessions/interaction.ts';
 
 const COMPACTION_WORK = 'compaction';
 
@@ -13,7 +13,7 @@ export class CompactionSlot {
   /** The compaction's unit of work is still registered in the live state. */
   private holdsWork = false;
 
-  constructor(private readonly app: AppContext, private readonly sessionId: string) {}
+  constructor(private readonly deps: LiveStatus & { journal: EventJournal; log: Logger }, private readonly sessionId: string) {}
 
   get active(): boolean {
     return this.running !== undefined;
@@ -31,13 +31,13 @@ export class CompactionSlot {
   start(run: (signal: AbortSignal) => Promise<void>, keepBusy: () => boolean): void {
     const controller = new AbortController();
     this.holdsWork = true;
-    const work = trackWork(this.app, this.sessionId, COMPACTION_WORK, true);
+    const work = trackWork(this.deps, this.sessionId, COMPACTION_WORK, true);
     const done = (async () => {
       try {
         await work;
         await run(controller.signal);
       } catch (err) {
-        this.app.log.error({ err: { message: (err as Error).message }, session_id: this.sessionId }, 'compaction crashed');
+        this.deps.log.error({ err: { message: (err as Error).message }, session_id: this.sessionId }, 'compaction crashed');
       }
       this.running = undefined;
       if (!keepBusy()) await this.release(true);
@@ -59,7 +59,7 @@ export class CompactionSlot {
   async release(journal: boolean): Promise<void> {
     if (!this.holdsWork) return;
     this.holdsWork = false;
-    if (journal) await trackWork(this.app, this.sessionId, COMPACTION_WORK, false).catch(logFailure(this.app.log, 'journaling the end of a compaction\'s work', { session_id: this.sessionId }));
-    else this.app.live.setWork(this.sessionId, COMPACTION_WORK, false);
+    if (journal) await trackWork(this.deps, this.sessionId, COMPACTION_WORK, false).catch(logFailure(this.deps.log, 'journaling the end of a compaction\'s work', { session_id: this.sessionId }));
+    else this.deps.live.setWork(this.sessionId, COMPACTION_WORK, false);
   }
 }

@@ -1,6 +1,5 @@
-import { monotonicFactory } from 'ulid';
 import { contextTokens } from '../../projections/usage/estimate.ts';
-import type { AppContext } from '../app/context.ts';
+import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { ModelClient, ToolSpec, WireError } from '../providers/wire/types.ts';
 import { summaryRequest, summaryText } from './compaction-prompt.ts';
 import { CompactionEvents } from './compaction-events.ts';
@@ -11,13 +10,14 @@ import type { Usage } from '../events/common.ts';
 import { estimateTokens, toModelMessages } from './history.ts';
 import { backoffMs, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult } from './step.ts';
-import { MAIN_AGENT, newMessageId } from './turn.ts';
+import { MAIN_AGENT, type TurnDeps } from './turn.ts';
 import type { NewEvent } from '../events/registry.ts';
 
-const nextUlid = monotonicFactory();
+/** A turn's deps plus the usage projection the context size is measured from. */
+export type CompactionDeps = TurnDeps & { usage: UsageProjection };
 
 export interface CompactionInput {
-  app: AppContext;
+  deps: CompactionDeps;
   sessionId: string;
   /** The agent's live context; replaced in place on success. */
   history: Message[];
@@ -42,8 +42,8 @@ export function compactable(history: readonly Message[], keep = 0): boolean {
 }
 
 /** Context size for compaction decisions: the measured+estimated count, or the history estimate when larger. */
-export function contextNow(app: AppContext, sessionId: string, history: readonly Message[]): number {
-  return Math.max(contextTokens(app.usage.get(sessionId), 'measured+estimated'), estimateTokens(history as Message[]));
+export function contextNow(deps: { usage: UsageProjection }, sessionId: string, history: readonly Message[]): number {
+  return Math.max(contextTokens(deps.usage.get(sessionId), 'measured+estimated'), estimateTokens(history as Message[]));
 }
 
 /**
@@ -53,13 +53,13 @@ export function contextNow(app: AppContext, sessionId: string, history: readonly
  * Returns whether the context was compacted.
  */
 export async function compact(c: CompactionInput): Promise<boolean> {
-  const compaction_id = `cmp_${nextUlid()}`;
+  const compaction_id = c.deps.ids.next('cmp');
   const base = { compaction_id, agent_id: MAIN_AGENT };
-  const emit = (events: NewEvent[]) => c.app.journal.append(events.map((e) => ({ stream: c.sessionId, ...e })));
+  const emit = (events: NewEvent[]) => c.deps.journal.append(events.map((e) => ({ stream: c.sessionId, ...e })));
   const started: CompactionStartedPayload = { ...base, trigger: c.trigger, ...(c.instruction ? { instruction: c.instruction } : {}) };
   await emit([{ type: CompactionEvents.started, payload: started }]);
   const replaced = Math.max(0, c.history.length - c.keep);
-  const tokens_before = contextNow(c.app, c.sessionId, c.history);
+  const tokens_before = contextNow(c.deps, c.sessionId, c.history);
   const { result, attempts } = await summarize(c, c.history.slice(0, replaced));
   const text = result.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('').trim();
   const error: Failure | undefined = result.error ? failureOf(result.error) : text ? undefined : { kind: 'empty_summary', message: 'the model returned no summary text' };
@@ -68,8 +68,8 @@ export async function compact(c: CompactionInput): Promise<boolean> {
     return false;
   }
   const summary: Message = {
-    id: newMessageId(), session_id: c.sessionId, role: 'user', content: [{ type: 'text', text: summaryText(text) }],
-    created_at: c.app.clock.now().toISOString(), metadata: { compaction: { compaction_id, trigger: c.trigger, replaced_messages: replaced } },
+    id: c.deps.ids.next('msg'), session_id: c.sessionId, role: 'user', content: [{ type: 'text', text: summaryText(text) }],
+    created_at: c.deps.clock.now().toISOString(), metadata: { compaction: { compaction_id, trigger: c.trigger, replaced_messages: replaced } },
   };
   // In memory at once (nothing awaited since the slice), on disk in the order replay expects.
   c.history.splice(0, replaced, summary);
@@ -86,7 +86,7 @@ export async function compact(c: CompactionInput): Promise<boolean> {
 async function summarize(c: CompactionInput, replaced: Message[]): Promise<{ result: AttemptResult; attempts: number }> {
   const empty = (error: WireError): AttemptResult => ({ parts: [], toolCalls: [], usage: { input: 0, output: 0, cache_read: 0, cache_creation: 0 }, error });
   if (!('stream' in c.client)) return { result: empty({ kind: c.client.kind, message: c.client.message } as WireError), attempts: 0 };
-  const messages = summaryRequest(await toModelMessages(replaced, { app: c.app, sessionId: c.sessionId }), c.instruction);
+  const messages = summaryRequest(await toModelMessages(replaced, { files: c.deps, sessionId: c.sessionId }), c.instruction);
   const sink = { text: () => undefined, thinking: () => undefined };
   for (let attempt = 1; ; attempt++) {
     const result = await runAttempt(c.client, { messages, tools: c.tools }, c.signal, { text: 0, thinking: 0 }, sink, c.idleTimeoutMs);

@@ -3,7 +3,7 @@ import type { EventType } from '../events/registry.ts';
 /**
  * Names of the agent engine's events (issue 3); their streams and payload schemas are in the
  * registry (src/events/turns.ts, deltas.ts, session.ts). Durable ones go on the session's stream
- * (or the global stream where noted); volatile ones go through `app.publishVolatile`.
+ * (or the global stream where noted); volatile ones go through the volatile bus (src/events/volatile-bus.ts).
  */
 export const EngineEvents = {
   /** A prompt was accepted (queued, or about to run). */

@@ -1,6 +1,5 @@
 import type { Journal } from '../../journal/journal.ts';
-import type { AppContext } from '../app/context.ts';
-import { filePartText } from '../media/file-part.ts';
+import { filePartText, type MediaFiles } from '../media/file-part.ts';
 import { findSessionMedia } from '../media/session-media.ts';
 import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
@@ -52,14 +51,14 @@ export async function loadMessages(journal: Journal, sessionId: string, agentId 
 }
 
 /** Where a turn reads prompt media from: the session's committed media, then staged uploads. */
-export interface MediaSource { app: Pick<AppContext, 'home' | 'uploads'>; sessionId: string }
+export interface MediaSource { files: MediaFiles; sessionId: string }
 
 async function mediaBytes(src: MediaSource, fileId: string, kind: 'session_media' | 'file'): Promise<ImagePart> {
-  const committed = await findSessionMedia(src.app, src.sessionId, fileId);
+  const committed = await findSessionMedia(src.files, src.sessionId, fileId);
   if (committed) return { type: 'image', data: (await readFile(committed.path)).toString('base64'), mediaType: committed.meta.media_type };
   if (kind === 'session_media') throw new Error(`session media ${fileId} is gone`);
   // A prompt accepted before uploads were committed to the session.
-  const up = await src.app.uploads.lookup(fileId);
+  const up = await src.files.uploads.lookup(fileId);
   return { type: 'image', data: (await readFile(up.path)).toString('base64'), mediaType: up.meta.media_type };
 }
 
@@ -81,7 +80,7 @@ async function userContent(parts: ContentPart[], media: MediaSource): Promise<Ar
     if (p.type === 'text') out.push({ type: 'text', text: p.text });
     else if (p.type === 'image') out.push(await imageOf(p, media));
     else if (p.type === 'video') out.push({ type: 'text', text: '[video attachment not supported by this model interface]' });
-    else if (p.type === 'file') out.push({ type: 'text', text: await filePartText(media.app, media.sessionId, p) });
+    else if (p.type === 'file') out.push({ type: 'text', text: await filePartText(media.files, media.sessionId, p) });
   }
   return out.length ? out : [{ type: 'text', text: '' }];
 }

@@ -1,5 +1,7 @@
-import type { AppContext } from '../app/context.ts';
+import type { AuthService } from '../auth/service.ts';
 import { EFFORTS } from '../config/defaults.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { LiveSessions } from '../sessions/live.ts';
 import type { Doc } from '../config/read.ts';
 import type { ProviderConfig, ResolvedConfig } from '../config/resolve.ts';
 import { Codes } from '../protocol/codes.ts';
@@ -8,6 +10,9 @@ import { resolveAlias } from '../providers/models.ts';
 import { WireConfigError } from '../providers/wire/errors.ts';
 import { createModelClient } from '../providers/wire/factory.ts';
 import type { ModelClient, ModelEntry, ProviderEntry, ThinkingRequest } from '../providers/wire/types.ts';
+
+/** The managed provider's login: its access token goes in as the client's `api_key`. */
+export type TokenSource = Pick<AuthService, 'getAccessToken'>;
 
 /** A model alias resolved to its provider and effective record (overrides applied). */
 export interface ResolvedModel {
@@ -55,10 +60,10 @@ function flatModel(c: ResolvedConfig, alias: string): ResolvedModel | undefined 
  * Checks what can be known before a turn: a provider with no credential (40111) or a
  * managed login that expired or was revoked (40112, from `auth.getAccessToken`).
  */
-export async function checkCredential(app: AppContext, m: ResolvedModel): Promise<void> {
+export async function checkCredential(deps: { auth: TokenSource; clients: ClientCache }, m: ResolvedModel): Promise<void> {
   if (m.provider.oauth) {
     try {
-      await app.auth.getAccessToken(m.providerId);
+      await deps.auth.getAccessToken(m.providerId);
     } catch (err) {
       const codes: number[] = [Codes.PROVIDER_NO_CREDENTIAL, Codes.PROVIDER_CREDENTIAL_REJECTED];
       if (err instanceof ApiError && codes.includes(err.code)) throw new ApiError(err.code, err.message, { details: { provider_id: m.providerId } });
@@ -70,7 +75,7 @@ export async function checkCredential(app: AppContext, m: ResolvedModel): Promis
   // Vertex service accounts), so 40111 answers exactly when the turn would lack a key.
   // Other configuration errors are left to fail the turn, as before.
   try {
-    await clientFor(app, m, app.engine.clients);
+    await clientFor(deps, m, deps.clients);
   } catch (err) {
     if (err instanceof WireConfigError && err.kind === 'auth') {
       throw new ApiError(Codes.PROVIDER_NO_CREDENTIAL, `provider ${m.providerId} has no credential`, { details: { provider_id: m.providerId } });
@@ -92,10 +97,10 @@ function modelEntry(record: Doc): ModelEntry {
 }
 
 /** The production client for a resolved model; a managed provider's OAuth token goes in as `api_key`. Throws WireConfigError / ApiError. */
-export async function clientFor(app: AppContext, m: ResolvedModel, cache?: ClientCache): Promise<ModelClient> {
+export async function clientFor(deps: { auth: TokenSource }, m: ResolvedModel, cache?: ClientCache): Promise<ModelClient> {
   const { type, base_url, api_key, env, custom_headers } = m.provider;
   const entry: ProviderEntry = { type, base_url, api_key, env, custom_headers };
-  if (m.provider.oauth) entry.api_key = await app.auth.getAccessToken(m.providerId);
+  if (m.provider.oauth) entry.api_key = await deps.auth.getAccessToken(m.providerId);
   const model = modelEntry(m.record);
   // Building an AI SDK provider costs about a millisecond; reuse it while its settings are unchanged.
   return cache ? cache.get(entry, model) : createModelClient(entry, model);
@@ -136,10 +141,10 @@ export class ClientCache {
  * The model and thinking a session's agent runs with when no prompt overrides them: the model bound
  * while live, else the profile's, else the default (40110 / 40113 when none resolves).
  */
-export function sessionModel(app: Pick<AppContext, 'config' | 'live'>, session: { id: string; agent_config: unknown }): { model: ResolvedModel; thinking: ThinkingRequest } {
-  const c = app.config.current();
+export function sessionModel(deps: { config: ConfigService; live: LiveSessions }, session: { id: string; agent_config: unknown }): { model: ResolvedModel; thinking: ThinkingRequest } {
+  const c = deps.config.current();
   const agentConfig = (session.agent_config ?? {}) as { model?: string; thinking?: string };
-  const model = resolveModel(c, app.live.get(session.id)?.model ?? undefined, agentConfig.model);
+  const model = resolveModel(c, deps.live.get(session.id)?.model ?? undefined, agentConfig.model);
   return { model, thinking: resolveThinking(c, model.record, agentConfig.thinking) };
 }
 

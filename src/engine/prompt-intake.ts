@@ -1,22 +1,23 @@
-import { fastUlidFactory } from './ids.ts';
-import type { AppContext } from '../app/context.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { SessionEvents } from '../events/types.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, validationError } from '../protocol/errors.ts';
 import type { PromptInput } from '../protocol/schemas/prompts.ts';
-import { planPromptMedia } from '../media/prompt-media.ts';
-import { findOwnedSession } from '../sessions/lookup.ts';
+import { planPromptMedia, type PromptMediaDeps } from '../media/prompt-media.ts';
+import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import { promptSkillEvents, resolvePromptSkills, withSkills } from '../skills/activation.ts';
+import type { SkillDeps } from '../skills/catalog.ts';
 import { EngineEvents } from './events.ts';
 import type { PromptAcceptedPayload } from '../events/turns.ts';
-import { checkCredential, checkThinkingValue, resolveModel, resolveThinking } from './model-resolve.ts';
+import { checkCredential, checkThinkingValue, resolveModel, resolveThinking, type ClientCache, type TokenSource } from './model-resolve.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
+import type { EngineRegistry } from './runtime-registry.ts';
 import type { SessionRuntime } from './runtime.ts';
-import { MAIN_AGENT, newMessageId } from './turn.ts';
+import { MAIN_AGENT } from './turn.ts';
 import { mark } from './trace.ts';
 import { takeLoopTurn } from '../lib/loop-turns.ts';
-
-const nextUlid = fastUlidFactory();
 
 /**
  * Agent profiles a prompt may bind. Only the built-in default exists until custom
@@ -47,31 +48,41 @@ function sessionOverrides(body: PromptInput): SessionOverrides {
   return out;
 }
 
+/** What the prompt intake checks against, stores media in and journals to. */
+export type IntakeDeps = OwnedSessionLookup & PromptMediaDeps & SkillDeps & {
+  journal: EventJournal;
+  engine: Pick<EngineRegistry, 'agentRuntime'>;
+  auth: TokenSource;
+  clients: ClientCache;
+  clock: Clock;
+  ids: Ids;
+};
+
 /** POST /prompts: validates in Core's order, then queues the prompt; resolves once `prompt.accepted` is on disk. */
-export async function acceptPrompt(app: AppContext, sessionId: string, body: PromptInput) {
+export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: PromptInput) {
   // Prompts arriving together are taken one per loop iteration, with I/O handled in between (see loop-turns.ts).
   await takeLoopTurn();
   mark(sessionId, 'intake.start');
-  const session = findOwnedSession(app, sessionId);
+  const session = findOwnedSession(deps, sessionId);
   if (body.prompt_id !== undefined && body.skills) throw validationError([{ field: 'prompt_id', message: 'cannot be combined with skills' }]);
   // Media is checked before anything else (40001/40407/41003) but stored only once every check passed.
-  const media = await planPromptMedia(app, sessionId, body.content);
+  const media = await planPromptMedia(deps, sessionId, body.content);
   mark(sessionId, 'intake.media');
-  const skills = await resolvePromptSkills(app, session, body.skills);
+  const skills = await resolvePromptSkills(deps, session, body.skills);
   mark(sessionId, 'intake.skills');
   // The main agent, or a `:btw` agent (40001 for an unknown agent_id).
-  const rt = await app.engine.agentRuntime(session, body.agent_id ?? MAIN_AGENT);
+  const rt = await deps.engine.agentRuntime(session, body.agent_id ?? MAIN_AGENT);
   mark(sessionId, 'intake.runtime');
   checkReservable(rt, body.prompt_id);
-  const promptId = body.prompt_id ?? `prompt_${nextUlid()}`;
+  const promptId = body.prompt_id ?? deps.ids.next('prompt');
   rt.reserved.add(promptId);
   try {
     if (body.profile !== undefined && !KNOWN_PROFILES.includes(body.profile)) throw validationError([{ field: 'profile', message: `unknown profile: ${body.profile}` }]);
-    const c = app.config.current();
+    const c = deps.config.current();
     const agentConfig = session.agent_config as SessionOverrides;
     const model = resolveModel(c, body.model, agentConfig.model);
     mark(sessionId, 'intake.model');
-    await checkCredential(app, model);
+    await checkCredential(deps, model);
     mark(sessionId, 'intake.credential');
     checkThinkingValue(body.thinking, 'thinking');
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
@@ -85,15 +96,15 @@ export async function acceptPrompt(app: AppContext, sessionId: string, body: Pro
       permission_mode: body.permission_mode, disabled_tools: body.disabled_tools,
     }));
     const record: PromptRecord = {
-      prompt_id: promptId, user_message_id: newMessageId(), content,
-      created_at: app.clock.now().toISOString(), status: 'queued', overrides,
+      prompt_id: promptId, user_message_id: deps.ids.next('msg'), content,
+      created_at: deps.clock.now().toISOString(), status: 'queued', overrides,
     };
     const payload: PromptAcceptedPayload = { agent_id: rt.agentId, ...record, overrides };
     delete (payload as Partial<PromptRecord>).status;
     // The overrides become the session's own agent_config in the same batch, so they outlive the process.
     // appendNow: a refused append throws here, before the prompt is queued (its turn would journal it).
     try {
-      record.accepted = app.journal.appendNow([
+      record.accepted = deps.journal.appendNow([
         { stream: sessionId, type: EngineEvents.promptAccepted, payload },
         ...promptSkillEvents(sessionId, skills, MAIN_AGENT, promptId),
         ...(Object.keys(sticky).length ? [{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: sticky } }] : []),

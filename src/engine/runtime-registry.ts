@@ -1,21 +1,26 @@
-import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
+import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { Logger } from '../app/logger.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { LiveSessions } from '../sessions/live.ts';
 import { EngineEvents } from './events.ts';
 import type { PromptAcceptedPayload, TurnEndedPayload, TurnStartedPayload } from '../events/turns.ts';
 import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
 import { quiet, runtimeIdleMs, sweepEveryMs } from './idle-runtimes.ts';
 import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
+import { Subagents, type SubagentDeps } from '../agents/spawn.ts';
 import { validationError } from '../protocol/errors.ts';
 import { loadMessages } from './history.ts';
 import { SessionEvents } from '../events/types.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import type { SystemPromptRecord } from '../events/turns.ts';
-import { ClientCache } from './model-resolve.ts';
+import type { ClientCache, TokenSource } from './model-resolve.ts';
+import type { CompactionDeps } from './compaction.ts';
 import { finishedPrompt } from './prompt-state.ts';
 import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
-import { SessionRuntime } from './runtime.ts';
-import { noTools, type ToolExecutor } from './tools.ts';
+import { SessionRuntime, type RuntimeDeps } from './runtime.ts';
+import type { ToolExecutor } from './tools.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
 
@@ -23,16 +28,40 @@ import type { NewStreamEvent } from '../events/registry.ts';
 const FRESH_MAX = 10_000;
 
 /**
- * The runtimes of live sessions (`app.engine`). A runtime is created on a session's
- * first prompt from its journal (history and known prompt ids) and lives until close.
+ * The main-agent runtimes loaded in memory, by session id. Written by EngineRegistry; read by task
+ * notes (a note joins an idle runtime's history). startServer builds it before both, so neither
+ * needs the other.
+ */
+export type LoadedRuntimes = Map<string, SessionRuntime>;
+
+/** What the engine is built with. */
+export interface EngineDeps extends CompactionDeps {
+  sessions: SessionIndex;
+  live: LiveSessions;
+  config: ConfigService;
+  auth: TokenSource;
+  log: Logger;
+  /** Model clients shared by every runtime, the prompt intake and title generation. */
+  clients: ClientCache;
+  tools: ToolExecutor;
+  /** Subagents are tracked as tasks. */
+  tasks: SubagentDeps['tasks'];
+  runtimes: LoadedRuntimes;
+}
+
+/**
+ * The runtimes of live sessions. A runtime is created on a session's first prompt from its
+ * journal (history and known prompt ids) and lives until close. The engine owns the subagent
+ * launcher its turns hand to tool calls (src/agents/launcher.ts).
  */
 export class EngineRegistry {
-  private readonly runtimes = new Map<string, SessionRuntime>();
+  private readonly runtimes: LoadedRuntimes;
   private readonly loading = new Map<string, Promise<SessionRuntime>>();
   private readonly retryBase = retryBaseMs();
   private readonly idleTimeout = modelIdleTimeoutMs();
-  /** Model clients shared by every runtime, the prompt intake and title generation. */
-  readonly clients = new ClientCache();
+  private readonly subagents: Subagents;
+  /** What every runtime of this engine runs with. */
+  private readonly runtimeDeps: RuntimeDeps;
 
   /** Part B identity: resolved once at startup; edits apply to sessions started after a restart. */
   private readonly identity: { name: string; slug: string };
@@ -45,26 +74,33 @@ export class EngineRegistry {
   private readonly idleMs = runtimeIdleMs();
   private readonly sweeper?: NodeJS.Timeout;
 
-  constructor(private readonly app: AppContext, readonly tools: ToolExecutor = noTools) {
-    this.identity = { ...app.config.current().identity };
+  constructor(private readonly deps: EngineDeps) {
+    this.runtimes = deps.runtimes;
+    this.identity = { ...deps.config.current().identity };
     if (this.idleMs > 0) {
-      this.sweeper = setInterval(() => void this.unloadIdle().catch((err) => app.log.warn({ err }, 'unloading idle runtimes failed')), sweepEveryMs(this.idleMs));
+      this.sweeper = setInterval(() => void this.unloadIdle().catch((err) => deps.log.warn({ err }, 'unloading idle runtimes failed')), sweepEveryMs(this.idleMs));
       this.sweeper.unref();
     }
-    app.journal.on('committed', (events: Array<{ stream: string; type: string; seq: number }>) => {
-      for (const e of events) {
-        if (e.type !== SessionEvents.created) continue;
-        this.fresh.set(e.stream, e.seq);
-        if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!);
-      }
+    this.subagents = new Subagents({
+      ...deps, limits: () => this.limits(), stopping: () => this.closing, parentSystem: (id) => this.runtimes.get(id)?.systemPrompt,
     });
+    this.runtimeDeps = { ...deps, subagents: this.subagents, limits: () => this.limits() };
   }
+
+  /** Subscriber of committed events (src/app/subscribers.ts): sessions created here load without a journal read. */
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    for (const e of events) {
+      if (e.type !== SessionEvents.created) continue;
+      this.fresh.set(e.stream, e.seq);
+      if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!);
+    }
+  };
 
   /** Whether the session was just created here and its stream holds nothing else (no journal read needed). */
   private isFresh(id: string): boolean {
     const createdAt = this.fresh.get(id);
     this.fresh.delete(id);
-    return createdAt !== undefined && this.app.journal.headSeq(id) === createdAt;
+    return createdAt !== undefined && this.deps.journal.headSeq(id) === createdAt;
   }
 
   get(sessionId: string): SessionRuntime | undefined {
@@ -81,7 +117,7 @@ export class EngineRegistry {
     await this.runtime(session);
     const again = this.agents.get(key);
     if (again) return again;
-    const rt = await rebuildBtwAgent(this.app, this.deps(), session, agentId);
+    const rt = await rebuildBtwAgent(this.runtimeDeps, session, agentId);
     if (!rt) throw validationError([{ field: 'agent_id', message: `unknown agent: ${agentId}` }]);
     this.agents.set(key, rt);
     return rt;
@@ -90,16 +126,12 @@ export class EngineRegistry {
   /** `:btw`: forks the main agent's history into a new read-only agent and returns its id. */
   async forkBtw(session: SessionRecord): Promise<string> {
     const main = await this.runtime(session);
-    const rt = await createBtwAgent(this.app, this.deps(), session, { history: main.history, ...(main.systemPrompt !== undefined ? { system: main.systemPrompt } : {}), identity: this.identity });
+    const rt = await createBtwAgent(this.runtimeDeps, session, { history: main.history, ...(main.systemPrompt !== undefined ? { system: main.systemPrompt } : {}), identity: this.identity });
     this.agents.set(`${session.id}/${rt.agentId}`, rt);
     return rt.agentId;
   }
 
   private readonly agents = new Map<string, SessionRuntime>();
-
-  private deps() {
-    return { app: this.app, tools: this.tools, clients: this.clients, limits: () => this.limits() };
-  }
 
   /**
    * Core/Part B "resumes a cold session": loads the runtime of a session this process holds (a
@@ -125,13 +157,13 @@ export class EngineRegistry {
 
   private async load(session: SessionRecord): Promise<SessionRuntime> {
     // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
-    assertPoolUsable(this.app.config.current());
-    const { messages, events } = this.isFresh(session.id) ? { messages: [], events: [] } : await loadMessages(this.app.journal, session.id);
+    assertPoolUsable(this.deps.config.current());
+    const { messages, events } = this.isFresh(session.id) ? { messages: [], events: [] } : await loadMessages(this.deps.journal, session.id);
     const system = this.mainSystem(session, events);
-    const orphans = settleOrphans(events, this.app.clock.now().toISOString(), session.id);
-    if (orphans.length) await this.app.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
+    const orphans = settleOrphans(events, this.deps.clock.now().toISOString(), session.id, this.deps.ids);
+    if (orphans.length) await this.deps.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
     for (const e of orphans) if (e.type === EngineEvents.messageCreated && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
-    const rt = new SessionRuntime(this.deps(), session.id, session.workspace_id, messages, { id: MAIN_AGENT, system });
+    const rt = new SessionRuntime(this.runtimeDeps, session.id, session.workspace_id, messages, { id: MAIN_AGENT, system });
     for (const e of events) {
       if (e.type === EngineEvents.promptAccepted && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
       if (e.type === EngineEvents.promptAborted) {
@@ -140,8 +172,8 @@ export class EngineRegistry {
       }
     }
     this.runtimes.set(session.id, rt);
-    const prev = this.app.live.get(session.id);
-    this.app.live.set(session.id, prev ?? { busy: false, main_turn_active: false, pending_interaction: 'none', model: null });
+    const prev = this.deps.live.get(session.id);
+    this.deps.live.set(session.id, prev ?? { busy: false, main_turn_active: false, pending_interaction: 'none', model: null });
     return rt;
   }
 
@@ -152,12 +184,12 @@ export class EngineRegistry {
   private mainSystem(session: SessionRecord, events: Array<{ type: string; payload: any }>) {
     const recorded = events.find((e) => e.type === SYSTEM_PROMPT_EVENT && e.payload?.agent_id === MAIN_AGENT)?.payload as SystemPromptRecord | undefined;
     if (recorded) return { text: recorded.text, recorded: true, identity: recorded.identity };
-    return { text: buildSystemPrompt(this.identity, session.cwd, this.app.clock.now()), recorded: false, identity: this.identity };
+    return { text: buildSystemPrompt(this.identity, session.cwd, this.deps.clock.now()), recorded: false, identity: this.identity };
   }
 
 
   limits(): LoopLimits {
-    const c = this.app.config.current();
+    const c = this.deps.config.current();
     return {
       maxSteps: c.loop_control.max_steps_per_turn ?? 0,
       maxAttempts: Math.max(1, c.loop_control.max_attempts_per_step),
@@ -174,11 +206,11 @@ export class EngineRegistry {
    */
   async recoverInterrupted(): Promise<number> {
     let n = 0;
-    for (const s of [...this.app.sessions.all()]) {
+    for (const s of [...this.deps.sessions.all()]) {
       if (!s.active_turn || s.foreign) continue;
-      const { events } = await loadMessages(this.app.journal, s.id);
-      const now = this.app.clock.now().toISOString();
-      await this.app.journal.append([
+      const { events } = await loadMessages(this.deps.journal, s.id);
+      const now = this.deps.clock.now().toISOString();
+      await this.deps.journal.append([
         {
           stream: s.id, type: EngineEvents.turnEnded,
           payload: {
@@ -188,11 +220,11 @@ export class EngineRegistry {
           } satisfies TurnEndedPayload,
         },
         ...queuedPrompts(events).map((q): NewStreamEvent => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
-        ...settleOrphans(events, now, s.id).map((e) => ({ stream: s.id, ...e })),
+        ...settleOrphans(events, now, s.id, this.deps.ids).map((e) => ({ stream: s.id, ...e })),
       ]);
       n++;
     }
-    if (n) this.app.log.warn({ sessions: n }, 'ended turns interrupted by a restart');
+    if (n) this.deps.log.warn({ sessions: n }, 'ended turns interrupted by a restart');
     return n;
   }
 
@@ -206,7 +238,7 @@ export class EngineRegistry {
     for (const [id, main] of this.runtimes) {
       const agentKeys = [...this.agents.keys()].filter((k) => k.startsWith(`${id}/`));
       const all = [main, ...agentKeys.map((k) => this.agents.get(k)!)];
-      if (!quiet(all, this.app.live, id)) {
+      if (!quiet(all, this.deps.live, id)) {
         this.lastUsed.set(id, now);
         continue;
       }
@@ -214,7 +246,7 @@ export class EngineRegistry {
       this.runtimes.delete(id);
       for (const k of agentKeys) this.agents.delete(k);
       this.lastUsed.delete(id);
-      this.app.live.delete(id);
+      this.deps.live.delete(id);
       unloaded.push(id);
       await Promise.all(all.map((r) => r.close()));
     }

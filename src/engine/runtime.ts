@@ -1,9 +1,11 @@
-import { fastUlidFactory } from './ids.ts';
-import type { AppContext } from '../app/context.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { SubagentLauncher } from '../agents/launcher.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { LiveSessions } from '../sessions/live.ts';
 import { ApiError } from '../protocol/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
-import { compact } from './compaction.ts';
+import { compact, type CompactionDeps } from './compaction.ts';
 import { CompactionSlot } from './compaction-slot.ts';
 import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
 import { CompactionEvents } from './compaction-events.ts';
@@ -11,7 +13,7 @@ import type { CompactionTrigger } from '../events/compaction.ts';
 import { EngineEvents } from './events.ts';
 import type { Message, TurnEndedPayload } from '../events/turns.ts';
 import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
-import { clientFor, clientNow, type ClientCache, type ResolvedModel } from './model-resolve.ts';
+import { clientFor, clientNow, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
@@ -19,10 +21,8 @@ import type { ToolExecutor, ToolScope } from './tools.ts';
 type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
-import { logFailure } from '../app/logger.ts';
+import { logFailure, type Logger } from '../app/logger.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
-
-const nextUlid = fastUlidFactory();
 
 /** Per-turn choices made at acceptance (model, thinking, disabled tools). */
 export interface TurnPlan {
@@ -41,10 +41,16 @@ interface ActiveTurn {
   prompts: PromptRecord[];
 }
 
-export interface RuntimeDeps {
-  app: AppContext;
+/** What a session runtime runs its turns and compactions with (built once by EngineRegistry). */
+export interface RuntimeDeps extends CompactionDeps {
+  sessions: SessionIndex;
+  live: LiveSessions;
+  config: ConfigService;
+  auth: TokenSource;
+  log: Logger;
   tools: ToolExecutor;
   clients: ClientCache;
+  subagents: SubagentLauncher;
   limits: () => LoopLimits;
 }
 
@@ -75,7 +81,7 @@ export class SessionRuntime {
     private readonly deps: RuntimeDeps, readonly sessionId: string, readonly workspaceId: string, readonly history: Message[],
     private readonly agent: AgentSpec = { id: MAIN_AGENT },
   ) {
-    this.compaction = new CompactionSlot(deps.app, sessionId);
+    this.compaction = new CompactionSlot(deps, sessionId);
   }
 
   get agentId(): string {
@@ -125,7 +131,7 @@ export class SessionRuntime {
   }
 
   private async autoCompact(step: number, model: ResolvedModel, client: ModelClient, signal: AbortSignal): Promise<void> {
-    if (this.isMain && needsAutoCompaction(this.deps.app, this.sessionId, this.history, model.alias, step)) {
+    if (this.isMain && needsAutoCompaction(this.deps, this.sessionId, this.history, model.alias, step)) {
       await this.compactNow(client, 'auto', step === 1 ? 1 : 0, signal);
     }
   }
@@ -140,7 +146,7 @@ export class SessionRuntime {
     if (!plan.ok) return { plan };
     const payload = undonePayload(plan, events);
     this.history.splice(0, this.history.length, ...plan.remaining);
-    return { plan, written: this.deps.app.journal.append([{ stream: this.sessionId, type: CompactionEvents.undone, payload }]) };
+    return { plan, written: this.deps.journal.append([{ stream: this.sessionId, type: CompactionEvents.undone, payload }]) };
   }
 
   /** Queues an accepted prompt and starts the loop when idle. Returns its status at acceptance. */
@@ -191,7 +197,7 @@ export class SessionRuntime {
     if (i >= 0) {
       const [{ prompt }] = this.queue.splice(i, 1);
       prompt.status = 'aborted';
-      await this.deps.app.journal.append([{ stream: this.sessionId, type: EngineEvents.promptAborted, payload: { agent_id: this.agentId, prompt_id: promptId, reason: 'user' } }]);
+      await this.deps.journal.append([{ stream: this.sessionId, type: EngineEvents.promptAborted, payload: { agent_id: this.agentId, prompt_id: promptId, reason: 'user' } }]);
       return;
     }
     if (this.active?.prompts.some((p) => p.prompt_id === promptId)) this.abortTurn();
@@ -232,47 +238,47 @@ export class SessionRuntime {
       try {
         // Not awaiting prompt.accepted: the turn's own appends queue behind it, and its deltas wait for both.
         if (this.closed) return;
-        if (work) await trackWork(this.deps.app, this.sessionId, work, true);
+        if (work) await trackWork(this.deps, this.sessionId, work, true);
         await this.turn(prompt, plan);
       } catch (err) {
-        this.deps.app.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack }, session_id: this.sessionId }, 'turn crashed');
+        this.deps.log.error({ err: { message: (err as Error).message, stack: (err as Error).stack }, session_id: this.sessionId }, 'turn crashed');
         await this.endCrashedTurn(prompt, err as Error);
       } finally {
-        if (work && !this.closed) await trackWork(this.deps.app, this.sessionId, work, false).catch(logFailure(this.deps.app.log, 'journaling the end of a turn\'s work', { session_id: this.sessionId }));
+        if (work && !this.closed) await trackWork(this.deps, this.sessionId, work, false).catch(logFailure(this.deps.log, 'journaling the end of a turn\'s work', { session_id: this.sessionId }));
       }
     }
     // A prompt queued behind a compaction and aborted before its turn: the compaction still holds busy.
     await this.compaction.release(true);
     // A queued prompt aborted while the last turn ended leaves the session busy: publish idle now.
-    const app = this.deps.app;
-    const state = app.live.get(this.sessionId);
+    const deps = this.deps;
+    const state = deps.live.get(this.sessionId);
     if (this.isMain && !this.closed && !this.active && state?.main_turn_active) {
       this.live(false, state.model ?? '');
-      await app.journal.append(this.workEvents());
+      await deps.journal.append(this.workEvents());
     }
   }
 
   private async turn(prompt: PromptRecord, plan: TurnPlan): Promise<void> {
-    const app = this.deps.app;
+    const deps = this.deps;
     mark(this.sessionId, 'turn.start');
-    const turnId = `turn_${nextUlid()}`;
+    const turnId = deps.ids.next('turn');
     const active: ActiveTurn = { turnId, prompt, controller: new AbortController(), steered: [], prompts: [prompt] };
     this.active = active;
     prompt.status = 'running';
     const user = this.userMessage(prompt);
     this.history.push(user);
-    const wasBusy = !this.isMain || (app.live.get(this.sessionId)?.main_turn_active ?? false);
+    const wasBusy = !this.isMain || (deps.live.get(this.sessionId)?.main_turn_active ?? false);
     this.live(true, plan.model.alias);
     void this.compaction.release(false);
     // Step 1's step.started joins the turn's first batch when the client is at hand (the turn will
     // run a step) and no auto-compaction goes first.
     const known = clientNow(plan.model, this.deps.clients);
-    const stepOne = known !== undefined && !(this.isMain && needsAutoCompaction(app, this.sessionId, this.history, plan.model.alias, 1));
+    const stepOne = known !== undefined && !(this.isMain && needsAutoCompaction(deps, this.sessionId, this.history, plan.model.alias, 1));
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
-    const started = Promise.all([prompt.accepted, app.journal.append([
+    const started = Promise.all([prompt.accepted, deps.journal.append([
       ...this.systemPromptEvents(),
-      { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: app.clock.now().toISOString() } },
+      { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: deps.clock.now().toISOString() } },
       { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
       ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
       ...(wasBusy ? [] : this.workEvents()),
@@ -287,7 +293,7 @@ export class SessionRuntime {
       outcome = { reason: 'failed', error: client, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0 };
     } else {
       outcome = await runTurn({
-        app, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: this.deps.tools, started, stepOneStarted: stepOne,
+        deps, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: deps.tools, subagents: deps.subagents, started, stepOneStarted: stepOne,
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
         agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed, system: () => this.requestSystem(),
@@ -298,8 +304,8 @@ export class SessionRuntime {
     for (const p of active.prompts) p.status = 'completed';
     const more = this.queue.length > 0 || !this.isMain;
     if (!more) this.live(false, plan.model.alias);
-    const ended: TurnEndedPayload = { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: app.clock.now().toISOString() };
-    await app.journal.append([
+    const ended: TurnEndedPayload = { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: deps.clock.now().toISOString() };
+    await deps.journal.append([
       { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended },
       ...(more ? [] : this.workEvents()),
     ]);
@@ -310,29 +316,29 @@ export class SessionRuntime {
 
   /** A turn that threw still ends: failed in the journal (when it can still be written), and not busy. */
   private async endCrashedTurn(prompt: PromptRecord, err: Error): Promise<void> {
-    const app = this.deps.app;
+    const deps = this.deps;
     const active = this.active;
     this.active = undefined;
     for (const p of active?.prompts ?? [prompt]) p.status = 'completed';
     const more = this.queue.length > 0 || !this.isMain;
-    if (!more) this.live(false, app.live.get(this.sessionId)?.model ?? '');
+    if (!more) this.live(false, deps.live.get(this.sessionId)?.model ?? '');
     if (!active) return;
     const ended: TurnEndedPayload = {
       agent_id: this.agentId, turn_id: active.turnId, prompt_id: prompt.prompt_id, reason: 'failed',
       error: { kind: 'internal', message: err.message }, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 },
-      steps: 0, ended_at: app.clock.now().toISOString(),
+      steps: 0, ended_at: deps.clock.now().toISOString(),
     };
     try {
-      await app.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents())]);
+      await deps.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents())]);
     } catch (appendErr) {
-      app.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');
+      deps.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');
     }
   }
 
   /** The model client, or the failure to report as the turn's error (credentials gone since acceptance, ...). */
   private async client(model: ResolvedModel): Promise<ModelClient | { kind: string; message: string }> {
     try {
-      return await clientFor(this.deps.app, model, this.deps.clients);
+      return await clientFor(this.deps, model, this.deps.clients);
     } catch (err) {
       const kind = (err as { kind?: string }).kind ?? (err instanceof ApiError ? 'auth' : 'other');
       return { kind, message: (err as Error).message };
@@ -341,21 +347,21 @@ export class SessionRuntime {
 
   /** `work_changed` + `status_changed` from the live state (set by `live` just before). */
   private workEvents() {
-    return workChangedEvents(this.deps.app, this.sessionId);
+    return workChangedEvents(this.deps, this.sessionId);
   }
 
   /** Live state and work events describe the main agent only (`main_turn_active`). */
   private live(active: boolean, model: string): void {
     if (!this.isMain) return;
-    const prev = this.deps.app.live.get(this.sessionId);
-    this.deps.app.live.set(this.sessionId, { busy: active, main_turn_active: active, pending_interaction: prev?.pending_interaction ?? 'none', model });
+    const prev = this.deps.live.get(this.sessionId);
+    this.deps.live.set(this.sessionId, { busy: active, main_turn_active: active, pending_interaction: prev?.pending_interaction ?? 'none', model });
   }
 
   /** The system prompt of a request: the recorded one, plus the plan-mode reminder while plan mode is on. */
   private requestSystem(): string | undefined {
     const text = this.agent.system?.text;
     if (text === undefined) return undefined;
-    const planMode = (this.deps.app.sessions.get(this.sessionId)?.agent_config as { plan_mode?: unknown } | undefined)?.plan_mode === true;
+    const planMode = (this.deps.sessions.get(this.sessionId)?.agent_config as { plan_mode?: unknown } | undefined)?.plan_mode === true;
     return planMode ? text + PLAN_MODE_REMINDER : text;
   }
 }

@@ -1,9 +1,16 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
+import type { ConfigService } from '../config/service.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
 import type { ModelClient } from '../providers/wire/types.ts';
-import { clientFor, resolveModel, type ResolvedModel } from './model-resolve.ts';
+import { clientFor, resolveModel, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
+
+/** What a title backend is built from: the config, the managed login, the shared model clients. */
+export interface TitleBackendDeps {
+  config: ConfigService;
+  auth: TokenSource;
+  clients: ClientCache;
+}
 
 /** Why no title backend could be built (40923 `details.reason`). */
 export type BackendProblem = 'no_model' | 'model_not_resolved' | 'no_provider' | 'no_credential' | 'provider_misconfigured';
@@ -15,8 +22,8 @@ export type TitleBackend = { ok: true; alias: string; client: ModelClient } | { 
  * global `default_model`. Part B `[services]` only knows web search and fetch,
  * so there is no dedicated title model to prefer.
  */
-export async function titleBackend(app: AppContext, session: SessionRecord): Promise<TitleBackend> {
-  const config = app.config.current();
+export async function titleBackend(deps: TitleBackendDeps, session: SessionRecord): Promise<TitleBackend> {
+  const config = deps.config.current();
   const configured = session.agent_config?.model;
   const alias = typeof configured === 'string' && configured ? configured : config.default_model;
   if (!alias) return { ok: false, reason: 'no_model' };
@@ -30,7 +37,7 @@ export async function titleBackend(app: AppContext, session: SessionRecord): Pro
   }
   try {
     // The same model resolution and client as a turn (flat models and OAuth tokens included).
-    return { ok: true, alias, client: await clientFor(app, model, app.engine.clients) };
+    return { ok: true, alias, client: await clientFor(deps, model, deps.clients) };
   } catch (err) {
     const noKey = (err instanceof ApiError) || (err as { kind?: string }).kind === 'auth';
     return { ok: false, reason: noKey ? 'no_credential' : 'provider_misconfigured', model: alias };

@@ -1,16 +1,20 @@
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
+import type { EventJournal } from '../events/journal.ts';
 import { GlobalEvents } from '../events/types.ts';
+import type { Clock } from '../lib/clock.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
 import type { ModelClient, WireError } from '../providers/wire/types.ts';
-import { findOwnedSession } from '../sessions/lookup.ts';
+import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import { EngineEvents } from './events.ts';
-import { titleBackend } from './title-model.ts';
+import { titleBackend, type TitleBackendDeps } from './title-model.ts';
 import { cleanTitle, conversationOf, sourceText, titleRequest, type TitleSource } from './title-prompt.ts';
 
 export { TITLE_SOURCES, type TitleSource } from './title-prompt.ts';
+
+/** What a title is generated from and journaled to. */
+export type TitleDeps = OwnedSessionLookup & TitleBackendDeps & { journal: EventJournal; clock: Clock };
 
 export interface GenerateTitleOptions {
   force?: boolean;
@@ -39,25 +43,25 @@ function checkTitle(s: SessionRecord, force: boolean): void {
  * stream and `session.meta.updated` on the global one. 40923 with
  * `details.reason` when no title can be made.
  */
-export async function generateTitle(app: AppContext, sessionId: string, opts: GenerateTitleOptions = {}): Promise<{ title: string }> {
+export async function generateTitle(deps: TitleDeps, sessionId: string, opts: GenerateTitleOptions = {}): Promise<{ title: string }> {
   const force = opts.force ?? false;
   const source = opts.source ?? 'user_prompts';
-  const session = findOwnedSession(app, sessionId);
+  const session = findOwnedSession(deps, sessionId);
   checkTitle(session, force);
-  const text = sourceText(conversationOf(await app.journal.readRange(sessionId, 1)), source);
+  const text = sourceText(conversationOf(await deps.journal.readRange(sessionId, 1)), source);
   if (!text) throw unavailable('no_content', `the session has no content for source ${source}`, { source });
-  const backend = await titleBackend(app, session);
+  const backend = await titleBackend(deps, session);
   if (!backend.ok) throw unavailable(backend.reason, 'no usable title model', backend.model ? { model: backend.model } : {});
   const title = await askModel(backend.client, text, source, opts.signal);
   // The title may have changed while the model answered.
-  const now = findOwnedSession(app, sessionId);
+  const now = findOwnedSession(deps, sessionId);
   if (now.title !== session.title) checkTitle(now, force);
-  await app.journal.append([
+  await deps.journal.append([
     { stream: sessionId, type: EngineEvents.titleGenerated, payload: { title, source, model: backend.alias } },
     {
       stream: GLOBAL_STREAM,
       type: GlobalEvents.sessionMetaUpdated,
-      payload: { session_id: sessionId, workspace_id: now.workspace_id, title, updated_at: app.clock.now().toISOString() },
+      payload: { session_id: sessionId, workspace_id: now.workspace_id, title, updated_at: deps.clock.now().toISOString() },
     },
   ]);
   return { title };

@@ -1,3 +1,4 @@
+import type { SubagentLauncher } from '../agents/launcher.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 
 /** A tool call the model asked for. */
@@ -14,11 +15,12 @@ export interface ToolOutcome {
 
 /**
  * The seam between the loop and tool execution (issue 4 plugs the real tools in here).
- * `specs` are offered to the model; `run` executes one call and never throws.
+ * `specs` are offered to the model; `run` executes one call and never throws. The engine running
+ * the turn passes its subagent launcher with each call (the port the Agent tools use).
  */
 export interface ToolExecutor {
   specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[];
-  run(sessionId: string, call: ToolCall, signal: AbortSignal, scope?: ToolScope): Promise<ToolOutcome>;
+  run(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome>;
 }
 
 /** Who calls and which tools it may use (subagents and `:btw` agents get a subset). */
@@ -32,9 +34,3 @@ export interface ToolScope {
   /** The prompt's `disabled_tools` (checked again when a call runs). */
   disabled?: readonly string[];
 }
-
-/** No tools yet: every call is answered with an error result so the model can carry on. */
-export const noTools: ToolExecutor = {
-  specs: () => [],
-  run: async (_sessionId, call) => ({ content: `tool not available: ${call.name}`, is_error: true }),
-};

@@ -1,5 +1,9 @@
-import { fastUlidFactory } from './ids.ts';
-import type { AppContext } from '../app/context.ts';
+import type { SubagentLauncher } from '../agents/launcher.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { VolatileBus } from '../events/volatile-bus.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
+import type { MediaFiles } from '../media/file-part.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents } from './events.ts';
 import type { ContentPart, Message, TurnReason } from '../events/turns.ts';
@@ -12,9 +16,15 @@ import { ToolEvents } from '../tools/events.ts';
 import { mark, traced, tracing } from './trace.ts';
 import type { NewEvent, PayloadOf } from '../events/registry.ts';
 
-const nextUlid = fastUlidFactory();
-export const newMessageId = () => `msg_${nextUlid()}`;
 export const MAIN_AGENT = 'main';
+
+/** What a turn appends to, publishes on and stamps with; prompt media is read from `home` and the uploads. */
+export interface TurnDeps extends MediaFiles {
+  journal: EventJournal;
+  bus: VolatileBus;
+  clock: Clock;
+  ids: Ids;
+}
 
 export interface LoopLimits {
   maxSteps: number;
@@ -27,13 +37,15 @@ export interface LoopLimits {
 
 /** What a turn needs from its runtime. */
 export interface TurnInput {
-  app: AppContext;
+  deps: TurnDeps;
   sessionId: string;
   turnId: string;
   history: Message[];
   client: ModelClient;
   thinking: ThinkingRequest;
   tools: ToolExecutor;
+  /** The engine's subagent launcher, handed to each tool call (the Agent tools). */
+  subagents: SubagentLauncher;
   disabledTools: readonly string[];
   /** The agent running the turn (default `main`); a subagent's events carry its id. */
   agentId?: string;
@@ -70,7 +82,7 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
   const usage: Usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
   const offsets: TurnOffsets = { text: 0, thinking: 0 };
   const base = { agent_id: agentOf(t), turn_id: t.turnId };
-  const emit = (events: NewEvent[]) => t.app.journal.append(events.map((e) => ({ stream: t.sessionId, ...e })));
+  const emit = (events: NewEvent[]) => t.deps.journal.append(events.map((e) => ({ stream: t.sessionId, ...e })));
   const carried: Steered = [];
   const end = (reason: TurnReason, steps: number, error?: Failure): TurnOutcome => ({ reason, usage, steps, ...(error ? { error } : {}) });
   for (let step = 1; ; step++) {
@@ -149,7 +161,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     }, offset),
   };
   for (let attempt = 1; ; attempt++) {
-    const messages = await toModelMessages(t.history, { app: t.app, sessionId: t.sessionId });
+    const messages = await toModelMessages(t.history, { files: t.deps, sessionId: t.sessionId });
     mark(t.sessionId, 'step.messages');
     const system = t.system?.();
     const req = { ...(system ? { system } : {}), messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
@@ -183,20 +195,20 @@ function gatedPublisher(t: TurnInput, ready: Promise<unknown>) {
   ready.then(() => {
     open = true;
     if (held.length) mark(t.sessionId, 'delta.sent');
-    for (const [type, payload, offset] of held.splice(0)) t.app.publishVolatile(t.sessionId, type, payload, offset);
+    for (const [type, payload, offset] of held.splice(0)) t.deps.bus.publish(t.sessionId, type, payload, offset);
   }, () => undefined);
   return <T extends DeltaType>(type: T, payload: PayloadOf<T>, offset: number) => {
     mark(t.sessionId, 'delta.first');
     if (open) {
       mark(t.sessionId, 'delta.sent');
-      t.app.publishVolatile(t.sessionId, type, payload, offset);
+      t.deps.bus.publish(t.sessionId, type, payload, offset);
     } else held.push([type, payload, offset]);
   };
 }
 
 function buildMessage(t: TurnInput, content: ContentPart[], metadata?: Record<string, unknown>): Message {
   return {
-    id: newMessageId(), session_id: t.sessionId, role: 'assistant', content, created_at: t.app.clock.now().toISOString(),
+    id: t.deps.ids.next('msg'), session_id: t.sessionId, role: 'assistant', content, created_at: t.deps.clock.now().toISOString(),
     ...(metadata ? { metadata } : {}),
   };
 }
@@ -219,10 +231,10 @@ function partialEvents(t: TurnInput, parts: ContentPart[], metadata: Record<stri
 async function runTools(t: TurnInput, result: AttemptResult, emit: Emit): Promise<void> {
   const content: ContentPart[] = [];
   for (const call of result.toolCalls) {
-    const r = await t.tools.run(t.sessionId, call, t.signal, scopeOf(t));
+    const r = await t.tools.run(t.sessionId, call, t.signal, scopeOf(t), t.subagents);
     content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: r.content, ...(r.is_error ? { is_error: true } : {}) });
   }
-  const message: Message = { id: newMessageId(), session_id: t.sessionId, role: 'tool', content, created_at: t.app.clock.now().toISOString() };
+  const message: Message = { id: t.deps.ids.next('msg'), session_id: t.sessionId, role: 'tool', content, created_at: t.deps.clock.now().toISOString() };
   t.history.push(message);
   await emit([{ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } }]);
 }

@@ -1,10 +1,9 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
-import { additionalDirs } from '../workspaces/add-dir.ts';
+import { additionalDirs, type WorkspaceDirsDeps } from '../workspaces/add-dir.ts';
 
 /** A path proven to stay inside the session's workspace or one of its additional dirs. */
 export interface ConfinedPath {
@@ -44,8 +43,8 @@ export function escapeError(given: string): ApiError {
 }
 
 /** The roots a session may touch: its workspace root, then the workspace's additional dirs. */
-export async function allowedRoots(app: AppContext, s: SessionRecord): Promise<string[]> {
-  return [s.cwd, ...(await additionalDirs(app, s.workspace_id))];
+export async function allowedRoots(deps: WorkspaceDirsDeps, s: SessionRecord): Promise<string[]> {
+  return [s.cwd, ...(await additionalDirs(deps, s.workspace_id))];
 }
 
 /**
@@ -53,8 +52,8 @@ export async function allowedRoots(app: AppContext, s: SessionRecord): Promise<s
  * allowed root) and refuses with 41304 anything that leads outside: `..`,
  * absolute paths elsewhere, and symlinks whose target is outside.
  */
-export async function confine(app: AppContext, s: SessionRecord, given: string): Promise<ConfinedPath> {
-  const roots = await allowedRoots(app, s);
+export async function confine(deps: WorkspaceDirsDeps, s: SessionRecord, given: string): Promise<ConfinedPath> {
+  const roots = await allowedRoots(deps, s);
   const abs = path.resolve(s.cwd, given || '.');
   const root = roots.find((r) => inside(abs, r));
   if (!root) throw escapeError(given);

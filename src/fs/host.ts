@@ -2,8 +2,8 @@ import type { Stats } from 'node:fs';
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AppContext } from '../app/context.ts';
 import { validationError } from '../protocol/errors.ts';
+import type { SessionLookup } from '../sessions/lookup.ts';
 import { listWorkspaces } from '../workspaces/commands.ts';
 import { errno, fsError, isADirectory, notADirectory, pathNotFound } from './errors.ts';
 import { mapLimit } from './pool.ts';
@@ -45,8 +45,8 @@ export async function browse(given: string | undefined) {
 }
 
 /** GET fs:home: the home directory and workspace roots, most recently opened first. */
-export function home(app: AppContext) {
-  return { home: os.homedir(), recent_roots: listWorkspaces(app).items.map((w) => w.root) };
+export function home(deps: SessionLookup) {
+  return { home: os.homedir(), recent_roots: listWorkspaces(deps).items.map((w) => w.root) };
 }
 
 /**

@@ -1,11 +1,10 @@
-import type { AppContext } from '../app/context.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
 import type { FileEntry } from './entry.ts';
 import { gitStatusMap, type GitStatusMap } from './git-status-map.ts';
 import { listTree, type ListOptions, type ListSort } from './list.ts';
 import { mapLimit } from './pool.ts';
-import { fsSession, resolvePath } from './scope.ts';
+import { fsSession, resolvePath, type SessionFsDeps } from './scope.ts';
 
 /** List options as they arrive on the wire (defaults applied here). */
 export interface ListInput {
@@ -42,9 +41,9 @@ function gitLoader(enabled: boolean): (root: string) => Promise<GitStatusMap | n
 }
 
 /** POST fs:list. */
-export async function fsList(app: AppContext, sessionId: string, body: ListInput & { path?: string }) {
-  const s = fsSession(app, sessionId, body.runtime_id);
-  const target = await resolvePath(app, s, body.path ?? '.');
+export async function fsList(deps: SessionFsDeps, sessionId: string, body: ListInput & { path?: string }) {
+  const s = fsSession(deps, sessionId, body.runtime_id);
+  const target = await resolvePath(deps, s, body.path ?? '.');
   const git = await gitLoader(body.include_git_status ?? false)(target.root);
   return listTree(target, listOptions(body), git);
 }
@@ -55,8 +54,8 @@ export async function fsList(app: AppContext, sessionId: string, body: ListInput
  * Keys are the paths as given. With depth > 1 the descendants of every path
  * are merged into one `children_by_path`.
  */
-export async function fsListMany(app: AppContext, sessionId: string, body: ListInput & { paths: string[] }) {
-  const s = fsSession(app, sessionId, body.runtime_id);
+export async function fsListMany(deps: SessionFsDeps, sessionId: string, body: ListInput & { paths: string[] }) {
+  const s = fsSession(deps, sessionId, body.runtime_id);
   const opts = listOptions(body);
   const git = gitLoader(body.include_git_status ?? false);
   const results: Record<string, FileEntry[]> = {};
@@ -66,7 +65,7 @@ export async function fsListMany(app: AppContext, sessionId: string, body: ListI
   const unique = [...new Set(body.paths)];
   await mapLimit(unique, 8, async (given) => {
     try {
-      const target = await resolvePath(app, s, given);
+      const target = await resolvePath(deps, s, given);
       const r = await listTree(target, opts, await git(target.root));
       results[given] = r.items;
       if (r.truncated) truncated_paths.push(given);
@@ -74,7 +73,7 @@ export async function fsListMany(app: AppContext, sessionId: string, body: ListI
     } catch (err) {
       if (err instanceof ApiError) partial_errors[given] = { code: err.code, msg: err.message };
       else {
-        app.log.warn({ err, path: given }, 'fs:list_many: listing failed');
+        deps.log.warn({ err, path: given }, 'fs:list_many: listing failed');
         partial_errors[given] = { code: Codes.INTERNAL, msg: 'internal error' };
       }
     }

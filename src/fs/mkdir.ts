@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
-import type { AppContext } from '../app/context.ts';
 import { errno, fsError, pathNotFound } from './errors.ts';
-import { fsSession, resolvePath } from './scope.ts';
+import { fsSession, resolvePath, type SessionFsDeps } from './scope.ts';
 import { statPath } from './stat.ts';
 
 /**
@@ -9,9 +8,9 @@ import { statPath } from './stat.ts';
  * directory), 40919 when the path exists. Recursive: like `mkdir -p` (an
  * existing directory is fine; an existing file is still 40919).
  */
-export async function fsMkdir(app: AppContext, sessionId: string, body: { runtime_id?: string; path: string; recursive?: boolean }) {
-  const s = fsSession(app, sessionId, body.runtime_id);
-  const p = await resolvePath(app, s, body.path);
+export async function fsMkdir(deps: SessionFsDeps, sessionId: string, body: { runtime_id?: string; path: string; recursive?: boolean }) {
+  const s = fsSession(deps, sessionId, body.runtime_id);
+  const p = await resolvePath(deps, s, body.path);
   try {
     await mkdir(p.abs, { recursive: body.recursive ?? false });
   } catch (err) {
@@ -19,5 +18,5 @@ export async function fsMkdir(app: AppContext, sessionId: string, body: { runtim
     if (code === 'ENOENT' || code === 'ENOTDIR') throw pathNotFound(body.path, 'parent directory not found');
     fsError(err, body.path);
   }
-  return statPath(app, s, body.path);
+  return statPath(deps, s, body.path);
 }

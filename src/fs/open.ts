@@ -1,9 +1,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { AppContext } from '../app/context.ts';
 import { fsError } from './errors.ts';
 import { desktopOpener, fillCommand, launch, launchFailed, type LaunchEnv } from './launch.ts';
-import { fsSession, resolvePath } from './scope.ts';
+import { fsSession, resolvePath, type SessionFsDeps } from './scope.ts';
 
 export type OpenAppId = 'file_manager' | 'editor_a' | 'editor_b' | 'terminal_a' | 'terminal_b';
 
@@ -17,9 +16,9 @@ export const OPEN_IN_ENV: Record<OpenAppId, string> = {
 };
 
 /** An existing confined path; `dir` is the path itself for a directory, else its parent. */
-async function target(app: AppContext, sessionId: string, body: { runtime_id?: string; path: string }) {
-  const s = fsSession(app, sessionId, body.runtime_id);
-  const p = await resolvePath(app, s, body.path);
+async function target(deps: SessionFsDeps, sessionId: string, body: { runtime_id?: string; path: string }) {
+  const s = fsSession(deps, sessionId, body.runtime_id);
+  const p = await resolvePath(deps, s, body.path);
   try {
     const isDir = (await stat(p.abs)).isDirectory();
     return { abs: p.abs, isDir, dir: isDir ? p.abs : path.dirname(p.abs) };
@@ -29,15 +28,15 @@ async function target(app: AppContext, sessionId: string, body: { runtime_id?: s
 }
 
 /** POST fs:open: the platform's default application (`line` cannot be passed to it and is ignored). */
-export async function fsOpen(app: AppContext, le: LaunchEnv, sessionId: string, body: { runtime_id?: string; path: string; line?: number }) {
-  const t = await target(app, sessionId, body);
+export async function fsOpen(deps: SessionFsDeps, le: LaunchEnv, sessionId: string, body: { runtime_id?: string; path: string; line?: number }) {
+  const t = await target(deps, sessionId, body);
   await launch([...desktopOpener(le), t.abs], le);
   return { opened: true as const };
 }
 
 /** POST fs:reveal: opens the folder containing the path (macOS selects it in Finder). */
-export async function fsReveal(app: AppContext, le: LaunchEnv, sessionId: string, body: { runtime_id?: string; path: string }) {
-  const t = await target(app, sessionId, body);
+export async function fsReveal(deps: SessionFsDeps, le: LaunchEnv, sessionId: string, body: { runtime_id?: string; path: string }) {
+  const t = await target(deps, sessionId, body);
   const opener = desktopOpener(le);
   await launch(le.platform === 'darwin' ? [...opener, '-R', t.abs] : [...opener, path.dirname(t.abs)], le);
   return { revealed: true as const };
@@ -49,10 +48,10 @@ export async function fsReveal(app: AppContext, le: LaunchEnv, sessionId: string
  * others are 50001 until configured.
  */
 export async function fsOpenIn(
-  app: AppContext, le: LaunchEnv, sessionId: string,
+  deps: SessionFsDeps, le: LaunchEnv, sessionId: string,
   body: { runtime_id?: string; app_id: OpenAppId; path: string; line?: number },
 ) {
-  const t = await target(app, sessionId, body);
+  const t = await target(deps, sessionId, body);
   const variable = OPEN_IN_ENV[body.app_id];
   const template = le.env[variable]?.trim();
   if (!template) {

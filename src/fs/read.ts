@@ -2,11 +2,10 @@ import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import etag from 'etag';
-import type { AppContext } from '../app/context.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, validationError } from '../protocol/errors.ts';
 import { fsError, isADirectory } from './errors.ts';
-import { fsSession, resolvePath } from './scope.ts';
+import { fsSession, resolvePath, type SessionFsDeps } from './scope.ts';
 import { countLines, decode, languageIdFor, mimeFor, sniff, SNIFF_BYTES } from './text.ts';
 
 /** Core Limits: files over 10 MiB are refused whatever window is asked for. */
@@ -65,9 +64,9 @@ async function readWhole(abs: string, given: string): Promise<{ st: Stats; bytes
  * windows-1252); binary as base64. `line_count` counts the whole file (it is
  * read whole anyway, at most 10 MiB) and is set for text files only.
  */
-export async function fsRead(app: AppContext, sessionId: string, body: ReadInput) {
-  const s = fsSession(app, sessionId, body.runtime_id);
-  const p = await resolvePath(app, s, body.path);
+export async function fsRead(deps: SessionFsDeps, sessionId: string, body: ReadInput) {
+  const s = fsSession(deps, sessionId, body.runtime_id);
+  const p = await resolvePath(deps, s, body.path);
   const { st, bytes } = await readWhole(p.abs, body.path);
   const encoding = body.encoding ?? 'auto';
   const sn = sniff(bytes.subarray(0, SNIFF_BYTES));

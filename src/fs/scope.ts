@@ -1,11 +1,14 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
 import { RUNTIMES } from '../sessions/info.ts';
-import { findSession } from '../sessions/lookup.ts';
+import { findSession, type SessionLookup } from '../sessions/lookup.ts';
+import type { WorkspaceDirsDeps } from '../workspaces/add-dir.ts';
 import { confine } from './confine.ts';
 import { toWire } from './entry.ts';
+
+/** What the session file routes read: the session, then the roots it may touch. */
+export type SessionFsDeps = SessionLookup & WorkspaceDirsDeps;
 
 /** A confined session path: absolute form, wire form (`/`-separated, `.` for the root) and its allowed root. */
 export interface SessionPath {
@@ -23,14 +26,14 @@ export function checkRuntime(runtimeId: string | undefined): void {
 }
 
 /** The session (40401) after the runtime check (40420). */
-export function fsSession(app: AppContext, sessionId: string, runtimeId: string | undefined): SessionRecord {
-  const s = findSession(app, sessionId);
+export function fsSession(deps: SessionLookup, sessionId: string, runtimeId: string | undefined): SessionRecord {
+  const s = findSession(deps, sessionId);
   checkRuntime(runtimeId);
   return s;
 }
 
 /** Confines one client path (41304 outside the workspace and its additional dirs). */
-export async function resolvePath(app: AppContext, s: SessionRecord, given: string): Promise<SessionPath> {
-  const c = await confine(app, s, given);
+export async function resolvePath(deps: WorkspaceDirsDeps, s: SessionRecord, given: string): Promise<SessionPath> {
+  const c = await confine(deps, s, given);
   return { abs: c.abs, wire: toWire(c.rel), root: c.root };
 }

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, notFound } from '../protocol/errors.ts';
 import { RUNTIMES } from '../sessions/info.ts';
-import { findSession } from '../sessions/lookup.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import { findSession, type SessionLookup } from '../sessions/lookup.ts';
 import { existingDirectory, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 
@@ -28,10 +29,10 @@ export async function sessionRoot(s: SessionRecord): Promise<string> {
  * should not create state). 40401 when nothing resolves, including an
  * absolute path that is not an existing directory.
  */
-export async function searchSlotRoot(app: AppContext, ref: string): Promise<string> {
-  const s = app.sessions.get(ref);
-  if (s) return sessionRoot(findSession(app, ref));
-  const w = app.workspaces.get(ref) ?? (path.isAbsolute(ref) ? app.workspaces.get(workspaceIdFor(path.resolve(ref))) : undefined);
+export async function searchSlotRoot(deps: SessionLookup, ref: string): Promise<string> {
+  const s = deps.sessions.get(ref);
+  if (s) return sessionRoot(findSession(deps, ref));
+  const w = deps.workspaces.get(ref) ?? (path.isAbsolute(ref) ? deps.workspaces.get(workspaceIdFor(path.resolve(ref))) : undefined);
   const root = w?.root ?? (path.isAbsolute(ref) ? path.resolve(ref) : undefined);
   if (root) {
     try {
@@ -50,10 +51,10 @@ export async function searchSlotRoot(app: AppContext, ref: string): Promise<stri
  * or a root that is not an existing directory (the spec lists 40410 for this
  * route; details.reason says which).
  */
-export async function workspaceRoot(app: AppContext, ref: string): Promise<string> {
-  const byId = app.workspaces.get(ref);
+export async function workspaceRoot(deps: SessionLookup & { journal: EventJournal; clock: Clock }, ref: string): Promise<string> {
+  const byId = deps.workspaces.get(ref);
   const abs = path.isAbsolute(ref) ? path.resolve(ref) : undefined;
-  const w = byId ?? (abs ? app.workspaces.get(workspaceIdFor(abs)) : undefined);
+  const w = byId ?? (abs ? deps.workspaces.get(workspaceIdFor(abs)) : undefined);
   const root = w?.root ?? abs;
   if (!root) throw notFound(Codes.WORKSPACE_NOT_FOUND, 'workspace', ref);
   try {
@@ -65,8 +66,8 @@ export async function workspaceRoot(app: AppContext, ref: string): Promise<strin
   }
   if (!w) {
     // Decide and append in the same tick: the projection applies synchronously in append().
-    const reg = workspaceUpsertEvents(app, root, { reopen: false });
-    if (reg.created) await app.journal.append(reg.events);
+    const reg = workspaceUpsertEvents(deps, root, { reopen: false });
+    if (reg.created) await deps.journal.append(reg.events);
   }
   return root;
 }

@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import type { AppContext } from '../app/context.ts';
 import { AuthBan } from '../protocol/access/token.ts';
 import { authMiddleware } from './middleware/auth.ts';
 import { envelopeMiddleware } from './middleware/envelope.ts';
@@ -9,24 +8,26 @@ import type { AccessPolicy } from '../protocol/access/host.ts';
 import { actionRewrite, buildRouter, canonicalPathMiddleware, notFoundFallback } from './register.ts';
 import type { RouteDef } from './route.ts';
 import type { ContractChecker } from '../protocol/contract-check.ts';
-import { isLoopbackHost } from '../app/options.ts';
+import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
+import type { Logger } from '../app/logger.ts';
+import type { Ids } from '../lib/ids.ts';
 import { mark, tracing } from '../engine/trace.ts';
 
 /**
  * The Koa application: envelope, canonical path, Host, origin, auth, `:action` rewrite, routes.
  * The path is decided once, first; the guard and the router both read that one value.
  */
-export function createHttpApp(app: AppContext, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
+export function createHttpApp(deps: { log: Logger; ids: Ids; token: string; options: Pick<ServeOptions, 'dangerousBypassAuth'> }, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
   const koa = new Koa();
   koa.proxy = false;
   koa.silent = true;
   const router = buildRouter(routes, checker);
   if (tracing) koa.use(tracePrompts);
-  koa.use(envelopeMiddleware(app.log));
+  koa.use(envelopeMiddleware(deps.log, deps.ids));
   koa.use(canonicalPathMiddleware);
   koa.use(hostMiddleware(access));
   koa.use(originMiddleware(access));
-  koa.use(authMiddleware({ token: app.token, bypass: app.options.dangerousBypassAuth, ban }));
+  koa.use(authMiddleware({ token: deps.token, bypass: deps.options.dangerousBypassAuth, ban }));
   koa.use(actionRewrite);
   koa.use(notFoundFallback);
   koa.use(router.routes());

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import type { AppContext } from '../app/context.ts';
+import type { UploadService } from '../uploads/service.ts';
 import { findSessionMedia } from './session-media.ts';
 
 /**
@@ -8,6 +8,12 @@ import { findSessionMedia } from './session-media.ts';
  * attachment cannot eat a model's context window on every later turn.
  */
 export const FILE_PART_TEXT_MAX_BYTES = 64 * 1024;
+
+/** Where a prompt's files are read from: the session's committed media (under `home`), then the uploads. */
+export interface MediaFiles {
+  home: string;
+  uploads: Pick<UploadService, 'resolve' | 'lookup'>;
+}
 
 /** A prompt's `file` content part, as journaled. */
 export interface FilePartRef { file_id: string; name: string; media_type: string; size: number }
@@ -46,10 +52,10 @@ function utf8(bytes: Buffer): string | undefined {
 }
 
 /** Where the bytes live: the session's committed copy, else (prompts accepted before copies were made) the upload. */
-async function locate(app: Pick<AppContext, 'home' | 'uploads'>, sessionId: string, fileId: string) {
-  const committed = await findSessionMedia(app, sessionId, fileId);
+async function locate(deps: MediaFiles, sessionId: string, fileId: string) {
+  const committed = await findSessionMedia(deps, sessionId, fileId);
   if (committed) return { path: committed.path, size: committed.stat.size, mediaType: committed.meta.media_type };
-  const r = await app.uploads.resolve(fileId);
+  const r = await deps.uploads.resolve(fileId);
   return typeof r === 'string' ? undefined : { path: r.path, size: r.stat.size, mediaType: r.meta.media_type };
 }
 
@@ -59,11 +65,11 @@ async function locate(app: Pick<AppContext, 'home' | 'uploads'>, sessionId: stri
  * FILE_PART_TEXT_MAX_BYTES with a note); other files a note naming the file and
  * its media type; a file gone from storage a note saying so, never a failed turn.
  */
-export async function filePartText(app: Pick<AppContext, 'home' | 'uploads'>, sessionId: string, part: FilePartRef): Promise<string> {
+export async function filePartText(deps: MediaFiles, sessionId: string, part: FilePartRef): Promise<string> {
   const label = `"${part.name}" (${part.file_id}, ${part.media_type}, ${part.size} bytes)`;
   let found: Awaited<ReturnType<typeof locate>>;
   try {
-    found = await locate(app, sessionId, part.file_id);
+    found = await locate(deps, sessionId, part.file_id);
   } catch {
     found = undefined;
   }

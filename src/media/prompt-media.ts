@@ -1,10 +1,14 @@
-import type { AppContext } from '../app/context.ts';
 import type { ContentPart } from '../events/turns.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, notFound, validationError } from '../protocol/errors.ts';
 import type { PromptInput } from '../protocol/schemas/prompts.ts';
+import type { Logger } from '../app/logger.ts';
 import type { ResolvedUpload } from '../uploads/service.ts';
-import { commitUploadCopy, decodeBase64, findSessionMedia, MEDIA_TYPE_RE, removeSessionMedia, storeSessionMediaBytes } from './session-media.ts';
+import type { MediaFiles } from './file-part.ts';
+import { commitUploadCopy, decodeBase64, findSessionMedia, MEDIA_TYPE_RE, removeSessionMedia, storeSessionMediaBytes, type MediaStore } from './session-media.ts';
+
+/** The stores a prompt's media is checked against and committed to. */
+export type PromptMediaDeps = MediaStore & MediaFiles & { log: Logger };
 
 /**
  * Largest decoded base64 part. Below the 16 MB JSON body limit (base64 adds a
@@ -66,10 +70,10 @@ function decodePart(i: number, kind: MediaKind, mediaType: string, data: string,
 }
 
 /** Validates one part; resolves to the work it leaves for commit time, if any. */
-async function checkPart(app: AppContext, sessionId: string, i: number, part: InputPart, maxBytes: number): Promise<Pending | undefined> {
+async function checkPart(deps: PromptMediaDeps, sessionId: string, i: number, part: InputPart, maxBytes: number): Promise<Pending | undefined> {
   if (part.type === 'file') {
     // 40407 unknown / 41003 expired, like any upload reference, before anything is stored.
-    const upload = await app.uploads.lookup(part.file_id);
+    const upload = await deps.uploads.lookup(part.file_id);
     return { index: i, kind: 'file', upload, name: part.name.trim() || upload.meta.name };
   }
   if (part.type !== 'image' && part.type !== 'video') return undefined;
@@ -77,33 +81,33 @@ async function checkPart(app: AppContext, sessionId: string, i: number, part: In
   if (src.kind === 'url') return void checkUrl(i, src.url);
   if (src.kind === 'base64') return decodePart(i, part.type, src.media_type, src.data, maxBytes);
   if (src.kind === 'session_media') {
-    const found = await findSessionMedia(app, sessionId, src.file_id);
+    const found = await findSessionMedia(deps, sessionId, src.file_id);
     if (!found) throw new ApiError(Codes.FILE_NOT_FOUND, `session media not found: ${src.file_id}`, { details: { id: src.file_id, field: field(i, 'file_id') } });
     if (!ofKind(found.meta.media_type, part.type)) throw wrongKind(i, src.file_id, found.meta.media_type, part.type);
     return undefined;
   }
-  const upload = await app.uploads.lookup(src.file_id);
+  const upload = await deps.uploads.lookup(src.file_id);
   if (!ofKind(upload.meta.media_type, part.type)) throw wrongKind(i, src.file_id, upload.meta.media_type, part.type);
   return { index: i, kind: 'file', upload };
 }
 
 /** Checks every media reference of a prompt (Core: 40001, 40407, 41003) without storing anything. */
 export async function planPromptMedia(
-  app: AppContext, sessionId: string, content: PromptInput['content'], maxBytes = PROMPT_MEDIA_MAX_BYTES,
+  deps: PromptMediaDeps, sessionId: string, content: PromptInput['content'], maxBytes = PROMPT_MEDIA_MAX_BYTES,
 ): Promise<MediaPlan> {
   const pending: Pending[] = [];
   for (const [i, part] of content.entries()) {
-    const p = await checkPart(app, sessionId, i, part, maxBytes);
+    const p = await checkPart(deps, sessionId, i, part, maxBytes);
     if (p) pending.push(p);
   }
   const created: string[] = [];
   const discard = async () => {
-    for (const id of created.splice(0)) await removeSessionMedia(app, sessionId, id).catch((err) => app.log.warn({ err, id }, 'prompt media cleanup failed'));
+    for (const id of created.splice(0)) await removeSessionMedia(deps, sessionId, id).catch((err) => deps.log.warn({ err, id }, 'prompt media cleanup failed'));
   };
   const commit = async (): Promise<ContentPart[]> => {
     const out = structuredClone(content) as ContentPart[];
     try {
-      for (const p of pending) await commitOne(app, sessionId, p, out, created);
+      for (const p of pending) await commitOne(deps, sessionId, p, out, created);
     } catch (err) {
       await discard();
       throw err;
@@ -113,15 +117,15 @@ export async function planPromptMedia(
   return { commit, discard };
 }
 
-async function commitOne(app: AppContext, sessionId: string, p: Pending, out: ContentPart[], created: string[]): Promise<void> {
+async function commitOne(deps: PromptMediaDeps, sessionId: string, p: Pending, out: ContentPart[], created: string[]): Promise<void> {
   if (p.kind === 'base64') {
-    const meta = await storeSessionMediaBytes(app, sessionId, p.mediaType, p.bytes);
+    const meta = await storeSessionMediaBytes(deps, sessionId, p.mediaType, p.bytes);
     created.push(meta.id);
     out[p.index] = { type: p.type, source: { kind: 'session_media', file_id: meta.id, media_type: meta.media_type } };
     return;
   }
   try {
-    const r = await commitUploadCopy(app, sessionId, { id: p.upload.meta.id, path: p.upload.path, media_type: p.upload.meta.media_type });
+    const r = await commitUploadCopy(deps, sessionId, { id: p.upload.meta.id, path: p.upload.path, media_type: p.upload.meta.media_type });
     if (r.created) created.push(r.meta.id);
     // A `file` part's media_type and size are filled from the committed copy, not
     // checked against what the client sent: they must describe the bytes the

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { copyFile, cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { monotonicFactory } from 'ulid';
-import type { AppContext } from '../app/context.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { validationError } from '../protocol/errors.ts';
 
 /**
@@ -41,10 +41,15 @@ export interface FoundSessionMedia {
   stat: Stats;
 }
 
-const defaultIds = monotonicFactory();
+/** Where session media lives (`<home>/sessions-media/`) and what stamps a new file's id and time. */
+export interface MediaStore {
+  home: string;
+  clock: Clock;
+  ids: Ids;
+}
 
-function dirOf(app: Pick<AppContext, 'home'>, sessionId: string): string {
-  return path.join(app.home, 'sessions-media', sessionId);
+function dirOf(deps: Pick<MediaStore, 'home'>, sessionId: string): string {
+  return path.join(deps.home, 'sessions-media', sessionId);
 }
 
 /** Base64 (standard or URL-safe, optional `data:` prefix) to bytes; undefined when it is not base64. */
@@ -74,21 +79,21 @@ async function writeAtomic(file: string, bytes: Buffer | string): Promise<void> 
 }
 
 /** Stores one media part of a session; resolves to its meta (`meta.id` is the file_id to reference). */
-export async function storeSessionMedia(app: AppContext, sessionId: string, input: SessionMediaInput, nextId = defaultIds): Promise<SessionMediaMeta> {
+export async function storeSessionMedia(deps: MediaStore, sessionId: string, input: SessionMediaInput): Promise<SessionMediaMeta> {
   checkIds(sessionId);
   if (!MEDIA_TYPE_RE.test(input.media_type)) throw validationError([{ field: 'media_type', message: 'must be a media type such as image/png' }]);
-  return storeSessionMediaBytes(app, sessionId, input.media_type, decode(input.data), nextId);
+  return storeSessionMediaBytes(deps, sessionId, input.media_type, decode(input.data));
 }
 
 /** storeSessionMedia for bytes already decoded and checked by the caller. */
 export async function storeSessionMediaBytes(
-  app: AppContext, sessionId: string, mediaType: string, bytes: Buffer, nextId = defaultIds,
+  deps: MediaStore, sessionId: string, mediaType: string, bytes: Buffer,
 ): Promise<SessionMediaMeta> {
   checkIds(sessionId);
-  const dir = dirOf(app, sessionId);
+  const dir = dirOf(deps, sessionId);
   await mkdir(dir, { recursive: true });
   const meta: SessionMediaMeta = {
-    id: `media_${nextId()}`, session_id: sessionId, media_type: mediaType, size: bytes.length, created_at: app.clock.now().toISOString(),
+    id: deps.ids.next('media'), session_id: sessionId, media_type: mediaType, size: bytes.length, created_at: deps.clock.now().toISOString(),
   };
   // Bytes first: meta.json is the commit mark that makes the id findable.
   await writeAtomic(path.join(dir, meta.id), bytes);
@@ -107,12 +112,12 @@ function checkIds(sessionId: string, fileId?: string): void {
  * referenced by an earlier prompt), so a caller only discards what it created.
  */
 export async function commitUploadCopy(
-  app: AppContext, sessionId: string, upload: { id: string; path: string; media_type: string },
+  deps: Pick<MediaStore, 'home' | 'clock'>, sessionId: string, upload: { id: string; path: string; media_type: string },
 ): Promise<{ meta: SessionMediaMeta; created: boolean }> {
   checkIds(sessionId, upload.id);
-  const existing = await findSessionMedia(app, sessionId, upload.id);
+  const existing = await findSessionMedia(deps, sessionId, upload.id);
   if (existing) return { meta: existing.meta, created: false };
-  const dir = dirOf(app, sessionId);
+  const dir = dirOf(deps, sessionId);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, upload.id);
   const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
@@ -124,35 +129,35 @@ export async function commitUploadCopy(
     throw err;
   }
   const meta: SessionMediaMeta = {
-    id: upload.id, session_id: sessionId, media_type: upload.media_type, size: (await stat(file)).size, created_at: app.clock.now().toISOString(),
+    id: upload.id, session_id: sessionId, media_type: upload.media_type, size: (await stat(file)).size, created_at: deps.clock.now().toISOString(),
   };
   await writeAtomic(path.join(dir, `${upload.id}.json`), JSON.stringify(meta));
   return { meta, created: true };
 }
 
 /** Removes one media file of a session (meta first, so a half-removed id is not findable). */
-export async function removeSessionMedia(app: AppContext, sessionId: string, fileId: string): Promise<void> {
+export async function removeSessionMedia(deps: Pick<MediaStore, 'home'>, sessionId: string, fileId: string): Promise<void> {
   checkIds(sessionId, fileId);
-  const dir = dirOf(app, sessionId);
+  const dir = dirOf(deps, sessionId);
   await rm(path.join(dir, `${fileId}.json`), { force: true });
   await rm(path.join(dir, fileId), { force: true });
 }
 
 /** Removes every media file of a session (a fork whose journal append was refused). */
-export async function removeAllSessionMedia(app: Pick<AppContext, 'home'>, sessionId: string): Promise<void> {
+export async function removeAllSessionMedia(deps: Pick<MediaStore, 'home'>, sessionId: string): Promise<void> {
   checkIds(sessionId);
-  await rm(dirOf(app, sessionId), { recursive: true, force: true });
+  await rm(dirOf(deps, sessionId), { recursive: true, force: true });
 }
 
 /**
  * A fork's copied prompts reference the source's media ids: copy the source's
  * media directory to the fork so they stay readable (and survive the source).
  */
-export async function copySessionMedia(app: AppContext, fromId: string, toId: string): Promise<void> {
+export async function copySessionMedia(deps: Pick<MediaStore, 'home'>, fromId: string, toId: string): Promise<void> {
   checkIds(fromId);
   checkIds(toId);
   try {
-    await cp(dirOf(app, fromId), dirOf(app, toId), { recursive: true, errorOnExist: false, force: false });
+    await cp(dirOf(deps, fromId), dirOf(deps, toId), { recursive: true, errorOnExist: false, force: false });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -160,9 +165,9 @@ export async function copySessionMedia(app: AppContext, fromId: string, toId: st
 
 
 /** The committed media `fileId` of a session, or undefined (also for ids that are not media ids). */
-export async function findSessionMedia(app: Pick<AppContext, 'home'>, sessionId: string, fileId: string): Promise<FoundSessionMedia | undefined> {
+export async function findSessionMedia(deps: Pick<MediaStore, 'home'>, sessionId: string, fileId: string): Promise<FoundSessionMedia | undefined> {
   if (!SAFE_SESSION_ID_RE.test(sessionId) || !SESSION_MEDIA_ID_RE.test(fileId)) return undefined;
-  const dir = dirOf(app, sessionId);
+  const dir = dirOf(deps, sessionId);
   try {
     const meta = JSON.parse(await readFile(path.join(dir, `${fileId}.json`), 'utf8')) as SessionMediaMeta;
     const file = path.join(dir, fileId);

@@ -1,13 +1,17 @@
-import { monotonicFactory } from 'ulid';
-import type { AppContext } from '../app/context.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { Logger } from '../app/logger.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
+import type { LiveSessions } from '../sessions/live.ts';
 import { decide } from './policy.ts';
 import { configRules, subjectOf } from './rules.ts';
 import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef } from './types.ts';
 import { logFailure } from '../app/logger.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../events/approvals.ts';
 
-const nextUlid = monotonicFactory();
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const DISPLAY_MAX = 2_000;
 const MODES: PermissionMode[] = ['manual', 'yolo', 'auto'];
@@ -18,6 +22,16 @@ interface Pending {
   settle: (r: ApprovalResolvedPayload) => void;
   timer?: NodeJS.Timeout;
   cleanup: () => void;
+}
+
+export interface PermissionDeps {
+  journal: EventJournal;
+  sessions: SessionIndex;
+  live: LiveSessions;
+  config: ConfigService;
+  clock: Clock;
+  ids: Ids;
+  log: Logger;
 }
 
 export interface ResolveBody {
@@ -35,24 +49,24 @@ export interface ResolveBody {
 export class PermissionService implements PermissionGate {
   private pending = new Map<string, Pending>();
 
-  constructor(private app: AppContext) {}
+  constructor(private readonly deps: PermissionDeps) {}
 
   /** The session's mode: agent_config.permission_mode (profile, prompt overrides), else the config default. */
   modeOf(sessionId: string): PermissionMode {
-    const m = this.app.sessions.get(sessionId)?.agent_config?.permission_mode;
-    return MODES.includes(m as PermissionMode) ? (m as PermissionMode) : (this.app.config.current().default_permission_mode as PermissionMode);
+    const m = this.deps.sessions.get(sessionId)?.agent_config?.permission_mode;
+    return MODES.includes(m as PermissionMode) ? (m as PermissionMode) : (this.deps.config.current().default_permission_mode as PermissionMode);
   }
 
   /** Plan mode: agent_config.plan_mode (profile, EnterPlanMode / ExitPlanMode), else the config default. */
   planModeOf(sessionId: string): boolean {
-    const m = this.app.sessions.get(sessionId)?.agent_config?.plan_mode;
-    return typeof m === 'boolean' ? m : this.app.config.current().default_plan_mode;
+    const m = this.deps.sessions.get(sessionId)?.agent_config?.plan_mode;
+    return typeof m === 'boolean' ? m : this.deps.config.current().default_plan_mode;
   }
 
   async check(sessionId: string, call: ToolCallRef, ctx: CheckContext, signal?: AbortSignal): Promise<PermissionDecision> {
-    const s = this.app.sessions.get(sessionId);
+    const s = this.deps.sessions.get(sessionId);
     if (!s) return { decision: 'deny', message: `unknown session ${sessionId}` };
-    const cfg = this.app.config.current().permission;
+    const cfg = this.deps.config.current().permission;
     const subject = subjectOf(call.name, call.input, s.cwd, ctx.subject);
     const outcome = decide({
       mode: this.modeOf(sessionId), planMode: this.planModeOf(sessionId), rules: configRules(cfg.rules ?? []), remembered: s.session_rules ?? [],
@@ -80,9 +94,9 @@ export class PermissionService implements PermissionGate {
   }
 
   private newItem(sessionId: string, call: ToolCallRef, ctx: CheckContext, req: ReviewRequest): ApprovalItem {
-    const now = this.app.clock.now();
+    const now = this.deps.clock.now();
     return {
-      approval_id: `appr_${nextUlid()}`, session_id: sessionId, agent_id: ctx.agentId, ...(ctx.turnId ? { turn_id: ctx.turnId } : {}),
+      approval_id: this.deps.ids.next('appr'), session_id: sessionId, agent_id: ctx.agentId, ...(ctx.turnId ? { turn_id: ctx.turnId } : {}),
       tool_call_id: call.id, tool_name: call.name, action: req.action, tool_input_display: clip(req.display),
       created_at: now.toISOString(), expires_at: new Date(now.getTime() + APPROVAL_LIFETIME_MS).toISOString(),
       ...(req.options ? { options: req.options } : {}), ...(req.plan !== undefined ? { plan: req.plan } : {}),
@@ -94,30 +108,30 @@ export class PermissionService implements PermissionGate {
     const sessionId = item.session_id;
     if (signal?.aborted) {
       const { approval_id, agent_id, tool_call_id } = item;
-      return { approval_id, agent_id, tool_call_id, decision: 'cancelled', reason: 'turn_aborted', resolved_at: this.app.clock.now().toISOString() };
+      return { approval_id, agent_id, tool_call_id, decision: 'cancelled', reason: 'turn_aborted', resolved_at: this.deps.clock.now().toISOString() };
     }
     let settle!: (r: ApprovalResolvedPayload) => void;
     const decided = new Promise<ApprovalResolvedPayload>((r) => (settle = r));
-    const onAbort = () => void this.finish(item.approval_id, 'cancelled', { reason: 'turn_aborted' }).catch(logFailure(this.app.log, 'cancelling an approval of an aborted turn', { approval_id: item.approval_id }));
+    const onAbort = () => void this.finish(item.approval_id, 'cancelled', { reason: 'turn_aborted' }).catch(logFailure(this.deps.log, 'cancelling an approval of an aborted turn', { approval_id: item.approval_id }));
     const p: Pending = { item, subject, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.approval_id, p);
-    setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
+    setPendingInteraction(this.deps, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
     try {
-      await this.app.journal.append([
+      await this.deps.journal.append([
         { stream: sessionId, type: ApprovalEvents.requested, payload: item },
-        statusChangedEvent(this.app, sessionId),
+        statusChangedEvent(this.deps, sessionId),
       ]);
     } catch (err) {
       // Not on disk: no client may see or answer it (it was held only so an answer racing the write finds it).
       this.pending.delete(item.approval_id);
       p.cleanup();
-      setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
+      setPendingInteraction(this.deps, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
       throw err;
     }
     if (!this.pending.has(item.approval_id)) return decided; // answered while the request was being written
     signal?.addEventListener('abort', onAbort, { once: true });
     // Expiry without a client: the waiting call is denied as timed out (a POST after expiry answers 41001).
-    p.timer = setTimeout(() => void this.finish(item.approval_id, 'cancelled', { reason: 'timed_out' }).catch(logFailure(this.app.log, 'expiring an approval', { approval_id: item.approval_id })), APPROVAL_LIFETIME_MS);
+    p.timer = setTimeout(() => void this.finish(item.approval_id, 'cancelled', { reason: 'timed_out' }).catch(logFailure(this.deps.log, 'expiring an approval', { approval_id: item.approval_id })), APPROVAL_LIFETIME_MS);
     p.timer.unref();
     if (signal?.aborted) onAbort();
     return decided;
@@ -125,7 +139,7 @@ export class PermissionService implements PermissionGate {
 
   /** Pending approvals of a session, oldest first (expired ones resolve as timed out first). */
   async list(sessionId: string): Promise<ApprovalItem[]> {
-    const now = this.app.clock.now().getTime();
+    const now = this.deps.clock.now().getTime();
     for (const p of [...this.pending.values()]) {
       if (p.item.session_id === sessionId && Date.parse(p.item.expires_at) <= now) await this.finish(p.item.approval_id, 'cancelled', { reason: 'timed_out' });
     }
@@ -141,7 +155,7 @@ export class PermissionService implements PermissionGate {
   async resolve(sessionId: string, approvalId: string, body: ResolveBody): Promise<{ resolved_at: string } | 'not_found' | 'already_resolved' | 'timed_out'> {
     const p = this.pending.get(approvalId);
     if (!p || p.item.session_id !== sessionId) return (await this.wasRequested(sessionId, approvalId)) ? 'already_resolved' : 'not_found';
-    if (Date.parse(p.item.expires_at) <= this.app.clock.now().getTime()) {
+    if (Date.parse(p.item.expires_at) <= this.deps.clock.now().getTime()) {
       await this.finish(approvalId, 'cancelled', { reason: 'timed_out' });
       return 'timed_out';
     }
@@ -155,34 +169,34 @@ export class PermissionService implements PermissionGate {
 
   /** Startup: approvals left pending by a previous run resolve as cancelled (their turn was ended by recovery). */
   async recover(): Promise<number> {
-    const at = this.app.clock.now().toISOString();
+    const at = this.deps.clock.now().toISOString();
     let n = 0;
-    for (const s of [...this.app.sessions.all()]) {
+    for (const s of [...this.deps.sessions.all()]) {
       if (!s.pending_approvals?.length || s.foreign) continue;
-      await this.app.journal.append(s.pending_approvals.map((a) => ({
+      await this.deps.journal.append(s.pending_approvals.map((a) => ({
         stream: s.id, type: ApprovalEvents.resolved,
         payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled', reason: 'daemon_restarted', resolved_at: at } satisfies ApprovalResolvedPayload,
       })));
       n += s.pending_approvals.length;
     }
-    if (n) this.app.log.warn({ approvals: n }, 'cancelled approvals left pending by a restart');
+    if (n) this.deps.log.warn({ approvals: n }, 'cancelled approvals left pending by a restart');
     return n;
   }
 
   /** Journals the resolution, updates pending_interaction and releases the waiting tool call. */
   private async finish(approvalId: string, decision: ApprovalDecision, extra: Partial<ApprovalResolvedPayload>): Promise<string> {
     const p = this.pending.get(approvalId);
-    if (!p) return this.app.clock.now().toISOString();
+    if (!p) return this.deps.clock.now().toISOString();
     this.pending.delete(approvalId);
     clearTimeout(p.timer);
     p.cleanup();
     const sessionId = p.item.session_id;
-    const resolved_at = this.app.clock.now().toISOString();
+    const resolved_at = this.deps.clock.now().toISOString();
     const payload: ApprovalResolvedPayload = { approval_id: approvalId, agent_id: p.item.agent_id, tool_call_id: p.item.tool_call_id, decision, ...extra, resolved_at };
     const last = this.pendingItems(sessionId).length === 0;
-    if (last) setPendingInteraction(this.app, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
+    if (last) setPendingInteraction(this.deps, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
     try {
-      await this.app.journal.append([{ stream: sessionId, type: ApprovalEvents.resolved, payload }, ...(last ? [statusChangedEvent(this.app, sessionId)] : [])]);
+      await this.deps.journal.append([{ stream: sessionId, type: ApprovalEvents.resolved, payload }, ...(last ? [statusChangedEvent(this.deps, sessionId)] : [])]);
     } finally {
       p.settle(payload);
     }
@@ -190,7 +204,7 @@ export class PermissionService implements PermissionGate {
   }
 
   private async wasRequested(sessionId: string, approvalId: string): Promise<boolean> {
-    const events = await this.app.journal.readRange(sessionId, 1);
+    const events = await this.deps.journal.readRange(sessionId, 1);
     return events.some((e) => e.type === ApprovalEvents.requested && (e.payload as ApprovalItem).approval_id === approvalId);
   }
 }

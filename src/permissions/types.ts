@@ -4,7 +4,7 @@ import type { EventType } from '../events/registry.ts';
 /**
  * The permission gate the tool executor calls before running each tool:
  *
- *   app.permissions.check(sessionId, call, ctx, signal): Promise<PermissionDecision>
+ *   permissions.check(sessionId, call, ctx, signal): Promise<PermissionDecision>
  *
  * - `call`: the model's tool call `{id, name, input}` (id = tool_call_id).
  * - `ctx.readOnly`: the tool never changes the workspace nor runs commands (Read, Glob, Grep).

@@ -1,9 +1,8 @@
-import type { AppContext } from '../app/context.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, validationError } from '../protocol/errors.ts';
 import type { CatalogEntry, ModelDirectory } from './catalog.ts';
 import { toProviderItem, type ProviderItem } from './models.ts';
-import { writeCatalog } from './models-write.ts';
+import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';
 import { aliasesOf, baseUrlProblem, cascadePool, PROVIDER_ID, refuseOAuth, seedDefaultModel, tablesOf, writeProvider, aliasOf, type ModelEntry } from './provider-config.ts';
 
 export interface ImportCatalogInput {
@@ -29,15 +28,15 @@ export function checkImportable(e: CatalogEntry, localId: string, baseUrl?: stri
 }
 
 /** POST /api/v1/providers:import_catalog: one directory entry becomes (or refreshes) a provider. */
-export async function importCatalog(app: AppContext, dir: ModelDirectory, body: ImportCatalogInput): Promise<{ provider: ProviderItem; models_imported: number }> {
+export async function importCatalog(deps: CatalogWriteDeps, dir: ModelDirectory, body: ImportCatalogInput): Promise<{ provider: ProviderItem; models_imported: number }> {
   const entry = await dir.get(body.catalog_id);
   const id = body.id ?? entry.id;
   const bad = body.base_url !== undefined ? baseUrlProblem(body.base_url) : undefined;
   if (bad) throw validationError([{ field: 'base_url', message: bad }]);
   checkImportable(entry, id, body.base_url);
   const models = entryModels(entry);
-  await writeCatalog(app, 'import_catalog', (doc) => {
-    if (app.config.current().providers[id]?.temporary && !tablesOf(doc, 'providers')[id]) {
+  await writeCatalog(deps, 'import_catalog', (doc) => {
+    if (deps.config.current().providers[id]?.temporary && !tablesOf(doc, 'providers')[id]) {
       throw validationError([{ field: 'id', message: 'a temporary SVC_MODEL_* provider has this id' }]);
     }
     refuseOAuth(doc, id);
@@ -49,5 +48,5 @@ export async function importCatalog(app: AppContext, dir: ModelDirectory, body: 
     cascadePool(doc, moved, new Set(before.filter((a) => !moved.has(a))));
     seedDefaultModel(doc, aliasOf(id, models[0].model));
   });
-  return { provider: toProviderItem(app.config.current(), id), models_imported: models.length };
+  return { provider: toProviderItem(deps.config.current(), id), models_imported: models.length };
 }

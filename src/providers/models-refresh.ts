@@ -1,12 +1,15 @@
-import type { AppContext } from '../app/context.ts';
+import type { AuthService } from '../auth/service.ts';
 import { isTable, type Doc } from '../config/read.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, notFound } from '../protocol/errors.ts';
 import { checkImportable, entryModels } from './catalog-import.ts';
 import type { ModelDirectory } from './catalog.ts';
-import { writeCatalog } from './models-write.ts';
+import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';
 import { aliasesOf, cascadePool, tablesOf, writeProvider, type ModelEntry } from './provider-config.ts';
 import { fetchRegistry, registryRecord } from './registry.ts';
+
+/** The catalog write plus the managed provider's login (its model list needs the access token). */
+export type RefreshDeps = CatalogWriteDeps & { auth: Pick<AuthService, 'clientFor' | 'getAccessToken'> };
 
 /** Core refresh report. */
 export interface RefreshReport {
@@ -21,10 +24,10 @@ interface Discovered {
 }
 
 /** The managed host's model list for an OAuth-backed provider (the login's credential). */
-async function managedList(app: AppContext, id: string): Promise<Discovered> {
-  const client = await app.auth.clientFor(id);
+async function managedList(deps: RefreshDeps, id: string): Promise<Discovered> {
+  const client = await deps.auth.clientFor(id);
   if (!client) throw new Error('not logged in');
-  const list = await client.models(await app.auth.getAccessToken(id));
+  const list = await client.models(await deps.auth.getAccessToken(id));
   const models = list.models.map((m) => JSON.parse(JSON.stringify({
     model: m.model, max_context_size: m.max_context_size, display_name: m.display_name, capabilities: m.capabilities,
     support_efforts: m.support_efforts, default_effort: m.default_effort, max_output_size: m.max_output_size,
@@ -38,7 +41,7 @@ async function managedList(app: AppContext, id: string): Promise<Discovered> {
  * (created through the API, hand-written, temporary) is static and reported
  * unchanged without network.
  */
-async function discover(app: AppContext, dir: ModelDirectory, doc: Doc, id: string): Promise<Discovered | undefined> {
+async function discover(deps: RefreshDeps, dir: ModelDirectory, doc: Doc, id: string): Promise<Discovered | undefined> {
   const p = tablesOf(doc, 'providers')[id];
   if (!isTable(p)) return undefined;
   if (p.source === 'catalog' && typeof p.catalog_id === 'string') {
@@ -52,7 +55,7 @@ async function discover(app: AppContext, dir: ModelDirectory, doc: Doc, id: stri
     if (!entry) throw new Error('no longer listed by its registry');
     return { models: entryModels(entry) };
   }
-  if (isTable(p.oauth)) return managedList(app, id);
+  if (isTable(p.oauth)) return managedList(deps, id);
   return undefined;
 }
 
@@ -71,14 +74,14 @@ function rewrite(doc: Doc, id: string, found: Discovered): void {
 }
 
 /** Re-discovers the given providers' models and rewrites their aliases (one write, one event). */
-export async function refreshProviders(app: AppContext, dir: ModelDirectory, ids: string[]): Promise<RefreshReport> {
+export async function refreshProviders(deps: RefreshDeps, dir: ModelDirectory, ids: string[]): Promise<RefreshReport> {
   const report: RefreshReport = { changed: [], unchanged: [], failed: [] };
-  const doc = app.config.rawDocument();
+  const doc = deps.config.rawDocument();
   const found = new Map<string, Discovered>();
   if (ids.some((id) => tablesOf(doc, 'providers')[id]?.source === 'catalog')) dir.invalidate();
   for (const id of ids) {
     try {
-      const got = await discover(app, dir, doc, id);
+      const got = await discover(deps, dir, doc, id);
       if (got) found.set(id, got);
       else report.unchanged.push(id);
     } catch (err) {
@@ -86,7 +89,7 @@ export async function refreshProviders(app: AppContext, dir: ModelDirectory, ids
     }
   }
   if (!found.size) return report;
-  const { diff } = await writeCatalog(app, 'refresh', (d) => {
+  const { diff } = await writeCatalog(deps, 'refresh', (d) => {
     for (const [id, got] of found) rewrite(d, id, got);
   });
   for (const id of found.keys()) {
@@ -100,13 +103,13 @@ export async function refreshProviders(app: AppContext, dir: ModelDirectory, ids
 }
 
 /** POST /api/v1/providers/{provider_id}:refresh. */
-export function refreshOne(app: AppContext, dir: ModelDirectory, id: string): Promise<RefreshReport> {
-  if (!app.config.current().providers[id]) throw notFound(Codes.PROVIDER_NOT_FOUND, 'provider', id);
-  return refreshProviders(app, dir, [id]);
+export function refreshOne(deps: RefreshDeps, dir: ModelDirectory, id: string): Promise<RefreshReport> {
+  if (!deps.config.current().providers[id]) throw notFound(Codes.PROVIDER_NOT_FOUND, 'provider', id);
+  return refreshProviders(deps, dir, [id]);
 }
 
 /** `providers:refresh` (all) and `providers:refresh_providers` (OAuth-backed only). */
-export function refreshAll(app: AppContext, dir: ModelDirectory, oauthOnly: boolean): Promise<RefreshReport> {
-  const providers = app.config.current().providers;
-  return refreshProviders(app, dir, Object.keys(providers).filter((id) => !oauthOnly || providers[id].oauth));
+export function refreshAll(deps: RefreshDeps, dir: ModelDirectory, oauthOnly: boolean): Promise<RefreshReport> {
+  const providers = deps.config.current().providers;
+  return refreshProviders(deps, dir, Object.keys(providers).filter((id) => !oauthOnly || providers[id].oauth));
 }

@@ -1,7 +1,14 @@
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { AppContext } from '../app/context.ts';
 import { isTable, type Doc } from '../config/read.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { EventJournal } from '../events/journal.ts';
 import { GlobalEvents } from '../events/types.ts';
+
+/** The config whose model catalog is written, and the journal that hears of the change. */
+export interface CatalogWriteDeps {
+  config: ConfigService;
+  journal: EventJournal;
+}
 
 /** Payload of `event.model_catalog.changed` (ours; the spec names only the event). */
 export interface ModelCatalogChanged {
@@ -31,11 +38,11 @@ export function diffAliases(reason: string, before: Record<string, unknown>, aft
  * checks), then broadcasts `event.model_catalog.changed` when aliases changed.
  * Resolves to what `fn` returned and the alias diff.
  */
-export async function writeCatalog<T>(app: AppContext, reason: string, fn: (doc: Doc) => T): Promise<{ result: T; diff: ModelCatalogChanged }> {
+export async function writeCatalog<T>(deps: CatalogWriteDeps, reason: string, fn: (doc: Doc) => T): Promise<{ result: T; diff: ModelCatalogChanged }> {
   let result!: T;
   let before: Record<string, unknown> = {};
   let after: Record<string, unknown> = {};
-  await app.config.mutate((doc) => {
+  await deps.config.mutate((doc) => {
     before = modelsOf(doc);
     result = fn(doc);
     after = modelsOf(doc);
@@ -43,7 +50,7 @@ export async function writeCatalog<T>(app: AppContext, reason: string, fn: (doc:
   });
   const diff = diffAliases(reason, before, after);
   if (diff.added.length || diff.removed.length || diff.updated.length) {
-    await app.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.modelCatalogChanged, payload: diff }]);
+    await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.modelCatalogChanged, payload: diff }]);
   }
   return { result, diff };
 }

@@ -1,11 +1,10 @@
-import type { AppContext } from '../app/context.ts';
 import { isTable, type Doc } from '../config/read.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, validationError } from '../protocol/errors.ts';
 import { fetchDirectory, type CatalogEntry } from './catalog.ts';
 import { entryModels } from './catalog-import.ts';
 import { toProviderItem, type ProviderItem } from './models.ts';
-import { writeCatalog } from './models-write.ts';
+import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';
 import { aliasOf, aliasesOf, cascadePool, deleteProvider, isOAuthManaged, PROVIDER_ID, refuseOAuth, seedDefaultModel, tablesOf, writeProvider } from './provider-config.ts';
 
 /** Registry bookkeeping lives in config.toml: `[model_registries."<url>"]` with `api_key` and the imported `providers`. */
@@ -51,14 +50,14 @@ function applyEntry(doc: Doc, e: CatalogEntry, url: string, apiKey: string | und
  * provider; providers of a previous import of the same URL that disappeared
  * upstream are removed (OAuth-managed ones are left alone).
  */
-export async function importRegistry(app: AppContext, url: string, apiKey?: string): Promise<{ providers: ProviderItem[]; models_imported: number }> {
-  const remembered = registryRecord(app.config.rawDocument(), url)?.api_key;
+export async function importRegistry(deps: CatalogWriteDeps, url: string, apiKey?: string): Promise<{ providers: ProviderItem[]; models_imported: number }> {
+  const remembered = registryRecord(deps.config.rawDocument(), url)?.api_key;
   const bearer = apiKey || (typeof remembered === 'string' ? remembered : undefined);
   const entries = await fetchRegistry(url, bearer);
-  await writeCatalog(app, 'import_registry', (doc) => {
+  await writeCatalog(deps, 'import_registry', (doc) => {
     for (const e of entries) {
       refuseOAuth(doc, e.id);
-      if (app.config.current().providers[e.id]?.temporary && !tablesOf(doc, 'providers')[e.id]) {
+      if (deps.config.current().providers[e.id]?.temporary && !tablesOf(doc, 'providers')[e.id]) {
         throw validationError([{ field: 'url', message: `provider ${e.id} clashes with the temporary SVC_MODEL_* provider` }]);
       }
     }
@@ -74,6 +73,6 @@ export async function importRegistry(app: AppContext, url: string, apiKey?: stri
     registries[url] = { ...(bearer ? { api_key: bearer } : {}), providers: ids };
     seedDefaultModel(doc, aliasOf(entries[0].id, entries[0].models[0].id));
   });
-  const c = app.config.current();
+  const c = deps.config.current();
   return { providers: entries.map((e) => toProviderItem(c, e.id)), models_imported: entries.reduce((n, e) => n + e.models.length, 0) };
 }

@@ -1,12 +1,15 @@
-import { monotonicFactory } from 'ulid';
-import type { AppContext } from '../app/context.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { Logger } from '../app/logger.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
+import type { LiveSessions } from '../sessions/live.ts';
 import { QuestionEvents, type QuestionOutcome } from './types.ts';
 import type { AnswerBody, DismissReason, QuestionDismissedPayload, QuestionEntry, QuestionItem } from '../events/questions.ts';
 import type { NewEvent } from '../events/registry.ts';
 
-const nextUlid = monotonicFactory();
-/** Default lifetime of a pending question, like approvals (24 h); `new QuestionService(app, {timeoutMs})` overrides it. */
+/** Default lifetime of a pending question, like approvals (24 h); `new QuestionService(deps, {timeoutMs})` overrides it. */
 export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 interface Pending {
@@ -23,6 +26,15 @@ export interface AskRequest {
   questions: Array<Omit<QuestionEntry, 'id' | 'options'> & { options: Array<{ label: string; description?: string }> }>;
 }
 
+export interface QuestionDeps {
+  journal: EventJournal;
+  sessions: SessionIndex;
+  live: LiveSessions;
+  clock: Clock;
+  ids: Ids;
+  log: Logger;
+}
+
 export type ResolveResult<T> = T | 'not_found' | 'already_resolved' | 'timed_out';
 
 /**
@@ -35,7 +47,7 @@ export class QuestionService {
   private closed = false;
   readonly timeoutMs: number;
 
-  constructor(private app: AppContext, opts: { timeoutMs?: number } = {}) {
+  constructor(private readonly deps: QuestionDeps, opts: { timeoutMs?: number } = {}) {
     this.timeoutMs = opts.timeoutMs ?? QUESTION_TIMEOUT_MS;
   }
 
@@ -44,22 +56,22 @@ export class QuestionService {
     if (this.closed) return { kind: 'dismissed', reason: 'daemon_restarted' };
     if (signal?.aborted) return { kind: 'dismissed', reason: 'turn_aborted' };
     const item: QuestionItem = {
-      question_id: `qst_${nextUlid()}`, session_id: sessionId, agent_id: req.agentId, ...(req.turnId ? { turn_id: req.turnId } : {}),
-      tool_call_id: req.toolCallId, questions: req.questions.map(entryOf), created_at: this.app.clock.now().toISOString(),
+      question_id: this.deps.ids.next('qst'), session_id: sessionId, agent_id: req.agentId, ...(req.turnId ? { turn_id: req.turnId } : {}),
+      tool_call_id: req.toolCallId, questions: req.questions.map(entryOf), created_at: this.deps.clock.now().toISOString(),
     };
     let settle!: (o: QuestionOutcome) => void;
     const done = new Promise<QuestionOutcome>((r) => (settle = r));
     const onAbort = () => void this.dismiss(item.question_id, 'turn_aborted').catch(() => undefined);
     const p: Pending = { item, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.question_id, p);
-    setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
+    setPendingInteraction(this.deps, sessionId, 'question', this.pendingItems(sessionId).length > 0);
     try {
-      await this.app.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, statusChangedEvent(this.app, sessionId)]);
+      await this.deps.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, statusChangedEvent(this.deps, sessionId)]);
     } catch (err) {
       // Not on disk: no client may see or answer it (it was held only so an answer racing the write finds it).
       this.pending.delete(item.question_id);
       p.cleanup();
-      setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
+      setPendingInteraction(this.deps, sessionId, 'question', this.pendingItems(sessionId).length > 0);
       throw err;
     }
     if (!this.pending.has(item.question_id)) return done;
@@ -122,17 +134,17 @@ export class QuestionService {
 
   /** Startup: questions left pending by a previous run are dismissed (their turn was ended by recovery). */
   async recover(): Promise<number> {
-    const at = this.app.clock.now().toISOString();
+    const at = this.deps.clock.now().toISOString();
     let n = 0;
-    for (const s of [...this.app.sessions.all()]) {
+    for (const s of [...this.deps.sessions.all()]) {
       if (!s.pending_questions?.length || s.foreign) continue;
-      await this.app.journal.append(s.pending_questions.map((q) => ({
+      await this.deps.journal.append(s.pending_questions.map((q) => ({
         stream: s.id, type: QuestionEvents.dismissed,
         payload: { ...q, reason: 'daemon_restarted', dismissed_at: at } satisfies QuestionDismissedPayload,
       })));
       n += s.pending_questions.length;
     }
-    if (n) this.app.log.warn({ questions: n }, 'dismissed questions left pending by a restart');
+    if (n) this.deps.log.warn({ questions: n }, 'dismissed questions left pending by a restart');
     return n;
   }
 
@@ -146,7 +158,7 @@ export class QuestionService {
     eventOf: (base: { question_id: string; agent_id: string; tool_call_id: string }, ts: string) => NewEvent,
     outcome: QuestionOutcome,
   ): Promise<string> {
-    const at = this.app.clock.now().toISOString();
+    const at = this.deps.clock.now().toISOString();
     const p = this.pending.get(questionId);
     if (!p) return at;
     this.pending.delete(questionId);
@@ -155,9 +167,9 @@ export class QuestionService {
     const sessionId = p.item.session_id;
     const base = { question_id: questionId, agent_id: p.item.agent_id, tool_call_id: p.item.tool_call_id };
     const last = this.pendingItems(sessionId).length === 0;
-    if (last) setPendingInteraction(this.app, sessionId, 'question', this.pendingItems(sessionId).length > 0);
+    if (last) setPendingInteraction(this.deps, sessionId, 'question', this.pendingItems(sessionId).length > 0);
     try {
-      await this.app.journal.append([{ stream: sessionId, ...eventOf(base, at) }, ...(last ? [statusChangedEvent(this.app, sessionId)] : [])]);
+      await this.deps.journal.append([{ stream: sessionId, ...eventOf(base, at) }, ...(last ? [statusChangedEvent(this.deps, sessionId)] : [])]);
     } finally {
       p.settle(outcome);
     }
@@ -165,12 +177,12 @@ export class QuestionService {
   }
 
   private expired(item: QuestionItem): boolean {
-    return Date.parse(item.created_at) + this.timeoutMs <= this.app.clock.now().getTime();
+    return Date.parse(item.created_at) + this.timeoutMs <= this.deps.clock.now().getTime();
   }
 
   private async wasRequested(sessionId: string, questionId: string): Promise<boolean> {
-    if (!this.app.sessions.get(sessionId)) return false;
-    const events = await this.app.journal.readRange(sessionId, 1);
+    if (!this.deps.sessions.get(sessionId)) return false;
+    const events = await this.deps.journal.readRange(sessionId, 1);
     return events.some((e) => e.type === QuestionEvents.requested && (e.payload as QuestionItem).question_id === questionId);
   }
 }

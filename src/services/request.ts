@@ -18,7 +18,7 @@ const EXCERPT_CHARS = 300;
 /** What a service call needs from the daemon: the resolved config and a way to turn an OAuth key into a token. */
 export interface ServiceDeps {
   services: Partial<Record<ServiceKey, ServiceConfig>>;
-  /** `app.auth.getAccessToken`: the access token stored under a credential key. */
+  /** `auth.getAccessToken`: the access token stored under a credential key. */
   accessToken(key: string): Promise<string>;
   signal: AbortSignal;
 }

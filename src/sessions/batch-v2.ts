@@ -1,9 +1,12 @@
-import type { AppContext } from '../app/context.ts';
+import type { Logger } from '../app/logger.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
 import type { SessionBatchResult } from '../protocol/schemas/sessions-v2.ts';
 import { archiveEvents, archiveSession, restoreEvents, restoreSession } from './commands.ts';
-import { findOwnedSession } from './lookup.ts';
+import type { LiveSessions } from './live.ts';
+import { findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
 
 export type BatchAction = 'archive' | 'restore';
@@ -19,7 +22,7 @@ function failure(id: string, err: unknown): SessionBatchResult {
  * together in ONE journal append, so thousands of ids cost one write.
  * Per-id failures land in their result; only body validation fails the call.
  */
-export async function batchArchiveRestore(app: AppContext, action: BatchAction, ids: string[]) {
+export async function batchArchiveRestore(deps: OwnedSessionLookup & { journal: EventJournal; live: LiveSessions; clock: Clock; log: Logger }, action: BatchAction, ids: string[]) {
   const unique = [...new Set(ids)];
   const results = new Map<string, SessionBatchResult>();
   const coldIds: string[] = [];
@@ -27,12 +30,12 @@ export async function batchArchiveRestore(app: AppContext, action: BatchAction, 
   const liveIds: string[] = [];
   for (const id of unique) {
     try {
-      const s = findOwnedSession(app, id);
-      if (app.live.get(id)) {
+      const s = findOwnedSession(deps, id);
+      if (deps.live.get(id)) {
         liveIds.push(id);
         continue;
       }
-      coldEvents.push(...(action === 'archive' ? archiveEvents(app, s) : restoreEvents(s)));
+      coldEvents.push(...(action === 'archive' ? archiveEvents(deps, s) : restoreEvents(s)));
       coldIds.push(id);
       results.set(id, { id, ok: true });
     } catch (err) {
@@ -41,18 +44,18 @@ export async function batchArchiveRestore(app: AppContext, action: BatchAction, 
   }
   if (coldEvents.length) {
     try {
-      await app.journal.append(coldEvents);
+      await deps.journal.append(coldEvents);
     } catch (err) {
-      app.log.error({ err, action, count: coldIds.length }, 'v2 batch append failed');
+      deps.log.error({ err, action, count: coldIds.length }, 'v2 batch append failed');
       for (const id of coldIds) results.set(id, failure(id, err));
     }
   }
   for (const id of liveIds) {
     try {
-      await (action === 'archive' ? archiveSession(app, id) : restoreSession(app, id));
+      await (action === 'archive' ? archiveSession(deps, id) : restoreSession(deps, id));
       results.set(id, { id, ok: true });
     } catch (err) {
-      if (!(err instanceof ApiError)) app.log.error({ err, action, session_id: id }, 'v2 batch item failed');
+      if (!(err instanceof ApiError)) deps.log.error({ err, action, session_id: id }, 'v2 batch item failed');
       results.set(id, failure(id, err));
     }
   }

@@ -1,9 +1,13 @@
 import path from 'node:path';
 import { assertPoolUsable } from '../agents/pool.ts';
-import { fastUlidFactory } from '../engine/ids.ts';
+import type { Ids } from '../lib/ids.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../app/logger.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { LiveSessions } from './live.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import { GlobalEvents, SessionEvents } from '../events/types.ts';
 import type { SessionState } from '../events/session.ts';
 import { validationError } from '../protocol/errors.ts';
@@ -12,21 +16,30 @@ import { assertJsonBounds } from '../protocol/schemas/json-bounds.ts';
 import { copySessionMedia, removeAllSessionMedia } from '../media/session-media.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
-import { ensureNotBusy, findOwnedSession } from './lookup.ts';
+import { ensureNotBusy, findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
 
-const nextUlid = fastUlidFactory();
-export const newSessionId = () => `session_${nextUlid()}`;
+/** What the session commands read, append to and stamp with. */
+export interface SessionCommandDeps extends OwnedSessionLookup {
+  journal: EventJournal;
+  live: LiveSessions;
+  config: ConfigService;
+  clock: Clock;
+  ids: Ids;
+  /** Session media lives under `<home>/sessions-media/` (a fork copies it). */
+  home: string;
+  log: Logger;
+}
 
 /** Events every session creation carries besides its own stream's first event. */
-function creationEvents(app: AppContext, state: SessionState): NewStreamEvent[] {
-  const ws = workspaceUpsertEvents(app, app.workspaces.get(state.workspace_id)?.root ?? state.cwd, { reopen: false, extraSessions: 1 });
+function creationEvents(deps: Pick<SessionCommandDeps, 'sessions' | 'workspaces' | 'live' | 'clock'>, state: SessionState): NewStreamEvent[] {
+  const ws = workspaceUpsertEvents(deps, deps.workspaces.get(state.workspace_id)?.root ?? state.cwd, { reopen: false, extraSessions: 1 });
   const record: SessionRecord = { ...state, has_prompt: Boolean(state.last_prompt) };
   return [
     { stream: state.id, type: SessionEvents.created, payload: { session: state } },
     ...ws.events,
-    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionCreated, payload: toSessionObject(record, app.live) },
+    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionCreated, payload: toSessionObject(record, deps.live) },
   ];
 }
 
@@ -38,7 +51,7 @@ export interface CreateSessionInput {
 }
 
 /** POST /api/v1/sessions: resolves (or registers) the workspace and starts a new stream. */
-export async function createSession(app: AppContext, input: CreateSessionInput) {
+export async function createSession(deps: SessionCommandDeps, input: CreateSessionInput) {
   const cwdGiven = typeof input.metadata?.cwd === 'string' ? (input.metadata.cwd as string) : undefined;
   if (!input.workspace_id && !cwdGiven) {
     throw validationError([
@@ -51,7 +64,7 @@ export async function createSession(app: AppContext, input: CreateSessionInput) 
   }
   let root: string;
   if (input.workspace_id) {
-    const ws = findWorkspace(app, input.workspace_id);
+    const ws = findWorkspace(deps, input.workspace_id);
     if (cwdGiven !== undefined && path.resolve(cwdGiven) !== ws.root) {
       throw validationError([{ field: 'metadata.cwd', message: `must equal the workspace root ${ws.root}` }]);
     }
@@ -60,12 +73,12 @@ export async function createSession(app: AppContext, input: CreateSessionInput) 
     root = await existingDirectory(cwdGiven!, 'metadata.cwd');
   }
   // Part B secondary_model rule 7: a session cannot start on an unusable subagent pool.
-  assertPoolUsable(app.config.current());
-  const now = app.clock.now().toISOString();
+  assertPoolUsable(deps.config.current());
+  const now = deps.clock.now().toISOString();
   const state: SessionState = {
-    id: newSessionId(),
+    id: deps.ids.next('session'),
     // Registered on first use of a cwd: creationEvents emits event.workspace.created then.
-    workspace_id: app.workspaces.byRoot(root)?.id ?? workspaceIdFor(root),
+    workspace_id: deps.workspaces.byRoot(root)?.id ?? workspaceIdFor(root),
     cwd: root,
     title: input.title ?? '',
     title_source: input.title ? 'custom' : 'none',
@@ -76,24 +89,24 @@ export async function createSession(app: AppContext, input: CreateSessionInput) 
     agent_config: input.agent_config ?? {},
     runtime_id: 'local',
   };
-  await app.journal.append(creationEvents(app, state));
-  return toSessionObject(app.sessions.get(state.id)!, app.live);
+  await deps.journal.append(creationEvents(deps, state));
+  return toSessionObject(deps.sessions.get(state.id)!, deps.live);
 }
 
 /** `:fork` and POST children: a new stream holding a copy of the source's history. */
 export async function forkSession(
-  app: AppContext,
+  deps: SessionCommandDeps,
   sourceId: string,
   input: { title?: string; metadata?: Record<string, unknown> },
   as: 'fork' | 'child',
 ) {
-  const src = findOwnedSession(app, sourceId);
-  ensureNotBusy(app, sourceId);
-  assertPoolUsable(app.config.current());
-  const now = app.clock.now().toISOString();
+  const src = findOwnedSession(deps, sourceId);
+  ensureNotBusy(deps, sourceId);
+  assertPoolUsable(deps.config.current());
+  const now = deps.clock.now().toISOString();
   const prefix = as === 'fork' ? 'Fork' : 'Child';
   const state: SessionState = {
-    id: newSessionId(),
+    id: deps.ids.next('session'),
     workspace_id: src.workspace_id,
     cwd: src.cwd,
     title: input.title ?? `${prefix}: ${src.title || 'Untitled'}`,
@@ -113,20 +126,20 @@ export async function forkSession(
   if (state.last_prompt === undefined) delete state.last_prompt;
   if (state.last_turn_reason === undefined) delete state.last_turn_reason;
   // A fork copies the conversation, not the source's own lifecycle or its terminals.
-  const history = (await app.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.'));
+  const history = (await deps.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.'));
   // Copies of journaled events: they matched the registry when first appended.
   const copies = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }) as NewStreamEvent);
-  const [first, ...rest] = creationEvents(app, state);
+  const [first, ...rest] = creationEvents(deps, state);
   // Copied prompts reference the source's media ids: the fork gets its own copy of the files,
   // removed again when the append is refused (nothing of a fork that does not exist stays behind).
-  await copySessionMedia(app, src.id, state.id);
+  await copySessionMedia(deps, src.id, state.id);
   try {
-    await app.journal.append([first, ...copies, ...rest]);
+    await deps.journal.append([first, ...copies, ...rest]);
   } catch (err) {
-    await removeAllSessionMedia(app, state.id).catch((e) => app.log.error({ err: e, session_id: state.id }, 'cannot remove the media of a refused fork'));
+    await removeAllSessionMedia(deps, state.id).catch((e) => deps.log.error({ err: e, session_id: state.id }, 'cannot remove the media of a refused fork'));
     throw err;
   }
-  return toSessionObject(app.sessions.get(state.id)!, app.live);
+  return toSessionObject(deps.sessions.get(state.id)!, deps.live);
 }
 
 /** Events that describe a session's own lifecycle; a fork starts its own instead of copying them. */
@@ -139,10 +152,10 @@ const LIFECYCLE = new Set<string>([
 ]);
 
 /** Events that archive `s` (none when already archived); batch callers append many in one go. */
-export function archiveEvents(app: AppContext, s: SessionRecord): NewStreamEvent[] {
+export function archiveEvents(deps: { clock: Clock }, s: SessionRecord): NewStreamEvent[] {
   if (s.archived) return [];
   return [
-    { stream: s.id, type: SessionEvents.archived, payload: { archived_at: app.clock.now().toISOString() } },
+    { stream: s.id, type: SessionEvents.archived, payload: { archived_at: deps.clock.now().toISOString() } },
     { stream: GLOBAL_STREAM, type: GlobalEvents.sessionArchived, payload: { workspace_id: s.workspace_id, sessionId: s.id } },
   ];
 }
@@ -152,12 +165,12 @@ export function restoreEvents(s: SessionRecord): NewStreamEvent[] {
   return s.archived ? [{ stream: s.id, type: SessionEvents.restored, payload: {} }] : [];
 }
 
-export async function archiveSession(app: AppContext, id: string): Promise<void> {
-  const events = archiveEvents(app, findOwnedSession(app, id));
-  if (events.length) await app.journal.append(events);
+export async function archiveSession(deps: OwnedSessionLookup & { journal: EventJournal; clock: Clock }, id: string): Promise<void> {
+  const events = archiveEvents(deps, findOwnedSession(deps, id));
+  if (events.length) await deps.journal.append(events);
 }
 
-export async function restoreSession(app: AppContext, id: string): Promise<void> {
-  const events = restoreEvents(findOwnedSession(app, id));
-  if (events.length) await app.journal.append(events);
+export async function restoreSession(deps: OwnedSessionLookup & { journal: EventJournal }, id: string): Promise<void> {
+  const events = restoreEvents(findOwnedSession(deps, id));
+  if (events.length) await deps.journal.append(events);
 }

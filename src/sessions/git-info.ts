@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import type { Clock } from '../app/context.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { GitInfo } from '../protocol/schemas/sessions-v2.ts';
 
 const TTL_MS = 60_000;

@@ -2,12 +2,15 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import { contextTokens } from '../../projections/usage/estimate.ts';
-import type { AppContext } from '../app/context.ts';
+import type { UsageProjection } from '../../projections/usage/session-usage.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { EventJournal } from '../events/journal.ts';
 import { effectiveModel } from '../providers/models.ts';
 import { SessionEvents } from '../events/types.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
-import { findOwnedSession } from './lookup.ts';
+import type { LiveSessions } from './live.ts';
+import { findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 
 /** AGENTS.md files larger than this are flagged: they crowd the model's context. */
 export const AGENTS_MD_WARN_BYTES = 32 * 1024;
@@ -15,15 +18,22 @@ export const AGENTS_MD_WARN_BYTES = 32 * 1024;
 /** Runtimes a session can be bound to. Only the local machine exists today. */
 export const RUNTIMES = ['local'] as const;
 
+/** What a session's model and context size are read from. */
+export interface SessionInfoDeps {
+  config: ConfigService;
+  live: LiveSessions;
+  usage: UsageProjection;
+}
+
 /** The session's model alias: the live one, else its agent_config.model, else the global default_model. */
-export function resolvedModel(app: AppContext, s: SessionRecord): string | undefined {
+export function resolvedModel(deps: Pick<SessionInfoDeps, 'config' | 'live'>, s: SessionRecord): string | undefined {
   const cfg = s.agent_config as Record<string, unknown>;
-  return app.live.get(s.id)?.model ?? (typeof cfg.model === 'string' && cfg.model ? cfg.model : app.config.defaultModel());
+  return deps.live.get(s.id)?.model ?? (typeof cfg.model === 'string' && cfg.model ? cfg.model : deps.config.defaultModel());
 }
 
 /** Context window of a model alias (max_input_size when set, else max_context_size), when configured. */
-export function contextLimit(app: AppContext, alias: string | undefined): number | undefined {
-  const rec = alias ? app.config.current().models[alias] : undefined;
+export function contextLimit(deps: { config: ConfigService }, alias: string | undefined): number | undefined {
+  const rec = alias ? deps.config.current().models[alias] : undefined;
   if (!rec) return undefined;
   const m = effectiveModel(rec);
   const limit = Number(m.max_input_size ?? m.max_context_size);
@@ -31,24 +41,24 @@ export function contextLimit(app: AppContext, alias: string | undefined): number
 }
 
 /** Reported context size per `token_counting.strategy`, with its limit and 0-1 usage when the limit is known. */
-export function sessionContext(app: AppContext, s: SessionRecord) {
-  const tokens = contextTokens(app.usage.get(s.id), app.config.current().token_counting.strategy);
-  const limit = contextLimit(app, resolvedModel(app, s));
+export function sessionContext(deps: SessionInfoDeps, s: SessionRecord) {
+  const tokens = contextTokens(deps.usage.get(s.id), deps.config.current().token_counting.strategy);
+  const limit = contextLimit(deps, resolvedModel(deps, s));
   return { tokens, limit, usage: limit ? Math.min(1, tokens / limit) : undefined };
 }
 
 /** GET /status: what is known of a session's agent configuration (cold sessions report defaults). */
-export function sessionStatus(app: AppContext, s: SessionRecord) {
+export function sessionStatus(deps: SessionInfoDeps, s: SessionRecord) {
   const cfg = s.agent_config as Record<string, unknown>;
-  const live = app.live.get(s.id);
-  const model = resolvedModel(app, s);
+  const live = deps.live.get(s.id);
+  const model = resolvedModel(deps, s);
   const out: Record<string, unknown> = { busy: live?.busy ?? false };
   if (model) out.model = model;
   out.thinking_level = typeof cfg.thinking === 'string' ? cfg.thinking : 'default';
-  out.permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : app.config.defaultPermissionMode();
-  out.plan_mode = typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : app.config.defaultPlanMode();
+  out.permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : deps.config.defaultPermissionMode();
+  out.plan_mode = typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : deps.config.defaultPlanMode();
   out.dynamic_workflow_mode = cfg.dynamic_workflow_mode === true;
-  const ctx = sessionContext(app, s);
+  const ctx = sessionContext(deps, s);
   out.context_tokens = ctx.tokens;
   if (ctx.limit !== undefined) out.max_context_tokens = ctx.limit;
   if (ctx.usage !== undefined) out.context_usage = ctx.usage;
@@ -74,11 +84,11 @@ export async function sessionWarnings(s: SessionRecord) {
 }
 
 /** POST /runtime: binds the session to another runtime. */
-export async function bindRuntime(app: AppContext, id: string, runtimeId: string) {
-  const s = findOwnedSession(app, id);
+export async function bindRuntime(deps: OwnedSessionLookup & { journal: EventJournal }, id: string, runtimeId: string) {
+  const s = findOwnedSession(deps, id);
   if (!(RUNTIMES as readonly string[]).includes(runtimeId)) {
     throw new ApiError(Codes.RUNTIME_NOT_FOUND, `runtime not found: ${runtimeId}`, { details: { runtime_id: runtimeId, known: RUNTIMES } });
   }
-  if (s.runtime_id !== runtimeId) await app.journal.append([{ stream: id, type: SessionEvents.runtimeBound, payload: { runtime_id: runtimeId } }]);
+  if (s.runtime_id !== runtimeId) await deps.journal.append([{ stream: id, type: SessionEvents.runtimeBound, payload: { runtime_id: runtimeId } }]);
   return { workspace_id: s.workspace_id, runtime_id: runtimeId };
 }

@@ -1,10 +1,16 @@
 import type * as v from 'valibot';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import { validationError } from '../protocol/errors.ts';
 import type { SessionListQuery } from '../protocol/schemas/sessions.ts';
 import { resolveWorkspaceAlias } from '../workspaces/service.ts';
+import type { LiveSessions } from './live.ts';
+import type { SessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
+
+/** The read models session lists walk: the index, the workspace registry and the live state. */
+export interface SessionListDeps extends SessionLookup {
+  live: LiveSessions;
+}
 
 type Query = v.InferOutput<typeof SessionListQuery>;
 
@@ -21,7 +27,7 @@ export function takePage<T>(walk: Iterable<T>, keep: (x: T) => boolean, size: nu
 
 /** Cursor page over the index (newest `updated_at` first), shared by the v1 list and children. */
 export function cursorPage(
-  app: AppContext,
+  deps: SessionListDeps,
   cursor: { before_id?: string; after_id?: string },
   keep: (s: SessionRecord) => boolean,
   size: number,
@@ -34,7 +40,7 @@ export function cursorPage(
     ]);
   }
   const anchor = cursor.before_id ?? cursor.after_id;
-  if (anchor && !app.sessions.get(anchor)) {
+  if (anchor && !deps.sessions.get(anchor)) {
     throw validationError([{ field: cursor.before_id ? 'before_id' : 'after_id', message: `unknown session id: ${anchor}` }]);
   }
   if (cursor.after_id) {
@@ -45,22 +51,22 @@ export function cursorPage(
 }
 
 /** GET /api/v1/sessions. */
-export function listSessionsV1(app: AppContext, q: Query) {
+export function listSessionsV1(deps: SessionListDeps, q: Query) {
   if (q.include_archive && q.archived_only) {
     throw validationError([
       { field: 'include_archive', message: 'include_archive and archived_only are mutually exclusive' },
       { field: 'archived_only', message: 'include_archive and archived_only are mutually exclusive' },
     ]);
   }
-  const workspaceId = q.workspace_id ? resolveWorkspaceAlias(app, q.workspace_id).id : undefined;
+  const workspaceId = q.workspace_id ? resolveWorkspaceAlias(deps, q.workspace_id).id : undefined;
   const paged = q.page_size !== undefined || q.archived_only === true;
   const size = paged ? q.page_size ?? 20 : Number.MAX_SAFE_INTEGER;
   const keep = (s: SessionRecord) =>
     (q.archived_only ? s.archived : q.include_archive ? true : !s.archived) &&
     (workspaceId === undefined || s.workspace_id === workspaceId) &&
-    (q.busy === undefined || app.live.isBusy(s.id) === q.busy) &&
+    (q.busy === undefined || deps.live.isBusy(s.id) === q.busy) &&
     (!q.exclude_empty || s.has_prompt) &&
-    app.workspaces.get(s.workspace_id) !== undefined;
-  const page = cursorPage(app, q, keep, size, (from) => app.sessions.walk('updated_desc', from));
-  return { items: page.items.map((s) => toSessionObject(s, app.live)), has_more: paged ? page.has_more : false };
+    deps.workspaces.get(s.workspace_id) !== undefined;
+  const page = cursorPage(deps, q, keep, size, (from) => deps.sessions.walk('updated_desc', from));
+  return { items: page.items.map((s) => toSessionObject(s, deps.live)), has_more: paged ? page.has_more : false };
 }

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { SessionRecord, SessionSort } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import { validationError, type FieldIssue } from '../protocol/errors.ts';
 import { V2_PAGE_MAX, V2_PAGE_MAX_PROJECTED, type ActivityStatus, type SessionListV2QueryOut } from '../protocol/schemas/sessions-v2.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 import type { LiveSessions } from './live.ts';
+import type { SessionListDeps } from './list-v1.ts';
 
 const SORTS: Record<SessionListV2QueryOut['sort'], SessionSort> = {
   'meta.updated_at_desc': 'updated_desc',
@@ -96,9 +96,9 @@ export function activityStatus(s: SessionRecord, live: LiveSessions): ActivitySt
 }
 
 /** Resolved workspace filter: ids as given, absolute root paths mapped to their id. */
-export function workspaceFilter(app: AppContext, c: ListConditions): Set<string> | null {
+export function workspaceFilter(deps: SessionListDeps, c: ListConditions): Set<string> | null {
   if (!c.workspaceIds) return null;
-  return new Set(c.workspaceIds.map((w) => (!app.workspaces.get(w) && path.isAbsolute(w) ? workspaceIdFor(path.resolve(w)) : w)));
+  return new Set(c.workspaceIds.map((w) => (!deps.workspaces.get(w) && path.isAbsolute(w) ? workspaceIdFor(path.resolve(w)) : w)));
 }
 
 /** True when only archived/workspace filters apply, so counts come from the index's per-workspace tallies. */
@@ -107,35 +107,35 @@ export function isCountable(c: ListConditions): boolean {
 }
 
 /** The filter predicate; sessions whose workspace no longer resolves never match. */
-export function matcher(app: AppContext, c: ListConditions): (s: SessionRecord) => boolean {
-  const workspaces = workspaceFilter(app, c);
+export function matcher(deps: SessionListDeps, c: ListConditions): (s: SessionRecord) => boolean {
+  const workspaces = workspaceFilter(deps, c);
   const statuses = c.statuses ? new Set(c.statuses) : null;
   return (s) => {
     if (c.archived !== 'all' && s.archived !== (c.archived === 'true')) return false;
     if (workspaces && !workspaces.has(s.workspace_id)) return false;
-    if (!app.workspaces.get(s.workspace_id)) return false;
+    if (!deps.workspaces.get(s.workspace_id)) return false;
     if (c.hasPrompt !== null && s.has_prompt !== c.hasPrompt) return false;
     if (c.updatedAfter !== null || c.updatedBefore !== null) {
       const t = Date.parse(s.updated_at);
       if (c.updatedAfter !== null && !(t > c.updatedAfter)) return false;
       if (c.updatedBefore !== null && !(t < c.updatedBefore)) return false;
     }
-    return statuses === null || statuses.has(activityStatus(s, app.live));
+    return statuses === null || statuses.has(activityStatus(s, deps.live));
   };
 }
 
 /** Size of the filtered set: per-workspace tallies when possible, else one scan of the index. */
-export function countMatches(app: AppContext, c: ListConditions, keep: (s: SessionRecord) => boolean): number {
+export function countMatches(deps: SessionListDeps, c: ListConditions, keep: (s: SessionRecord) => boolean): number {
   if (!isCountable(c)) {
     let n = 0;
-    for (const s of app.sessions.all()) if (keep(s)) n++;
+    for (const s of deps.sessions.all()) if (keep(s)) n++;
     return n;
   }
-  const filter = workspaceFilter(app, c);
-  const ids = filter ? [...filter].filter((id) => app.workspaces.get(id)) : app.workspaces.all().map((w) => w.id);
+  const filter = workspaceFilter(deps, c);
+  const ids = filter ? [...filter].filter((id) => deps.workspaces.get(id)) : deps.workspaces.all().map((w) => w.id);
   let n = 0;
   for (const id of ids) {
-    const { all, archived } = app.sessions.countsFor(id);
+    const { all, archived } = deps.sessions.countsFor(id);
     n += c.archived === 'all' ? all : c.archived === 'true' ? archived : all - archived;
   }
   return n;

@@ -1,10 +1,9 @@
 import type { SessionRecord, SessionSort } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
-import type { AppContext } from '../app/context.ts';
 import type { SessionListV2QueryOut, SessionV2Item } from '../protocol/schemas/sessions-v2.ts';
 import { toWorkspaceObject } from '../workspaces/service.ts';
 import type { GitInfoCache } from './git-info.ts';
-import { takePage } from './list-v1.ts';
+import { takePage, type SessionListDeps } from './list-v1.ts';
 import { activityStatus, countMatches, matcher, normaliseListQuery, type ListConditions, type ListRequest } from './list-v2-query.ts';
 import { decodePageToken, encodePageToken, fingerprint, type PagePosition } from './page-token.ts';
 
@@ -18,27 +17,27 @@ type ListItem = SessionV2Item | { id: string; archived: boolean };
  * per-workspace tallies when only archived/workspace filters apply, otherwise
  * from one scan of the index. The grouped view always costs one scan.
  */
-export async function listSessionsV2(app: AppContext, git: GitInfoCache, q: SessionListV2QueryOut) {
+export async function listSessionsV2(deps: SessionListDeps, git: GitInfoCache, q: SessionListV2QueryOut) {
   const req = normaliseListQuery(q);
   const fp = fingerprint(req.conditions);
   const pos = req.pageToken ? decodePageToken(req.pageToken, fp) : undefined;
-  const keep = matcher(app, req.conditions);
+  const keep = matcher(deps, req.conditions);
   if (req.conditions.view === 'by_workspace') {
-    const page = groupedPage(app, req, keep, pos);
+    const page = groupedPage(deps, req, keep, pos);
     const groups = page.groups.map((g) => ({
-      workspace: toWorkspaceObject(app, g.ws),
-      sessions: g.sessions.map((s) => toItem(app, s, req.conditions)),
+      workspace: toWorkspaceObject(deps, g.ws),
+      sessions: g.sessions.map((s) => toItem(deps, s, req.conditions)),
       total: g.total,
     }));
-    await attachGit(app, git, req.conditions, groups.flatMap((g) => g.sessions));
+    await attachGit(deps, git, req.conditions, groups.flatMap((g) => g.sessions));
     return { groups, total: page.total, has_more: page.has_more, next_page_token: nextToken(req, fp, page.has_more, page.last) };
   }
-  const page = flatPage(app, req, keep, pos);
-  const items = page.items.map((s) => toItem(app, s, req.conditions));
-  await attachGit(app, git, req.conditions, items);
+  const page = flatPage(deps, req, keep, pos);
+  const items = page.items.map((s) => toItem(deps, s, req.conditions));
+  await attachGit(deps, git, req.conditions, items);
   const last = page.items.at(-1);
   const lastPos = last ? { key: sortKey(last, req.conditions.sort), id: last.id } : undefined;
-  return { items, total: countMatches(app, req.conditions, keep), has_more: page.has_more, next_page_token: nextToken(req, fp, page.has_more, lastPos) };
+  return { items, total: countMatches(deps, req.conditions, keep), has_more: page.has_more, next_page_token: nextToken(req, fp, page.has_more, lastPos) };
 }
 
 /** Tokens only in token mode (first page or page_token), and only when more rows follow. */
@@ -60,13 +59,13 @@ function isPast(key: string, id: string, pos: PagePosition, sort: SessionSort): 
 }
 
 /** The index in `sort` order, starting just after `pos`. */
-function* walkAfter(app: AppContext, sort: SessionSort, pos?: PagePosition): Generator<SessionRecord> {
-  if (!pos) return yield* app.sessions.walk(sort);
-  const anchor = app.sessions.get(pos.id);
-  if (anchor && sortKey(anchor, sort) === pos.key) return yield* app.sessions.walk(sort, { afterId: pos.id });
+function* walkAfter(deps: SessionListDeps, sort: SessionSort, pos?: PagePosition): Generator<SessionRecord> {
+  if (!pos) return yield* deps.sessions.walk(sort);
+  const anchor = deps.sessions.get(pos.id);
+  if (anchor && sortKey(anchor, sort) === pos.key) return yield* deps.sessions.walk(sort, { afterId: pos.id });
   // The last row served has since moved (updated) or gone: resume at its old place, found by one scan.
   let past = false;
-  for (const s of app.sessions.walk(sort)) {
+  for (const s of deps.sessions.walk(sort)) {
     past ||= isPast(sortKey(s, sort), s.id, pos, sort);
     if (past) yield s;
   }
@@ -80,13 +79,13 @@ function* skipMatches(walk: Iterable<SessionRecord>, keep: Keep, n: number): Gen
   }
 }
 
-function flatPage(app: AppContext, req: ListRequest, keep: Keep, pos: PagePosition | undefined) {
+function flatPage(deps: SessionListDeps, req: ListRequest, keep: Keep, pos: PagePosition | undefined) {
   const { sort } = req.conditions;
   if (req.page !== undefined) {
     const offset = (req.page - 1) * req.pageSize;
-    return takePage(skipMatches(app.sessions.walk(sort), keep, offset), () => true, req.pageSize);
+    return takePage(skipMatches(deps.sessions.walk(sort), keep, offset), () => true, req.pageSize);
   }
-  return takePage(walkAfter(app, sort, pos), keep, req.pageSize);
+  return takePage(walkAfter(deps, sort, pos), keep, req.pageSize);
 }
 
 interface Group {
@@ -104,13 +103,13 @@ function compareGroups(a: { key: string; id: string }, b: { key: string; id: str
 }
 
 /** One scan in sort order: the first match seen per workspace is its first session. */
-function collectGroups(app: AppContext, c: ListConditions, keep: Keep): Group[] {
+function collectGroups(deps: SessionListDeps, c: ListConditions, keep: Keep): Group[] {
   const groups = new Map<string, Group>();
-  for (const s of app.sessions.walk(c.sort)) {
+  for (const s of deps.sessions.walk(c.sort)) {
     if (!keep(s)) continue;
     let g = groups.get(s.workspace_id);
     if (!g) {
-      g = { ws: app.workspaces.get(s.workspace_id)!, key: sortKey(s, c.sort), sessions: [], total: 0 };
+      g = { ws: deps.workspaces.get(s.workspace_id)!, key: sortKey(s, c.sort), sessions: [], total: 0 };
       groups.set(s.workspace_id, g);
     }
     g.total++;
@@ -120,8 +119,8 @@ function collectGroups(app: AppContext, c: ListConditions, keep: Keep): Group[] 
   return [...groups.values()].sort((a, b) => compareGroups(at(a), at(b), c.sort));
 }
 
-function groupedPage(app: AppContext, req: ListRequest, keep: Keep, pos: PagePosition | undefined) {
-  const all = collectGroups(app, req.conditions, keep);
+function groupedPage(deps: SessionListDeps, req: ListRequest, keep: Keep, pos: PagePosition | undefined) {
+  const all = collectGroups(deps, req.conditions, keep);
   let start = 0;
   if (req.page !== undefined) start = (req.page - 1) * req.pageSize;
   else if (pos) {
@@ -140,7 +139,7 @@ function groupedPage(app: AppContext, req: ListRequest, keep: Keep, pos: PagePos
 
 const epochMs = (iso: string) => Date.parse(iso);
 
-function toItem(app: AppContext, s: SessionRecord, c: ListConditions): ListItem {
+function toItem(deps: SessionListDeps, s: SessionRecord, c: ListConditions): ListItem {
   if (c.projected) return { id: s.id, archived: s.archived };
   return {
     id: s.id,
@@ -153,16 +152,16 @@ function toItem(app: AppContext, s: SessionRecord, c: ListConditions): ListItem 
       archived: s.archived,
       archived_at: s.archived && s.archived_at ? epochMs(s.archived_at) : null,
     },
-    activity: { status: activityStatus(s, app.live), model: app.live.get(s.id)?.model ?? null },
+    activity: { status: activityStatus(s, deps.live), model: deps.live.get(s.id)?.model ?? null },
   };
 }
 
 /** Adds `git` to full items, one lookup per distinct workspace root. */
-async function attachGit(app: AppContext, git: GitInfoCache, c: ListConditions, items: ListItem[]): Promise<void> {
+async function attachGit(deps: SessionListDeps, git: GitInfoCache, c: ListConditions, items: ListItem[]): Promise<void> {
   if (!c.includeGit || c.projected) return;
   const full = items as SessionV2Item[];
   const roots = new Map<string, string>();
-  for (const it of full) roots.set(it.workspace.id, app.workspaces.get(it.workspace.id)?.root ?? it.workspace.cwd);
+  for (const it of full) roots.set(it.workspace.id, deps.workspaces.get(it.workspace.id)?.root ?? it.workspace.cwd);
   const infos = new Map(await Promise.all([...new Set(roots.values())].map(async (dir) => [dir, await git.get(dir)] as const)));
   for (const it of full) it.git = { ...infos.get(roots.get(it.workspace.id)!)! };
 }

@@ -1,16 +1,16 @@
-import { monotonicFactory } from 'ulid';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
+import type { LiveSessions } from './live.ts';
 import { GlobalEvents, SessionEvents } from '../events/types.ts';
 import type { GoalSnapshot } from '../events/session.ts';
 import { LIMITS } from '../protocol/schemas/common.ts';
 import { assertJsonBounds } from '../protocol/schemas/json-bounds.ts';
-import { findOwnedSession } from './lookup.ts';
+import { findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
-
-const nextUlid = monotonicFactory();
 
 export interface ProfileInput {
   title?: string;
@@ -24,10 +24,10 @@ export interface ProfileInput {
 }
 
 /** The goal after a profile update's goal fields, or undefined when unchanged. */
-function nextGoal(cur: SessionRecord, objective?: string, control?: 'pause' | 'resume' | 'cancel'): GoalSnapshot | null | undefined {
+function nextGoal(ids: Ids, cur: SessionRecord, objective?: string, control?: 'pause' | 'resume' | 'cancel'): GoalSnapshot | null | undefined {
   if (objective) {
     return {
-      goalId: `goal_${nextUlid()}`, objective, status: 'active', turnsUsed: 0, tokensUsed: 0, wallClockMs: 0,
+      goalId: ids.next('goal'), objective, status: 'active', turnsUsed: 0, tokensUsed: 0, wallClockMs: 0,
       budget: { tokens: null, turns: null, wallClockMs: null },
     };
   }
@@ -39,8 +39,8 @@ function nextGoal(cur: SessionRecord, objective?: string, control?: 'pause' | 'r
 }
 
 /** POST /sessions/{id}/profile: title, metadata and agent_config, journaled as one batch. */
-export async function updateProfile(app: AppContext, id: string, input: ProfileInput) {
-  const cur = findOwnedSession(app, id);
+export async function updateProfile(deps: OwnedSessionLookup & { journal: EventJournal; live: LiveSessions; clock: Clock; ids: Ids }, id: string, input: ProfileInput) {
+  const cur = findOwnedSession(deps, id);
   const { goal_objective, goal_control, ...config } = input.agent_config ?? {};
   if (config.model === '') delete config.model;
   const payload: Record<string, unknown> = {};
@@ -52,15 +52,15 @@ export async function updateProfile(app: AppContext, id: string, input: ProfileI
   if (input.metadata) assertJsonBounds({ ...cur.metadata, ...input.metadata, cwd: cur.cwd }, LIMITS.json, 'metadata', merged);
   if (payload.agent_config) assertJsonBounds({ ...cur.agent_config, ...config }, LIMITS.json, 'agent_config', merged);
   const events: NewStreamEvent[] = [{ stream: id, type: SessionEvents.profileUpdated, payload }];
-  const goal = nextGoal(cur, goal_objective, goal_control);
+  const goal = nextGoal(deps.ids, cur, goal_objective, goal_control);
   if (goal !== undefined) events.push({ stream: id, type: SessionEvents.goalUpdated, payload: { goal } });
   if (input.title !== undefined) {
     events.push({
       stream: GLOBAL_STREAM,
       type: GlobalEvents.sessionMetaUpdated,
-      payload: { session_id: id, workspace_id: cur.workspace_id, title: input.title, updated_at: app.clock.now().toISOString() },
+      payload: { session_id: id, workspace_id: cur.workspace_id, title: input.title, updated_at: deps.clock.now().toISOString() },
     });
   }
-  await app.journal.append(events);
-  return toSessionObject(app.sessions.get(id)!, app.live);
+  await deps.journal.append(events);
+  return toSessionObject(deps.sessions.get(id)!, deps.live);
 }

@@ -1,47 +1,31 @@
 import type { CommitWaits } from '../../journal/commit-waits.ts';
 import type { Journal } from '../../journal/journal.ts';
 import type { MessageLog } from '../../projections/messages/message-log.ts';
-import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import { contextTokens } from '../../projections/usage/estimate.ts';
 import type { UsageProjection } from '../../projections/usage/session-usage.ts';
-import type { AppContext } from '../app/context.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { PermissionService } from '../permissions/service.ts';
 import type { QuestionService } from '../questions/service.ts';
 import type { TaskService } from '../tasks/service.ts';
 import { contextLimit, resolvedModel } from './info.ts';
 import type { LiveSessions } from './live.ts';
-import { findSession } from './lookup.ts';
+import { findSession, type SessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
 
 const SNAPSHOT_MESSAGES = 100;
 
 /** What a snapshot reads. */
-export interface SnapshotDeps {
+export interface SnapshotDeps extends SessionLookup {
   journal: Journal;
   /** The messages are read from disk: up to the head, once it is there. */
   commits: CommitWaits;
   messages: MessageLog;
   usage: UsageProjection;
   live: LiveSessions;
-  config: Pick<ConfigService, 'current'>;
+  config: ConfigService;
   tasks: Pick<TaskService, 'list'>;
   permissions: Pick<PermissionService, 'pendingItems'>;
   questions: Pick<QuestionService, 'pendingItems'>;
-  /** The session, or 40401. */
-  findSession(id: string): SessionRecord;
-  /** The model alias the session runs with, and the context window of an alias (src/sessions/info.ts). */
-  resolvedModel(s: SessionRecord): string | undefined;
-  contextLimit(alias: string): number | undefined;
-}
-
-/** The dependencies out of the app context, until the server wires them itself. */
-export function snapshotDeps(app: AppContext): SnapshotDeps {
-  return {
-    journal: app.journal, commits: app.commits, messages: app.messages, usage: app.usage, live: app.live, config: app.config,
-    tasks: app.tasks, permissions: app.permissions, questions: app.questions,
-    findSession: (id) => findSession(app, id), resolvedModel: (s) => resolvedModel(app, s), contextLimit: (alias) => contextLimit(app, alias),
-  };
 }
 
 /**
@@ -51,11 +35,11 @@ export function snapshotDeps(app: AppContext): SnapshotDeps {
  * client that subscribes with {seq: as_of_seq, epoch} gets exactly what follows.
  */
 export async function sessionSnapshot(deps: SnapshotDeps, id: string) {
-  const s = deps.findSession(id);
+  const s = findSession(deps, id);
   const head = deps.journal.head(id) ?? { seq: 0, epoch: '' };
   const u = deps.usage.get(id);
-  const model = deps.resolvedModel(s) ?? '';
-  const limit = deps.contextLimit(model);
+  const model = resolvedModel(deps, s) ?? '';
+  const limit = contextLimit(deps, model);
   const session = toSessionObject(s, deps.live);
   session.agent_config = { model };
   session.usage = {

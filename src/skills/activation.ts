@@ -1,8 +1,7 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
 import type { NewStreamEvent, EventType, PayloadOf } from '../events/registry.ts';
 import type { ContentPart } from '../events/turns.ts';
-import { sessionSkills, userSkill } from './catalog.ts';
+import { sessionSkills, userSkill, type SkillDeps } from './catalog.ts';
 import type { Skill } from './types.ts';
 
 /** Core "Events" Misc (schema: src/events/skills.ts). */
@@ -25,12 +24,12 @@ export function skillText(s: Skill, args?: string): string {
 
 /** The named skills, each found and user-activatable (40415 / 40912 otherwise); none when not asked. */
 export async function resolvePromptSkills(
-  app: AppContext,
+  deps: SkillDeps,
   session: SessionRecord,
   asked: ReadonlyArray<{ name: string; args?: unknown }> | undefined,
 ): Promise<PromptSkill[]> {
   if (!asked?.length) return [];
-  const all = await sessionSkills(app, session);
+  const all = await sessionSkills(deps, session);
   return asked.map((a) => ({ skill: userSkill(all, a.name), ...(typeof a.args === 'string' && a.args ? { args: a.args } : {}) }));
 }
 

@@ -17,7 +17,7 @@ function startOpts(ctx: ToolContext, input: BashCall, background: boolean) {
 /** `run_in_background: true`: starts the task and answers at once with its id. */
 export async function runInBackground(input: BashCall, ctx: ToolContext): Promise<string> {
   let task: BashTask;
-  try { task = await ctx.app.tasks.start(startOpts(ctx, input, true)); } catch (err) { throw new ToolError((err as Error).message); }
+  try { task = await ctx.deps.tasks.start(startOpts(ctx, input, true)); } catch (err) { throw new ToolError((err as Error).message); }
   return `Started background task ${task.spec.id}. Its output goes to ${task.spec.logFile}; a task notification arrives when it ends.`;
 }
 
@@ -26,7 +26,7 @@ export async function runInBackground(input: BashCall, ctx: ToolContext): Promis
  * task; on timeout or POST :detach it moves to the background instead of being killed.
  */
 export async function runForegroundAdoptable(input: BashCall, ctx: ToolContext, timeoutMs: number): Promise<string> {
-  const task = await ctx.app.tasks.start({ ...startOpts(ctx, input, false), maxRunning: undefined });
+  const task = await ctx.deps.tasks.start({ ...startOpts(ctx, input, false), maxRunning: undefined });
   const chunks: string[] = [];
   const off = task.onData((d) => { chunks.push(d); if (!task.background) ctx.progress({ output: d.slice(0, 4096) }); });
   let timer: NodeJS.Timeout | undefined;
@@ -34,7 +34,7 @@ export async function runForegroundAdoptable(input: BashCall, ctx: ToolContext, 
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
     task.onBackground = () => resolve('detached');
   });
-  const onAbort = () => ctx.app.tasks.cancel(task);
+  const onAbort = () => ctx.deps.tasks.cancel(task);
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   if (ctx.signal.aborted) onAbort();
   try {
@@ -45,7 +45,7 @@ export async function runForegroundAdoptable(input: BashCall, ctx: ToolContext, 
       if (task.stopReason === 'cancel') throw new ToolError(withBody('[aborted; process group killed]'));
       return withBody(task.exitCode !== null ? `[exit code ${task.exitCode}]` : '[killed by signal]');
     }
-    if (how === 'timeout') await ctx.app.tasks.detach(task, bgTimeoutMs(ctx));
+    if (how === 'timeout') await ctx.deps.tasks.detach(task, bgTimeoutMs(ctx));
     const why = how === 'timeout' ? `timed out after ${timeoutMs} ms` : 'detached';
     return withBody(`[${why}; moved to background as task ${task.spec.id}; a task notification arrives when it ends]`);
   } finally {

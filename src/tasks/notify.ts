@@ -1,13 +1,25 @@
-import { monotonicFactory } from 'ulid';
-import type { AppContext } from '../app/context.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { EventJournal } from '../events/journal.ts';
 import { EngineEvents } from '../engine/events.ts';
 import type { Message } from '../events/turns.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';
 import type { LiveTask } from './task.ts';
 
-const nextUlid = monotonicFactory();
 const IDLE_POLL_MS = 20;
 const IDLE_POLLS = 100;
+
+export interface TaskNoteDeps {
+  journal: EventJournal;
+  clock: Clock;
+  ids: Ids;
+  /**
+   * The loaded main-agent runtimes (the engine's table, built before both): a note waits while its
+   * session's runtime is busy and joins its in-memory history.
+   */
+  runtimes: { get(sessionId: string): { readonly busy: boolean; readonly history: Message[] } | undefined };
+}
 
 /**
  * Delivers task completions to the agent as a note in the session: a user message
@@ -18,17 +30,18 @@ const IDLE_POLLS = 100;
 export class TaskNotifier {
   private readonly pending = new Map<string, Message[]>();
 
-  constructor(private readonly app: AppContext) {
-    app.journal.on('committed', (events: Array<{ stream: string; type: string }>) => {
-      for (const e of events) if (e.type === EngineEvents.turnEnded && this.pending.has(e.stream)) void this.flush(e.stream);
-    });
-  }
+  constructor(private readonly deps: TaskNoteDeps) {}
+
+  /** Subscriber of committed events (src/app/subscribers.ts): a turn's end releases the notes waiting for it. */
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    for (const e of events) if (e.type === EngineEvents.turnEnded && this.pending.has(e.stream)) void this.flush(e.stream);
+  };
 
   notify(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
     const { text, meta } = task.notice();
     const message: Message = {
-      id: `msg_${nextUlid()}`, session_id: sid, role: 'user', content: [{ type: 'text', text }], created_at: this.app.clock.now().toISOString(),
+      id: this.deps.ids.next('msg'), session_id: sid, role: 'user', content: [{ type: 'text', text }], created_at: this.deps.clock.now().toISOString(),
       metadata: { task_notification: meta },
     };
     const queue = this.pending.get(sid) ?? [];
@@ -40,14 +53,14 @@ export class TaskNotifier {
   /** Appends the session's pending notes once its runtime is idle (or absent: then the journal is enough). */
   private async flush(sid: string, polls = IDLE_POLLS): Promise<void> {
     for (let i = 0; i < polls; i++) {
-      const rt = this.app.engine.get(sid);
+      const rt = this.deps.runtimes.get(sid);
       if (!rt?.busy) {
         const msgs = this.pending.get(sid) ?? [];
         this.pending.delete(sid);
         if (!msgs.length) return;
         // Into the live history synchronously (no await since the busy check), then on disk.
         rt?.history.push(...msgs);
-        await this.app.journal.append(msgs.map((message) => ({ stream: sid, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, message } })));
+        await this.deps.journal.append(msgs.map((message) => ({ stream: sid, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, message } })));
         return;
       }
       if (i + 1 < polls) await new Promise((r) => setTimeout(r, IDLE_POLL_MS));

@@ -1,15 +1,35 @@
 import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { monotonicFactory } from 'ulid';
-import type { AppContext } from '../app/context.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { Logger } from '../app/logger.ts';
+import type { ConfigService } from '../config/service.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { VolatileBus } from '../events/volatile-bus.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { ApiError } from '../protocol/errors.ts';
 import { Codes } from '../protocol/codes.ts';
 import { BashTask, type LiveTask, type TaskObject } from './task.ts';
 import { TaskEvents } from './events.ts';
-import { TaskNotifier } from './notify.ts';
+import type { TaskNotifier } from './notify.ts';
 import { trackWork } from '../sessions/interaction.ts';
+import type { LiveSessions } from '../sessions/live.ts';
 
-const nextUlid = monotonicFactory();
+export interface TaskDeps {
+  /** Task logs go under `<home>/tasks/<session_id>/`. */
+  home: string;
+  journal: EventJournal;
+  bus: VolatileBus;
+  sessions: SessionIndex;
+  live: LiveSessions;
+  config: ConfigService;
+  clock: Clock;
+  ids: Ids;
+  log: Logger;
+  /** Delivers a background task's completion to its agent. */
+  notes: Pick<TaskNotifier, 'notify'>;
+}
 
 export interface StartBash {
   sessionId: string; command: string; description?: string; cwd: string;
@@ -22,19 +42,15 @@ export interface StartBash {
  */
 export class TaskService {
   private readonly bySession = new Map<string, Map<string, LiveTask>>();
-  private readonly app: AppContext;
-  private readonly notifier: TaskNotifier;
   /** Daemon stopping: completions are no longer worth a note to the agent. */
   private closing = false;
 
-  constructor(app: AppContext) {
-    this.app = app;
-    this.notifier = new TaskNotifier(app);
-    // Archiving a session ends its tasks: no process is left behind.
-    app.journal.on('committed', (events: Array<{ stream: string; type: string }>) => {
-      for (const e of events) if (e.type === 'session.archived') void this.killSession(e.stream);
-    });
-  }
+  constructor(private readonly deps: TaskDeps) {}
+
+  /** Subscriber of committed events (src/app/subscribers.ts): archiving a session ends its tasks, so no process is left behind. */
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    for (const e of events) if (e.type === 'session.archived') void this.killSession(e.stream);
+  };
 
   list(sessionId: string): LiveTask[] {
     return [...(this.bySession.get(sessionId)?.values() ?? [])];
@@ -59,9 +75,9 @@ export class TaskService {
     const id = this.newId();
     const task = new BashTask({
       id, sessionId: o.sessionId, command: o.command, description: o.description ?? '', cwd: o.cwd, logFile: await this.logFile(o.sessionId, id),
-      background: o.background, timeoutMs: o.timeoutMs, graceMs: o.graceMs, now: () => this.app.clock.now(),
+      background: o.background, timeoutMs: o.timeoutMs, graceMs: o.graceMs, now: () => this.deps.clock.now(),
     });
-    task.onData((data) => { if (task.background) this.app.publishVolatile(o.sessionId, TaskEvents.shellOutput, { task_id: id, data }); });
+    task.onData((data) => { if (task.background) this.deps.bus.publish(o.sessionId, TaskEvents.shellOutput, { task_id: id, data }); });
     await this.register(task);
     return task;
   }
@@ -77,12 +93,12 @@ export class TaskService {
 
   /** The id a new task gets. */
   newId(): string {
-    return `task_${nextUlid()}`;
+    return this.deps.ids.next('task');
   }
 
   /** Where a task of the session keeps its output. */
   async logFile(sessionId: string, taskId: string): Promise<string> {
-    const dir = path.join(this.app.home, 'tasks', sessionId);
+    const dir = path.join(this.deps.home, 'tasks', sessionId);
     await mkdir(dir, { recursive: true });
     return path.join(dir, `${taskId}.log`);
   }
@@ -122,7 +138,7 @@ export class TaskService {
   /** Daemon stop: end every running task, except those that can outlive the daemon when background.keep_alive_on_exit. */
   async closeAll(): Promise<void> {
     this.closing = true;
-    const keep = this.app.config.current().background.keep_alive_on_exit;
+    const keep = this.deps.config.current().background.keep_alive_on_exit;
     const ending = [...this.bySession.values()].flatMap((m) => [...m.values()])
       .filter((t) => t.status === 'running' && !(keep && t.canOutliveDaemon));
     for (const t of ending) t.stop('cancel');
@@ -134,20 +150,20 @@ export class TaskService {
 
   private async announce(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
-    await trackWork(this.app, sid, task.spec.id, true);
-    if (task instanceof BashTask) this.app.publishVolatile(sid, TaskEvents.shellStarted, { task_id: task.spec.id, command: task.spec.command });
-    await this.app.journal.append([{ stream: sid, type: TaskEvents.started, payload: { task: task.toObject() } }]);
+    await trackWork(this.deps, sid, task.spec.id, true);
+    if (task instanceof BashTask) this.deps.bus.publish(sid, TaskEvents.shellStarted, { task_id: task.spec.id, command: task.spec.command });
+    await this.deps.journal.append([{ stream: sid, type: TaskEvents.started, payload: { task: task.toObject() } }]);
   }
 
   private async finished(task: LiveTask): Promise<void> {
     // A foreground result goes back in the tool call itself; the task is not kept.
     if (!task.background) { this.bySession.get(task.spec.sessionId)?.delete(task.spec.id); return; }
     const sid = task.spec.sessionId;
-    if (task instanceof BashTask) this.app.publishVolatile(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
-    const p = this.app.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: task.toObject() } }])
-      .then(() => trackWork(this.app, sid, task.spec.id, false))
-      .then(() => (this.closing ? undefined : this.notifier.notify(task)))
-      .catch((err) => this.app.log.warn(`task.terminated not journaled: ${String(err)}`));
+    if (task instanceof BashTask) this.deps.bus.publish(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
+    const p = this.deps.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: task.toObject() } }])
+      .then(() => trackWork(this.deps, sid, task.spec.id, false))
+      .then(() => (this.closing ? undefined : this.deps.notes.notify(task)))
+      .catch((err) => this.deps.log.warn(`task.terminated not journaled: ${String(err)}`));
     this.pending.add(p);
     await p;
     this.pending.delete(p);

@@ -1,7 +1,8 @@
-import { monotonicFactory } from 'ulid';
 import type { EventJournal } from '../events/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { Logger } from '../app/logger.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
 import { SessionEvents } from '../events/types.ts';
 import { Codes } from '../protocol/codes.ts';
@@ -10,8 +11,6 @@ import type { TerminalObject } from '../protocol/schemas/terminals.ts';
 import type { WsConnection } from '../ws/connection.ts';
 import { TerminalEvents } from './events.ts';
 import { Terminal, type CloseReason, type TerminalSpec } from './terminal.ts';
-
-const nextUlid = monotonicFactory();
 
 /** Characters of output kept per terminal for replay on attach (~256 KiB of ASCII). */
 export const SCROLLBACK_CHARS = 256 * 1024;
@@ -23,14 +22,15 @@ const KEEP_EXITED = 32;
 export interface TerminalServiceDeps {
   journal: EventJournal;
   log: Logger;
-  options: ServeOptions;
-  now: () => Date;
+  options: Pick<ServeOptions, 'host' | 'allowRemoteTerminals'>;
+  clock: Clock;
+  ids: Ids;
   graceMs?: number;
   scrollbackChars?: number;
 }
 
 /** Terminals are mounted on loopback binds only, unless --allow-remote-terminals. */
-export function terminalsEnabled(options: ServeOptions): boolean {
+export function terminalsEnabled(options: Pick<ServeOptions, 'host' | 'allowRemoteTerminals'>): boolean {
   return isLoopbackHost(options.host) || options.allowRemoteTerminals;
 }
 
@@ -48,7 +48,6 @@ export class TerminalService {
 
   constructor(private readonly deps: TerminalServiceDeps) {
     this.enabled = terminalsEnabled(deps.options);
-    deps.journal.on('committed', this.onCommitted);
   }
 
   list(sessionId: string): TerminalObject[] {
@@ -74,7 +73,7 @@ export class TerminalService {
     if (this.stopping) throw new ApiError(Codes.INTERNAL, 'server shutting down');
     let t: Terminal;
     try {
-      t = new Terminal({ ...spec, id: `term_${nextUlid()}` }, { now: this.deps.now, scrollbackChars: this.deps.scrollbackChars ?? SCROLLBACK_CHARS });
+      t = new Terminal({ ...spec, id: this.deps.ids.next('term') }, { now: () => this.deps.clock.now(), scrollbackChars: this.deps.scrollbackChars ?? SCROLLBACK_CHARS });
     } catch (err) {
       this.deps.log.error({ err, shell: spec.shell }, 'terminal spawn failed');
       throw new ApiError(Codes.INTERNAL, `could not start the shell: ${spec.shell}`);
@@ -108,7 +107,6 @@ export class TerminalService {
   /** Daemon stop: no new terminals, every running one ended (and journaled) before the journal closes. */
   async closeAll(): Promise<void> {
     this.stopping = true;
-    this.deps.journal.off('committed', this.onCommitted);
     const running = [...this.byId.values()].filter((t) => t.running);
     const results = await Promise.allSettled(running.map((t) => this.close(t, 'server_stopped')));
     for (const r of results) if (r.status === 'rejected') this.deps.log.error({ err: r.reason }, 'terminal kill failed');
@@ -119,8 +117,9 @@ export class TerminalService {
     for (const t of this.byId.values()) t.detach(conn);
   }
 
-  /** Archiving a session ends its terminals. */
-  private readonly onCommitted = (events: JournalEvent[]): void => {
+  /** Subscriber of committed events (src/app/subscribers.ts): archiving a session ends its terminals (not once stopping). */
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    if (this.stopping) return;
     for (const e of events) {
       if (e.type !== SessionEvents.archived || e.imported || !this.bySession.has(e.stream)) continue;
       this.closeSession(e.stream, 'session_archived').catch((err) => this.deps.log.error({ err, session_id: e.stream }, 'closing terminals of an archived session failed'));

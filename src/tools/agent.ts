@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { callerModel, sessionDisabled, SUBAGENT_TYPES } from '../agents/caller.ts';
 import { bindSubagentModel, modelParameter, type BoundModel } from '../agents/pool.ts';
-import { spawnSubagent, type SubagentSettlement } from '../agents/spawn.ts';
+import type { SubagentSettlement } from '../agents/launcher.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import { truncateHead } from './truncate.ts';
 import { ToolError, defineTool, type ToolDef } from './types.ts';
@@ -50,10 +50,10 @@ export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
     const background = input.run_in_background === true;
     // Part B background.max_running_tasks counts background subagents as it counts Bash tasks.
     const max = ctx.config.background.max_running_tasks;
-    if (background && max !== undefined && ctx.app.tasks.runningBackground().length >= max) {
+    if (background && max !== undefined && ctx.deps.tasks.runningBackground().length >= max) {
       throw new ToolError(`max_running_tasks (${max}) reached; wait for a task to finish or cancel one`);
     }
-    const { task, settled } = await spawnSubagent(ctx.app, {
+    const { task, settled } = await ctx.subagents.spawn({
       sessionId: ctx.session.id, parentAgentId: ctx.agentId, ...(ctx.turnId ? { parentTurnId: ctx.turnId } : {}),
       ...(ctx.toolCallId ? { parentToolCallId: ctx.toolCallId } : {}), description: input.description, prompt: input.prompt,
       subagentType: type, bound, background, ...(kind.only ? { only: kind.only } : {}), disabledTools: sessionDisabled(ctx),
@@ -61,7 +61,7 @@ export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
     const started = `agent ${task.spec.agentId} (task ${task.spec.id}, model ${bound.model.alias})`;
     if (background) return `Started ${started} in the background. Its result arrives as a task notification; do not wait for it by polling.`;
     const moved = new Promise<'detached'>((resolve) => (task.onBackground = () => resolve('detached')));
-    const onAbort = () => ctx.app.tasks.cancel(task);
+    const onAbort = () => ctx.deps.tasks.cancel(task);
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     if (ctx.signal.aborted) onAbort();
     try {

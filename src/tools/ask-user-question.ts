@@ -28,7 +28,7 @@ export const askUserQuestionTool = defineTool({
   schema: Input,
   readOnly: true,
   async run(input, ctx) {
-    const questions = ctx.app.questions;
+    const questions = ctx.deps.questions;
     if (!questions || !ctx.toolCallId) throw new ToolError('AskUserQuestion is not available here');
     const turnId = ctx.session.active_turn?.turn_id;
     const outcome = await questions.ask(ctx.session.id, {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { callerModel, sessionDisabled, SUBAGENT_TYPES } from '../agents/caller.ts';
 import { bindSubagentModel, modelParameter, type BoundModel } from '../agents/pool.ts';
-import { spawnSubagent, type SubagentSettlement } from '../agents/spawn.ts';
+import type { SubagentSettlement } from '../agents/launcher.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import { ToolError, defineTool, type ToolContext, type ToolDef } from './types.ts';
 
@@ -69,13 +69,13 @@ export const dynamicWorkflowTool: ToolDef<Input> = defineTool({
   async run(input, ctx) {
     const planned = plan(input, ctx);
     const timeoutMs = ctx.config.dynamic_workflow.timeout_ms;
-    const spawned = await Promise.all(planned.map((p) => spawnSubagent(ctx.app, {
+    const spawned = await Promise.all(planned.map((p) => ctx.subagents.spawn({
       sessionId: ctx.session.id, parentAgentId: ctx.agentId, ...(ctx.turnId ? { parentTurnId: ctx.turnId } : {}),
       ...(ctx.toolCallId ? { parentToolCallId: ctx.toolCallId } : {}), description: p.description, prompt: p.prompt,
       subagentType: p.type, bound: p.bound, background: false, ...(p.only ? { only: p.only } : {}), disabledTools: sessionDisabled(ctx),
       timeout: { ms: timeoutMs, setting: '[dynamic_workflow] timeout_ms' },
     })));
-    const onAbort = () => spawned.forEach((s) => ctx.app.tasks.cancel(s.task));
+    const onAbort = () => spawned.forEach((s) => ctx.deps.tasks.cancel(s.task));
     ctx.signal.addEventListener('abort', onAbort, { once: true });
     if (ctx.signal.aborted) onAbort();
     try {

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import type { AppContext } from '../app/context.ts';
-import type { SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
+import type { SubagentLauncher } from '../agents/launcher.ts';
+import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine } from '../fs/confine.ts';
@@ -10,7 +11,7 @@ import { toolAllowed, unknownEntries } from './filter.ts';
 import { gateOf } from './gate.ts';
 import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
 import { truncateHead } from './truncate.ts';
-import { ToolError, type ToolContext, type ToolDef } from './types.ts';
+import { ToolError, type ToolContext, type ToolDef, type ToolDeps } from './types.ts';
 import type { NewEvent } from '../events/registry.ts';
 
 export { ToolEvents };
@@ -18,11 +19,17 @@ export { ToolEvents };
 /** Budget of `content` in the journaled tool.result (the model gets the full result). */
 const RESULT_EVENT_BUDGET = 100_000;
 
+/** What the executor uses itself (the session, volatile progress) besides what it hands the tools. */
+export interface ToolExecutorDeps extends ToolDeps {
+  sessions: SessionIndex;
+  bus: VolatileBus;
+}
+
 /** Runs built-in tools for the engine: filtering, the permission gate, validation, events. */
 export class BuiltinToolExecutor implements ToolExecutor {
   private warned = new Set<string>();
 
-  constructor(private readonly app: AppContext) {}
+  constructor(private readonly deps: ToolExecutorDeps) {}
 
   /** Descriptors for `GET /api/v1/tools`, with whether each is active under `[tools]`. */
   available(disabled: readonly string[] = [], session?: SessionRecord): Array<{ tool: ToolDef; active: boolean }> {
@@ -32,15 +39,15 @@ export class BuiltinToolExecutor implements ToolExecutor {
   }
 
   specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[] {
-    const config = this.app.config.current();
-    return this.available(disabled, this.app.sessions.get(sessionId))
+    const config = this.deps.config.current();
+    return this.available(disabled, this.deps.sessions.get(sessionId))
       .filter((x) => x.active && inScope(x.tool.name, scope))
       .map((x) => toolSpec(x.tool, config));
   }
 
-  async run(sessionId: string, call: ToolCall, signal: AbortSignal, scope?: ToolScope): Promise<ToolOutcome> {
+  async run(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome> {
     const started = Date.now();
-    const session = this.app.sessions.get(sessionId);
+    const session = this.deps.sessions.get(sessionId);
     const agentId = scope?.agentId ?? 'main';
     const turnId = scope?.turnId ?? session?.active_turn?.turn_id;
     const at = { agentId, ...(turnId ? { turnId } : {}) };
@@ -48,7 +55,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
       type: ToolEvents.callStarted,
       payload: { agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input },
     });
-    const out = await this.execute(sessionId, call, signal, at, scope).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
+    const out = await this.execute(sessionId, call, signal, at, scope, subagents).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
     await this.append(sessionId, {
       type: ToolEvents.result,
       payload: {
@@ -59,9 +66,9 @@ export class BuiltinToolExecutor implements ToolExecutor {
     return out;
   }
 
-  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope?: ToolScope): Promise<ToolOutcome> {
+  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome> {
     const tool = findTool(call.name);
-    const session = this.app.sessions.get(sessionId);
+    const session = this.deps.sessions.get(sessionId);
     if (!tool || !session || !inScope(call.name, scope) || (tool.enabledFor && !tool.enabledFor(session))) return { content: `tool not available: ${call.name}`, is_error: true };
     // Part B "tools": enforced again before execution (the config may have changed since the request).
     if (!toolAllowed(tool.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
@@ -69,36 +76,36 @@ export class BuiltinToolExecutor implements ToolExecutor {
     // Validated first so the user is never asked to approve a call that cannot run.
     const parsed = v.safeParse(tool.schema, call.input ?? {});
     if (!parsed.success) return { content: `invalid input for ${tool.name}: ${describeIssues(parsed.issues)}`, is_error: true };
-    const gate = gateOf(this.app);
+    const gate = gateOf(this.deps);
     if (gate) {
       const d = await gate.check(sessionId, call, { agentId: at.agentId, readOnly: tool.readOnly, ...(at.turnId ? { turnId: at.turnId } : {}) }, signal);
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
-    const ctx = this.context(session, call, signal, at);
+    const ctx = this.context(session, call, signal, at, subagents);
     return { content: await tool.run(parsed.output, ctx), is_error: false };
   }
 
-  private context(session: NonNullable<ReturnType<AppContext['sessions']['get']>>, call: ToolCall, signal: AbortSignal, at: CallSite): ToolContext {
-    const app = this.app;
+  private context(session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, subagents: SubagentLauncher): ToolContext {
+    const deps = this.deps;
     return {
-      app, session, signal, config: app.config.current(), toolCallId: call.id, ...at,
-      confine: (given) => confine(app, session, given),
-      progress: (payload) => app.publishVolatile(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
+      deps, subagents, session, signal, config: deps.config.current(), toolCallId: call.id, ...at,
+      confine: (given) => confine(deps, session, given),
+      progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
     };
   }
 
   private lists() {
-    const lists = this.app.config.current().tools;
+    const lists = this.deps.config.current().tools;
     for (const w of unknownEntries(lists, BUILTIN_TOOLS.map((t) => t.name))) {
       if (this.warned.has(w)) continue;
       this.warned.add(w);
-      this.app.log.warn(w);
+      this.deps.log.warn(w);
     }
     return lists;
   }
 
   private append(sessionId: string, event: NewEvent): Promise<unknown> {
-    return this.app.journal.append([{ stream: sessionId, ...event }]);
+    return this.deps.journal.append([{ stream: sessionId, ...event }]);
   }
 }
 

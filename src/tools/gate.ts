@@ -3,8 +3,8 @@ import type { ToolCall } from '../engine/tools.ts';
 export type GateDecision = { decision: 'allow' } | { decision: 'deny'; message: string };
 
 /**
- * The permission check run before each tool call (src/permissions provides it as
- * `app.permissions`). Optional: without one every call is allowed.
+ * The permission check run before each tool call (src/permissions provides it as the
+ * executor's `permissions`). Optional: without one every call is allowed.
  */
 export interface ToolGate {
   check(sessionId: string, call: ToolCall, ctx: GateContext, signal?: AbortSignal): Promise<GateDecision>;
@@ -17,8 +17,8 @@ export interface GateContext {
   readOnly: boolean;
 }
 
-/** The app's gate when the permissions module has attached one. */
-export function gateOf(app: object): ToolGate | undefined {
-  const p = (app as { permissions?: Partial<ToolGate> }).permissions;
+/** The gate among `deps` when the permissions module provides one. */
+export function gateOf(deps: object): ToolGate | undefined {
+  const p = (deps as { permissions?: Partial<ToolGate> }).permissions;
   return p && typeof p.check === 'function' ? (p as ToolGate) : undefined;
 }

@@ -11,8 +11,8 @@ export const enterPlanModeTool = defineTool({
   schema: v.object({}),
   readOnly: true,
   async run(_input, ctx) {
-    if (ctx.app.permissions.planModeOf(ctx.session.id)) return `Plan mode was already on.\n\n${PLAN_MODE_RULES}`;
-    await setAgentConfig(ctx.app, ctx.session.id, { plan_mode: true });
+    if (ctx.deps.permissions.planModeOf(ctx.session.id)) return `Plan mode was already on.\n\n${PLAN_MODE_RULES}`;
+    await setAgentConfig(ctx.deps, ctx.session.id, { plan_mode: true });
     return `Entered plan mode.\n\n${PLAN_MODE_RULES}`;
   },
 });
@@ -29,15 +29,15 @@ export const exitPlanModeTool = defineTool({
   readOnly: true,
   async run(input, ctx) {
     if (!ctx.toolCallId) throw new ToolError('ExitPlanMode is not available here');
-    const r = await ctx.app.permissions.review(ctx.session.id, { id: ctx.toolCallId, name: 'ExitPlanMode', input }, {
+    const r = await ctx.deps.permissions.review(ctx.session.id, { id: ctx.toolCallId, name: 'ExitPlanMode', input }, {
       agentId: ctx.agentId, readOnly: true, ...(ctx.turnId ? { turnId: ctx.turnId } : {}),
     }, { action: 'Review the plan and approve it, or keep planning', display: input.plan, options: PLAN_REVIEW_OPTIONS, plan: input.plan }, ctx.signal);
     if (r.decision === 'cancelled') throw new ToolError(cancelledText(r));
     const label = r.selected_label ?? PlanOptions.approve;
     if (r.decision === 'rejected' || label === PlanOptions.keepPlanning) return keepPlanning(ctx, r);
     // yolo already accepts everything: "auto-accept edits" never lowers it to auto.
-    const auto = label === PlanOptions.approveAuto && ctx.app.permissions.modeOf(ctx.session.id) !== 'yolo';
-    await setAgentConfig(ctx.app, ctx.session.id, auto ? { plan_mode: false, permission_mode: 'auto' } : { plan_mode: false });
+    const auto = label === PlanOptions.approveAuto && ctx.deps.permissions.modeOf(ctx.session.id) !== 'yolo';
+    await setAgentConfig(ctx.deps, ctx.session.id, auto ? { plan_mode: false, permission_mode: 'auto' } : { plan_mode: false });
     return [
       `The user approved your plan (option "${label}"). Plan mode is off: you can now make changes.`,
       ...(auto ? ['The session is now in auto mode: file edits inside the workspace are accepted without asking.'] : []),
@@ -48,7 +48,7 @@ export const exitPlanModeTool = defineTool({
 });
 
 async function keepPlanning(ctx: ToolContext, r: ApprovalResolvedPayload): Promise<string> {
-  if (!ctx.app.permissions.planModeOf(ctx.session.id)) await setAgentConfig(ctx.app, ctx.session.id, { plan_mode: true });
+  if (!ctx.deps.permissions.planModeOf(ctx.session.id)) await setAgentConfig(ctx.deps, ctx.session.id, { plan_mode: true });
   return [
     'The user did not approve the plan and wants you to keep planning. Plan mode stays on: do not make changes yet.',
     r.feedback ? `User feedback: ${r.feedback}` : 'The user gave no feedback; ask with AskUserQuestion if it is unclear what to change.',

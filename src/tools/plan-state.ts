@@ -1,13 +1,13 @@
+import type { EventJournal } from '../events/journal.ts';
 import { SessionEvents } from '../events/types.ts';
-import type { AppContext } from '../app/context.ts';
 
 /**
  * Changes the session's agent_config the way POST /sessions/{id}/profile does (the same
  * `session.profile_updated` event), so plan_mode / permission_mode set by the plan tools
  * show in GET /status and the session object, and survive a restart.
  */
-export async function setAgentConfig(app: AppContext, sessionId: string, patch: { plan_mode?: boolean; permission_mode?: string }): Promise<void> {
-  await app.journal.append([{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: patch } }]);
+export async function setAgentConfig(deps: { journal: EventJournal }, sessionId: string, patch: { plan_mode?: boolean; permission_mode?: string }): Promise<void> {
+  await deps.journal.append([{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: patch } }]);
 }
 
 /** The rules the model gets when plan mode turns on. */

@@ -29,10 +29,10 @@ export const skillTool = defineTool({
   schema: Input,
   readOnly: true,
   async run(input, ctx) {
-    const visible = (await sessionSkills(ctx.app, ctx.session)).filter(isModelVisible);
+    const visible = (await sessionSkills(ctx.deps, ctx.session)).filter(isModelVisible);
     const skill = visible.find((s) => s.name === input.skill);
     if (!skill) throw new ToolError(`Unknown skill: ${input.skill}. ${catalogText(visible)}`);
-    await ctx.app.journal.append([skillActivated(ctx.session.id, {
+    await ctx.deps.journal.append([skillActivated(ctx.session.id, {
       agent_id: ctx.agentId, skill_name: skill.name, source: skill.source,
       ...(input.args ? { args: input.args } : {}), ...(ctx.toolCallId ? { tool_call_id: ctx.toolCallId } : {}),
     })]);

@@ -29,7 +29,7 @@ export const todoWriteTool = defineTool({
     const payload: TodoUpdatedPayload = {
       agent_id: ctx.agentId, ...(ctx.turnId ? { turn_id: ctx.turnId } : {}), tool_call_id: ctx.toolCallId ?? '', todos,
     };
-    await ctx.app.journal.append([{ stream: ctx.session.id, type: TodoEvents.updated, payload: { ...payload } }]);
+    await ctx.deps.journal.append([{ stream: ctx.session.id, type: TodoEvents.updated, payload: { ...payload } }]);
     return summary(todos);
   },
 });

@@ -1,12 +1,31 @@
 import type * as v from 'valibot';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { AppContext } from '../app/context.ts';
+import type { SubagentLauncher } from '../agents/launcher.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { TokenSource } from '../engine/model-resolve.ts';
+import type { PermissionService } from '../permissions/service.ts';
+import type { QuestionService } from '../questions/service.ts';
+import type { LiveSessions } from '../sessions/live.ts';
+import type { SkillDeps } from '../skills/catalog.ts';
+import type { TaskService } from '../tasks/service.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import type { ConfinedPath } from '../fs/confine.ts';
 
+/** The services built-in tools call (`ctx.deps`). */
+export interface ToolDeps extends SkillDeps {
+  journal: EventJournal;
+  live: LiveSessions;
+  tasks: TaskService;
+  questions: QuestionService;
+  permissions: PermissionService;
+  auth: TokenSource;
+}
+
 /** What a tool may use while it runs; every path goes through `confine`. */
 export interface ToolContext {
-  app: AppContext;
+  deps: ToolDeps;
+  /** Starts subagents (Agent, AgentDynamicWorkflow): the launcher of the engine running the turn. */
+  subagents: SubagentLauncher;
   session: SessionRecord;
   signal: AbortSignal;
   config: ResolvedConfig;

@@ -1,6 +1,5 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ulid } from 'ulid';
 import { processAlive } from '../lib/process.ts';
 import { FILE_ID_RE, type UploadMeta } from './types.ts';
 
@@ -37,10 +36,11 @@ export class UploadDisk {
   readonly scratch: string;
   private readonly incoming: string;
 
-  constructor(home: string, private readonly pid = process.pid) {
+  /** `scratchId` (a fresh ULID) names this server's scratch directory beside its pid. */
+  constructor(home: string, scratchId: string, private readonly pid = process.pid) {
     this.root = path.join(home, 'uploads');
     this.incoming = path.join(this.root, '.incoming');
-    this.scratch = path.join(this.incoming, `${pid}-${ulid()}`);
+    this.scratch = path.join(this.incoming, `${pid}-${scratchId}`);
   }
 
   contentPath(id: string): string {

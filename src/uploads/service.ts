@@ -1,10 +1,11 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import mime from 'mime-types';
-import { monotonicFactory } from 'ulid';
 import type { EventJournal } from '../events/journal.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../app/logger.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError, notFound } from '../protocol/errors.ts';
 import { isMissing, UploadDisk } from './disk.ts';
@@ -13,8 +14,8 @@ import { FILE_ID_RE, UploadEvents, uploadLimitsFromEnv, type UploadLimits, type 
 export interface UploadDeps {
   home: string;
   journal: EventJournal;
-  /** Read on every use, so a clock swapped on the app (tests) applies here too. */
-  now: () => Date;
+  clock: Clock;
+  ids: Ids;
   log: Logger;
   limits?: UploadLimits;
 }
@@ -55,14 +56,13 @@ export class UploadService {
   private readonly disk: UploadDisk;
   private readonly index = new Map<string, UploadMeta>();
   private readonly tombstones = new Set<string>();
-  private readonly nextUlid = monotonicFactory();
   private timer?: NodeJS.Timeout;
   private firstSweep?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
 
   private constructor(private readonly deps: UploadDeps, private readonly limits: UploadLimits) {
     this.maxBytes = limits.maxBytes;
-    this.disk = new UploadDisk(deps.home);
+    this.disk = new UploadDisk(deps.home, deps.ids.ulid());
   }
 
   static async open(deps: UploadDeps): Promise<UploadService> {
@@ -79,10 +79,10 @@ export class UploadService {
   }
 
   async store(input: StoreInput): Promise<UploadMeta> {
-    const now = this.deps.now();
+    const now = this.deps.clock.now();
     const st = await stat(input.tempFile);
     const meta: UploadMeta = {
-      id: `file_${this.nextUlid()}`,
+      id: this.deps.ids.next('file'),
       name: input.name,
       media_type: mediaTypeOf(input.partType, input.name),
       size: st.size,
@@ -170,7 +170,7 @@ export class UploadService {
   }
 
   private isExpired(meta: UploadMeta): boolean {
-    return meta.expires_at !== undefined && Date.parse(meta.expires_at) <= this.deps.now().getTime();
+    return meta.expires_at !== undefined && Date.parse(meta.expires_at) <= this.deps.clock.now().getTime();
   }
 
   private remember(id: string): void {
@@ -186,7 +186,7 @@ export class UploadService {
     };
     this.timer = setInterval(run, this.limits.sweepIntervalMs);
     this.timer.unref();
-    // Deferred a tick: the app (whose clock `now` reads) is still being assembled when open() returns.
+    // Deferred a tick: open() resolves before the first sweep runs.
     this.firstSweep = setTimeout(run, 0);
     this.firstSweep.unref();
   }

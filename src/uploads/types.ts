@@ -23,8 +23,8 @@ export const UploadEvents = {
   expired: 'upload.expired',
 } as const satisfies Record<string, EventType>;
 
-/** `file_<ULID>`: also what keeps ids safe to use as directory names. */
-export const FILE_ID_RE = /^file_[0-9A-HJKMNP-TV-Z]{26}$/;
+// The wire schema owns the id's shape; the store checks ids (and directory names) with the same pattern.
+export { FILE_ID_RE } from '../protocol/schemas/files.ts';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;

@@ -1,8 +1,10 @@
 import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AppContext } from '../app/context.ts';
+import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import type { Logger } from '../app/logger.ts';
 import { validationError } from '../protocol/errors.ts';
+import type { WorkspaceDirs } from './extra-dirs.ts';
 import { localConfigPath, readLocalConfig, storedDirs, withDirs, writeLocalConfig } from './local-config.ts';
 import { existingDirectory, findWorkspace } from './service.ts';
 
@@ -51,9 +53,16 @@ async function ensureAllowed(abs: string, field: string): Promise<void> {
 
 const union = (...lists: string[][]) => [...new Set(lists.flat())];
 
+/** The registry and the in-memory add-dir sets a workspace's extra directories come from. */
+export interface WorkspaceDirsDeps {
+  workspaces: WorkspaceRegistry;
+  workspaceDirs: WorkspaceDirs;
+  log: Logger;
+}
+
 /** POST /api/v1/workspaces/{id}/add-dir. */
-export async function addDir(app: AppContext, workspaceId: string, input: AddDirInput): Promise<AddDirResult> {
-  const ws = findWorkspace(app, workspaceId);
+export async function addDir(deps: Omit<WorkspaceDirsDeps, 'log'>, workspaceId: string, input: AddDirInput): Promise<AddDirResult> {
+  const ws = findWorkspace(deps, workspaceId);
   const abs = resolveAddDirPath(ws.root, input.path);
   await ensureAllowed(abs, 'path');
   const dir = await existingDirectory(abs, 'path');
@@ -61,19 +70,19 @@ export async function addDir(app: AppContext, workspaceId: string, input: AddDir
   await existingDirectory(ws.root, 'workspace_id');
   const configPath = localConfigPath(ws.root);
   const persist = input.persist ?? true;
-  return app.workspaceDirs.serial(configPath, async () => {
-    findWorkspace(app, ws.id); // unregistered while queued: 40410
+  return deps.workspaceDirs.serial(configPath, async () => {
+    findWorkspace(deps, ws.id); // unregistered while queued: 40410
     const doc = await readLocalConfig(configPath);
     const stored = storedDirs(doc, configPath);
     if (persist && !stored.includes(dir)) {
       stored.push(dir);
       await writeLocalConfig(configPath, withDirs(doc, stored));
     }
-    if (!persist) app.workspaceDirs.add(ws.id, dir);
+    if (!persist) deps.workspaceDirs.add(ws.id, dir);
     return {
       project_root: ws.root,
       config_path: configPath,
-      additional_dirs: union(stored, app.workspaceDirs.inMemory(ws.id)),
+      additional_dirs: union(stored, deps.workspaceDirs.inMemory(ws.id)),
       persisted: stored.includes(dir),
     };
   });
@@ -86,17 +95,17 @@ export async function addDir(app: AppContext, workspaceId: string, input: AddDir
  * are neither home nor `/`; in-memory entries were added through this server's
  * API and always count. A corrupted local.toml contributes nothing (logged).
  */
-export async function additionalDirs(app: AppContext, workspaceId: string): Promise<string[]> {
-  const ws = app.workspaces.get(workspaceId);
+export async function additionalDirs(deps: WorkspaceDirsDeps, workspaceId: string): Promise<string[]> {
+  const ws = deps.workspaces.get(workspaceId);
   if (!ws) return [];
-  const memory = app.workspaceDirs.inMemory(ws.id);
+  const memory = deps.workspaceDirs.inMemory(ws.id);
   if (!ws.trusted) return memory;
   const file = localConfigPath(ws.root);
   let stored: string[];
   try {
     stored = storedDirs(await readLocalConfig(file), file);
   } catch (err) {
-    app.log.warn({ workspace_id: ws.id, config_path: file, err: (err as Error).message }, 'ignoring unreadable project local config');
+    deps.log.warn({ workspace_id: ws.id, config_path: file, err: (err as Error).message }, 'ignoring unreadable project local config');
     return memory;
   }
   const home = path.resolve(os.homedir());

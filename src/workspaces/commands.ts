@@ -1,14 +1,27 @@
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { AppContext } from '../app/context.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { WorkspaceDirs } from './extra-dirs.ts';
 import { GlobalEvents } from '../events/types.ts';
 import { existingDirectory, findWorkspace, toWorkspaceObject, workspaceUpsertEvents } from './service.ts';
 
+/** What the workspace commands read and append to. */
+export interface WorkspaceCommandDeps {
+  journal: EventJournal;
+  sessions: SessionIndex;
+  workspaces: WorkspaceRegistry;
+  workspaceDirs: WorkspaceDirs;
+  clock: Clock;
+}
+
 /** Most recently opened first; ties by id, so the order is stable. */
-export function listWorkspaces(app: AppContext) {
-  const items = app.workspaces
+export function listWorkspaces(deps: Pick<WorkspaceCommandDeps, 'sessions' | 'workspaces'>) {
+  const items = deps.workspaces
     .all()
     .sort((a, b) => (a.last_opened_at === b.last_opened_at ? (a.id < b.id ? -1 : 1) : a.last_opened_at < b.last_opened_at ? 1 : -1))
-    .map((w) => toWorkspaceObject(app, w));
+    .map((w) => toWorkspaceObject(deps, w));
   return { items };
 }
 
@@ -18,18 +31,18 @@ export function listWorkspaces(app: AppContext) {
  * routes derive the same id for the same path. Re-registering keeps the name
  * and refreshes `last_opened_at` (event.workspace.updated).
  */
-export async function registerWorkspace(app: AppContext, input: { root: string; name?: string }) {
+export async function registerWorkspace(deps: WorkspaceCommandDeps, input: { root: string; name?: string }) {
   const root = await existingDirectory(input.root, 'root');
   // Decide and append in the same tick: the projection applies synchronously in append().
-  const reg = workspaceUpsertEvents(app, root, { name: input.name, reopen: true });
-  await app.journal.append(reg.events);
-  return toWorkspaceObject(app, findWorkspace(app, reg.workspace.id));
+  const reg = workspaceUpsertEvents(deps, root, { name: input.name, reopen: true });
+  await deps.journal.append(reg.events);
+  return toWorkspaceObject(deps, findWorkspace(deps, reg.workspace.id));
 }
 
-export async function renameWorkspace(app: AppContext, id: string, name: string) {
-  const w = findWorkspace(app, id);
-  const next = toWorkspaceObject(app, { ...w, name });
-  await app.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceUpdated, payload: next }]);
+export async function renameWorkspace(deps: WorkspaceCommandDeps, id: string, name: string) {
+  const w = findWorkspace(deps, id);
+  const next = toWorkspaceObject(deps, { ...w, name });
+  await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceUpdated, payload: next }]);
   return next;
 }
 
@@ -38,10 +51,10 @@ export async function renameWorkspace(app: AppContext, id: string, name: string)
  * root is registered again (same id). Trust and the in-memory add-dir set are
  * forgotten with the registration.
  */
-export async function deleteWorkspace(app: AppContext, id: string) {
-  const w = findWorkspace(app, id);
-  await app.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceDeleted, payload: { workspace_id: w.id, root: w.root } }]);
-  app.workspaceDirs.forget(w.id);
+export async function deleteWorkspace(deps: WorkspaceCommandDeps, id: string) {
+  const w = findWorkspace(deps, id);
+  await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceDeleted, payload: { workspace_id: w.id, root: w.root } }]);
+  deps.workspaceDirs.forget(w.id);
   return { deleted: true as const };
 }
 
@@ -51,10 +64,10 @@ export async function deleteWorkspace(app: AppContext, id: string) {
  * appended only when the state changes and is the seam where project MCP
  * config loading hooks in (journal 'committed').
  */
-export async function setWorkspaceTrust(app: AppContext, id: string, trusted: boolean) {
-  const w = findWorkspace(app, id);
+export async function setWorkspaceTrust(deps: WorkspaceCommandDeps, id: string, trusted: boolean) {
+  const w = findWorkspace(deps, id);
   if (w.trusted !== trusted) {
-    await app.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceTrustChanged, payload: { workspace_id: w.id, trusted } }]);
+    await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceTrustChanged, payload: { workspace_id: w.id, trusted } }]);
   }
   return { trusted };
 }

@@ -2,7 +2,7 @@
  * Runtime state behind add-dir: the in-memory directory set of each workspace
  * (`persist: false`, shared by all its sessions, lost on restart) and a queue
  * per project config file so concurrent add-dir calls do not lose each other's
- * read-modify-write of `local.toml`. One instance lives on AppContext.
+ * read-modify-write of `local.toml`. One instance per daemon, built by startServer.
  */
 export class WorkspaceDirs {
   private readonly memory = new Map<string, string[]>();

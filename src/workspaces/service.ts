@@ -1,8 +1,9 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
-import type { AppContext } from '../app/context.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { WorkspaceRecord, WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import type { Clock } from '../lib/clock.ts';
 import { GlobalEvents } from '../events/types.ts';
 import type { WorkspaceState } from '../events/workspace.ts';
 import { Codes } from '../protocol/codes.ts';
@@ -11,14 +12,14 @@ import { workspaceIdFor } from './ids.ts';
 import type { NewStreamEvent } from '../events/registry.ts';
 
 /** The wire workspace object. */
-export function toWorkspaceObject(app: AppContext, w: WorkspaceRecord, extraSessions = 0) {
+export function toWorkspaceObject(deps: { sessions: SessionIndex }, w: WorkspaceRecord, extraSessions = 0) {
   return {
     id: w.id,
     root: w.root,
     name: w.name,
     created_at: w.created_at,
     last_opened_at: w.last_opened_at,
-    session_count: app.sessions.countsFor(w.id).all + extraSessions,
+    session_count: deps.sessions.countsFor(w.id).all + extraSessions,
   };
 }
 
@@ -33,18 +34,18 @@ export async function existingDirectory(dir: string, field: string): Promise<str
   throw new ApiError(Codes.PATH_NOT_FOUND, `directory not found or not a directory: ${dir}`, { details: { field, path: dir } });
 }
 
-export function findWorkspace(app: AppContext, id: string): WorkspaceRecord {
-  const w = app.workspaces.get(id);
+export function findWorkspace(deps: { workspaces: WorkspaceRegistry }, id: string): WorkspaceRecord {
+  const w = deps.workspaces.get(id);
   if (!w) throw notFound(Codes.WORKSPACE_NOT_FOUND, 'workspace', id);
   return w;
 }
 
 /** A workspace id, or an alias of one (its absolute root path). */
-export function resolveWorkspaceAlias(app: AppContext, idOrRoot: string): WorkspaceRecord {
-  const direct = app.workspaces.get(idOrRoot);
+export function resolveWorkspaceAlias(deps: { workspaces: WorkspaceRegistry }, idOrRoot: string): WorkspaceRecord {
+  const direct = deps.workspaces.get(idOrRoot);
   if (direct) return direct;
   if (path.isAbsolute(idOrRoot)) {
-    const byRoot = app.workspaces.get(workspaceIdFor(path.resolve(idOrRoot)));
+    const byRoot = deps.workspaces.get(workspaceIdFor(path.resolve(idOrRoot)));
     if (byRoot) return byRoot;
   }
   throw notFound(Codes.WORKSPACE_NOT_FOUND, 'workspace', idOrRoot);
@@ -56,17 +57,17 @@ export function resolveWorkspaceAlias(app: AppContext, idOrRoot: string): Worksp
  * created in the same batch.
  */
 export function workspaceUpsertEvents(
-  app: AppContext,
+  deps: { sessions: SessionIndex; workspaces: WorkspaceRegistry; clock: Clock },
   root: string,
   opts: { name?: string; reopen: boolean; extraSessions?: number },
 ): { events: NewStreamEvent[]; workspace: ReturnType<typeof toWorkspaceObject>; created: boolean } {
   const id = workspaceIdFor(root);
-  const now = app.clock.now().toISOString();
-  const prev = app.workspaces.get(id);
+  const now = deps.clock.now().toISOString();
+  const prev = deps.workspaces.get(id);
   const state: WorkspaceState = prev
     ? { id, root: prev.root, name: prev.name, created_at: prev.created_at, last_opened_at: opts.reopen ? now : prev.last_opened_at }
     : { id, root, name: opts.name ?? (path.basename(root) || root), created_at: now, last_opened_at: now };
-  const workspace = toWorkspaceObject(app, { ...state, trusted: prev?.trusted ?? false }, opts.extraSessions ?? 0);
+  const workspace = toWorkspaceObject(deps, { ...state, trusted: prev?.trusted ?? false }, opts.extraSessions ?? 0);
   const type = prev ? GlobalEvents.workspaceUpdated : GlobalEvents.workspaceCreated;
   return { events: [{ stream: GLOBAL_STREAM, type, payload: workspace }], workspace, created: !prev };
 }

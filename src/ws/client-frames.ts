@@ -1,20 +1,25 @@
 import * as v from 'valibot';
 import type WebSocket from 'ws';
-import type { AppContext } from '../app/context.ts';
 import { LIMITS } from '../protocol/schemas/common.ts';
 import { toFieldIssues } from '../protocol/validate.ts';
 import type { WsConnection } from './connection.ts';
-import { terminalAttach, terminalDetach, terminalInput, terminalResize } from '../terminals/ws.ts';
+import { terminalAttach, terminalDetach, terminalInput, terminalResize, type TerminalFrameDeps } from '../terminals/ws.ts';
 import {
   ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload,
   SubscribeV2Payload, UnsubscribePayload, UnsubscribeV2Payload, type ClientFrameType,
 } from './frames.ts';
 import { ackFrame } from './server-frames.ts';
-import { subscribe } from './subscribe.ts';
+import { subscribe, type SubscribeDeps } from './subscribe.ts';
 import { errorOutcome, invalid, ok, type Outcome } from './outcome.ts';
-import { subscribeV2, transcriptChannelDeps, unsubscribeV2 } from './transcript-subscribe.ts';
+import { subscribeV2, unsubscribeV2 } from './transcript-subscribe.ts';
 
 type FrameId = string | number | null;
+
+/**
+ * What the client frames act on. The transcript channel (`subscribe_v2`) still takes its legacy
+ * context until src/ws/transcript-subscribe.ts is converted (issue-12-projections).
+ */
+export type ClientFrameDeps = SubscribeDeps & TerminalFrameDeps & Parameters<typeof subscribeV2>[0];
 
 /** The frame's id as the ack echoes it; null when absent or not a valid id (an oversize string is not echoed back). */
 function idOf(raw: unknown): FrameId {
@@ -28,7 +33,7 @@ function isClientFrameType(type: string): type is ClientFrameType {
 }
 
 /** Answers one client frame with exactly one ack, then runs its follow-up work (replays). */
-export function handleClientMessage(app: AppContext, conn: WsConnection, data: WebSocket.RawData): void {
+export function handleClientMessage(deps: ClientFrameDeps, conn: WsConnection, data: WebSocket.RawData): void {
   let raw: unknown;
   let outcome: Outcome | undefined;
   try {
@@ -38,9 +43,9 @@ export function handleClientMessage(app: AppContext, conn: WsConnection, data: W
     outcome = invalid('malformed frame: not JSON', [{ field: '(root)', message: 'not JSON' }]);
   }
   try {
-    outcome ??= answer(app, conn, raw);
+    outcome ??= answer(deps, conn, raw);
   } catch (err) {
-    outcome = errorOutcome(err, app.log, { ws_connection_id: conn.id });
+    outcome = errorOutcome(err, deps.log, { ws_connection_id: conn.id });
   }
   const { after, ...ack } = outcome;
   conn.send(ackFrame({ id: idOf(raw), ...ack }));
@@ -53,14 +58,14 @@ function withPayload<S extends v.GenericSchema>(schema: S, payload: unknown, the
   return parsed.success ? then(parsed.output) : invalid('invalid payload', toFieldIssues(parsed.issues, 'payload'));
 }
 
-function answer(app: AppContext, conn: WsConnection, raw: unknown): Outcome {
+function answer(deps: ClientFrameDeps, conn: WsConnection, raw: unknown): Outcome {
   const frame = v.safeParse(ClientFrame, raw, { abortEarly: false });
   if (!frame.success) return invalid('malformed frame', toFieldIssues(frame.issues));
   const { type, payload } = frame.output;
   if (!isClientFrameType(type)) return invalid(`unknown frame type: ${type}`, [{ field: 'type', message: `unknown frame type: ${type}` }]);
   switch (type) {
     case 'subscribe':
-      return withPayload(SubscribePayload, payload, (p) => subscribe(app, conn, p));
+      return withPayload(SubscribePayload, payload, (p) => subscribe(deps, conn, p));
     case 'unsubscribe':
       return withPayload(UnsubscribePayload, payload, ({ session_ids }) => {
         for (const id of session_ids) conn.unsubscribe(id);
@@ -72,16 +77,16 @@ function answer(app: AppContext, conn: WsConnection, raw: unknown): Outcome {
         return ok({ ws_connection_id: conn.id });
       });
     case 'subscribe_v2':
-      return withPayload(SubscribeV2Payload, payload, (p) => subscribeV2(transcriptChannelDeps(app), conn, p));
+      return withPayload(SubscribeV2Payload, payload, (p) => subscribeV2(deps, conn, p));
     case 'unsubscribe_v2':
       return withPayload(UnsubscribeV2Payload, payload, (p) => unsubscribeV2(conn, p));
     case 'terminal_attach':
-      return withPayload(TerminalAttachPayload, payload, (p) => terminalAttach(app, conn, p));
+      return withPayload(TerminalAttachPayload, payload, (p) => terminalAttach(deps, conn, p));
     case 'terminal_detach':
-      return withPayload(TerminalDetachPayload, payload, (p) => terminalDetach(app, conn, p));
+      return withPayload(TerminalDetachPayload, payload, (p) => terminalDetach(deps, conn, p));
     case 'terminal_input':
-      return withPayload(TerminalInputPayload, payload, (p) => terminalInput(app, p));
+      return withPayload(TerminalInputPayload, payload, (p) => terminalInput(deps, p));
     case 'terminal_resize':
-      return withPayload(TerminalResizePayload, payload, (p) => terminalResize(app, p));
+      return withPayload(TerminalResizePayload, payload, (p) => terminalResize(deps, p));
   }
 }

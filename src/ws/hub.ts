@@ -1,18 +1,23 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { monotonicFactory } from 'ulid';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { AppContext, ConnectionInfo } from '../app/context.ts';
+import type { Journal } from '../../journal/journal.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { Logger } from '../app/logger.ts';
+import type { ServeOptions } from '../app/options.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
+import type { ConnectionInfo } from '../protocol/schemas/connections.ts';
+import type { TerminalService } from '../terminals/service.ts';
 import { Codes } from '../protocol/codes.ts';
 import type { AuthBan } from '../protocol/access/token.ts';
 import type { AccessPolicy } from '../protocol/access/host.ts';
-import { handleClientMessage } from './client-frames.ts';
+import { handleClientMessage, type ClientFrameDeps } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
 import { FanOut } from './fanout.ts';
 import { serverHello } from './server-frames.ts';
 import { bearerProtocol, checkUpgrade, refuseUpgrade, type UpgradeAuth } from './upgrade.ts';
 
-const nextUlid = monotonicFactory();
 const DEFAULT_HIGH_WATER = 8 * 1024 * 1024;
 const CLOSE_GRACE_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 1_000;
@@ -25,7 +30,21 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): ConnectionLimits {
   return { highWater: Number.isInteger(n) && n > 0 ? n : DEFAULT_HIGH_WATER, closeGraceMs: CLOSE_GRACE_MS };
 }
 
-/** The WebSocket event stream `/api/v1/ws`: upgrade gate, connection registry, fan-out wiring. */
+export type WsHubDeps = ClientFrameDeps & {
+  /** The bearer token upgrades must carry (unless the bind bypasses auth). */
+  token: string;
+  options: Pick<ServeOptions, 'dangerousBypassAuth'>;
+  journal: Journal;
+  clock: Clock;
+  ids: Ids;
+  log: Logger;
+  terminals: Pick<TerminalService, 'detachConnection'>;
+};
+
+/**
+ * The WebSocket event stream `/api/v1/ws`: upgrade gate, connection registry, fan-out. startServer
+ * registers `onCommitted` among the journal's subscribers and `publishVolatile` on the volatile bus.
+ */
 export class WsHub {
   private readonly wss: WebSocketServer;
   private readonly conns = new Map<string, WsConnection>();
@@ -34,9 +53,9 @@ export class WsHub {
   private readonly auth: UpgradeAuth;
   private closed = false;
 
-  constructor(private readonly app: AppContext, ban: AuthBan, access: AccessPolicy) {
+  constructor(private readonly deps: WsHubDeps, ban: AuthBan, access: AccessPolicy) {
     this.limits = limitsFromEnv(process.env);
-    this.auth = { token: app.token, bypass: app.options.dangerousBypassAuth, ban, access };
+    this.auth = { token: deps.token, bypass: deps.options.dangerousBypassAuth, ban, access };
     this.wss = new WebSocketServer({
       noServer: true,
       clientTracking: false,
@@ -45,18 +64,22 @@ export class WsHub {
       // Browsers must get back the bearer subprotocol they offered, or they drop the connection.
       handleProtocols: (offered) => bearerProtocol(offered) ?? false,
     });
-    this.fanout = new FanOut(app, () => this.conns.values());
+    this.fanout = new FanOut(deps, () => this.conns.values());
   }
 
   attach(server: Server): void {
     server.on('upgrade', this.onUpgrade);
-    this.app.journal.on('committed', this.fanout.onCommitted);
   }
 
-  /** Sends a volatile frame (`*.delta`, `tool.progress`, `shell.*`) to a session's subscribers. */
-  publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void {
+  /** Subscriber of committed events (src/app/subscribers.ts): durable frames, after each batch is on disk. */
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    if (!this.closed) this.fanout.onCommitted(events);
+  };
+
+  /** Listener of the volatile bus: a volatile frame (`*.delta`, `tool.progress`, `shell.*`) to a session's subscribers. */
+  readonly publishVolatile = (sessionId: string, type: string, payload: unknown, offset?: number): void => {
     this.fanout.publishVolatile(sessionId, type, payload, offset);
-  }
+  };
 
   /** Live connections, oldest first. */
   connections(): ConnectionInfo[] {
@@ -65,7 +88,6 @@ export class WsHub {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.app.journal.off('committed', this.fanout.onCommitted);
     const open = [...this.conns.values()];
     this.conns.clear();
     await Promise.all(open.map((c) => c.shutdown(SHUTDOWN_GRACE_MS)));
@@ -73,25 +95,25 @@ export class WsHub {
   }
 
   private readonly onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    if (this.closed) return refuseUpgrade(socket, 503, Codes.INTERNAL, 'server shutting down');
+    if (this.closed) return refuseUpgrade(socket, 503, Codes.INTERNAL, 'server shutting down', this.deps.ids.ulid());
     const verdict = checkUpgrade(this.auth, req);
-    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.code, verdict.msg);
+    if (!verdict.ok) return refuseUpgrade(socket, verdict.status, verdict.code, verdict.msg, this.deps.ids.ulid());
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req, socket));
   };
 
   private accept(ws: WebSocket, req: IncomingMessage, socket: Duplex): void {
-    const id = `wsc_${nextUlid()}`;
+    const id = this.deps.ids.next('wsc');
     const meta = {
-      connectedAt: this.app.clock.now(),
+      connectedAt: this.deps.clock.now(),
       remoteAddress: req.socket.remoteAddress ?? null,
       userAgent: req.headers['user-agent'] ?? null,
     };
     const conn = new WsConnection(id, ws, socket, meta, this.limits, (c) => {
       this.conns.delete(c.id);
-      this.app.terminals.detachConnection(c);
+      this.deps.terminals.detachConnection(c);
     });
-    ws.on('message', (data) => handleClientMessage(this.app, conn, data));
-    ws.on('error', (err) => this.app.log.debug({ err, ws_connection_id: id }, 'ws connection error'));
+    ws.on('message', (data) => handleClientMessage(this.deps, conn, data));
+    ws.on('error', (err) => this.deps.log.debug({ err, ws_connection_id: id }, 'ws connection error'));
     conn.send(serverHello(id, meta.connectedAt));
     this.conns.set(id, conn);
   }

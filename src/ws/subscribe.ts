@@ -1,7 +1,9 @@
-import type { AppContext } from '../app/context.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
-import { findOwnedSession } from '../sessions/lookup.ts';
+import type { Logger } from '../app/logger.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import type { Subscription, WsConnection } from './connection.ts';
 import type { SubscribePayload } from './frames.ts';
 import { replay, resyncReason } from './replay.ts';
@@ -11,10 +13,13 @@ import { ok, type Outcome } from './outcome.ts';
 
 type Refused = { not_found: string[]; held_by_other_instance: unknown[] };
 
+/** The sessions a subscribe may follow and the journal its replays read. */
+export type SubscribeDeps = OwnedSessionLookup & { journal: EventJournal; clock: Clock; log: Logger };
+
 /** True (and the reason recorded) when this connection cannot follow the session: unknown (40401) or held by another instance (40901). */
-function refuse(app: AppContext, id: string, refused: Refused): boolean {
+function refuse(deps: OwnedSessionLookup, id: string, refused: Refused): boolean {
   try {
-    findOwnedSession(app, id);
+    findOwnedSession(deps, id);
     return false;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
@@ -29,13 +34,13 @@ function refuse(app: AppContext, id: string, refused: Refused): boolean {
  * held (live frames buffered) from now, and replayed or told to resync once
  * the ack has gone out. Order on the wire: ack, replay (or resync_required), live.
  */
-export function subscribe(app: AppContext, conn: WsConnection, p: SubscribePayload): Outcome {
+export function subscribe(deps: SubscribeDeps, conn: WsConnection, p: SubscribePayload): Outcome {
   const agents = p.agent_filter ? new Set(p.agent_filter) : null;
   const refused: Refused = { not_found: [], held_by_other_instance: [] };
   const subscribed: string[] = [];
   const followUps: (() => void)[] = [];
   for (const id of new Set(p.session_ids)) {
-    if (refuse(app, id, refused)) continue;
+    if (refuse(deps, id, refused)) continue;
     subscribed.push(id);
     const cursor = p.cursors?.[id];
     const existing = conn.subs.get(id);
@@ -44,16 +49,16 @@ export function subscribe(app: AppContext, conn: WsConnection, p: SubscribePaylo
       else conn.subscribe(id, { agents, held: null });
       continue;
     }
-    const head = app.journal.head(id);
+    const head = deps.journal.head(id);
     const reason = resyncReason(cursor, head);
     if (reason) {
       conn.subscribe(id, { agents, held: null });
-      followUps.push(() => conn.send(resyncFrame(id, reason, head, app.clock.now())));
+      followUps.push(() => conn.send(resyncFrame(id, reason, head, deps.clock.now())));
       continue;
     }
     const sub: Subscription = { agents, held: [] };
     conn.subscribe(id, sub);
-    followUps.push(() => void replay(app.journal, app.log, conn, id, sub, cursor.seq));
+    followUps.push(() => void replay(deps.journal, deps.log, conn, id, sub, cursor.seq));
   }
   const after = () => followUps.forEach((f) => f());
   const payload = { subscribed };

@@ -3,11 +3,11 @@ import { readOps } from '../../projections/transcript/ops.ts';
 import type { TranscriptProjection } from '../../projections/transcript/projection.ts';
 import type { TranscriptState } from '../../projections/transcript/state.ts';
 import { agentOf, turnPage } from '../../projections/transcript/views.ts';
-import type { AppContext } from '../app/context.ts';
+import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import type { Logger } from '../app/logger.ts';
 import { Codes } from '../protocol/codes.ts';
 import { ApiError } from '../protocol/errors.ts';
-import { findOwnedSession } from '../sessions/lookup.ts';
+import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import type { WsConnection } from './connection.ts';
 import type { SubscribeV2Payload, UnsubscribeV2Payload } from './frames.ts';
 import { errorOutcome, ok, type Outcome } from './outcome.ts';
@@ -15,25 +15,16 @@ import { opsFrame, resetFrame } from './transcript-frames.ts';
 import { carries, gradeOf, type Grade, type TranscriptSub } from './transcript-sub.ts';
 
 /** What the transcript channel reads. */
-export interface TranscriptChannelDeps {
+/** What the transcript channel reads; the session lookup answers 40401, or 40901 for a session another daemon holds. */
+export interface TranscriptChannelDeps extends OwnedSessionLookup {
   /** The op window (catch-up batches). */
   journal: Journal;
   /** The baselines: the folded transcripts. */
   transcripts: TranscriptProjection;
   clock: { now(): Date };
   log: Logger;
-  /** The session if this daemon holds it; 40401 / 40901 otherwise. */
-  findOwnedSession(id: string): unknown;
   /** Whether the session's runtime is in memory (only then do ops reach back). */
-  isLive(id: string): boolean;
-}
-
-/** The dependencies out of the app context, until the server wires them itself. */
-export function transcriptChannelDeps(app: AppContext): TranscriptChannelDeps {
-  return {
-    journal: app.journal, transcripts: app.transcripts, clock: app.clock, log: app.log,
-    findOwnedSession: (id) => findOwnedSession(app, id), isLive: (id) => app.engine.get(id) !== undefined,
-  };
+  engine: Pick<EngineRegistry, 'get'>;
 }
 
 /**
@@ -43,7 +34,7 @@ export function transcriptChannelDeps(app: AppContext): TranscriptChannelDeps {
  */
 export function subscribeV2(deps: TranscriptChannelDeps, conn: WsConnection, p: SubscribeV2Payload): Outcome {
   try {
-    deps.findOwnedSession(p.session_id);
+    findOwnedSession(deps, p.session_id);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     const details = err.code === Codes.SESSION_NOT_FOUND ? { not_found: [p.session_id] } : { held_by_other_instance: [err.details] };
@@ -108,7 +99,7 @@ async function baseline(deps: TranscriptChannelDeps, conn: WsConnection, p: Subs
 async function catchUp(
   deps: TranscriptChannelDeps, conn: WsConnection, sid: string, agentId: string, grade: Grade, since: number, baselines: Map<string, number>,
 ): Promise<boolean> {
-  const r = await readOps(deps.journal, sid, agentId, since, deps.isLive(sid));
+  const r = await readOps(deps.journal, sid, agentId, since, deps.engine.get(sid) !== undefined);
   if (!r.complete || since > r.latest_seq) return false;
   let last = since;
   for (const b of r.batches) {

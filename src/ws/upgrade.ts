@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ulid } from 'ulid';
 import { Codes, type Code } from '../protocol/codes.ts';
 import { BEARER_SUBPROTOCOL_PREFIX, bearerFrom, tokenMatches, type AuthBan } from '../protocol/access/token.ts';
 import { isAllowedOrigin } from '../protocol/access/origin.ts';
@@ -58,9 +57,9 @@ export function checkUpgrade(auth: UpgradeAuth, req: IncomingMessage): UpgradeVe
 
 const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' };
 
-/** Answers a refused upgrade with a plain HTTP response carrying the usual envelope, then closes the socket. */
-export function refuseUpgrade(socket: Duplex, status: number, code: Code, msg: string): void {
-  const body = JSON.stringify({ code, msg, data: null, request_id: ulid() });
+/** Answers a refused upgrade with a plain HTTP response carrying the usual envelope (`requestId` a fresh ULID), then closes the socket. */
+export function refuseUpgrade(socket: Duplex, status: number, code: Code, msg: string, requestId: string): void {
+  const body = JSON.stringify({ code, msg, data: null, request_id: requestId });
   // The peer may already be gone; a write error here only means there is nobody to tell.
   socket.once('error', () => socket.destroy());
   socket.once('finish', () => socket.destroy());

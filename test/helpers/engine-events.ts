@@ -16,7 +16,7 @@ export async function newSession(s: TestServer): Promise<string> {
 }
 
 export function append<T extends DurableType>(s: TestServer, session: string, type: T, payload: PayloadOf<T>) {
-  return s.server.app.journal.append([{ stream: session, type, payload } as NewStreamEvent]);
+  return s.server.services.journal.append([{ stream: session, type, payload } as NewStreamEvent]);
 }
 
 /**
@@ -24,7 +24,7 @@ export function append<T extends DurableType>(s: TestServer, session: string, ty
  * payloads (or types) no emitter builds. Everything else goes through `append`, and is checked.
  */
 export async function appendUnchecked(s: TestServer, events: PendingEvent[]) {
-  return Journal.prototype.appendNow.call(s.server.app.journal, events);
+  return Journal.prototype.appendNow.call(s.server.services.journal, events);
 }
 
 export function msg(session: string, id: string, role: Message['role'], text: string, extra: ContentPart[] = []): Message {
@@ -39,7 +39,7 @@ export async function addMessages(s: TestServer, session: string, count: number,
     const m = msg(session, `${opts.prefix ?? 'm'}${n}`, n % 2 ? 'user' : 'assistant', `message ${n}`);
     return { stream: session, type: EngineEvents.messageCreated, payload: { agent_id: opts.agent_id ?? 'main', message: m } };
   });
-  await s.server.app.journal.append(events);
+  await s.server.services.journal.append(events);
 }
 
 export const usage = (input: number, output: number, read = 0, creation = 0): Usage => ({

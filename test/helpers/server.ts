@@ -6,8 +6,9 @@ import { defaultServeOptions, type ServeOptions } from '../../src/app/options.ts
 import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
 import { ContractChecker, formatViolations } from '../../src/protocol/contract-check.ts';
+import { TestClock } from './clock.ts';
 
-export { connectWs, TEST_TOKEN, type Envelope, type WsClient };
+export { connectWs, TEST_TOKEN, TestClock, type Envelope, type WsClient };
 
 export interface TestServer {
   server: RunningServer;
@@ -21,6 +22,8 @@ export interface TestServer {
   ws(opts?: { protocols?: string[]; headers?: Record<string, string> }): Promise<WsClient>;
   /** Every event, route code and route data the server sent is checked against the contract; stop() fails on a mismatch. */
   checker: ContractChecker;
+  /** The server's clock: the system time until a test sets it. */
+  clock: TestClock;
   stop(): Promise<void>;
   /** Stops the server but keeps the home, for a restart on the same data. */
   restart(options?: Partial<ServeOptions>): Promise<TestServer>;
@@ -37,7 +40,8 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
   process.env.SVC_CODE_SERVER_TOKEN = TEST_TOKEN;
   const options = { ...defaultServeOptions(), port: 0, ...opts.options };
   const checker = new ContractChecker();
-  const server = await startServer({ home, options, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker });
+  const clock = new TestClock();
+  const server = await startServer({ home, options, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker, clock });
   const baseUrl = server.baseUrl;
   const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
   const req: TestServer['req'] = async (method, url, body, headers = {}) => {
@@ -50,7 +54,7 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : (null as any) };
   };
   const ts: TestServer = {
-    server, home, baseUrl, token: TEST_TOKEN, req, checker,
+    server, home, baseUrl, token: TEST_TOKEN, req, checker, clock,
     get: async (url) => (await req('GET', url)).body,
     post: async (url, body) => (await req('POST', url, body ?? {})).body,
     ws: (o = {}) => connectWs(baseUrl, o.protocols, o.headers ?? (o.protocols ? {} : auth)),

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { fastUlidFactory } from '../../engine/ids.ts';
+import type { Ids } from '../../lib/ids.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { mappedError } from '../../protocol/error-mapping.ts';
 import { ApiError } from '../../protocol/errors.ts';
@@ -7,13 +7,12 @@ import { jsonBody } from '../serialize.ts';
 import type { Logger } from '../../app/logger.ts';
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const nextUlid = fastUlidFactory();
 
 /** Request id (a valid client X-Request-Id is honored) and the one error -> envelope mapping. */
-export function envelopeMiddleware(log: Logger): Koa.Middleware {
+export function envelopeMiddleware(log: Logger, ids: Pick<Ids, 'ulid'>): Koa.Middleware {
   return async (ctx, next) => {
     const given = ctx.get('X-Request-Id');
-    const requestId = ULID_RE.test(given) ? given : nextUlid();
+    const requestId = ULID_RE.test(given) ? given : ids.ulid();
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     try {

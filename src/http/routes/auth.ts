@@ -1,26 +1,31 @@
 import * as v from 'valibot';
-import type { AppContext } from '../../app/context.ts';
 import { readAccount, UsageReport, UserInfo } from '../../auth/account.ts';
 import { modelsReady, providersCount } from '../../auth/readiness.ts';
-import { MANAGED_PROVIDER } from '../../auth/service.ts';
+import { MANAGED_PROVIDER, type AuthService } from '../../auth/service.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   AuthProviderQuery, AuthStatusData, AuthStatusQuery, AuthSummary, LoginBody, LoginCancelResult, LoginFlowSnapshot, LogoutBody, LogoutResult, OAuthRegion,
 } from '../../protocol/schemas/auth.ts';
+import type { ConfigService } from '../../config/service.ts';
 
 const tags = ['auth'];
 const providerCodes = [Codes.VALIDATION, Codes.PROVIDER_NOT_FOUND];
 
+export interface AuthRouteDeps {
+  auth: AuthService;
+  config: ConfigService;
+}
+
 /** Core "Login and usage": the managed provider's device login, its account reads and the readiness summary. */
-export function authRoutes(app: AppContext): RouteDef[] {
-  const auth = app.auth;
+export function authRoutes(deps: AuthRouteDeps): RouteDef[] {
+  const auth = deps.auth;
   return [
     route({
       method: 'GET', path: '/api/v1/auth', operationId: 'getAuth', summary: 'Model readiness and the managed provider login state', tags,
       data: AuthSummary,
       handler: async () => {
-        const c = app.config.current();
+        const c = deps.config.current();
         const status = await auth.accountStatus(MANAGED_PROVIDER);
         return {
           models_ready: modelsReady(c),

@@ -1,4 +1,3 @@
-import type { AppContext } from '../../app/context.ts';
 import type { ModelDirectory } from '../../providers/catalog.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -7,7 +6,7 @@ import { CatalogEntry, CatalogIdParams, CatalogList } from '../../protocol/schem
 const tags = ['catalog'];
 
 /** Core "GET /api/v1/catalog/providers[/{catalog_id}]": the proxied public model directory (registered by providerRoutes). */
-export function catalogRoutes(_app: AppContext, dir: ModelDirectory): RouteDef[] {
+export function catalogRoutes(dir: ModelDirectory): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/v1/catalog/providers', operationId: 'listCatalogProviders', summary: 'Public model directory (10-minute cache, snapshot fallback)', tags,

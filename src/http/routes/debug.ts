@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import * as v from 'valibot';
-import type { AppContext } from '../../app/context.ts';
-import { isLoopbackHost } from '../../app/options.ts';
+import { isLoopbackHost, type ServeOptions } from '../../app/options.ts';
+import type { EventJournal } from '../../events/journal.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { notFound } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -14,21 +14,21 @@ const EventsQuery = v.object({ from_seq: v.optional(queryInt(1, Number.MAX_SAFE_
  * `/api/v1/debug/*`: raw journal inspection for reproducing bugs. Mounted only
  * with `--debug-endpoints` on a loopback bind; not a stable protocol.
  */
-export function debugRoutes(app: AppContext): RouteDef[] {
-  if (!app.options.debugEndpoints || !isLoopbackHost(app.options.host)) return [];
+export function debugRoutes(deps: { journal: EventJournal; options: Pick<ServeOptions, 'debugEndpoints' | 'host'> }): RouteDef[] {
+  if (!deps.options.debugEndpoints || !isLoopbackHost(deps.options.host)) return [];
   const tags = ['debug'];
   return [
     route({
       method: 'GET', path: '/api/v1/debug/streams', operationId: 'debugListStreams', summary: 'Every journal stream with its head (unstable)', tags,
-      handler: () => ({ items: [...app.journal.allHeads()].map(([stream, head]) => ({ stream, ...head })) }),
+      handler: () => ({ items: [...deps.journal.allHeads()].map(([stream, head]) => ({ stream, ...head })) }),
     }),
     route({
       method: 'GET', path: '/api/v1/debug/streams/{stream}/events', operationId: 'debugReadStream', summary: 'Raw events of one stream, oldest first (unstable)', tags,
       params: StreamParams, query: EventsQuery, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
       handler: async ({ params, query }) => {
-        if (!app.journal.hasStream(params.stream)) throw notFound(Codes.SESSION_NOT_FOUND, 'stream', params.stream);
+        if (!deps.journal.hasStream(params.stream)) throw notFound(Codes.SESSION_NOT_FOUND, 'stream', params.stream);
         const limit = query.limit ?? 1000;
-        const items = await app.journal.readRange(params.stream, query.from_seq ?? 1, Number.MAX_SAFE_INTEGER, limit + 1);
+        const items = await deps.journal.readRange(params.stream, query.from_seq ?? 1, Number.MAX_SAFE_INTEGER, limit + 1);
         return { items: items.slice(0, limit), has_more: items.length > limit };
       },
     }),

@@ -1,23 +1,23 @@
-import type { AppContext } from '../../app/context.ts';
 import { formatBytes } from '../../uploads/types.ts';
-import type { ResolvedUpload } from '../../uploads/service.ts';
+import type { ResolvedUpload, UploadService } from '../../uploads/service.ts';
 import { sendFile } from '../binary.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
 import { FileDeleted, FileIdParams, FileObject, FileUploadBody } from '../../protocol/schemas/files.ts';
+import type { Logger } from '../../app/logger.ts';
 
 /** This download is the one endpoint with real HTTP statuses for lookup and storage errors (Core "Errors"). */
 function missing(id: string): ApiError {
   return new ApiError(Codes.FILE_NOT_FOUND, `file not found: ${id}`, { details: { id }, httpStatus: 404 });
 }
 
-async function resolveForDownload(app: AppContext, id: string): Promise<ResolvedUpload> {
+async function resolveForDownload(deps: FileRouteDeps, id: string): Promise<ResolvedUpload> {
   let r: ResolvedUpload | 'unknown' | 'expired';
   try {
-    r = await app.uploads.resolve(id);
+    r = await deps.uploads.resolve(id);
   } catch (err) {
-    app.log.error({ err, file_id: id }, 'upload storage failure');
+    deps.log.error({ err, file_id: id }, 'upload storage failure');
     throw new ApiError(Codes.PERSISTENCE, 'file storage failure', { httpStatus: 500 });
   }
   // Expired files are "not found" here, as the spec says; prompt media lookups report 41003.
@@ -25,10 +25,15 @@ async function resolveForDownload(app: AppContext, id: string): Promise<Resolved
   return r;
 }
 
+export interface FileRouteDeps {
+  uploads: UploadService;
+  log: Logger;
+}
+
 /** Part B "File uploads". */
-export function fileRoutes(app: AppContext): RouteDef[] {
+export function fileRoutes(deps: FileRouteDeps): RouteDef[] {
   const tags = ['files'];
-  const { uploads } = app;
+  const { uploads } = deps;
   return [
     route({
       method: 'POST', path: '/api/v1/files', operationId: 'uploadFile', tags,
@@ -49,7 +54,7 @@ export function fileRoutes(app: AppContext): RouteDef[] {
         + 'storage failure: HTTP 500 with a 50003 envelope; a malformed id: HTTP 200 with 40001.',
       params: FileIdParams, codes: [Codes.VALIDATION, Codes.FILE_NOT_FOUND, Codes.PERSISTENCE], raw: true,
       handler: async ({ params, ctx }) => {
-        const file = await resolveForDownload(app, params.file_id);
+        const file = await resolveForDownload(deps, params.file_id);
         ctx.attachment(file.meta.name, { type: 'inline' });
         sendFile(ctx, file.path, file.stat, { conditional: false, contentType: file.meta.media_type, strictRange: true });
       },

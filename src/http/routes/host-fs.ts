@@ -1,12 +1,12 @@
-import type { AppContext } from '../../app/context.ts';
 import { browse, contentFile, home, hostMkdir } from '../../fs/host.ts';
 import { sendFile } from '../binary.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { HostBrowseData, HostBrowseQuery, HostHomeData, HostMkdirBody, HostMkdirData, HostPathQuery } from '../../protocol/schemas/fs.ts';
+import type { SessionLookup } from '../../sessions/lookup.ts';
 
 /** Part B host file routes: any path of this machine, gated only by the token (folder pickers, previews). */
-export function hostFsRoutes(app: AppContext): RouteDef[] {
+export function hostFsRoutes(deps: SessionLookup): RouteDef[] {
   const tags = ['fs'];
   const { VALIDATION, PATH_NOT_FOUND, PERMISSION_DENIED } = Codes;
   return [
@@ -18,7 +18,7 @@ export function hostFsRoutes(app: AppContext): RouteDef[] {
     route({
       method: 'GET', path: '/api/v1/fs:home', operationId: 'hostFsHome', summary: 'Home directory and recent workspace roots', tags,
       data: HostHomeData,
-      handler: () => home(app),
+      handler: () => home(deps),
     }),
     route({
       method: 'GET', path: '/api/v1/fs:content', operationId: 'hostFsContent',

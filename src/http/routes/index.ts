@@ -1,4 +1,3 @@
-import type { AppContext } from '../../app/context.ts';
 import type { RouteDef } from '../route.ts';
 import { configRoutes } from './config.ts';
 import { connectionRoutes } from './connections.ts';
@@ -20,7 +19,6 @@ import { authRoutes } from './auth.ts';
 import { promptRoutes } from './prompts.ts';
 import { messageRoutes } from './messages.ts';
 import { snapshotRoutes } from './snapshot.ts';
-import { snapshotDeps } from '../../sessions/snapshot.ts';
 import { titleRoutes } from './titles.ts';
 import { mediaRoutes } from './media.ts';
 import { approvalRoutes } from './approvals.ts';
@@ -28,38 +26,50 @@ import { questionRoutes } from './questions.ts';
 import { toolRoutes } from './tools.ts';
 import { taskRoutes } from './tasks.ts';
 import { skillRoutes } from './skills.ts';
-import { transcriptDeps, transcriptRoutes } from './transcript.ts';
+import { transcriptRoutes } from './transcript.ts';
+
+type DepsOf<F extends (deps: never, ...rest: never[]) => RouteDef[]> = Parameters<F>[0];
+
+/** What the route factories declare they use, together; each factory below is typed with its own part. */
+export type RouteDeps =
+  & DepsOf<typeof metaRoutes> & DepsOf<typeof connectionRoutes> & DepsOf<typeof sessionRoutes> & DepsOf<typeof configRoutes>
+  & DepsOf<typeof workspaceRoutes> & DepsOf<typeof guiStoreRoutes> & DepsOf<typeof sessionActionRoutes> & DepsOf<typeof sessionProfileRoutes>
+  & DepsOf<typeof sessionV2Routes> & DepsOf<typeof fsSearchRoutes> & DepsOf<typeof sessionFsRoutes> & DepsOf<typeof hostFsRoutes>
+  & DepsOf<typeof terminalRoutes> & DepsOf<typeof providerRoutes> & DepsOf<typeof fileRoutes> & DepsOf<typeof authRoutes>
+  & DepsOf<typeof promptRoutes> & DepsOf<typeof messageRoutes> & DepsOf<typeof snapshotRoutes> & DepsOf<typeof titleRoutes>
+  & DepsOf<typeof mediaRoutes> & DepsOf<typeof toolRoutes> & DepsOf<typeof approvalRoutes> & DepsOf<typeof questionRoutes>
+  & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof debugRoutes>;
 
 /** Every route of the server, one factory per resource file. */
-export function allRoutes(app: AppContext): RouteDef[] {
+export function allRoutes(deps: RouteDeps): RouteDef[] {
   const routes: RouteDef[] = [];
   const all = () => routes;
   routes.push(
-    ...metaRoutes(app, all),
-    ...connectionRoutes(app),
-    ...sessionRoutes(app),
-    ...configRoutes(app),
-    ...workspaceRoutes(app),
-    ...guiStoreRoutes(app),
-    ...sessionActionRoutes(app),
-    ...sessionProfileRoutes(app),
-    ...sessionV2Routes(app),
-    ...fsSearchRoutes(app),
-    ...sessionFsRoutes(app),
-    ...hostFsRoutes(app),
-    ...terminalRoutes(app),
-    ...providerRoutes(app),
-    ...fileRoutes(app),
-    ...authRoutes(app),
-    ...promptRoutes(app),
-    ...messageRoutes(app),
-    ...snapshotRoutes(snapshotDeps(app)),
-    ...titleRoutes(app), ...mediaRoutes(app), ...toolRoutes(app),
-    ...approvalRoutes(app), ...questionRoutes(app),
-    ...taskRoutes(app),
-    ...skillRoutes(app),
-    ...transcriptRoutes(transcriptDeps(app)),
-    ...debugRoutes(app),
+    ...metaRoutes(deps, all),
+    ...connectionRoutes(deps),
+    ...sessionRoutes(deps),
+    ...configRoutes(deps),
+    ...workspaceRoutes(deps),
+    ...guiStoreRoutes(deps),
+    ...sessionActionRoutes(deps),
+    ...sessionProfileRoutes(deps),
+    ...sessionV2Routes(deps),
+    ...fsSearchRoutes(deps),
+    ...sessionFsRoutes(deps),
+    ...hostFsRoutes(deps),
+    ...terminalRoutes(deps),
+    ...providerRoutes(deps),
+    ...fileRoutes(deps),
+    ...authRoutes(deps),
+    ...promptRoutes(deps),
+    ...messageRoutes(deps),
+    ...snapshotRoutes(deps),
+    ...titleRoutes(deps), ...mediaRoutes(deps), ...toolRoutes(deps),
+    ...approvalRoutes(deps), ...questionRoutes(deps),
+    ...taskRoutes(deps),
+    ...skillRoutes(deps),
+    ...transcriptRoutes(deps),
+    ...debugRoutes(deps),
   );
   return routes;
 }

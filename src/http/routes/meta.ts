@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import type { AppContext } from '../../app/context.ts';
-import { isLoopbackHost } from '../../app/options.ts';
+import { isLoopbackHost, type ServeOptions } from '../../app/options.ts';
+import type { ConfigService } from '../../config/service.ts';
 import { route, type RouteDef } from '../route.ts';
 import { buildOpenApi } from '../openapi.ts';
 import { buildAsyncApi } from '../../ws/asyncapi.ts';
@@ -20,8 +20,19 @@ export const MetaData = v.object({
   features: v.array(v.object({ name: v.string(), state: v.string(), meta: v.unknown() })),
 });
 
+/** Who this server is, its options and config, and how to ask it to stop. */
+export interface MetaRouteDeps {
+  version: string;
+  serverId: string;
+  startedAt: Date;
+  options: Pick<ServeOptions, 'dangerousBypassAuth' | 'webTitle' | 'host' | 'allowRemoteShutdown'>;
+  config: ConfigService;
+  /** Asks the server to stop (POST /api/v1/shutdown). */
+  requestShutdown(): void;
+}
+
 /** Server and metadata (Core "Server and metadata") and the served specs. */
-export function metaRoutes(app: AppContext, all: () => RouteDef[]): RouteDef[] {
+export function metaRoutes(deps: MetaRouteDeps, all: () => RouteDef[]): RouteDef[] {
   const routes: RouteDef[] = [
     route({
       method: 'GET', path: '/api/v1/healthz', operationId: 'healthz', summary: 'Liveness', tags: ['server'], auth: false,
@@ -32,16 +43,16 @@ export function metaRoutes(app: AppContext, all: () => RouteDef[]): RouteDef[] {
       method: 'GET', path: '/api/v1/meta', operationId: 'getMeta', summary: 'Server metadata', tags: ['server'], data: MetaData,
       handler: () => {
         const data: Record<string, unknown> = {
-          server_version: app.version,
+          server_version: deps.version,
           capabilities: { websocket: true, file_upload: true, fs_query: true, mcp: true, tasks: true, terminal: true },
-          server_id: app.serverId,
-          started_at: app.startedAt.toISOString(),
+          server_id: deps.serverId,
+          started_at: deps.startedAt.toISOString(),
           open_in_apps: [],
-          dangerous_bypass_auth: app.options.dangerousBypassAuth,
+          dangerous_bypass_auth: deps.options.dangerousBypassAuth,
           backend: 'v2',
         };
-        if (app.options.webTitle) data.web_title = app.options.webTitle;
-        data.experimental_flags = app.config.experimentalFlags();
+        if (deps.options.webTitle) data.web_title = deps.options.webTitle;
+        data.experimental_flags = deps.config.experimentalFlags();
         data.features = [];
         return data;
       },
@@ -49,23 +60,23 @@ export function metaRoutes(app: AppContext, all: () => RouteDef[]): RouteDef[] {
     route({
       method: 'GET', path: '/openapi.json', operationId: 'getOpenApi', summary: 'OpenAPI document of this server', tags: ['server'], raw: true,
       handler: ({ ctx }) => {
-        ctx.body = buildOpenApi(all(), app.version);
+        ctx.body = buildOpenApi(all(), deps.version);
       },
     }),
     route({
       method: 'GET', path: '/asyncapi.json', operationId: 'getAsyncApi', summary: 'AsyncAPI document of the WebSocket stream', tags: ['server'], raw: true,
       handler: ({ ctx }) => {
-        ctx.body = buildAsyncApi(app.version);
+        ctx.body = buildAsyncApi(deps.version);
       },
     }),
   ];
-  if (isLoopbackHost(app.options.host) || app.options.allowRemoteShutdown) {
+  if (isLoopbackHost(deps.options.host) || deps.options.allowRemoteShutdown) {
     routes.push(
       route({
         method: 'POST', path: '/api/v1/shutdown', operationId: 'shutdown', summary: 'Graceful shutdown (replies first)', tags: ['server'],
         data: v.object({ ok: v.literal(true) }),
         handler: ({ ctx }) => {
-          ctx.res.once('finish', () => setImmediate(() => app.requestShutdown()));
+          ctx.res.once('finish', () => setImmediate(() => deps.requestShutdown()));
           return { ok: true };
         },
       }),

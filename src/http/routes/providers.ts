@@ -1,8 +1,7 @@
-import type { AppContext } from '../../app/context.ts';
 import { DEFAULT_DIRECTORY_URL, ModelDirectory, SNAPSHOT_PATH } from '../../providers/catalog.ts';
 import { importCatalog } from '../../providers/catalog-import.ts';
 import { listProviderItems, toProviderItem } from '../../providers/models.ts';
-import { refreshAll, refreshOne } from '../../providers/models-refresh.ts';
+import { refreshAll, refreshOne, type RefreshDeps } from '../../providers/models-refresh.ts';
 import { createProvider, removeProvider, updateProvider } from '../../providers/provider-config-commands.ts';
 import { importRegistry } from '../../providers/registry.ts';
 import { Codes } from '../../protocol/codes.ts';
@@ -14,22 +13,25 @@ import {
 } from '../../protocol/schemas/providers.ts';
 import { catalogRoutes } from './catalog.ts';
 import { modelRoutes } from './models.ts';
+import type { Logger } from '../../app/logger.ts';
 
 const tags = ['providers'];
+
+export type ProviderRouteDeps = RefreshDeps & { log: Logger };
 
 /**
  * Core "Models and providers": provider CRUD, refreshes and imports, plus the
  * model and catalog routes, which share this server's model directory (its
  * URL: env SVC_CODE_MODEL_DIRECTORY_URL; snapshot: SVC_CODE_MODEL_DIRECTORY_SNAPSHOT).
  */
-export function providerRoutes(app: AppContext): RouteDef[] {
+export function providerRoutes(deps: ProviderRouteDeps): RouteDef[] {
   const dir = new ModelDirectory({
     url: process.env.SVC_CODE_MODEL_DIRECTORY_URL || DEFAULT_DIRECTORY_URL,
     snapshotPath: process.env.SVC_CODE_MODEL_DIRECTORY_SNAPSHOT || SNAPSHOT_PATH,
-    log: app.log,
+    log: deps.log,
   });
   const providerById = (id: string) => {
-    const c = app.config.current();
+    const c = deps.config.current();
     if (!c.providers[id]) throw notFound(Codes.PROVIDER_NOT_FOUND, 'provider', id);
     // A temporary provider's key comes from the environment, not from storage: never revealed.
     const key = c.providers[id].temporary ? undefined : c.providers[id].api_key;
@@ -39,12 +41,12 @@ export function providerRoutes(app: AppContext): RouteDef[] {
     route({
       method: 'GET', path: '/api/v1/providers', operationId: 'listProviders', summary: 'Provider items (no keys)', tags,
       data: ProviderList,
-      handler: () => ({ items: listProviderItems(app.config.current()) }),
+      handler: () => ({ items: listProviderItems(deps.config.current()) }),
     }),
     route({
       method: 'POST', path: '/api/v1/providers', operationId: 'createProvider', summary: 'Add a provider; each model becomes alias id/model', tags,
       body: ProviderCreateBody, data: ProviderItem, codes: [Codes.VALIDATION, Codes.PROVIDER_ID_TAKEN], successStatus: 201,
-      handler: ({ body }) => createProvider(app, body),
+      handler: ({ body }) => createProvider(deps, body),
     }),
     route({
       method: 'GET', path: '/api/v1/providers/{provider_id}', operationId: 'getProvider', summary: 'One provider; reveals its api_key when stored', tags,
@@ -55,41 +57,41 @@ export function providerRoutes(app: AppContext): RouteDef[] {
       method: 'PUT', path: '/api/v1/providers/{provider_id}', operationId: 'updateProvider', summary: 'Replace a provider (rename with new_id; tri-state api_key)', tags,
       params: ProviderIdParams, body: ProviderUpdateBody, data: ProviderUpdateData,
       codes: [Codes.VALIDATION, Codes.PROVIDER_OAUTH_MANAGED, Codes.PROVIDER_NOT_FOUND, Codes.PROVIDER_ID_TAKEN],
-      handler: async ({ params, body }) => ({ provider: await updateProvider(app, params.provider_id, body) }),
+      handler: async ({ params, body }) => ({ provider: await updateProvider(deps, params.provider_id, body) }),
     }),
     route({
       method: 'DELETE', path: '/api/v1/providers/{provider_id}', operationId: 'deleteProvider', summary: 'Delete a provider and its aliases (HTTP 204)', tags,
       params: ProviderIdParams, codes: [Codes.PROVIDER_OAUTH_MANAGED, Codes.PROVIDER_NOT_FOUND], successStatus: 204,
-      handler: ({ params }) => removeProvider(app, params.provider_id),
+      handler: ({ params }) => removeProvider(deps, params.provider_id),
     }),
     route({
       method: 'POST', path: '/api/v1/providers/{provider_id}:refresh', operationId: 'refreshProvider', summary: 'Re-discover one provider\'s models', tags,
       params: ProviderIdParams, data: RefreshReport, codes: [Codes.VALIDATION, Codes.PROVIDER_NOT_FOUND],
-      handler: ({ params }) => refreshOne(app, dir, params.provider_id),
+      handler: ({ params }) => refreshOne(deps, dir, params.provider_id),
     }),
     route({
       method: 'POST', path: '/api/v1/providers:refresh', operationId: 'refreshProviders', summary: 'Re-discover every provider\'s models (body ignored)', tags,
       data: RefreshReport, codes: [Codes.VALIDATION],
-      handler: () => refreshAll(app, dir, false),
+      handler: () => refreshAll(deps, dir, false),
     }),
     route({
       method: 'POST', path: '/api/v1/providers:refresh_providers', operationId: 'refreshOAuthProviders', summary: 'Re-discover OAuth-backed providers\' models', tags,
       data: RefreshReport, codes: [Codes.VALIDATION],
-      handler: () => refreshAll(app, dir, true),
+      handler: () => refreshAll(deps, dir, true),
     }),
     route({
       method: 'POST', path: '/api/v1/providers:import_catalog', operationId: 'importCatalogProvider', summary: 'Import a model-directory entry as a provider', tags,
       body: ImportCatalogBody, data: ImportCatalogData, successStatus: 201,
       codes: [Codes.VALIDATION, Codes.PROVIDER_OAUTH_MANAGED, Codes.CATALOG_ENTRY_NOT_IMPORTABLE, Codes.CATALOG_ENTRY_NOT_FOUND, Codes.MODEL_DIRECTORY_UNAVAILABLE],
-      handler: ({ body }) => importCatalog(app, dir, body),
+      handler: ({ body }) => importCatalog(deps, dir, body),
     }),
     route({
       method: 'POST', path: '/api/v1/providers:import_registry', operationId: 'importRegistryProviders', summary: 'Import every provider of a directory-shaped registry', tags,
       body: ImportRegistryBody, data: ImportRegistryData, successStatus: 201,
       codes: [Codes.VALIDATION, Codes.PROVIDER_OAUTH_MANAGED, Codes.REGISTRY_UNUSABLE],
-      handler: ({ body }) => importRegistry(app, body.url, body.api_key),
+      handler: ({ body }) => importRegistry(deps, body.url, body.api_key),
     }),
-    ...modelRoutes(app),
-    ...catalogRoutes(app, dir),
+    ...modelRoutes(deps),
+    ...catalogRoutes(dir),
   ];
 }

@@ -1,6 +1,5 @@
 import path from 'node:path';
 import type Koa from 'koa';
-import type { AppContext } from '../../app/context.ts';
 import { confine } from '../../fs/confine.ts';
 import { gitDiff } from '../../fs/diff.ts';
 import { gitStatus } from '../../fs/git-status.ts';
@@ -16,16 +15,21 @@ import {
 } from '../../protocol/schemas/fs-search.ts';
 import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 import { workspaceFsRoutes } from './workspace-fs.ts';
+import type { EventJournal } from '../../events/journal.ts';
+import type { SessionFsDeps } from '../../fs/scope.ts';
+import type { Clock } from '../../lib/clock.ts';
 
 const tags = ['file system'];
+
+export type FsSearchRouteDeps = SessionFsDeps & { journal: EventJournal; clock: Clock };
 
 /**
  * fs:search/grep/git_status/diff of a session, and the workspace-level
  * fs:search/suggest, which share one file-index cache.
  */
-export function fsSearchRoutes(app: AppContext): RouteDef[] {
-  const indexes = new FileIndexCache({ ...DEFAULT_INDEX_CACHE, now: () => app.clock.now().getTime() });
-  return [...sessionFsSearchRoutes(app, indexes), ...workspaceFsRoutes(app, indexes)];
+export function fsSearchRoutes(deps: FsSearchRouteDeps): RouteDef[] {
+  const indexes = new FileIndexCache({ ...DEFAULT_INDEX_CACHE, now: () => deps.clock.now().getTime() });
+  return [...sessionFsSearchRoutes(deps, indexes), ...workspaceFsRoutes(deps, indexes)];
 }
 
 /** Stops work for a client that has gone away. */
@@ -37,7 +41,7 @@ function clientGone(ctx: Koa.Context): AbortSignal {
   return ac.signal;
 }
 
-function sessionFsSearchRoutes(app: AppContext, indexes: FileIndexCache): RouteDef[] {
+function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache): RouteDef[] {
   const grepTimeoutMs = Number(process.env.SVC_CODE_GREP_TIMEOUT_MS) || DEFAULT_GREP_TIMEOUT_MS;
   const base = '/api/v1/sessions/{session_id}';
   return [
@@ -46,7 +50,7 @@ function sessionFsSearchRoutes(app: AppContext, indexes: FileIndexCache): RouteD
       params: FsSearchSlotParams, body: FsSearchBody, data: FsSearchData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT],
       handler: async ({ params, body }) => {
-        const root = await searchSlotRoot(app, params.session_id);
+        const root = await searchSlotRoot(deps, params.session_id);
         assertRuntime(body.runtime_id);
         const index = await indexes.get(root, body.follow_gitignore ?? true);
         return searchIndex(index, { ...body, limit: body.limit ?? 50, mode: 'search' });
@@ -57,7 +61,7 @@ function sessionFsSearchRoutes(app: AppContext, indexes: FileIndexCache): RouteD
       params: SessionIdParams, body: FsGrepBody, data: FsGrepData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT],
       handler: async ({ params, body, ctx }) => {
-        const s = findSession(app, params.session_id);
+        const s = findSession(deps, params.session_id);
         assertRuntime(body.runtime_id);
         return runGrep(await sessionRoot(s), {
           pattern: body.pattern,
@@ -82,13 +86,13 @@ function sessionFsSearchRoutes(app: AppContext, indexes: FileIndexCache): RouteD
       params: SessionIdParams, body: FsGitStatusBody, data: FsGitStatusData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.GIT_UNAVAILABLE, Codes.PATH_ESCAPE],
       handler: async ({ params, body }) => {
-        const s = findSession(app, params.session_id);
+        const s = findSession(deps, params.session_id);
         assertRuntime(body.runtime_id);
         const root = await sessionRoot(s);
         let specs = ['.'];
         if (body.paths) {
           // Paths in an additional dir belong to another tree: they cannot restrict this repository's entries.
-          const confined = await Promise.all(body.paths.map((p) => confine(app, s, p)));
+          const confined = await Promise.all(body.paths.map((p) => confine(deps, s, p)));
           specs = confined.filter((c) => c.root === s.cwd).map((c) => path.relative(root, c.abs) || '.');
         }
         const result = await gitStatus(root, specs.length ? specs : ['.']);
@@ -100,9 +104,9 @@ function sessionFsSearchRoutes(app: AppContext, indexes: FileIndexCache): RouteD
       params: SessionIdParams, body: FsDiffBody, data: FsDiffData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.GIT_UNAVAILABLE, Codes.PATH_ESCAPE],
       handler: async ({ params, body }) => {
-        const s = findSession(app, params.session_id);
+        const s = findSession(deps, params.session_id);
         assertRuntime(body.runtime_id);
-        const c = await confine(app, s, body.path);
+        const c = await confine(deps, s, body.path);
         const { diff, truncated } = await gitDiff(c.root, path.relative(c.root, c.abs) || '.');
         return { path: c.rel, diff, truncated };
       },

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { AppContext } from '../../app/context.ts';
 import { downloadFile } from '../../fs/download.ts';
 import type { LaunchEnv } from '../../fs/launch.ts';
 import { fsList, fsListMany } from '../../fs/list-actions.ts';
@@ -15,6 +14,7 @@ import {
   FileEntry, FsDownloadParams, FsListBody, FsListData, FsListManyBody, FsListManyData, FsMkdirBody, FsOpenBody, FsOpened,
   FsOpenInBody, FsPathBody, FsReadBody, FsReadData, FsRevealed, FsSessionParams, FsStatManyBody, FsStatManyData, RuntimeQuery,
 } from '../../protocol/schemas/fs.ts';
+import type { SessionFsDeps } from '../../fs/scope.ts';
 
 const BASE = '/api/v1/sessions/{session_id}/fs';
 const { VALIDATION, SESSION_NOT_FOUND, RUNTIME_NOT_FOUND, PATH_NOT_FOUND, PATH_ESCAPE, PERMISSION_DENIED } = Codes;
@@ -25,62 +25,62 @@ const COMMON = [VALIDATION, SESSION_NOT_FOUND, RUNTIME_NOT_FOUND];
  * live in session-fs-search.ts) and the download route. `launchEnv` gives
  * the environment open/open-in/reveal launch with, read at call time.
  */
-export function sessionFsRoutes(app: AppContext, launchEnv: () => LaunchEnv = () => ({ env: process.env, platform: process.platform })): RouteDef[] {
+export function sessionFsRoutes(deps: SessionFsDeps, launchEnv: () => LaunchEnv = () => ({ env: process.env, platform: process.platform })): RouteDef[] {
   const tags = ['fs'];
   const params = FsSessionParams;
   return [
     route({
       method: 'POST', path: `${BASE}:list`, operationId: 'fsList', summary: 'List a directory (optionally several levels deep)', tags,
       params, body: FsListBody, data: FsListData, codes: [...COMMON, PATH_NOT_FOUND, PATH_ESCAPE, PERMISSION_DENIED],
-      handler: ({ params: p, body }) => fsList(app, p.session_id, body),
+      handler: ({ params: p, body }) => fsList(deps, p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:read`, operationId: 'fsRead', summary: 'Read a file (a byte window of it)', tags,
       params, body: FsReadBody, data: FsReadData,
       codes: [...COMMON, PATH_NOT_FOUND, Codes.PATH_IS_DIRECTORY, Codes.BINARY_AS_UTF8, Codes.FILE_TOO_LARGE, PATH_ESCAPE, PERMISSION_DENIED],
-      handler: ({ params: p, body }) => fsRead(app, p.session_id, body),
+      handler: ({ params: p, body }) => fsRead(deps, p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:list_many`, operationId: 'fsListMany', summary: 'List several directories; failures fold into partial_errors', tags,
       params, body: FsListManyBody, data: FsListManyData, codes: COMMON,
-      handler: ({ params: p, body }) => fsListMany(app, p.session_id, body),
+      handler: ({ params: p, body }) => fsListMany(deps, p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:stat`, operationId: 'fsStat', summary: 'Describe one path', tags,
       params, body: FsPathBody, data: FileEntry, codes: [...COMMON, PATH_NOT_FOUND, PATH_ESCAPE, PERMISSION_DENIED],
-      handler: ({ params: p, body }) => fsStat(app, p.session_id, body),
+      handler: ({ params: p, body }) => fsStat(deps, p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:stat_many`, operationId: 'fsStatMany', summary: 'Describe several paths (null for missing ones)', tags,
       params, body: FsStatManyBody, data: FsStatManyData, codes: COMMON,
-      handler: ({ params: p, body }) => fsStatMany(app, p.session_id, body),
+      handler: ({ params: p, body }) => fsStatMany(deps, p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:mkdir`, operationId: 'fsMkdir', summary: 'Create a directory', tags,
       params, body: FsMkdirBody, data: FileEntry, codes: [...COMMON, PATH_NOT_FOUND, Codes.PATH_EXISTS, PATH_ESCAPE, PERMISSION_DENIED],
-      handler: ({ params: p, body }) => fsMkdir(app, p.session_id, body),
+      handler: ({ params: p, body }) => fsMkdir(deps, p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:open`, operationId: 'fsOpen', summary: 'Open a path with the default desktop application (local runtime)', tags,
       params, body: FsOpenBody, data: FsOpened, codes: [...COMMON, PATH_NOT_FOUND, PATH_ESCAPE, Codes.INTERNAL],
-      handler: ({ params: p, body }) => fsOpen(app, launchEnv(), p.session_id, body),
+      handler: ({ params: p, body }) => fsOpen(deps, launchEnv(), p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:open-in`, operationId: 'fsOpenIn', summary: 'Open a path in a configured application (local runtime)', tags,
       params, body: FsOpenInBody, data: FsOpened, codes: [...COMMON, PATH_NOT_FOUND, PATH_ESCAPE, Codes.INTERNAL],
-      handler: ({ params: p, body }) => fsOpenIn(app, launchEnv(), p.session_id, body),
+      handler: ({ params: p, body }) => fsOpenIn(deps, launchEnv(), p.session_id, body),
     }),
     route({
       method: 'POST', path: `${BASE}:reveal`, operationId: 'fsReveal', summary: 'Open the folder containing a path (local runtime)', tags,
       params, body: FsPathBody, data: FsRevealed, codes: [...COMMON, PATH_NOT_FOUND, PATH_ESCAPE, Codes.INTERNAL],
-      handler: ({ params: p, body }) => fsReveal(app, launchEnv(), p.session_id, body),
+      handler: ({ params: p, body }) => fsReveal(deps, launchEnv(), p.session_id, body),
     }),
     route({
       method: 'GET', path: `${BASE}/{*path}:download`, operationId: 'fsDownload',
       summary: 'Download a workspace file (Range 206, ETag 304); failures are envelopes with HTTP 200', tags, raw: true,
       params: FsDownloadParams, query: RuntimeQuery, codes: [VALIDATION, SESSION_NOT_FOUND, RUNTIME_NOT_FOUND, PATH_NOT_FOUND, PATH_ESCAPE, PERMISSION_DENIED],
       handler: async ({ params: p, query, ctx }) => {
-        const { abs, st } = await downloadFile(app, p.session_id, query.runtime_id, p.path);
+        const { abs, st } = await downloadFile(deps, p.session_id, query.runtime_id, p.path);
         sendFile(ctx, abs, st, { conditional: true, downloadName: path.basename(abs) });
       },
     }),

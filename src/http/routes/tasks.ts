@@ -1,4 +1,3 @@
-import type { AppContext } from '../../app/context.ts';
 import { findSession } from '../../sessions/lookup.ts';
 import type { LiveTask } from '../../tasks/task.ts';
 import { Codes } from '../../protocol/codes.ts';
@@ -7,6 +6,9 @@ import { route, type RouteDef } from '../route.ts';
 import { EmptyBody } from '../../protocol/schemas/sessions.ts';
 import { TaskCancelData, TaskDetachData, TaskListData, TaskListQuery, TaskObject, TaskParams, TaskReadQuery } from '../../protocol/schemas/tasks.ts';
 import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import type { ConfigService } from '../../config/service.ts';
+import type { SessionLookup } from '../../sessions/lookup.ts';
+import type { TaskService } from '../../tasks/service.ts';
 
 const tags = ['tasks'];
 const DEFAULT_OUTPUT_BYTES = 32768;
@@ -14,18 +16,20 @@ const DEFAULT_OUTPUT_BYTES = 32768;
 /** A task being stopped (grace period running) already has its terminal status decided. */
 const finalStatus = (t: LiveTask) => (t.stopReason === 'cancel' ? 'cancelled' : t.stopReason === 'timeout' ? 'failed' : t.status);
 
+export type TaskRouteDeps = SessionLookup & { tasks: TaskService; config: ConfigService };
+
 /**
  * Core "Background tasks": live-only, so a cold session lists none. A running foreground
  * Bash command is listed too (so it can be detached); once it ends in the foreground it is dropped.
  */
-export function taskRoutes(app: AppContext): RouteDef[] {
-  const taskOf = (p: { session_id: string; task_id: string }) => app.tasks.get(findSession(app, p.session_id).id, p.task_id);
+export function taskRoutes(deps: TaskRouteDeps): RouteDef[] {
+  const taskOf = (p: { session_id: string; task_id: string }) => deps.tasks.get(findSession(deps, p.session_id).id, p.task_id);
   return [
     route({
       method: 'GET', path: '/api/v1/sessions/{session_id}/tasks', operationId: 'listTasks', summary: 'Background tasks of the session', tags,
       params: SessionIdParams, query: TaskListQuery, data: TaskListData, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
       handler: ({ params, query }) => {
-        const all = app.tasks.list(findSession(app, params.session_id).id).map((t) => t.toObject());
+        const all = deps.tasks.list(findSession(deps, params.session_id).id).map((t) => t.toObject());
         return { items: query.status ? all.filter((t) => t.status === query.status) : all };
       },
     }),
@@ -36,7 +40,7 @@ export function taskRoutes(app: AppContext): RouteDef[] {
         const task = taskOf(params);
         const o: Record<string, unknown> = { ...task.toObject() };
         if (query.with_output) {
-          const text = await app.tasks.tail(task, query.output_bytes ?? DEFAULT_OUTPUT_BYTES);
+          const text = await deps.tasks.tail(task, query.output_bytes ?? DEFAULT_OUTPUT_BYTES);
           if (text) Object.assign(o, { output_preview: text, output_bytes: Buffer.byteLength(text) });
         }
         return o as never;
@@ -50,7 +54,7 @@ export function taskRoutes(app: AppContext): RouteDef[] {
         if (task.status !== 'running' || task.stopReason) {
           throw new ApiError(Codes.TASK_FINISHED, `task ${task.spec.id} already finished`, { data: { cancelled: false }, details: { current_status: finalStatus(task) } });
         }
-        app.tasks.cancel(task);
+        deps.tasks.cancel(task);
         return { cancelled: true };
       },
     }),
@@ -59,8 +63,8 @@ export function taskRoutes(app: AppContext): RouteDef[] {
       params: TaskParams, body: EmptyBody, data: TaskDetachData, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.TASK_NOT_FOUND],
       handler: async ({ params }) => {
         const task = taskOf(params);
-        const timeoutS = app.config.current().background.bash_task_timeout_s;
-        const detached = await app.tasks.detach(task, timeoutS * 1000);
+        const timeoutS = deps.config.current().background.bash_task_timeout_s;
+        const detached = await deps.tasks.detach(task, timeoutS * 1000);
         return { detached, status: task.status };
       },
     }),

@@ -1,12 +1,11 @@
-import type { AppContext } from '../../app/context.ts';
-import { generateTitle } from '../../engine/title.ts';
+import { generateTitle, type TitleDeps } from '../../engine/title.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
 import { GeneratedTitle, TitleGenerateBody } from '../../protocol/schemas/titles.ts';
 
 /** Core "Sessions": title generation with the session's model. */
-export function titleRoutes(app: AppContext): RouteDef[] {
+export function titleRoutes(deps: TitleDeps): RouteDef[] {
   return [
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/title/generate', operationId: 'generateSessionTitle', tags: ['sessions'],
@@ -15,7 +14,7 @@ export function titleRoutes(app: AppContext): RouteDef[] {
         + 'provider_misconfigured, no_content, title_exists (a title and no force), custom_title (a custom title always wins), backend_failed.',
       params: SessionIdParams, body: TitleGenerateBody, data: GeneratedTitle,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.TITLE_GENERATION_UNAVAILABLE, Codes.SESSION_BUSY],
-      handler: ({ params, body }) => generateTitle(app, params.session_id, { force: body.force, source: body.source }),
+      handler: ({ params, body }) => generateTitle(deps, params.session_id, { force: body.force, source: body.source }),
     }),
   ];
 }

@@ -2,8 +2,8 @@ import type { Journal } from '../../../journal/journal.ts';
 import { readOps } from '../../../projections/transcript/ops.ts';
 import type { TranscriptProjection } from '../../../projections/transcript/projection.ts';
 import { agentOf, plans, transcriptPage, userMessages } from '../../../projections/transcript/views.ts';
-import type { AppContext } from '../../app/context.ts';
-import { findSession } from '../../sessions/lookup.ts';
+import type { EngineRegistry } from '../../engine/runtime-registry.ts';
+import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { notFound, validationError } from '../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -15,23 +15,13 @@ import {
 const BASE = '/api/v1/sessions/{session_id}/transcript';
 
 /** What the transcript routes read. */
-export interface TranscriptRouteDeps {
+export interface TranscriptRouteDeps extends SessionLookup {
   /** The op window (`/ops`). */
   journal: Journal;
   /** Everything else: the folded transcripts. */
   transcripts: TranscriptProjection;
-  /** The session, or 40401. */
-  findSession(id: string): unknown;
   /** Whether the session's runtime is in memory: only then do answers carry `seq` and do ops reach back. */
-  isLive(id: string): boolean;
-}
-
-/** The dependencies out of the app context, until the server wires them itself. */
-export function transcriptDeps(app: AppContext): TranscriptRouteDeps {
-  return {
-    journal: app.journal, transcripts: app.transcripts,
-    findSession: (id) => findSession(app, id), isLive: (id) => app.engine.get(id) !== undefined,
-  };
+  engine: Pick<EngineRegistry, 'get'>;
 }
 
 const MUTUALLY_EXCLUSIVE = 'before_turn and after_turn are mutually exclusive';
@@ -46,11 +36,11 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
       summary: 'A page of an agent\'s turns (newest page without a cursor, items oldest first) and its global state',
       params: SessionIdParams, query: TranscriptQuery, data: TranscriptData, codes,
       handler: ({ params, query }) => {
-        deps.findSession(params.session_id);
+        findSession(deps, params.session_id);
         if (query.before_turn !== undefined && query.after_turn !== undefined) {
           throw validationError([{ field: 'before_turn', message: MUTUALLY_EXCLUSIVE }, { field: 'after_turn', message: MUTUALLY_EXCLUSIVE }]);
         }
-        const live = deps.isLive(params.session_id);
+        const live = (deps.engine.get(params.session_id) !== undefined);
         return transcripts.read(params.session_id, (state, seq) => {
           const page = transcriptPage(state, query, live ? seq : undefined);
           if (!page) throw validationError([{ field: query.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
@@ -63,8 +53,8 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
       summary: 'The agent\'s journaled events after since_seq as op batches (bounded to the last 1000 events; live sessions only)',
       params: SessionIdParams, query: OpsQuery, data: OpsData, codes,
       handler: ({ params, query }) => {
-        deps.findSession(params.session_id);
-        return readOps(deps.journal, params.session_id, query.agent_id, query.since_seq, deps.isLive(params.session_id));
+        findSession(deps, params.session_id);
+        return readOps(deps.journal, params.session_id, query.agent_id, query.since_seq, (deps.engine.get(params.session_id) !== undefined));
       },
     }),
     route({
@@ -72,7 +62,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
       summary: 'User messages of one agent or of every rostered agent, with their states and origins',
       params: SessionIdParams, query: UserMessagesQuery, data: UserMessagesData, codes,
       handler: ({ params, query }) => {
-        deps.findSession(params.session_id);
+        findSession(deps, params.session_id);
         return transcripts.read(params.session_id, (state) => {
           const ids = query.agent_id ? [query.agent_id] : [...state.roster.keys()];
           return { agents: ids.map((id) => userMessages(state, id)) };
@@ -84,7 +74,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
       summary: 'Plans of the agent\'s ExitPlanMode calls with their reviews',
       params: SessionIdParams, query: PlanQuery, data: PlanData, codes: [...codes, Codes.EXIT_PLAN_CALL_NOT_FOUND],
       handler: async ({ params, query }) => {
-        deps.findSession(params.session_id);
+        findSession(deps, params.session_id);
         const all = await transcripts.read(params.session_id, (state) => plans(agentOf(state, query.agent_id)));
         if (query.tool_call_id === undefined) return { agent_id: query.agent_id, plans: all };
         const one = all.filter((p) => p.tool_call_id === query.tool_call_id);

@@ -1,10 +1,12 @@
-import type { AppContext } from '../../app/context.ts';
 import type { FileIndexCache } from '../../fs/search-cache.ts';
 import { assertRuntime, workspaceRoot } from '../../fs/search-target.ts';
 import { searchIndex } from '../../fs/search.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { FsSearchData, WorkspaceFsSearchBody, WorkspaceFsSuggestBody } from '../../protocol/schemas/fs-search.ts';
+import type { EventJournal } from '../../events/journal.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { SessionLookup } from '../../sessions/lookup.ts';
 
 const tags = ['file system'];
 
@@ -12,7 +14,7 @@ const tags = ['file system'];
  * Workspace-level fs:search and fs:suggest (no session needed). Mounted by
  * fsSearchRoutes in session-fs-search.ts, which owns the shared index cache.
  */
-export function workspaceFsRoutes(app: AppContext, indexes: FileIndexCache): RouteDef[] {
+export function workspaceFsRoutes(deps: SessionLookup & { journal: EventJournal; clock: Clock }, indexes: FileIndexCache): RouteDef[] {
   const codes = [Codes.VALIDATION, Codes.WORKSPACE_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT];
   return [
     route({
@@ -20,7 +22,7 @@ export function workspaceFsRoutes(app: AppContext, indexes: FileIndexCache): Rou
       body: WorkspaceFsSearchBody, data: FsSearchData, codes,
       handler: async ({ body }) => {
         assertRuntime(body.runtime_id);
-        const root = await workspaceRoot(app, body.workspace);
+        const root = await workspaceRoot(deps, body.workspace);
         const index = await indexes.get(root, body.follow_gitignore ?? true);
         return searchIndex(index, { ...body, limit: body.limit ?? 50, mode: 'search' });
       },
@@ -30,7 +32,7 @@ export function workspaceFsRoutes(app: AppContext, indexes: FileIndexCache): Rou
       body: WorkspaceFsSuggestBody, data: FsSearchData, codes,
       handler: async ({ body }) => {
         assertRuntime(body.runtime_id);
-        const root = await workspaceRoot(app, body.workspace);
+        const root = await workspaceRoot(deps, body.workspace);
         const index = await indexes.get(root, body.follow_gitignore ?? true);
         return searchIndex(index, { ...body, limit: body.limit ?? 50, mode: 'suggest', showHidden: body.show_hidden ?? false });
       },

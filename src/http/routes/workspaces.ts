@@ -1,6 +1,5 @@
-import type { AppContext } from '../../app/context.ts';
 import { addDir } from '../../workspaces/add-dir.ts';
-import { deleteWorkspace, listWorkspaces, registerWorkspace, renameWorkspace, setWorkspaceTrust } from '../../workspaces/commands.ts';
+import { deleteWorkspace, listWorkspaces, registerWorkspace, renameWorkspace, setWorkspaceTrust, type WorkspaceCommandDeps } from '../../workspaces/commands.ts';
 import { findWorkspace } from '../../workspaces/service.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -10,49 +9,49 @@ import {
 } from '../../protocol/schemas/workspaces.ts';
 
 /** Part B "Workspaces": registration, rename, unregister, trust, add-dir. */
-export function workspaceRoutes(app: AppContext): RouteDef[] {
+export function workspaceRoutes(deps: WorkspaceCommandDeps): RouteDef[] {
   const tags = ['workspaces'];
   const params = WorkspaceIdParams;
   return [
     route({
       method: 'GET', path: '/api/v1/workspaces', operationId: 'listWorkspaces', summary: 'List workspaces, most recently opened first', tags,
       data: WorkspaceList,
-      handler: () => listWorkspaces(app),
+      handler: () => listWorkspaces(deps),
     }),
     route({
       method: 'POST', path: '/api/v1/workspaces', operationId: 'registerWorkspace', summary: 'Register a directory (idempotent on root)', tags,
       body: WorkspaceCreateBody, data: WorkspaceObject, codes: [Codes.VALIDATION, Codes.PATH_NOT_FOUND],
-      handler: ({ body }) => registerWorkspace(app, body),
+      handler: ({ body }) => registerWorkspace(deps, body),
     }),
     route({
       method: 'PATCH', path: '/api/v1/workspaces/{workspace_id}', operationId: 'renameWorkspace', summary: 'Rename a workspace', tags,
       params, body: WorkspacePatchBody, data: WorkspaceObject, codes: [Codes.VALIDATION, Codes.WORKSPACE_NOT_FOUND],
-      handler: ({ params: p, body }) => renameWorkspace(app, p.workspace_id, body.name),
+      handler: ({ params: p, body }) => renameWorkspace(deps, p.workspace_id, body.name),
     }),
     route({
       method: 'DELETE', path: '/api/v1/workspaces/{workspace_id}', operationId: 'deleteWorkspace', summary: 'Unregister a workspace (sessions stay on disk)', tags,
       params, data: WorkspaceDeleted, codes: [Codes.WORKSPACE_NOT_FOUND],
-      handler: ({ params: p }) => deleteWorkspace(app, p.workspace_id),
+      handler: ({ params: p }) => deleteWorkspace(deps, p.workspace_id),
     }),
     route({
       method: 'GET', path: '/api/v1/workspaces/{workspace_id}/trust', operationId: 'getWorkspaceTrust', summary: 'Whether the workspace is trusted', tags,
       params, data: WorkspaceTrust, codes: [Codes.WORKSPACE_NOT_FOUND],
-      handler: ({ params: p }) => ({ trusted: findWorkspace(app, p.workspace_id).trusted }),
+      handler: ({ params: p }) => ({ trusted: findWorkspace(deps, p.workspace_id).trusted }),
     }),
     route({
       method: 'POST', path: '/api/v1/workspaces/{workspace_id}/trust', operationId: 'trustWorkspace', summary: 'Trust the workspace (enables project config)', tags,
       params, data: WorkspaceTrust, codes: [Codes.WORKSPACE_NOT_FOUND],
-      handler: ({ params: p }) => setWorkspaceTrust(app, p.workspace_id, true),
+      handler: ({ params: p }) => setWorkspaceTrust(deps, p.workspace_id, true),
     }),
     route({
       method: 'POST', path: '/api/v1/workspaces/{workspace_id}/untrust', operationId: 'untrustWorkspace', summary: 'Untrust the workspace (disables project config)', tags,
       params, data: WorkspaceTrust, codes: [Codes.WORKSPACE_NOT_FOUND],
-      handler: ({ params: p }) => setWorkspaceTrust(app, p.workspace_id, false),
+      handler: ({ params: p }) => setWorkspaceTrust(deps, p.workspace_id, false),
     }),
     route({
       method: 'POST', path: '/api/v1/workspaces/{workspace_id}/add-dir', operationId: 'addWorkspaceDir', summary: 'Add a directory sessions of the workspace may use', tags,
       params, body: AddDirBody, data: AddDirData, codes: [Codes.VALIDATION, Codes.PATH_NOT_FOUND, Codes.WORKSPACE_NOT_FOUND],
-      handler: ({ params: p, body }) => addDir(app, p.workspace_id, body),
+      handler: ({ params: p, body }) => addDir(deps, p.workspace_id, body),
     }),
   ];
 }

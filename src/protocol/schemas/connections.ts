@@ -10,4 +10,7 @@ export const ConnectionItem = v.object({
   subscriptions: v.pipe(v.array(v.string()), v.description('subscribed session ids')),
 });
 
+/** One live connection as GET /api/v1/connections lists it. */
+export type ConnectionInfo = v.InferOutput<typeof ConnectionItem>;
+
 export const ConnectionsData = v.object({ connections: v.array(ConnectionItem) });

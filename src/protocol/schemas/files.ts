@@ -1,5 +1,7 @@
 import * as v from 'valibot';
-import { FILE_ID_RE } from '../../uploads/types.ts';
+
+/** `file_<ULID>`: also what keeps ids safe to use as directory names. */
+export const FILE_ID_RE = /^file_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** A multipart file part as koa-body (formidable) hands it over. */
 export interface UploadedPart {

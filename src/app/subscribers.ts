@@ -1,0 +1,72 @@
+import type { Journal } from '../../journal/journal.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { CommitWaits } from '../../journal/commit-waits.ts';
+import type { AutoTitle } from '../engine/auto-title.ts';
+import type { EngineRegistry } from '../engine/runtime-registry.ts';
+import type { TaskNotifier } from '../tasks/notify.ts';
+import type { TaskService } from '../tasks/service.ts';
+import type { TerminalService } from '../terminals/service.ts';
+import type { WsHub } from '../ws/hub.ts';
+import type { Instances } from './instances.ts';
+import type { Logger } from './logger.ts';
+
+/** A reaction to committed events: runs after each batch is on disk, never before. */
+export interface CommittedSubscriber {
+  name: string;
+  onCommitted(events: JournalEvent[]): void | Promise<unknown>;
+}
+
+/**
+ * Every reaction of the daemon to committed events, in the order they run. Projections are not
+ * here: they are derived in the append's own batch (projections/runner.ts).
+ */
+export function committedSubscribers(s: {
+  commits: Pick<CommitWaits, 'onCommitted'>;
+  instances: Pick<Instances, 'onCommitted'>;
+  terminals: Pick<TerminalService, 'onCommitted'>;
+  notes: Pick<TaskNotifier, 'onCommitted'>;
+  tasks: Pick<TaskService, 'onCommitted'>;
+  engine: Pick<EngineRegistry, 'onCommitted'>;
+  hub: Pick<WsHub, 'onCommitted'>;
+  autoTitle: Pick<AutoTitle, 'onCommitted'>;
+}): CommittedSubscriber[] {
+  return [
+    // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
+    { name: 'commit waits', onCommitted: s.commits.onCommitted },
+    // Any change: the next reconcile republishes this daemon's slot export (docs/multi-instance.md).
+    { name: 'instance export', onCommitted: s.instances.onCommitted },
+    // session.archived: the session's terminals are closed.
+    { name: 'terminals', onCommitted: s.terminals.onCommitted },
+    // turn.ended: task notes waiting for the turn are delivered.
+    { name: 'task notes', onCommitted: s.notes.onCommitted },
+    // session.archived: the session's tasks are killed.
+    { name: 'task cleanup', onCommitted: s.tasks.onCommitted },
+    // session.created: the new session's runtime loads without reading the journal.
+    { name: 'runtime bookkeeping', onCommitted: s.engine.onCommitted },
+    // Every event: durable frames to the WebSocket connections.
+    { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
+    // turn.ended of an untitled session: a title is generated (auto_session_title).
+    { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
+  ];
+}
+
+/**
+ * Registers the subscribers on the journal's `committed` event as one listener; returns its
+ * removal. A subscriber that throws (or rejects) is logged with its name: the journal's flush loop
+ * and the subscribers after it carry on.
+ */
+export function registerSubscribers(journal: Journal, subscribers: readonly CommittedSubscriber[], log: Logger): () => void {
+  const failed = (s: CommittedSubscriber) => (err: unknown) => log.error({ err, subscriber: s.name }, 'committed-event subscriber failed');
+  const dispatch = (events: JournalEvent[]): void => {
+    for (const s of subscribers) {
+      try {
+        const done = s.onCommitted(events);
+        if (done) done.catch(failed(s));
+      } catch (err) {
+        failed(s)(err);
+      }
+    }
+  };
+  journal.on('committed', dispatch);
+  return () => journal.off('committed', dispatch);
+}
