@@ -1,20 +1,18 @@
 import type { JournalEvent } from '../journal/types.ts';
-import type { DurableType, PayloadOf } from '../src/events/registry.ts';
+import type { DurableType, PayloadOf } from '../protocol/events/registry.ts';
 
 /**
- * The event contract the projections read: the registry's names and payload types, and the wire record
- * shapes the read models hold. This is the one file of projections/ that names src/, and only in type
- * imports (nothing of src/ is loaded through it): when the registry and the wire schemas move out of src/
- * (docs/architecture.md "Layers"), only these paths change.
+ * The event contract the projections read, from protocol/: the registry's names and payload types, and
+ * the wire record shapes the read models hold (docs/architecture.md "Layers").
  */
-export type { DurableType, EventType, PayloadOf } from '../src/events/registry.ts';
-export type { ContentPart, Message } from '../src/events/turns.ts';
-export type { SessionState } from '../src/events/session.ts';
-export type { WorkspaceState } from '../src/events/workspace.ts';
-export type { RememberedCall } from '../src/events/approvals.ts';
+export type { DurableType, EventType, PayloadOf } from '../protocol/events/registry.ts';
+export type { ContentPart, Message } from '../protocol/events/turns.ts';
+export type { SessionState } from '../protocol/events/session.ts';
+export type { WorkspaceState } from '../protocol/events/workspace.ts';
+export type { RememberedCall } from '../protocol/events/approvals.ts';
 export type {
   AgentRec, AttachmentRec, InteractionRec, PlanRec, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
-} from '../src/protocol/schemas/transcript.ts';
+} from '../protocol/schemas/transcript.ts';
 
 /** A journal event typed by its registry entry: a `switch` on `type` narrows `payload` to that entry's payload. */
 export type KnownEvent = {

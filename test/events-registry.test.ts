@@ -1,10 +1,10 @@
 import test from 'ava';
 import { Level } from 'level';
 import path from 'node:path';
-import { EventCheckError, eventIssues } from '../src/protocol/contract-check.ts';
+import { EventCheckError, eventIssues } from '../protocol/contract-check.ts';
 import { EventJournal } from '../src/events/journal.ts';
-import { eventDef, eventDefs, isBroadcast, transcriptRole } from '../src/events/registry.ts';
-import type { NewStreamEvent } from '../src/events/registry.ts';
+import { eventDef, eventDefs, isBroadcast, transcriptRole } from '../protocol/events/registry.ts';
+import type { NewStreamEvent } from '../protocol/events/registry.ts';
 import { buildAsyncApi } from '../src/ws/asyncapi.ts';
 import { tempDir } from './helpers/fs.ts';
 import { startTestServer } from './helpers/server.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { JournalEvent } from '../journal/types.ts';
-import { GUI_VALUE_MAX_BYTES } from '../src/protocol/schemas/gui-store.ts';
+import { GUI_VALUE_MAX_BYTES } from '../protocol/schemas/gui-store.ts';
 import { startTestServer } from './helpers/server.ts';
 
 const S = '/api/v1/gui/store';

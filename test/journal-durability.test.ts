@@ -1,5 +1,5 @@
 import test from 'ava';
-import { SessionEvents } from '../src/events/types.ts';
+import { SessionEvents } from '../protocol/events/types.ts';
 import { tempDir } from './helpers/fs.ts';
 import { api, killed, spawnDaemon } from './helpers/process.ts';
 import { startTestServer, tempHome } from './helpers/server.ts';

@@ -2,8 +2,8 @@ import test from 'ava';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
-// The layers (docs/architecture.md "Layers"): journal/ <- projections/ <- src/. Projections read the event
-// contract through projections/contract.ts only, in type imports, until the registry leaves src/.
+// The layers (docs/architecture.md "Layers"): journal/ <- protocol/ <- projections/ <- src/. Each imports only
+// the layers to its left (and packages).
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -32,14 +32,26 @@ test('journal/ imports neither src/ nor projections/', async (t) => {
   t.deepEqual(found, []);
 });
 
-test('projections/ imports nothing of src/ but the event contract, in type imports of projections/contract.ts', async (t) => {
+test('protocol/ imports only journal/ and packages', async (t) => {
+  const found: string[] = [];
+  let seen = 0;
+  for (const f of await sources('protocol')) {
+    for (const i of await imports(f)) {
+      seen += 1;
+      if (i.target === 'src' || i.target === 'projections') found.push(`${f}: ${i.text}`);
+    }
+  }
+  t.deepEqual(found, []);
+  t.true(seen > 50, 'the scan sees protocol/\'s imports');
+});
+
+test('projections/ imports nothing of src/: the event contract comes from protocol/', async (t) => {
   const found: string[] = [];
   let contract = 0;
   for (const f of await sources('projections')) {
     for (const i of await imports(f)) {
-      if (i.target !== 'src') continue;
-      if (f === path.join('projections', 'contract.ts') && i.typeOnly) contract += 1;
-      else found.push(`${f}: ${i.text}`);
+      if (i.target === 'protocol') contract += 1;
+      if (i.target === 'src') found.push(`${f}: ${i.text}`);
     }
   }
   t.deepEqual(found, []);

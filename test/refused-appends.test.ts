@@ -1,7 +1,7 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
 import { JournalEncodeError } from '../journal/errors.ts';
-import type { NewStreamEvent } from '../src/events/registry.ts';
+import type { NewStreamEvent } from '../protocol/events/registry.ts';
 import { journal as journalOf, prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
 
 /** Makes the journal refuse (as for a record it cannot encode) every append carrying `type`. */

@@ -1,6 +1,6 @@
 import test from 'ava';
 import WebSocket from 'ws';
-import { accessPolicy, hostName, isAllowedHost } from '../src/protocol/access/host.ts';
+import { accessPolicy, hostName, isAllowedHost } from '../protocol/access/host.ts';
 import { rawRequest } from './helpers/raw-http.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

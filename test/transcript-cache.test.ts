@@ -7,7 +7,7 @@ import { prompt, startEngine, until } from './helpers/engine.ts';
 import { tempDir } from './helpers/fs.ts';
 import { agentCall, say, turnEnded as mainTurnEnded } from './subagents-helpers.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-import type { NewStreamEvent } from '../src/events/registry.ts';
+import type { NewStreamEvent } from '../protocol/events/registry.ts';
 
 /** One turn of the main agent: prompt, user message, a tool call and its result, the answer. */
 function turnEvents(sid: string, n: number) {

@@ -5,9 +5,9 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthBan } from '../src/protocol/access/token.ts';
+import { AuthBan } from '../protocol/access/token.ts';
 import { WsHub } from '../src/ws/hub.ts';
-import { accessPolicy } from '../src/protocol/access/host.ts';
+import { accessPolicy } from '../protocol/access/host.ts';
 import { appendUnchecked } from './helpers/engine-events.ts';
 import { connectWs, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from './helpers/server.ts';
 

@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { defaultServeOptions } from '../../src/app/options.ts';
 import { startServer } from '../../src/app/server.ts';
-import { SessionEvents } from '../../src/events/types.ts';
+import { SessionEvents } from '../../protocol/events/types.ts';
 import { runBounded } from './pool.ts';
 
 export type HarnessRequest =

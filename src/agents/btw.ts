@@ -1,15 +1,15 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { Message } from '../events/turns.ts';
+import type { Message } from '../../protocol/events/turns.ts';
 import { loadMessages, replayContext } from '../engine/history.ts';
 import { sessionModel } from '../engine/model-resolve.ts';
 import { finishedPrompt } from '../engine/prompt-state.ts';
 import { SessionRuntime, type RuntimeDeps } from '../engine/runtime.ts';
 import { EngineEvents } from '../engine/events.ts';
-import type { PromptAcceptedPayload } from '../events/turns.ts';
+import type { PromptAcceptedPayload } from '../../protocol/events/turns.ts';
 import { SubagentEvents } from './events.ts';
-import type { SubagentSpawnedPayload } from '../events/subagents.ts';
+import type { SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
 import { SYSTEM_PROMPT_EVENT } from '../engine/system-prompt.ts';
-import type { SystemPromptRecord } from '../events/turns.ts';
+import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
 
 /** `:btw` agents may only read (Core: "limited to read-only tools Read, Grep, Glob"). */
 export const BTW_TOOLS = ['Read', 'Grep', 'Glob'] as const;

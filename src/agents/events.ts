@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Subagent lifecycle events on the session stream (Core Events "Subagents"; schemas: src/events/subagents.ts). */
 export const SubagentEvents = {

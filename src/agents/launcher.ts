@@ -1,4 +1,4 @@
-import type { SubagentFailure } from '../events/subagents.ts';
+import type { SubagentFailure } from '../../protocol/events/subagents.ts';
 import type { BoundModel } from './pool.ts';
 import type { SubagentTask } from './subagent-task.ts';
 

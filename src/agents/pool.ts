@@ -1,7 +1,7 @@
 import { EFFORTS } from '../config/defaults.ts';
 import type { Doc } from '../config/read.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
-import { validationError } from '../protocol/errors.ts';
+import { validationError } from '../../protocol/errors.ts';
 import { resolveModel, type ResolvedModel } from '../engine/model-resolve.ts';
 import type { ThinkingRequest } from '../providers/wire/types.ts';
 

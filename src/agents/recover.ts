@@ -1,11 +1,11 @@
 import { EngineEvents } from '../engine/events.ts';
-import type { Message, TurnEndedPayload } from '../events/turns.ts';
+import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import { SubagentEvents } from './events.ts';
-import type { SubagentSpawnedPayload } from '../events/subagents.ts';
+import type { SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
 import { subagentNotice } from './subagent-task.ts';
 import { CompactionEvents } from '../engine/compaction-events.ts';
-import type { CompactionFailedPayload } from '../events/compaction.ts';
-import type { NewEvent } from '../events/registry.ts';
+import type { CompactionFailedPayload } from '../../protocol/events/compaction.ts';
+import type { NewEvent } from '../../protocol/events/registry.ts';
 import type { Ids } from '../lib/ids.ts';
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };

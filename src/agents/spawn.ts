@@ -1,18 +1,18 @@
 import type { Logger } from '../app/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import { EngineEvents } from '../engine/events.ts';
-import type { Message, TurnEndedPayload } from '../events/turns.ts';
-import type { Usage } from '../events/common.ts';
+import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
+import type { Usage } from '../../protocol/events/common.ts';
 import { clientFor, type ClientCache, type TokenSource } from '../engine/model-resolve.ts';
 import type { ToolExecutor } from '../engine/tools.ts';
 import { runTurn, type LoopLimits, type TurnDeps, type TurnOutcome } from '../engine/turn.ts';
 import { subagentSystemPrompt } from '../engine/system-prompt.ts';
 import { truncateHead } from '../tools/truncate.ts';
 import { SubagentEvents } from './events.ts';
-import type { SubagentFailure, SubagentSpawnedPayload } from '../events/subagents.ts';
+import type { SubagentFailure, SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
 import type { BoundModel } from './pool.ts';
 import { SubagentTask } from './subagent-task.ts';
-import type { NewEvent } from '../events/registry.ts';
+import type { NewEvent } from '../../protocol/events/registry.ts';
 import type { TaskService } from '../tasks/service.ts';
 import type { SpawnRequest, SubagentLauncher, SubagentSettlement } from './launcher.ts';
 

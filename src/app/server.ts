@@ -12,7 +12,7 @@ import { WorkspaceRegistry } from '../../projections/workspaces/workspace-regist
 import { transcriptProjection, type TranscriptProjection } from '../../projections/transcript/projection.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
-import { accessPolicy } from '../protocol/access/host.ts';
+import { accessPolicy } from '../../protocol/access/host.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
 import { TerminalService } from '../terminals/service.ts';
@@ -28,8 +28,8 @@ import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.
 import { BuiltinToolExecutor } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
-import type { ContractChecker } from '../protocol/contract-check.ts';
-import type { ConnectionInfo } from '../protocol/schemas/connections.ts';
+import type { ContractChecker } from '../../protocol/contract-check.ts';
+import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
 import { EventJournal } from '../events/journal.ts';
 import { VolatileBus } from '../events/volatile-bus.ts';
 import { mark, tracing } from '../engine/trace.ts';

@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isTable, type Doc } from '../config/read.ts';
 
-export const REGIONS = ['mainland-cn', 'global'] as const;
-export type Region = (typeof REGIONS)[number];
+import { REGIONS, type Region } from '../../protocol/schemas/enums.ts';
+
+export { REGIONS, type Region };
 
 /** The OAuth host of each region when none is pinned (docs/login.md). */
 export const REGION_HOSTS: Record<Region, string> = {

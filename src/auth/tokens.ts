@@ -1,6 +1,6 @@
 import type { Logger } from '../app/logger.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { readCredential, writeCredential, type StoredCredential } from './credentials.ts';
 import { OAuthClient } from './oauth-client.ts';
 

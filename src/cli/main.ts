@@ -3,7 +3,7 @@ import { resolveHome } from '../app/home.ts';
 import { createLogger } from '../app/logger.ts';
 import { DEFAULT_PORT, defaultServeOptions, type ServeOptions } from '../app/options.ts';
 import { startServer } from '../app/server.ts';
-import { ContractChecker } from '../protocol/contract-check.ts';
+import { ContractChecker } from '../../protocol/contract-check.ts';
 
 const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
                       [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]

@@ -29,13 +29,7 @@ export const Defaults = {
   permission: { dangerous_command_guard: true },
 } as const;
 
-export const PERMISSION_MODES = ['manual', 'yolo', 'auto'] as const;
-export type PermissionModeName = (typeof PERMISSION_MODES)[number];
-
-export const PROVIDER_TYPES = ['svc', 'messages_api', 'chat_compat', 'chat_compat_responses', 'genai', 'cloud_ai'] as const;
-export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
-export const TOKEN_COUNTING_STRATEGIES = ['measured+estimated', 'measured', 'estimated'] as const;
-export const PRINT_BACKGROUND_MODES = ['exit', 'drain', 'steer'] as const;
+export { EFFORTS, PERMISSION_MODES, PRINT_BACKGROUND_MODES, PROVIDER_TYPES, TOKEN_COUNTING_STRATEGIES, type PermissionModeName } from '../../protocol/schemas/enums.ts';
 export const SERVICE_KEYS = ['pymodel_search', 'pymodel_fetch'] as const;
 export type ServiceKey = (typeof SERVICE_KEYS)[number];
 

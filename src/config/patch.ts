@@ -1,5 +1,5 @@
-import type { FieldIssue } from '../protocol/errors.ts';
-import type { ConfigPatch } from '../protocol/schemas/config.ts';
+import type { FieldIssue } from '../../protocol/errors.ts';
+import type { ConfigPatch } from '../../protocol/schemas/config.ts';
 import { PROVIDER_TYPES } from './defaults.ts';
 import { isTable, type Doc } from './read.ts';
 import { REDACTED } from './view.ts';

@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import type { EventJournal } from '../events/journal.ts';
-import type { PayloadOf } from '../events/registry.ts';
+import type { PayloadOf } from '../../protocol/events/registry.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../app/logger.ts';
-import { GlobalEvents } from '../events/types.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, validationError } from '../protocol/errors.ts';
-import type { ConfigPatch } from '../protocol/schemas/config.ts';
+import { GlobalEvents } from '../../protocol/events/types.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, validationError } from '../../protocol/errors.ts';
+import type { ConfigPatch } from '../../protocol/schemas/config.ts';
 import { ChangeBatcher } from './changes.ts';
 import { CHANGE_WINDOW_MS, FIRST_RUN_DOCUMENT } from './defaults.ts';
 import { readEnvOverrides, type EnvOverrides } from './env.ts';

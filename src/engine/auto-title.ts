@@ -2,7 +2,7 @@ import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { Logger } from '../app/logger.ts';
 import { EngineEvents } from './events.ts';
-import type { TurnEndedPayload } from '../events/turns.ts';
+import type { TurnEndedPayload } from '../../protocol/events/turns.ts';
 import { generateTitle, type TitleDeps } from './title.ts';
 
 export interface AutoTitle {

@@ -1,7 +1,7 @@
 import type { ConfigService } from '../config/service.ts';
-import { Codes } from '../protocol/codes.ts';
+import { Codes } from '../../protocol/codes.ts';
 import type { LiveSessions } from '../sessions/live.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import type { EngineRegistry } from './runtime-registry.ts';
 import { compactable } from './compaction.ts';

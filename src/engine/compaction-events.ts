@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Names of the compaction and undo events (schemas: src/events/compaction.ts; docs/compaction-undo.md). */
 export const CompactionEvents = {

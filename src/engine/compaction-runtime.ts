@@ -2,7 +2,7 @@ import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { ConfigService } from '../config/service.ts';
 import { contextLimit } from '../sessions/info.ts';
 import { compactable, contextNow, type CompactionDeps, type CompactionInput } from './compaction.ts';
-import type { Message } from '../events/turns.ts';
+import type { Message } from '../../protocol/events/turns.ts';
 import type { ToolExecutor } from './tools.ts';
 import type { LoopLimits } from './turn.ts';
 

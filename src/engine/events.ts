@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /**
  * Names of the agent engine's events (issue 3); their streams and payload schemas are in the

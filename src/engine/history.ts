@@ -4,10 +4,10 @@ import { findSessionMedia } from '../media/session-media.ts';
 import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
 import { CompactionEvents } from './compaction-events.ts';
-import type { CompactionCompletedPayload, SessionUndonePayload } from '../events/compaction.ts';
+import type { CompactionCompletedPayload, SessionUndonePayload } from '../../protocol/events/compaction.ts';
 import { survivors, undoOf } from '../../projections/undo.ts';
 import { EngineEvents } from './events.ts';
-import type { ContentPart, Message, MessageCreatedPayload } from '../events/turns.ts';
+import type { ContentPart, Message, MessageCreatedPayload } from '../../protocol/events/turns.ts';
 
 const PAGE = 1000;
 

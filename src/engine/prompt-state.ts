@@ -1,4 +1,4 @@
-import type { ContentPart, PromptAcceptedPayload } from '../events/turns.ts';
+import type { ContentPart, PromptAcceptedPayload } from '../../protocol/events/turns.ts';
 
 export type PromptStatus = 'queued' | 'running' | 'completed' | 'aborted';
 

@@ -2,16 +2,16 @@ import type { SessionIndex } from '../../projections/session-index/session-index
 import type { SubagentLauncher } from '../agents/launcher.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
 import { compact, type CompactionDeps } from './compaction.ts';
 import { CompactionSlot } from './compaction-slot.ts';
 import { compactionInput, needsAutoCompaction } from './compaction-runtime.ts';
 import { CompactionEvents } from './compaction-events.ts';
-import type { CompactionTrigger } from '../events/compaction.ts';
+import type { CompactionTrigger } from '../../protocol/events/compaction.ts';
 import { EngineEvents } from './events.ts';
-import type { Message, TurnEndedPayload } from '../events/turns.ts';
+import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import { clientFor, clientNow, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
@@ -22,7 +22,7 @@ type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 import { logFailure, type Logger } from '../app/logger.ts';
-import type { NewStreamEvent } from '../events/registry.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /** Per-turn choices made at acceptance (model, thinking, disabled tools). */
 export interface TurnPlan {

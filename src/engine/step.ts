@@ -1,5 +1,5 @@
 import type { ModelClient, ModelRequest, ModelStreamPart, ProviderMeta, Usage as WireUsage, WireError } from '../providers/wire/types.ts';
-import type { ContentPart } from '../events/turns.ts';
+import type { ContentPart } from '../../protocol/events/turns.ts';
 import type { ToolCall } from './tools.ts';
 import { markHere } from './trace.ts';
 

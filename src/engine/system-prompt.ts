@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Project instructions read into the system prompt (larger files are cut, with a note). */
 const AGENTS_FILE = 'AGENTS.md';

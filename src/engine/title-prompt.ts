@@ -1,10 +1,11 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { ModelRequest } from '../providers/wire/types.ts';
 import { EngineEvents } from './events.ts';
-import type { ContentPart, MessageCreatedPayload, PromptAcceptedPayload } from '../events/turns.ts';
+import type { ContentPart, MessageCreatedPayload, PromptAcceptedPayload } from '../../protocol/events/turns.ts';
 
-export const TITLE_SOURCES = ['user_prompts', 'first_turn', 'digest'] as const;
-export type TitleSource = (typeof TITLE_SOURCES)[number];
+import type { TitleSource } from '../../protocol/schemas/enums.ts';
+
+export type { TitleSource };
 
 export const MAX_TITLE_CHARS = 80;
 const PER_PROMPT_CHARS = 500;

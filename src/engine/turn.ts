@@ -6,15 +6,15 @@ import type { Ids } from '../lib/ids.ts';
 import type { MediaFiles } from '../media/file-part.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents } from './events.ts';
-import type { ContentPart, Message, TurnReason } from '../events/turns.ts';
-import type { Usage } from '../events/common.ts';
+import type { ContentPart, Message, TurnReason } from '../../protocol/events/turns.ts';
+import type { Usage } from '../../protocol/events/common.ts';
 import { estimateTokens, toModelMessages } from './history.ts';
 import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 import { ToolEvents } from '../tools/events.ts';
 import { mark, traced, tracing } from './trace.ts';
-import type { NewEvent, PayloadOf } from '../events/registry.ts';
+import type { NewEvent, PayloadOf } from '../../protocol/events/registry.ts';
 
 export const MAIN_AGENT = 'main';
 

@@ -1,5 +1,5 @@
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { sessionStatus, type SessionInfoDeps } from '../sessions/info.ts';
 import { ensureNotBusy, findOwnedSession, findSession, type OwnedSessionLookup } from '../sessions/lookup.ts';

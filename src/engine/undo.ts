@@ -1,9 +1,9 @@
 import { messageChars } from '../../projections/usage/estimate.ts';
 import { undoOf } from '../../projections/undo.ts';
 import { CompactionEvents } from './compaction-events.ts';
-import type { SessionUndonePayload } from '../events/compaction.ts';
+import type { SessionUndonePayload } from '../../protocol/events/compaction.ts';
 import { EngineEvents } from './events.ts';
-import type { Message, MessageCreatedPayload } from '../events/turns.ts';
+import type { Message, MessageCreatedPayload } from '../../protocol/events/turns.ts';
 
 /**
  * `:undo`: which messages the last `count` turns are. An undo point is a user prompt (a user

@@ -1,7 +1,7 @@
 import { Journal, type JournalOptions } from '../../journal/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
-import { EventCheckError, type ContractChecker } from '../protocol/contract-check.ts';
-import type { NewStreamEvent } from './registry.ts';
+import { EventCheckError, type ContractChecker } from '../../protocol/contract-check.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /**
  * The journal as src/ appends to it: every event typed by its registry entry (a wrong payload fails

@@ -1,5 +1,5 @@
-import type { ContractChecker } from '../protocol/contract-check.ts';
-import type { PayloadOf, VolatileType } from './registry.ts';
+import type { ContractChecker } from '../../protocol/contract-check.ts';
+import type { PayloadOf, VolatileType } from '../../protocol/events/registry.ts';
 
 /** Receives every volatile publish (the WebSocket hub's fan-out). */
 export type VolatileListener = (sessionId: string, type: VolatileType, payload: unknown, offset?: number) => void;

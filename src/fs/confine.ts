@@ -1,8 +1,8 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { additionalDirs, type WorkspaceDirsDeps } from '../workspaces/add-dir.ts';
 
 /** A path proven to stay inside the session's workspace or one of its additional dirs. */

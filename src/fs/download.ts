@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { validationError } from '../protocol/errors.ts';
+import { validationError } from '../../protocol/errors.ts';
 import { fsError, pathNotFound } from './errors.ts';
 import { fsSession, resolvePath, type SessionFsDeps } from './scope.ts';
 

@@ -1,5 +1,5 @@
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 
 export function errno(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException)?.code;

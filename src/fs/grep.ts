@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rgPath } from '@vscode/ripgrep';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, validationError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, validationError } from '../../protocol/errors.ts';
 import { GrepCollector, type GrepFile, type GrepLimits } from './grep-collect.ts';
 
 export const DEFAULT_GREP_TIMEOUT_MS = 10_000;

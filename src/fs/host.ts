@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { validationError } from '../protocol/errors.ts';
+import { validationError } from '../../protocol/errors.ts';
 import type { SessionLookup } from '../sessions/lookup.ts';
 import { listWorkspaces } from '../workspaces/commands.ts';
 import { errno, fsError, isADirectory, notADirectory, pathNotFound } from './errors.ts';

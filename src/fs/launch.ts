@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 
 /** Where launchers come from: the daemon's environment and platform (passed in, so tests can vary them). */
 export interface LaunchEnv {

@@ -1,5 +1,5 @@
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import type { FileEntry } from './entry.ts';
 import { gitStatusMap, type GitStatusMap } from './git-status-map.ts';
 import { listTree, type ListOptions, type ListSort } from './list.ts';

@@ -8,7 +8,7 @@ import type { GitStatusMap } from './git-status-map.ts';
 import { IgnoreChain } from './ignore-chain.ts';
 import { mapLimit } from './pool.ts';
 import { compileGlob } from '../lib/glob.ts';
-import { validationError } from '../protocol/errors.ts';
+import { validationError } from '../../protocol/errors.ts';
 
 export type ListSort = 'type_first' | 'name_asc' | 'name_desc' | 'mtime_desc' | 'size_desc';
 

@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { RUNTIMES } from '../sessions/info.ts';
 import { findSession, type SessionLookup } from '../sessions/lookup.ts';
 import type { WorkspaceDirsDeps } from '../workspaces/add-dir.ts';

@@ -1,4 +1,4 @@
-import { validationError } from '../protocol/errors.ts';
+import { validationError } from '../../protocol/errors.ts';
 import { compileGlob } from '../lib/glob.ts';
 
 export type PathTest = (path: string) => boolean;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound } from '../../protocol/errors.ts';
 import { RUNTIMES } from '../sessions/info.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';

@@ -1,6 +1,6 @@
 import { lstat } from 'node:fs/promises';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { describe, type FileEntry } from './entry.ts';
 import { fsError } from './errors.ts';
 import { countChildren, type ListOptions } from './list.ts';

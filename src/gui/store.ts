@@ -1,7 +1,7 @@
 import { GUI_STREAM } from '../../journal/keys.ts';
 import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { EventJournal } from '../events/journal.ts';
-import { GuiEvents } from '../events/types.ts';
+import { GuiEvents } from '../../protocol/events/types.ts';
 
 /** The GUI projection (reads) and the journal (writes). */
 export interface GuiDeps {

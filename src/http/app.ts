@@ -1,13 +1,13 @@
 import Koa from 'koa';
-import { AuthBan } from '../protocol/access/token.ts';
+import { AuthBan } from '../../protocol/access/token.ts';
 import { authMiddleware } from './middleware/auth.ts';
 import { envelopeMiddleware } from './middleware/envelope.ts';
 import { originMiddleware } from './middleware/origin.ts';
 import { hostMiddleware } from './middleware/host.ts';
-import type { AccessPolicy } from '../protocol/access/host.ts';
+import type { AccessPolicy } from '../../protocol/access/host.ts';
 import { actionRewrite, buildRouter, canonicalPathMiddleware, notFoundFallback } from './register.ts';
 import type { RouteDef } from './route.ts';
-import type { ContractChecker } from '../protocol/contract-check.ts';
+import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
 import type { Logger } from '../app/logger.ts';
 import type { Ids } from '../lib/ids.ts';

@@ -1,4 +1,4 @@
-import { schemaToJson } from '../protocol/json-schema.ts';
+import { schemaToJson } from '../../protocol/json-schema.ts';
 import type { RouteDef } from './route.ts';
 
 type Json = Record<string, unknown>;

@@ -4,14 +4,14 @@ import Router from '@koa/router';
 import mime from 'mime-types';
 import type Koa from 'koa';
 import { koaBody } from 'koa-body';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, unsupportedAction, validationError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, unsupportedAction, validationError } from '../../protocol/errors.ts';
 import { rewriteActionPath, toRouterPath, type MultipartOptions, type RouteDef } from './route.ts';
 import { canonicalPath } from './request-path.ts';
-import { parseOrThrow } from '../protocol/validate.ts';
+import { parseOrThrow } from '../../protocol/validate.ts';
 import { mark, tracing } from '../engine/trace.ts';
-import { mappedError } from '../protocol/error-mapping.ts';
-import type { ContractChecker } from '../protocol/contract-check.ts';
+import { mappedError } from '../../protocol/error-mapping.ts';
+import type { ContractChecker } from '../../protocol/contract-check.ts';
 
 const JSON_LIMIT = '16mb';
 

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import * as v from 'valibot';
-import type { Code } from '../protocol/codes.ts';
+import type { Code } from '../../protocol/codes.ts';
 
 type AnySchema = v.GenericSchema<any, any>;
 type Out<S> = S extends AnySchema ? v.InferOutput<S> : undefined;

@@ -1,7 +1,7 @@
-import type { ContentPart } from '../events/turns.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound, validationError } from '../protocol/errors.ts';
-import type { PromptInput } from '../protocol/schemas/prompts.ts';
+import type { ContentPart } from '../../protocol/events/turns.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound, validationError } from '../../protocol/errors.ts';
+import type { PromptInput } from '../../protocol/schemas/prompts.ts';
 import type { Logger } from '../app/logger.ts';
 import type { ResolvedUpload } from '../uploads/service.ts';
 import type { MediaFiles } from './file-part.ts';

@@ -4,7 +4,7 @@ import { copyFile, cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node
 import path from 'node:path';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
-import { validationError } from '../protocol/errors.ts';
+import { validationError } from '../../protocol/errors.ts';
 
 /**
  * Binary media committed with a session's prompts (decoded base64 image and

@@ -1,7 +1,7 @@
 import { dangerousReason } from './dangerous.ts';
 import { firstMatch, PATH_TOOLS } from './rules.ts';
 import type { PermissionMode, PermissionRule } from './types.ts';
-import type { RememberedCall } from '../events/approvals.ts';
+import type { RememberedCall } from '../../protocol/events/approvals.ts';
 
 export interface PolicyInput {
   mode: PermissionMode;

@@ -10,7 +10,7 @@ import { decide } from './policy.ts';
 import { configRules, subjectOf } from './rules.ts';
 import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef } from './types.ts';
 import { logFailure } from '../app/logger.ts';
-import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../events/approvals.ts';
+import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../../protocol/events/approvals.ts';
 
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const DISPLAY_MAX = 2_000;

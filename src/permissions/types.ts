@@ -1,5 +1,5 @@
-import type { ApprovalOption } from '../events/approvals.ts';
-import type { EventType } from '../events/registry.ts';
+import type { ApprovalOption } from '../../protocol/events/approvals.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /**
  * The permission gate the tool executor calls before running each tool:

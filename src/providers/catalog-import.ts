@@ -1,5 +1,5 @@
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, validationError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, validationError } from '../../protocol/errors.ts';
 import type { CatalogEntry, ModelDirectory } from './catalog.ts';
 import { toProviderItem, type ProviderItem } from './models.ts';
 import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';

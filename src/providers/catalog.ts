@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../app/logger.ts';
 import { isTable, type Doc } from '../config/read.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound } from '../../protocol/errors.ts';
 
 /** Core "GET /api/v1/catalog/providers" item. */
 export interface CatalogModel {

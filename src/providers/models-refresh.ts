@@ -1,7 +1,7 @@
 import type { AuthService } from '../auth/service.ts';
 import { isTable, type Doc } from '../config/read.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound } from '../../protocol/errors.ts';
 import { checkImportable, entryModels } from './catalog-import.ts';
 import type { ModelDirectory } from './catalog.ts';
 import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';

@@ -1,6 +1,6 @@
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
-import type { ProviderCreate, ProviderUpdate } from '../protocol/schemas/providers.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
+import type { ProviderCreate, ProviderUpdate } from '../../protocol/schemas/providers.ts';
 import { toProviderItem, type ProviderItem } from './models.ts';
 import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';
 import {

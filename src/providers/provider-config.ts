@@ -1,7 +1,7 @@
 import { PROVIDER_TYPES } from '../config/defaults.ts';
 import { isTable, type Doc } from '../config/read.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound, validationError, type FieldIssue } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound, validationError, type FieldIssue } from '../../protocol/errors.ts';
 
 /**
  * Provider and alias writes on the raw config document (pure functions: the

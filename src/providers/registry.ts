@@ -1,6 +1,6 @@
 import { isTable, type Doc } from '../config/read.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, validationError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, validationError } from '../../protocol/errors.ts';
 import { fetchDirectory, type CatalogEntry } from './catalog.ts';
 import { entryModels } from './catalog-import.ts';
 import { toProviderItem, type ProviderItem } from './models.ts';

@@ -1,5 +1,5 @@
 import type { QuestionOutcome } from './types.ts';
-import type { Answer, QuestionEntry, QuestionItem } from '../events/questions.ts';
+import type { Answer, QuestionEntry, QuestionItem } from '../../protocol/events/questions.ts';
 
 export interface FieldIssue {
   field: string;

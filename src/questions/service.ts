@@ -6,8 +6,8 @@ import type { Ids } from '../lib/ids.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import { QuestionEvents, type QuestionOutcome } from './types.ts';
-import type { AnswerBody, DismissReason, QuestionDismissedPayload, QuestionEntry, QuestionItem } from '../events/questions.ts';
-import type { NewEvent } from '../events/registry.ts';
+import type { AnswerBody, DismissReason, QuestionDismissedPayload, QuestionEntry, QuestionItem } from '../../protocol/events/questions.ts';
+import type { NewEvent } from '../../protocol/events/registry.ts';
 
 /** Default lifetime of a pending question, like approvals (24 h); `new QuestionService(deps, {timeoutMs})` overrides it. */
 export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
-import type { AnswerBody, DismissReason, QuestionItem } from '../events/questions.ts';
-import type { EventType } from '../events/registry.ts';
+import type { AnswerBody, DismissReason, QuestionItem } from '../../protocol/events/questions.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Journal event types of questions (session stream; schemas: src/events/questions.ts). */
 export const QuestionEvents = {

@@ -1,13 +1,13 @@
 import type { Logger } from '../app/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
-import type { SessionBatchResult } from '../protocol/schemas/sessions-v2.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
+import type { SessionBatchResult } from '../../protocol/schemas/sessions-v2.ts';
 import { archiveEvents, archiveSession, restoreEvents, restoreSession } from './commands.ts';
 import type { LiveSessions } from './live.ts';
 import { findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
-import type { NewStreamEvent } from '../events/registry.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 export type BatchAction = 'archive' | 'restore';
 

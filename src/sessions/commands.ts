@@ -8,17 +8,17 @@ import type { EventJournal } from '../events/journal.ts';
 import type { LiveSessions } from './live.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { GlobalEvents, SessionEvents } from '../events/types.ts';
-import type { SessionState } from '../events/session.ts';
-import { validationError } from '../protocol/errors.ts';
-import { LIMITS } from '../protocol/schemas/common.ts';
-import { assertJsonBounds } from '../protocol/schemas/json-bounds.ts';
+import { GlobalEvents, SessionEvents } from '../../protocol/events/types.ts';
+import type { SessionState } from '../../protocol/events/session.ts';
+import { validationError } from '../../protocol/errors.ts';
+import { LIMITS } from '../../protocol/schemas/common.ts';
+import { assertJsonBounds } from '../../protocol/schemas/json-bounds.ts';
 import { copySessionMedia, removeAllSessionMedia } from '../media/session-media.ts';
 import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { ensureNotBusy, findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
-import type { NewStreamEvent } from '../events/registry.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /** What the session commands read, append to and stamp with. */
 export interface SessionCommandDeps extends OwnedSessionLookup {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import type { Clock } from '../lib/clock.ts';
-import type { GitInfo } from '../protocol/schemas/sessions-v2.ts';
+import type { GitInfo } from '../../protocol/schemas/sessions-v2.ts';
 
 const TTL_MS = 60_000;
 const GIT_TIMEOUT_MS = 2_000;

@@ -6,9 +6,9 @@ import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { effectiveModel } from '../providers/models.ts';
-import { SessionEvents } from '../events/types.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { SessionEvents } from '../../protocol/events/types.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import type { LiveSessions } from './live.ts';
 import { findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 

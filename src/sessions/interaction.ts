@@ -1,8 +1,8 @@
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { EngineEvents } from '../engine/events.ts';
-import type { StatusChangedPayload } from '../events/session.ts';
-import type { NewStreamEvent } from '../events/registry.ts';
+import type { StatusChangedPayload } from '../../protocol/events/session.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { LiveSessions } from './live.ts';
 

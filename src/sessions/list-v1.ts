@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { validationError } from '../protocol/errors.ts';
-import type { SessionListQuery } from '../protocol/schemas/sessions.ts';
+import { validationError } from '../../protocol/errors.ts';
+import type { SessionListQuery } from '../../protocol/schemas/sessions.ts';
 import { resolveWorkspaceAlias } from '../workspaces/service.ts';
 import type { LiveSessions } from './live.ts';
 import type { SessionLookup } from './lookup.ts';

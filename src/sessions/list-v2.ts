@@ -1,6 +1,6 @@
 import type { SessionRecord, SessionSort } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
-import type { SessionListV2QueryOut, SessionV2Item } from '../protocol/schemas/sessions-v2.ts';
+import type { SessionListV2QueryOut, SessionV2Item } from '../../protocol/schemas/sessions-v2.ts';
 import { toWorkspaceObject } from '../workspaces/service.ts';
 import type { GitInfoCache } from './git-info.ts';
 import { takePage, type SessionListDeps } from './list-v1.ts';

@@ -1,8 +1,8 @@
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import type { Instances } from '../app/instances.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound } from '../../protocol/errors.ts';
 import type { LiveSessions } from './live.ts';
 
 /** The read models a session lookup consults. */

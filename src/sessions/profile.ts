@@ -4,13 +4,13 @@ import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { LiveSessions } from './live.ts';
-import { GlobalEvents, SessionEvents } from '../events/types.ts';
-import type { GoalSnapshot } from '../events/session.ts';
-import { LIMITS } from '../protocol/schemas/common.ts';
-import { assertJsonBounds } from '../protocol/schemas/json-bounds.ts';
+import { GlobalEvents, SessionEvents } from '../../protocol/events/types.ts';
+import type { GoalSnapshot } from '../../protocol/events/session.ts';
+import { LIMITS } from '../../protocol/schemas/common.ts';
+import { assertJsonBounds } from '../../protocol/schemas/json-bounds.ts';
 import { findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
-import type { NewStreamEvent } from '../events/registry.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 export interface ProfileInput {
   title?: string;

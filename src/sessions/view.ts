@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type * as v from 'valibot';
-import type { SessionObject as SessionObjectSchema } from '../protocol/schemas/sessions.ts';
+import type { SessionObject as SessionObjectSchema } from '../../protocol/schemas/sessions.ts';
 import type { LiveSessions } from './live.ts';
 
 type SessionObject = v.InferOutput<typeof SessionObjectSchema>;

@@ -1,6 +1,6 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { NewStreamEvent, EventType, PayloadOf } from '../events/registry.ts';
-import type { ContentPart } from '../events/turns.ts';
+import type { NewStreamEvent, EventType, PayloadOf } from '../../protocol/events/registry.ts';
+import type { ContentPart } from '../../protocol/events/turns.ts';
 import { sessionSkills, userSkill, type SkillDeps } from './catalog.ts';
 import type { Skill } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import type { ConfigService } from '../config/service.ts';
 import { additionalDirs, type WorkspaceDirsDeps } from '../workspaces/add-dir.ts';
 import { skillRoots } from './roots.ts';

@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Session-stream events of background tasks (journaled) and volatile shell frames (schemas: src/events/tasks.ts). */
 export const TaskEvents = {

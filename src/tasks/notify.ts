@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { EngineEvents } from '../engine/events.ts';
-import type { Message } from '../events/turns.ts';
+import type { Message } from '../../protocol/events/turns.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';

@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Terminal lifecycle facts, journaled on the session's stream (schemas: src/events/terminals.ts). Output never is. */
 export const TerminalEvents = {

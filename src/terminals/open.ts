@@ -1,9 +1,9 @@
 import { confine } from '../fs/confine.ts';
 import type { WorkspaceDirsDeps } from '../workspaces/add-dir.ts';
 import type { TerminalService } from './service.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
-import type { TerminalCreateBody, TerminalObject } from '../protocol/schemas/terminals.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
+import type { TerminalCreateBody, TerminalObject } from '../../protocol/schemas/terminals.ts';
 import { RUNTIMES } from '../sessions/info.ts';
 import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import { existingDirectory } from '../workspaces/service.ts';

@@ -1,8 +1,8 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, validationError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, validationError } from '../../protocol/errors.ts';
 
 /** Environment variables the daemon must not hand to a shell (its own access token). */
 const PRIVATE_ENV = ['SVC_CODE_SERVER_TOKEN'];

@@ -1,5 +1,5 @@
 import pty from 'node-pty';
-import type { TerminalObject, TerminalStatus } from '../protocol/schemas/terminals.ts';
+import type { TerminalObject, TerminalStatus } from '../../protocol/schemas/terminals.ts';
 import type { WsConnection } from '../ws/connection.ts';
 import { terminalExitFrame, terminalOutputFrame } from '../ws/server-frames.ts';
 import { signalGroup, signalSession } from './kill.ts';

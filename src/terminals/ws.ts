@@ -1,5 +1,5 @@
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import type { WsConnection } from '../ws/connection.ts';
 import type { TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload } from '../ws/frames.ts';
 import { ok, type Outcome } from '../ws/outcome.ts';

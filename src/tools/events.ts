@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Event types of tool execution (schemas: src/events/tools.ts, deltas.ts). */
 export const ToolEvents = {

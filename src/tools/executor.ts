@@ -5,14 +5,14 @@ import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine } from '../fs/confine.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import { ToolEvents } from './events.ts';
 import { toolAllowed, unknownEntries } from './filter.ts';
 import { gateOf } from './gate.ts';
 import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
 import { truncateHead } from './truncate.ts';
 import { ToolError, type ToolContext, type ToolDef, type ToolDeps } from './types.ts';
-import type { NewEvent } from '../events/registry.ts';
+import type { NewEvent } from '../../protocol/events/registry.ts';
 
 export { ToolEvents };
 

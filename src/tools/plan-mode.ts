@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { ApprovalResolvedPayload } from '../events/approvals.ts';
+import type { ApprovalResolvedPayload } from '../../protocol/events/approvals.ts';
 import { PLAN_MODE_RULES, PLAN_REVIEW_OPTIONS, PlanOptions, setAgentConfig } from './plan-state.ts';
 import { ToolError, defineTool, type ToolContext, type ToolDef } from './types.ts';
 

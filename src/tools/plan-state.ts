@@ -1,5 +1,5 @@
 import type { EventJournal } from '../events/journal.ts';
-import { SessionEvents } from '../events/types.ts';
+import { SessionEvents } from '../../protocol/events/types.ts';
 
 /**
  * Changes the session's agent_config the way POST /sessions/{id}/profile does (the same

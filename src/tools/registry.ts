@@ -1,4 +1,4 @@
-import { schemaToJson } from '../protocol/json-schema.ts';
+import { schemaToJson } from '../../protocol/json-schema.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { askUserQuestionTool } from './ask-user-question.ts';

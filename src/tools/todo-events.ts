@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Journaled event types of the todo and plan-mode tools (schemas: src/events/todos.ts). */
 export const TodoEvents = {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { TodoEvents } from './todo-events.ts';
-import { TODO_STATUSES, type TodoItem, type TodoUpdatedPayload } from '../events/todos.ts';
+import { TODO_STATUSES, type TodoItem, type TodoUpdatedPayload } from '../../protocol/events/todos.ts';
 import { defineTool, type ToolDef } from './types.ts';
 
 const Todo = v.object({

@@ -6,8 +6,8 @@ import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../app/logger.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound } from '../../protocol/errors.ts';
 import { isMissing, UploadDisk } from './disk.ts';
 import { FILE_ID_RE, UploadEvents, uploadLimitsFromEnv, type UploadLimits, type UploadMeta } from './types.ts';
 

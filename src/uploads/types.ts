@@ -1,4 +1,4 @@
-import type { EventType } from '../events/registry.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** What is stored beside each upload (meta.json) and returned on the wire. */
 export interface UploadMeta {
@@ -24,7 +24,7 @@ export const UploadEvents = {
 } as const satisfies Record<string, EventType>;
 
 // The wire schema owns the id's shape; the store checks ids (and directory names) with the same pattern.
-export { FILE_ID_RE } from '../protocol/schemas/files.ts';
+export { FILE_ID_RE } from '../../protocol/schemas/files.ts';
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
 export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;

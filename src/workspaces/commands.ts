@@ -4,7 +4,7 @@ import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-r
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { WorkspaceDirs } from './extra-dirs.ts';
-import { GlobalEvents } from '../events/types.ts';
+import { GlobalEvents } from '../../protocol/events/types.ts';
 import { existingDirectory, findWorkspace, toWorkspaceObject, workspaceUpsertEvents } from './service.ts';
 
 /** What the workspace commands read and append to. */

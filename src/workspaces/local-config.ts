@@ -1,7 +1,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import { validationError } from '../protocol/errors.ts';
+import { validationError } from '../../protocol/errors.ts';
 import { writeFileAtomic } from '../lib/fs-atomic.ts';
 
 type Table = Record<string, unknown>;

@@ -4,12 +4,12 @@ import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord, WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import type { Clock } from '../lib/clock.ts';
-import { GlobalEvents } from '../events/types.ts';
-import type { WorkspaceState } from '../events/workspace.ts';
-import { Codes } from '../protocol/codes.ts';
-import { ApiError, notFound } from '../protocol/errors.ts';
+import { GlobalEvents } from '../../protocol/events/types.ts';
+import type { WorkspaceState } from '../../protocol/events/workspace.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError, notFound } from '../../protocol/errors.ts';
 import { workspaceIdFor } from './ids.ts';
-import type { NewStreamEvent } from '../events/registry.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /** The wire workspace object. */
 export function toWorkspaceObject(deps: { sessions: SessionIndex }, w: WorkspaceRecord, extraSessions = 0) {

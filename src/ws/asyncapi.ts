@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
-import { schemaToJson } from '../protocol/json-schema.ts';
-import type { EventDef } from '../events/define.ts';
-import { eventDefs } from '../events/registry.ts';
+import { schemaToJson } from '../../protocol/json-schema.ts';
+import type { EventDef } from '../../protocol/events/define.ts';
+import { eventDefs } from '../../protocol/events/registry.ts';
 import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
   SubscribeV2AckPayload, TerminalResizeAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type WebSocket from 'ws';
-import { LIMITS } from '../protocol/schemas/common.ts';
-import { toFieldIssues } from '../protocol/validate.ts';
+import { LIMITS } from '../../protocol/schemas/common.ts';
+import { toFieldIssues } from '../../protocol/validate.ts';
 import type { WsConnection } from './connection.ts';
 import { terminalAttach, terminalDetach, terminalInput, terminalResize, type TerminalFrameDeps } from '../terminals/ws.ts';
 import {

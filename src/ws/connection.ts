@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
-import type { ConnectionInfo } from '../protocol/schemas/connections.ts';
+import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
 import { carries, gradeOf, suppressesLegacy, type HeldOp, type TranscriptSub } from './transcript-sub.ts';
 
 /** A frame waiting behind a cursor replay. */

@@ -8,7 +8,7 @@ import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
 import { opsFrame } from './transcript-frames.ts';
 import { isDeltaType, transcriptAgent } from './transcript-sub.ts';
-import { eventDef } from '../events/registry.ts';
+import { eventDef } from '../../protocol/events/registry.ts';
 
 /** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */
 const VOLATILE_FLUSH_MS = 4;

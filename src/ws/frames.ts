@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { AgentId, Id, LIMITS, SafeUint, boundedArray, maxString, objectOnly } from '../protocol/schemas/common.ts';
-import { TerminalDimension, TerminalStatus } from '../protocol/schemas/terminals.ts';
+import { AgentId, Id, LIMITS, SafeUint, boundedArray, maxString, objectOnly } from '../../protocol/schemas/common.ts';
+import { TerminalDimension, TerminalStatus } from '../../protocol/schemas/terminals.ts';
 
 /** Client request frames of `/api/v1/ws` (Core "Connection and frames"); every value bounded as on REST. */
 

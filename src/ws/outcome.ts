@@ -1,7 +1,7 @@
 import type { Logger } from '../app/logger.ts';
-import { Codes } from '../protocol/codes.ts';
-import type { FieldIssue } from '../protocol/errors.ts';
-import { mappedError } from '../protocol/error-mapping.ts';
+import { Codes } from '../../protocol/codes.ts';
+import type { FieldIssue } from '../../protocol/errors.ts';
+import { mappedError } from '../../protocol/error-mapping.ts';
 
 /** What a client frame answers: the ack's fields, and work to run once the ack is sent. */
 export interface Outcome {

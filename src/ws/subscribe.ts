@@ -1,5 +1,5 @@
-import { Codes } from '../protocol/codes.ts';
-import { ApiError } from '../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import { ApiError } from '../../protocol/errors.ts';
 import type { Logger } from '../app/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';

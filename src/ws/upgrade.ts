@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Codes, type Code } from '../protocol/codes.ts';
-import { BEARER_SUBPROTOCOL_PREFIX, bearerFrom, tokenMatches, type AuthBan } from '../protocol/access/token.ts';
-import { isAllowedOrigin } from '../protocol/access/origin.ts';
-import { hostRefusal, isAllowedHost, type AccessPolicy } from '../protocol/access/host.ts';
+import { Codes, type Code } from '../../protocol/codes.ts';
+import { BEARER_SUBPROTOCOL_PREFIX, bearerFrom, tokenMatches, type AuthBan } from '../../protocol/access/token.ts';
+import { isAllowedOrigin } from '../../protocol/access/origin.ts';
+import { hostRefusal, isAllowedHost, type AccessPolicy } from '../../protocol/access/host.ts';
 
 export const WS_PATH = '/api/v1/ws';
 

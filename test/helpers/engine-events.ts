@@ -1,8 +1,8 @@
 import { EngineEvents } from '../../src/engine/events.ts';
-import type { ContentPart, Message } from '../../src/events/turns.ts';
-import type { Usage } from '../../src/events/common.ts';
+import type { ContentPart, Message } from '../../protocol/events/turns.ts';
+import type { Usage } from '../../protocol/events/common.ts';
 import { tempDir } from './fs.ts';
-import type { DurableType, NewStreamEvent, PayloadOf } from '../../src/events/registry.ts';
+import type { DurableType, NewStreamEvent, PayloadOf } from '../../protocol/events/registry.ts';
 import type { TestServer } from './server.ts';
 import { Journal } from '../../journal/journal.ts';
 import type { PendingEvent } from '../../journal/types.ts';

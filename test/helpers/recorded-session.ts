@@ -1,5 +1,5 @@
-import type { NewStreamEvent } from '../../src/events/registry.ts';
-import type { Message } from '../../src/events/turns.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import type { Message } from '../../protocol/events/turns.ts';
 
 /**
  * A session's events as the engine journals them, every transcript family touched: two main turns (a prompt,

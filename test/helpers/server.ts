@@ -5,7 +5,7 @@ import pino from 'pino';
 import { defaultServeOptions, type ServeOptions } from '../../src/app/options.ts';
 import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
-import { ContractChecker, formatViolations } from '../../src/protocol/contract-check.ts';
+import { ContractChecker, formatViolations } from '../../protocol/contract-check.ts';
 import { TestClock } from './clock.ts';
 
 export { connectWs, TEST_TOKEN, TestClock, type Envelope, type WsClient };

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { schemaToJson } from '../../src/protocol/json-schema.ts';
+import { schemaToJson } from '../../protocol/json-schema.ts';
 import { ClientPayloads } from '../../src/ws/frames.ts';
 import { startTestServer } from '../helpers/server.ts';
 import { unboundedFields, unboundedRequestFields } from './schema-walk.ts';

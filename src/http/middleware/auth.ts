@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { bannedError, bearerFrom, tokenMatches, unauthorizedError, type AuthBan } from '../../protocol/access/token.ts';
+import { bannedError, bearerFrom, tokenMatches, unauthorizedError, type AuthBan } from '../../../protocol/access/token.ts';
 import { HEALTHZ_PATH, isApiPath } from '../request-path.ts';
 
 /**

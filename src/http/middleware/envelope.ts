@@ -1,8 +1,8 @@
 import type Koa from 'koa';
 import type { Ids } from '../../lib/ids.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { mappedError } from '../../protocol/error-mapping.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { mappedError } from '../../../protocol/error-mapping.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 import { jsonBody } from '../serialize.ts';
 import type { Logger } from '../../app/logger.ts';
 

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
-import { ApiError } from '../../protocol/errors.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { hostRefusal, isAllowedHost, type AccessPolicy } from '../../protocol/access/host.ts';
+import { ApiError } from '../../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { hostRefusal, isAllowedHost, type AccessPolicy } from '../../../protocol/access/host.ts';
 
 /** Refuses requests whose Host names the daemon by a name it was not given. */
 export function hostMiddleware(policy: AccessPolicy): Koa.Middleware {

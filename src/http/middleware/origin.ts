@@ -1,8 +1,8 @@
 import type Koa from 'koa';
-import { ApiError } from '../../protocol/errors.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { isAllowedOrigin } from '../../protocol/access/origin.ts';
-import type { AccessPolicy } from '../../protocol/access/host.ts';
+import { ApiError } from '../../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { isAllowedOrigin } from '../../../protocol/access/origin.ts';
+import type { AccessPolicy } from '../../../protocol/access/host.ts';
 
 export function originMiddleware(policy: AccessPolicy): Koa.Middleware {
   return async (ctx, next) => {

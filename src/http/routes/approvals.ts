@@ -1,9 +1,9 @@
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ApprovalList, ApprovalListQuery, ApprovalParams, ApprovalResolveBody, ApprovalResolved } from '../../protocol/schemas/approvals.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { ApprovalList, ApprovalListQuery, ApprovalParams, ApprovalResolveBody, ApprovalResolved } from '../../../protocol/schemas/approvals.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { PermissionService } from '../../permissions/service.ts';
 

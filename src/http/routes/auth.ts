@@ -2,11 +2,11 @@ import * as v from 'valibot';
 import { readAccount, UsageReport, UserInfo } from '../../auth/account.ts';
 import { modelsReady, providersCount } from '../../auth/readiness.ts';
 import { MANAGED_PROVIDER, type AuthService } from '../../auth/service.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   AuthProviderQuery, AuthStatusData, AuthStatusQuery, AuthSummary, LoginBody, LoginCancelResult, LoginFlowSnapshot, LogoutBody, LogoutResult, OAuthRegion,
-} from '../../protocol/schemas/auth.ts';
+} from '../../../protocol/schemas/auth.ts';
 import type { ConfigService } from '../../config/service.ts';
 
 const tags = ['auth'];

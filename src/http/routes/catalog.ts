@@ -1,7 +1,7 @@
 import type { ModelDirectory } from '../../providers/catalog.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { CatalogEntry, CatalogIdParams, CatalogList } from '../../protocol/schemas/providers.ts';
+import { CatalogEntry, CatalogIdParams, CatalogList } from '../../../protocol/schemas/providers.ts';
 
 const tags = ['catalog'];
 

@@ -1,6 +1,6 @@
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ConfigPatchBody, ConfigView } from '../../protocol/schemas/config.ts';
+import { ConfigPatchBody, ConfigView } from '../../../protocol/schemas/config.ts';
 import type { ConfigService } from '../../config/service.ts';
 
 /** Core "Config": the resolved global config (secrets redacted) and its merge-patch. */

@@ -1,5 +1,5 @@
 import { route, type RouteDef } from '../route.ts';
-import { ConnectionsData, type ConnectionInfo } from '../../protocol/schemas/connections.ts';
+import { ConnectionsData, type ConnectionInfo } from '../../../protocol/schemas/connections.ts';
 
 /** Part B "Search and connections": live WebSocket connections. */
 export function connectionRoutes(deps: { connections(): ConnectionInfo[] }): RouteDef[] {

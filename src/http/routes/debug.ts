@@ -2,10 +2,10 @@ import v8 from 'node:v8';
 import * as v from 'valibot';
 import { isLoopbackHost, type ServeOptions } from '../../app/options.ts';
 import type { EventJournal } from '../../events/journal.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { notFound } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { notFound } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { Id, queryInt } from '../../protocol/schemas/common.ts';
+import { Id, queryInt } from '../../../protocol/schemas/common.ts';
 
 const StreamParams = v.object({ stream: Id });
 const EventsQuery = v.object({ from_seq: v.optional(queryInt(1, Number.MAX_SAFE_INTEGER)), limit: v.optional(queryInt(1, 10_000)) });

@@ -1,10 +1,10 @@
 import { formatBytes } from '../../uploads/types.ts';
 import type { ResolvedUpload, UploadService } from '../../uploads/service.ts';
 import { sendFile } from '../binary.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { FileDeleted, FileIdParams, FileObject, FileUploadBody } from '../../protocol/schemas/files.ts';
+import { FileDeleted, FileIdParams, FileObject, FileUploadBody } from '../../../protocol/schemas/files.ts';
 import type { Logger } from '../../app/logger.ts';
 
 /** This download is the one endpoint with real HTTP statuses for lookup and storage errors (Core "Errors"). */

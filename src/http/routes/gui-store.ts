@@ -1,7 +1,7 @@
 import { clearGui, removeGuiItem, setGuiItem, type GuiDeps } from '../../gui/store.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { GuiItem, GuiKeyBody, GuiKeyQuery, GuiLength, GuiNull, GuiSetItemBody } from '../../protocol/schemas/gui-store.ts';
+import { GuiItem, GuiKeyBody, GuiKeyQuery, GuiLength, GuiNull, GuiSetItemBody } from '../../../protocol/schemas/gui-store.ts';
 
 /** Part B "GUI store": server-backed localStorage. */
 export function guiStoreRoutes(deps: GuiDeps): RouteDef[] {

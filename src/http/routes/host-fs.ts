@@ -1,8 +1,8 @@
 import { browse, contentFile, home, hostMkdir } from '../../fs/host.ts';
 import { sendFile } from '../binary.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { HostBrowseData, HostBrowseQuery, HostHomeData, HostMkdirBody, HostMkdirData, HostPathQuery } from '../../protocol/schemas/fs.ts';
+import { HostBrowseData, HostBrowseQuery, HostHomeData, HostMkdirBody, HostMkdirData, HostPathQuery } from '../../../protocol/schemas/fs.ts';
 import type { SessionLookup } from '../../sessions/lookup.ts';
 
 /** Part B host file routes: any path of this machine, gated only by the token (folder pickers, previews). */

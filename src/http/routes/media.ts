@@ -1,10 +1,10 @@
 import * as v from 'valibot';
 import { findSessionMedia } from '../../media/session-media.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { sendFile } from '../binary.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { Id } from '../../protocol/schemas/common.ts';
+import { Id } from '../../../protocol/schemas/common.ts';
 import type { Logger } from '../../app/logger.ts';
 import type { MediaFiles } from '../../media/file-part.ts';
 import type { SessionLookup } from '../../sessions/lookup.ts';

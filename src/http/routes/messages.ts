@@ -1,11 +1,11 @@
 import type * as v from 'valibot';
 import type { MessageLog, MessagePage as Page } from '../../../projections/messages/message-log.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { notFound, validationError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { notFound, validationError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { MessageListQuery, MessageObject, MessagePage, MessageParams } from '../../protocol/schemas/messages.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { MessageListQuery, MessageObject, MessagePage, MessageParams } from '../../../protocol/schemas/messages.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 
 const DEFAULT_PAGE = 50;

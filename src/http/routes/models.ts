@@ -1,8 +1,8 @@
 import { listModelItems, toModelItem } from '../../providers/models.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { notFound, validationError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { notFound, validationError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ModelIdParams, ModelList, SetDefaultData } from '../../protocol/schemas/providers.ts';
+import { ModelIdParams, ModelList, SetDefaultData } from '../../../protocol/schemas/providers.ts';
 import type { ConfigService } from '../../config/service.ts';
 
 const tags = ['models'];

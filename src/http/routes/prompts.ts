@@ -3,11 +3,11 @@ import { acceptPrompt, type IntakeDeps } from '../../engine/prompt-intake.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { SessionRuntime } from '../../engine/runtime.ts';
 import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { PromptBody, PromptList, PromptObject, PromptTailParams, SteerBody, SteerResult } from '../../protocol/schemas/prompts.ts';
-import { EmptyBody, SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { PromptBody, PromptList, PromptObject, PromptTailParams, SteerBody, SteerResult } from '../../../protocol/schemas/prompts.ts';
+import { EmptyBody, SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 
 const tags = ['prompts'];
 

@@ -4,13 +4,13 @@ import { listProviderItems, toProviderItem } from '../../providers/models.ts';
 import { refreshAll, refreshOne, type RefreshDeps } from '../../providers/models-refresh.ts';
 import { createProvider, removeProvider, updateProvider } from '../../providers/provider-config-commands.ts';
 import { importRegistry } from '../../providers/registry.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { notFound } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { notFound } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   ImportCatalogBody, ImportCatalogData, ImportRegistryBody, ImportRegistryData, ProviderCreateBody, ProviderDetail, ProviderIdParams, ProviderItem,
   ProviderList, ProviderUpdateBody, ProviderUpdateData, RefreshReport,
-} from '../../protocol/schemas/providers.ts';
+} from '../../../protocol/schemas/providers.ts';
 import { catalogRoutes } from './catalog.ts';
 import { modelRoutes } from './models.ts';
 import type { Logger } from '../../app/logger.ts';

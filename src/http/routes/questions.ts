@@ -1,11 +1,11 @@
 import { answerIssues } from '../../questions/answers.ts';
 import type { QuestionService, ResolveResult } from '../../questions/service.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError, validationError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError, validationError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { QuestionAnswerBody, QuestionAnswered, QuestionDismissed, QuestionList, QuestionListQuery, QuestionParams } from '../../protocol/schemas/questions.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { QuestionAnswerBody, QuestionAnswered, QuestionDismissed, QuestionList, QuestionListQuery, QuestionParams } from '../../../protocol/schemas/questions.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 
 const tags = ['questions'];
 const CODES = [Codes.SESSION_NOT_FOUND, Codes.QUESTION_NOT_FOUND, Codes.ALREADY_RESOLVED, Codes.QUESTION_TIMED_OUT];

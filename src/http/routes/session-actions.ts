@@ -5,9 +5,9 @@ import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
 import { toSessionObject } from '../../sessions/view.ts';
 import { requestCompaction } from '../../engine/compaction-action.ts';
 import { undoTurns } from '../../engine/undo-action.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ChildrenQuery, CompactBody, EmptyBody, ForkBody, SessionIdParams, SessionObject, SessionPage, UndoBody } from '../../protocol/schemas/sessions.ts';
+import { ChildrenQuery, CompactBody, EmptyBody, ForkBody, SessionIdParams, SessionObject, SessionPage, UndoBody } from '../../../protocol/schemas/sessions.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { SessionInfoDeps } from '../../sessions/info.ts';
 

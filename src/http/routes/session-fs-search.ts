@@ -8,12 +8,12 @@ import { DEFAULT_INDEX_CACHE, FileIndexCache } from '../../fs/search-cache.ts';
 import { assertRuntime, searchSlotRoot, sessionRoot } from '../../fs/search-target.ts';
 import { searchIndex } from '../../fs/search.ts';
 import { findSession } from '../../sessions/lookup.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   FsDiffBody, FsDiffData, FsGitStatusBody, FsGitStatusData, FsGrepBody, FsGrepData, FsSearchBody, FsSearchData, FsSearchSlotParams,
-} from '../../protocol/schemas/fs-search.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+} from '../../../protocol/schemas/fs-search.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 import { workspaceFsRoutes } from './workspace-fs.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { SessionFsDeps } from '../../fs/scope.ts';

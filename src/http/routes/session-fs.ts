@@ -7,13 +7,13 @@ import { fsOpen, fsOpenIn, fsReveal } from '../../fs/open.ts';
 import { fsRead } from '../../fs/read.ts';
 import { fsStat, fsStatMany } from '../../fs/stat.ts';
 import { sendFile } from '../binary.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { validationError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { validationError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   FileEntry, FsDownloadParams, FsListBody, FsListData, FsListManyBody, FsListManyData, FsMkdirBody, FsOpenBody, FsOpened,
   FsOpenInBody, FsPathBody, FsReadBody, FsReadData, FsRevealed, FsSessionParams, FsStatManyBody, FsStatManyData, RuntimeQuery,
-} from '../../protocol/schemas/fs.ts';
+} from '../../../protocol/schemas/fs.ts';
 import type { SessionFsDeps } from '../../fs/scope.ts';
 
 const BASE = '/api/v1/sessions/{session_id}/fs';

@@ -2,9 +2,9 @@ import * as v from 'valibot';
 import { bindRuntime, sessionStatus, sessionWarnings, type SessionInfoDeps } from '../../sessions/info.ts';
 import { findSession } from '../../sessions/lookup.ts';
 import { updateProfile } from '../../sessions/profile.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ProfileBody, RuntimeBinding, RuntimeBody, SessionIdParams, SessionObject, SessionStatus, Warnings } from '../../protocol/schemas/sessions.ts';
+import { ProfileBody, RuntimeBinding, RuntimeBody, SessionIdParams, SessionObject, SessionStatus, Warnings } from '../../../protocol/schemas/sessions.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { SessionCommandDeps } from '../../sessions/commands.ts';
 

@@ -1,9 +1,9 @@
 import { batchArchiveRestore } from '../../sessions/batch-v2.ts';
 import { GitInfoCache } from '../../sessions/git-info.ts';
 import { listSessionsV2 } from '../../sessions/list-v2.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { SessionBatchBody, SessionBatchData, SessionListV2Data, SessionListV2Query } from '../../protocol/schemas/sessions-v2.ts';
+import { SessionBatchBody, SessionBatchData, SessionListV2Data, SessionListV2Query } from '../../../protocol/schemas/sessions-v2.ts';
 import type { SessionListDeps } from '../../sessions/list-v1.ts';
 
 const LIST_SUMMARY = [

@@ -3,12 +3,12 @@ import { findSession } from '../../sessions/lookup.ts';
 import { sessionSkills, workspaceSkills } from '../../skills/catalog.ts';
 import { toDescriptor } from '../../skills/types.ts';
 import { findWorkspace } from '../../workspaces/service.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import type { PromptInput } from '../../protocol/schemas/prompts.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
-import { ActivateSkillBody, ActivateSkillResult, SkillList, SkillTailParams } from '../../protocol/schemas/skills.ts';
-import { WorkspaceIdParams } from '../../protocol/schemas/workspaces.ts';
+import type { PromptInput } from '../../../protocol/schemas/prompts.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
+import { ActivateSkillBody, ActivateSkillResult, SkillList, SkillTailParams } from '../../../protocol/schemas/skills.ts';
+import { WorkspaceIdParams } from '../../../protocol/schemas/workspaces.ts';
 import type { IntakeDeps } from '../../engine/prompt-intake.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 

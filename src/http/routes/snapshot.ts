@@ -1,8 +1,8 @@
 import { sessionSnapshot, type SnapshotDeps } from '../../sessions/snapshot.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { SessionSnapshot } from '../../protocol/schemas/messages.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { SessionSnapshot } from '../../../protocol/schemas/messages.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 
 export function snapshotRoutes(deps: SnapshotDeps): RouteDef[] {
   return [

@@ -1,11 +1,11 @@
 import { findSession } from '../../sessions/lookup.ts';
 import type { LiveTask } from '../../tasks/task.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { EmptyBody } from '../../protocol/schemas/sessions.ts';
-import { TaskCancelData, TaskDetachData, TaskListData, TaskListQuery, TaskObject, TaskParams, TaskReadQuery } from '../../protocol/schemas/tasks.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { EmptyBody } from '../../../protocol/schemas/sessions.ts';
+import { TaskCancelData, TaskDetachData, TaskListData, TaskListQuery, TaskObject, TaskParams, TaskReadQuery } from '../../../protocol/schemas/tasks.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 import type { ConfigService } from '../../config/service.ts';
 import type { SessionLookup } from '../../sessions/lookup.ts';
 import type { TaskService } from '../../tasks/service.ts';

@@ -1,9 +1,9 @@
 import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
 import { openTerminal, type TerminalOpenDeps } from '../../terminals/open.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { EmptyBody, SessionIdParams } from '../../protocol/schemas/sessions.ts';
-import { TerminalClosedData, TerminalCreateBody, TerminalListData, TerminalObject, TerminalParams } from '../../protocol/schemas/terminals.ts';
+import { EmptyBody, SessionIdParams } from '../../../protocol/schemas/sessions.ts';
+import { TerminalClosedData, TerminalCreateBody, TerminalListData, TerminalObject, TerminalParams } from '../../../protocol/schemas/terminals.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 
 const tags = ['terminals'];

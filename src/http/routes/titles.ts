@@ -1,8 +1,8 @@
 import { generateTitle, type TitleDeps } from '../../engine/title.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
-import { GeneratedTitle, TitleGenerateBody } from '../../protocol/schemas/titles.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
+import { GeneratedTitle, TitleGenerateBody } from '../../../protocol/schemas/titles.ts';
 
 /** Core "Sessions": title generation with the session's model. */
 export function titleRoutes(deps: TitleDeps): RouteDef[] {

@@ -2,9 +2,9 @@ import type * as v from 'valibot';
 import type { SessionIndex } from '../../../projections/session-index/session-index.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { BuiltinToolExecutor } from '../../tools/executor.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { ToolList, ToolsQuery, type ToolDescriptor } from '../../protocol/schemas/tools.ts';
+import { ToolList, ToolsQuery, type ToolDescriptor } from '../../../protocol/schemas/tools.ts';
 
 /** The index, the loaded runtimes and the executor whose descriptors are listed. */
 export interface ToolRouteDeps {

@@ -4,13 +4,13 @@ import type { TranscriptProjection } from '../../../projections/transcript/proje
 import { agentOf, plans, transcriptPage, userMessages } from '../../../projections/transcript/views.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { notFound, validationError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { notFound, validationError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
-import { SessionIdParams } from '../../protocol/schemas/sessions.ts';
+import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 import {
   OpsData, OpsQuery, PlanData, PlanQuery, TranscriptData, TranscriptQuery, UserMessagesData, UserMessagesQuery,
-} from '../../protocol/schemas/transcript.ts';
+} from '../../../protocol/schemas/transcript.ts';
 
 const BASE = '/api/v1/sessions/{session_id}/transcript';
 

@@ -1,9 +1,9 @@
 import type { FileIndexCache } from '../../fs/search-cache.ts';
 import { assertRuntime, workspaceRoot } from '../../fs/search-target.ts';
 import { searchIndex } from '../../fs/search.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
-import { FsSearchData, WorkspaceFsSearchBody, WorkspaceFsSuggestBody } from '../../protocol/schemas/fs-search.ts';
+import { FsSearchData, WorkspaceFsSearchBody, WorkspaceFsSuggestBody } from '../../../protocol/schemas/fs-search.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { SessionLookup } from '../../sessions/lookup.ts';

@@ -1,12 +1,12 @@
 import { addDir } from '../../workspaces/add-dir.ts';
 import { deleteWorkspace, listWorkspaces, registerWorkspace, renameWorkspace, setWorkspaceTrust, type WorkspaceCommandDeps } from '../../workspaces/commands.ts';
 import { findWorkspace } from '../../workspaces/service.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import {
   AddDirBody, AddDirData, WorkspaceCreateBody, WorkspaceDeleted, WorkspaceIdParams, WorkspaceList, WorkspaceObject,
   WorkspacePatchBody, WorkspaceTrust,
-} from '../../protocol/schemas/workspaces.ts';
+} from '../../../protocol/schemas/workspaces.ts';
 
 /** Part B "Workspaces": registration, rename, unregister, trust, add-dir. */
 export function workspaceRoutes(deps: WorkspaceCommandDeps): RouteDef[] {

@@ -1,4 +1,4 @@
-import { jsonBoundsViolation } from '../../lib/json-bounds.ts';
+import { jsonBoundsViolation } from '../../../protocol/json-bounds.ts';
 
 /**
  * Nesting a model's tool arguments may have: what a client may send as a tool

@@ -1,4 +1,4 @@
-import { JournalEncodeError, JournalStoreError } from '../../journal/errors.ts';
+import { JournalEncodeError, JournalStoreError } from '../journal/errors.ts';
 import { Codes } from './codes.ts';
 import { ApiError } from './errors.ts';
 

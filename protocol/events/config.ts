@@ -1,5 +1,5 @@
-import { ConfigChangedPayload } from '../protocol/schemas/config.ts';
-import { ModelCatalogChangedPayload } from '../protocol/schemas/providers.ts';
+import { ConfigChangedPayload } from '../schemas/config.ts';
+import { ModelCatalogChangedPayload } from '../schemas/providers.ts';
 import { defineEvent } from './define.ts';
 
 /** Daemon configuration and the model catalog, on the global stream. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PROVIDER_TYPES } from '../../config/defaults.ts';
+import { PROVIDER_TYPES } from './enums.ts';
 import { Id, LIMITS, Line, boundedArray, intIn, maxString } from './common.ts';
 import { CAPABILITIES } from './config.ts';
 

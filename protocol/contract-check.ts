@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
-import type { Durability, EventStream } from '../events/define.ts';
-import { eventDef } from '../events/registry.ts';
+import { GLOBAL_STREAM, GUI_STREAM } from '../journal/keys.ts';
+import type { Durability, EventStream } from './events/define.ts';
+import { eventDef } from './events/registry.ts';
 
 /**
  * Something the daemon sent that its own contract does not describe: an emitted event its registry

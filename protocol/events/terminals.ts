@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { TerminalObject } from '../protocol/schemas/terminals.ts';
+import { TerminalObject } from '../schemas/terminals.ts';
 import { defineEvent } from './define.ts';
 
 /** Terminal lifecycle facts, on the session's stream. Output never is (it goes to attached connections only). */

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { validationError } from '../errors.ts';
-import { jsonBoundsViolation, type JsonBounds } from '../../lib/json-bounds.ts';
+import { jsonBoundsViolation, type JsonBounds } from '../json-bounds.ts';
 
 export type { JsonBounds };
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { EFFORTS, PERMISSION_MODES, PRINT_BACKGROUND_MODES, PROVIDER_TYPES, TOKEN_COUNTING_STRATEGIES } from '../../config/defaults.ts';
+import { EFFORTS, PERMISSION_MODES, PRINT_BACKGROUND_MODES, PROVIDER_TYPES, TOKEN_COUNTING_STRATEGIES } from './enums.ts';
 import { FreeObject, Id, LIMITS, Line, PathString, boundedArray, boundedJson, boundedString, objectOnly } from './common.ts';
 
 /** A patch table: unmodeled keys kept (written to config.toml), arrays refused. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { TaskObject } from '../protocol/schemas/tasks.ts';
+import { TaskObject } from '../schemas/tasks.ts';
 import { defineEvent } from './define.ts';
 
 /** Background tasks: lifecycle facts on the session's stream, and the volatile shell frames of Bash tasks (in no transcript). */

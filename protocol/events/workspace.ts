@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { WorkspaceObject } from '../protocol/schemas/workspaces.ts';
+import { WorkspaceObject } from '../schemas/workspaces.ts';
 import { defineEvent } from './define.ts';
 
 /** Workspace registration, on the global stream. */

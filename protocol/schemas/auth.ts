@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { ExtraUsage, QuotaRow, UserInfo } from '../../auth/account.ts';
-import { REGIONS } from '../../auth/settings.ts';
+import { ExtraUsage, QuotaRow, UserInfo } from './account.ts';
+import { REGIONS } from './enums.ts';
 import { Id } from './common.ts';
 
 const Provider = v.optional(Id, 'managed');

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ApprovalItemSchema } from '../protocol/schemas/approvals.ts';
+import { ApprovalItemSchema } from '../schemas/approvals.ts';
 import { AgentId } from './common.ts';
 import { defineEvent } from './define.ts';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AnswerSchema, QuestionAnswerBody, QuestionItemSchema } from '../protocol/schemas/questions.ts';
+import { AnswerSchema, QuestionAnswerBody, QuestionItemSchema } from '../schemas/questions.ts';
 import { AgentId } from './common.ts';
 import { defineEvent, type PayloadOfDef } from './define.ts';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { ContentPart, MessageObject } from '../protocol/schemas/messages.ts';
+import { ContentPart, MessageObject } from '../schemas/messages.ts';
 import { AgentId, Failure, Usage } from './common.ts';
 import { defineEvent, type PayloadOfDef } from './define.ts';
 

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { SessionObject } from '../protocol/schemas/sessions.ts';
+import { SessionObject } from '../schemas/sessions.ts';
 import { defineEvent, type PayloadOfDef } from './define.ts';
 
 /** Session lifecycle: the session's own stream, and the broadcasts every client sees. */

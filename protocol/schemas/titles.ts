@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { TITLE_SOURCES } from '../../engine/title-prompt.ts';
+import { TITLE_SOURCES } from './enums.ts';
 
 /** POST /sessions/{session_id}/title/generate body. */
 export const TitleGenerateBody = v.object({

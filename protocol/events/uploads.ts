@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { FileObject } from '../protocol/schemas/files.ts';
+import { FileObject } from '../schemas/files.ts';
 import { defineEvent } from './define.ts';
 
 /** Uploaded files, on the global stream; internal: clients learn of uploads from the HTTP answers. */
