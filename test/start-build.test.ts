@@ -1,5 +1,6 @@
 import test from 'ava';
 import { existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,9 @@ import { tempDir } from './helpers/fs.ts';
 // this checkout except TypeScript, which it swaps: the real one, or a stand-in whose tsc only
 // leaves a mark, to prove a start compiled nothing.
 
-const COPIED = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'bin', 'skills', 'src', 'journal', 'projections', 'dist'];
+/** The folders the build compiles (tsconfig.build.json `include`), so a new top-level folder is copied too. */
+const COMPILED: string[] = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'tsconfig.build.json'), 'utf8')).include;
+const COPIED = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'bin', 'skills', ...COMPILED, 'dist'];
 const TS = 'node_modules/typescript';
 const BUILDING = 'building dist/ first';
 /** A full TypeScript build on a busy 2-core machine takes up to about 25 s. */
@@ -92,7 +95,7 @@ test.serial('a current build starts at once: the compiler is not run and nothing
 
 test.serial('a fresh checkout (new mtimes, same bytes) is still current', async (t) => {
   const later = new Date(Date.now() + 3_600_000);
-  for (const dir of ['src', 'journal', 'projections', 'scripts']) {
+  for (const dir of [...COMPILED, 'scripts']) {
     for (const e of await readdir(path.join(pkg, dir), { recursive: true, withFileTypes: true })) {
       if (e.isFile()) await utimes(path.join(e.parentPath, e.name), later, later);
     }

@@ -82,7 +82,7 @@ for (const type of WIRE_TYPES) {
     const url = f.url;
     await f.close();
     const c = await collect(fixtureClient(url, type, {}, MODEL), userSays('hi'));
-    t.is(c.error?.kind, 'transient');
+    t.is(c.error?.kind, 'transient', JSON.stringify(c.parts).slice(0, 500));
   });
 }
 

@@ -36,7 +36,7 @@ for (const { type, path, envKey } of GOOGLE) {
     const f = await fixture(t);
     f.setScript(scripts.thinkingThenText);
     const c = await collect(fixtureClient(f.url, type, {}, MODEL), { ...userSays('think'), thinking: { enabled: true, effort: 'low' } });
-    t.is(c.reasoning, 'Let me think.');
+    t.is(c.reasoning, 'Let me think.', JSON.stringify(c.parts).slice(0, 500));
     t.is(c.text, 'Answer.');
     t.deepEqual(f.requests[0]!.body.generationConfig.thinkingConfig, { includeThoughts: true, thinkingLevel: 'low' });
   });
