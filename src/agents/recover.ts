@@ -3,7 +3,7 @@ import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import { SubagentEvents } from './events.ts';
 import type { SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
 import { subagentNotice } from './subagent-task.ts';
-import { CompactionEvents } from '../engine/compaction-events.ts';
+import { CompactionEvents } from '../engine/compaction/events.ts';
 import type { CompactionFailedPayload } from '../../protocol/events/compaction.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
 import type { Ids } from '../lib/ids.ts';

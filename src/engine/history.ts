@@ -3,7 +3,7 @@ import { filePartText, type MediaFiles } from '../media/file-part.ts';
 import { findSessionMedia } from '../media/session-media.ts';
 import { readFile } from 'node:fs/promises';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
-import { CompactionEvents } from './compaction-events.ts';
+import { CompactionEvents } from './compaction/events.ts';
 import type { CompactionCompletedPayload, SessionUndonePayload } from '../../protocol/events/compaction.ts';
 import { survivors, undoOf } from '../../projections/undo.ts';
 import { EngineEvents } from './events.ts';

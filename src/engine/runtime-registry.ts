@@ -16,7 +16,7 @@ import { SessionEvents } from '../../protocol/events/types.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
 import type { ClientCache, TokenSource } from './model-resolve.ts';
-import type { CompactionDeps } from './compaction.ts';
+import type { CompactionDeps } from './compaction/compact.ts';
 import { finishedPrompt } from './prompt-state.ts';
 import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
 import { SessionRuntime, type RuntimeDeps } from './runtime.ts';

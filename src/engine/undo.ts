@@ -1,6 +1,6 @@
 import { messageChars } from '../../projections/usage/estimate.ts';
 import { undoOf } from '../../projections/undo.ts';
-import { CompactionEvents } from './compaction-events.ts';
+import { CompactionEvents } from './compaction/events.ts';
 import type { SessionUndonePayload } from '../../protocol/events/compaction.ts';
 import { EngineEvents } from './events.ts';
 import type { Message, MessageCreatedPayload } from '../../protocol/events/turns.ts';

@@ -3,7 +3,7 @@ import { archiveSession, forkSession, restoreSession, type SessionCommandDeps } 
 import { cursorPage } from '../../sessions/list-v1.ts';
 import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
 import { toSessionObject } from '../../sessions/view.ts';
-import { requestCompaction } from '../../engine/compaction-action.ts';
+import { requestCompaction } from '../../engine/compaction/action.ts';
 import { undoTurns } from '../../engine/undo-action.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';

@@ -1,4 +1,4 @@
-import type { ModelMessage, TextPart } from '../providers/wire/types.ts';
+import type { ModelMessage, TextPart } from '../../providers/wire/types.ts';
 
 /** What the model is asked at the end of the history it summarizes. */
 const REQUEST = `Your context window is being compacted. Write a summary of the conversation so far that lets you continue the work without it.

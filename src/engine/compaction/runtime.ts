@@ -1,10 +1,10 @@
-import type { UsageProjection } from '../../projections/usage/session-usage.ts';
-import type { ConfigService } from '../config/service.ts';
-import { contextLimit } from '../sessions/info.ts';
-import { compactable, contextNow, type CompactionDeps, type CompactionInput } from './compaction.ts';
-import type { Message } from '../../protocol/events/turns.ts';
-import type { ToolExecutor } from './tools.ts';
-import type { LoopLimits } from './turn.ts';
+import type { UsageProjection } from '../../../projections/usage/session-usage.ts';
+import type { ConfigService } from '../../config/service.ts';
+import { contextLimit } from '../../sessions/info.ts';
+import { compactable, contextNow, type CompactionDeps, type CompactionInput } from './compact.ts';
+import type { Message } from '../../../protocol/events/turns.ts';
+import type { ToolExecutor } from '../tools.ts';
+import type { LoopLimits } from '../turn.ts';
 
 /** A compaction's input from the runtime's deps and the current config (loop_control). */
 export function compactionInput(

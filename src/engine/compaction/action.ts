@@ -1,11 +1,11 @@
-import type { ConfigService } from '../config/service.ts';
-import { Codes } from '../../protocol/codes.ts';
-import type { LiveSessions } from '../sessions/live.ts';
-import { ApiError } from '../../protocol/errors.ts';
-import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
-import type { EngineRegistry } from './runtime-registry.ts';
-import { compactable } from './compaction.ts';
-import { sessionModel } from './model-resolve.ts';
+import type { ConfigService } from '../../config/service.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import type { LiveSessions } from '../../sessions/live.ts';
+import { ApiError } from '../../../protocol/errors.ts';
+import { findOwnedSession, type OwnedSessionLookup } from '../../sessions/lookup.ts';
+import type { EngineRegistry } from '../runtime-registry.ts';
+import { compactable } from './compact.ts';
+import { sessionModel } from '../model-resolve.ts';
 
 /**
  * POST :compact: checks and starts a manual compaction of the main agent's context, which

@@ -1,6 +1,6 @@
-import type { EventType } from '../../protocol/events/registry.ts';
+import type { EventType } from '../../../protocol/events/registry.ts';
 
-/** Names of the compaction and undo events (schemas: src/events/compaction.ts; docs/compaction-undo.md). */
+/** Names of the compaction and undo events (schemas: protocol/events/compaction.ts; docs/compaction-undo.md). */
 export const CompactionEvents = {
   started: 'compaction.started',
   completed: 'compaction.completed',

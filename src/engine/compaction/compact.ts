@@ -1,17 +1,17 @@
-import { contextTokens } from '../../projections/usage/estimate.ts';
-import type { UsageProjection } from '../../projections/usage/session-usage.ts';
-import type { ModelClient, ToolSpec, WireError } from '../providers/wire/types.ts';
-import { summaryRequest, summaryText } from './compaction-prompt.ts';
-import { CompactionEvents } from './compaction-events.ts';
-import type { CompactionCompletedPayload, CompactionFailedPayload, CompactionStartedPayload, CompactionTrigger } from '../../protocol/events/compaction.ts';
-import { EngineEvents } from './events.ts';
-import type { Message } from '../../protocol/events/turns.ts';
-import type { Usage } from '../../protocol/events/common.ts';
-import { estimateTokens, toModelMessages } from './history.ts';
-import { backoffMs, sleep } from './retry.ts';
-import { runAttempt, type AttemptResult } from './step.ts';
-import { MAIN_AGENT, type TurnDeps } from './turn.ts';
-import type { NewEvent } from '../../protocol/events/registry.ts';
+import { contextTokens } from '../../../projections/usage/estimate.ts';
+import type { UsageProjection } from '../../../projections/usage/session-usage.ts';
+import type { ModelClient, ToolSpec, WireError } from '../../providers/wire/types.ts';
+import { summaryRequest, summaryText } from './prompt.ts';
+import { CompactionEvents } from './events.ts';
+import type { CompactionCompletedPayload, CompactionFailedPayload, CompactionStartedPayload, CompactionTrigger } from '../../../protocol/events/compaction.ts';
+import { EngineEvents } from '../events.ts';
+import type { Message } from '../../../protocol/events/turns.ts';
+import type { Usage } from '../../../protocol/events/common.ts';
+import { estimateTokens, toModelMessages } from '../history.ts';
+import { backoffMs, sleep } from '../retry.ts';
+import { runAttempt, type AttemptResult } from '../step.ts';
+import { MAIN_AGENT, type TurnDeps } from '../turn.ts';
+import type { NewEvent } from '../../../protocol/events/registry.ts';
 
 /** A turn's deps plus the usage projection the context size is measured from. */
 export type CompactionDeps = TurnDeps & { usage: UsageProjection };

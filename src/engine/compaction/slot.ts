@@ -1,6 +1,6 @@
-import { logFailure, type Logger } from '../app/logger.ts';
-import type { EventJournal } from '../events/journal.ts';
-import { trackWork, type LiveStatus } from '../sessions/interaction.ts';
+import { logFailure, type Logger } from '../../app/logger.ts';
+import type { EventJournal } from '../../events/journal.ts';
+import { trackWork, type LiveStatus } from '../../sessions/interaction.ts';
 
 const COMPACTION_WORK = 'compaction';
 
