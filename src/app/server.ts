@@ -21,7 +21,7 @@ import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
-import { createAutoTitle, type AutoTitle } from '../engine/auto-title.ts';
+import { createAutoTitle, type AutoTitle } from '../engine/titles/auto.ts';
 import { AuthService } from '../auth/service.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';

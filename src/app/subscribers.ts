@@ -1,7 +1,7 @@
 import type { Journal } from '../../journal/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { CommitWaits } from '../../journal/commit-waits.ts';
-import type { AutoTitle } from '../engine/auto-title.ts';
+import type { AutoTitle } from '../engine/titles/auto.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import type { TaskNotifier } from '../tasks/notify.ts';
 import type { TaskService } from '../tasks/service.ts';

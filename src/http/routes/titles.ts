@@ -1,4 +1,4 @@
-import { generateTitle, type TitleDeps } from '../../engine/title.ts';
+import { generateTitle, type TitleDeps } from '../../engine/titles/generate.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';

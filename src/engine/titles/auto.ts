@@ -1,9 +1,9 @@
-import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
-import type { JournalEvent } from '../../journal/types.ts';
-import type { Logger } from '../app/logger.ts';
-import { EngineEvents } from './events.ts';
-import type { TurnEndedPayload } from '../../protocol/events/turns.ts';
-import { generateTitle, type TitleDeps } from './title.ts';
+import { GLOBAL_STREAM, GUI_STREAM } from '../../../journal/keys.ts';
+import type { JournalEvent } from '../../../journal/types.ts';
+import type { Logger } from '../../app/logger.ts';
+import { EngineEvents } from '../events.ts';
+import type { TurnEndedPayload } from '../../../protocol/events/turns.ts';
+import { generateTitle, type TitleDeps } from './generate.ts';
 
 export interface AutoTitle {
   /** Subscriber of committed events (src/app/subscribers.ts): starts a title when a main-agent turn ends untitled. */

@@ -1,9 +1,9 @@
-import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { ConfigService } from '../config/service.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
-import type { ModelClient } from '../providers/wire/types.ts';
-import { clientFor, resolveModel, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
+import type { SessionRecord } from '../../../projections/session-index/session-index.ts';
+import type { ConfigService } from '../../config/service.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
+import type { ModelClient } from '../../providers/wire/types.ts';
+import { clientFor, resolveModel, type ClientCache, type ResolvedModel, type TokenSource } from '../model-resolve.ts';
 
 /** What a title backend is built from: the config, the managed login, the shared model clients. */
 export interface TitleBackendDeps {

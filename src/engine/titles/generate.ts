@@ -1,15 +1,15 @@
-import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { EventJournal } from '../events/journal.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
-import type { Clock } from '../lib/clock.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
-import type { ModelClient, WireError } from '../providers/wire/types.ts';
-import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
-import { EngineEvents } from './events.ts';
-import { titleBackend, type TitleBackendDeps } from './title-model.ts';
-import { cleanTitle, conversationOf, sourceText, titleRequest, type TitleSource } from './title-prompt.ts';
+import { GLOBAL_STREAM } from '../../../journal/keys.ts';
+import type { SessionRecord } from '../../../projections/session-index/session-index.ts';
+import type { EventJournal } from '../../events/journal.ts';
+import { GlobalEvents } from '../../../protocol/events/types.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
+import type { ModelClient, WireError } from '../../providers/wire/types.ts';
+import { findOwnedSession, type OwnedSessionLookup } from '../../sessions/lookup.ts';
+import { EngineEvents } from '../events.ts';
+import { titleBackend, type TitleBackendDeps } from './model.ts';
+import { cleanTitle, conversationOf, sourceText, titleRequest, type TitleSource } from './prompt.ts';
 
 
 /** What a title is generated from and journaled to. */

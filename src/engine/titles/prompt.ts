@@ -1,9 +1,9 @@
-import type { JournalEvent } from '../../journal/types.ts';
-import type { ModelRequest } from '../providers/wire/types.ts';
-import { EngineEvents } from './events.ts';
-import type { ContentPart, MessageCreatedPayload, PromptAcceptedPayload } from '../../protocol/events/turns.ts';
+import type { JournalEvent } from '../../../journal/types.ts';
+import type { ModelRequest } from '../../providers/wire/types.ts';
+import { EngineEvents } from '../events.ts';
+import type { ContentPart, MessageCreatedPayload, PromptAcceptedPayload } from '../../../protocol/events/turns.ts';
 
-import type { TitleSource } from '../../protocol/schemas/enums.ts';
+import type { TitleSource } from '../../../protocol/schemas/enums.ts';
 
 export type { TitleSource };
 
