@@ -1,7 +1,7 @@
 import test from 'ava';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { FileIndexCache } from '../src/fs/search-cache.ts';
+import { FileIndexCache } from '../src/fs/search/cache.ts';
 import { tempDir } from './helpers/fs.ts';
 
 async function root(t: any, files: string[]): Promise<string> {

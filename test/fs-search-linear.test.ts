@@ -1,9 +1,9 @@
 import test, { type ExecutionContext } from 'ava';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { searchIndex } from '../src/fs/search.ts';
-import { buildFileIndex } from '../src/fs/search-index.ts';
-import { toCodePointIndices } from '../src/fs/search-fuzzy.ts';
+import { searchIndex } from '../src/fs/search/search.ts';
+import { buildFileIndex } from '../src/fs/search/file-index.ts';
+import { toCodePointIndices } from '../src/fs/search/fuzzy.ts';
 import { tempDir } from './helpers/fs.ts';
 
 async function root(t: ExecutionContext): Promise<string> {

@@ -1,6 +1,6 @@
-import type { FileIndexCache } from '../../fs/search-cache.ts';
-import { assertRuntime, workspaceRoot } from '../../fs/search-target.ts';
-import { searchIndex } from '../../fs/search.ts';
+import type { FileIndexCache } from '../../fs/search/cache.ts';
+import { assertRuntime, workspaceRoot } from '../../fs/search/target.ts';
+import { searchIndex } from '../../fs/search/search.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { FsSearchData, WorkspaceFsSearchBody, WorkspaceFsSuggestBody } from '../../../protocol/schemas/fs-search.ts';

@@ -1,5 +1,5 @@
-import { validationError } from '../../protocol/errors.ts';
-import { compileGlob } from '../lib/glob.ts';
+import { validationError } from '../../../protocol/errors.ts';
+import { compileGlob } from '../../lib/glob.ts';
 
 export type PathTest = (path: string) => boolean;
 

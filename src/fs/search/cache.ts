@@ -1,4 +1,4 @@
-import { buildFileIndex, type FileIndex } from './search-index.ts';
+import { buildFileIndex, type FileIndex } from './file-index.ts';
 
 export interface FileIndexCacheOptions {
   /** An index younger than this is served as is. */

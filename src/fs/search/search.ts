@@ -1,8 +1,8 @@
-import { FuzzyQuery, toCodePointIndices } from './search-fuzzy.ts';
-import { globFilter } from './search-globs.ts';
-import type { FileIndex } from './search-index.ts';
-import { Prefilter } from './search-prefilter.ts';
-import { TopK } from './search-topk.ts';
+import { FuzzyQuery, toCodePointIndices } from './fuzzy.ts';
+import { globFilter } from './globs.ts';
+import type { FileIndex } from './file-index.ts';
+import { Prefilter } from './prefilter.ts';
+import { TopK } from './topk.ts';
 
 export interface SearchHit {
   path: string;
@@ -41,7 +41,7 @@ interface Candidate {
   path: string;
 }
 
-/** Fuzzy search over a file index; see search-fuzzy.ts for the scoring. */
+/** Fuzzy search over a file index; see fuzzy.ts for the scoring. */
 export function searchIndex(index: FileIndex, opts: SearchOptions): SearchResult {
   const keep = globFilter(opts.include_globs, opts.exclude_globs);
   const skipHidden = opts.mode === 'suggest' && !opts.showHidden;

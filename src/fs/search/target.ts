@@ -1,13 +1,13 @@
 import path from 'node:path';
-import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError, notFound } from '../../protocol/errors.ts';
-import { RUNTIMES } from '../sessions/info.ts';
-import type { EventJournal } from '../events/journal.ts';
-import type { Clock } from '../lib/clock.ts';
-import { findSession, type SessionLookup } from '../sessions/lookup.ts';
-import { existingDirectory, workspaceUpsertEvents } from '../workspaces/service.ts';
-import { workspaceIdFor } from '../workspaces/ids.ts';
+import type { SessionRecord } from '../../../projections/session-index/session-index.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError, notFound } from '../../../protocol/errors.ts';
+import { RUNTIMES } from '../../sessions/info.ts';
+import type { EventJournal } from '../../events/journal.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
+import { existingDirectory, workspaceUpsertEvents } from '../../workspaces/service.ts';
+import { workspaceIdFor } from '../../workspaces/ids.ts';
 
 /** Only the local runtime exists; any other `runtime_id` is 40420. */
 export function assertRuntime(runtimeId: string | undefined): void {

@@ -7,7 +7,7 @@
  * one is kept: the tightest window after the leftmost match, the tightest window
  * before the rightmost match (which lands in the basename when it can), and the
  * query as a plain substring (first and last occurrence, basename prefix).
- * Which paths match at all is decided beforehand (search-prefilter.ts).
+ * Which paths match at all is decided beforehand (prefilter.ts).
  *
  * Each matched character earns 1, plus 1 when it continues a consecutive run
  * (or, failing that, 0.8 when it starts a segment: after `/ _ - . space`, at a

@@ -1,4 +1,4 @@
-import { charBit, type FileIndex } from './search-index.ts';
+import { charBit, type FileIndex } from './file-index.ts';
 
 /**
  * Which index entries hold the query as a (case-insensitive) subsequence,

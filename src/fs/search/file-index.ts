@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rgPath } from '@vscode/ripgrep';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 
 /** Past this many files the listing stops and the index is marked capped. */
 export const INDEX_MAX_FILES = 500_000;
