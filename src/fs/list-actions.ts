@@ -1,7 +1,7 @@
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import type { FileEntry } from './entry.ts';
-import { gitStatusMap, type GitStatusMap } from './git-status-map.ts';
+import { gitStatusMap, type GitStatusMap } from './git/status-map.ts';
 import { listTree, type ListOptions, type ListSort } from './list.ts';
 import { mapLimit } from './pool.ts';
 import { fsSession, resolvePath, type SessionFsDeps } from './scope.ts';

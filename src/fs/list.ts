@@ -4,7 +4,7 @@ import path from 'node:path';
 import { childPath, describe, toWire, type FileEntry } from './entry.ts';
 import { assertDirectory } from './dir.ts';
 import { fsError } from './errors.ts';
-import type { GitStatusMap } from './git-status-map.ts';
+import type { GitStatusMap } from './git/status-map.ts';
 import { IgnoreChain } from './ignore-chain.ts';
 import { mapLimit } from './pool.ts';
 import { compileGlob } from '../lib/glob.ts';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type Koa from 'koa';
 import { confine } from '../../fs/confine.ts';
-import { gitDiff } from '../../fs/diff.ts';
-import { gitStatus } from '../../fs/git-status.ts';
+import { gitDiff } from '../../fs/git/diff.ts';
+import { gitStatus } from '../../fs/git/status.ts';
 import { DEFAULT_GREP_TIMEOUT_MS, runGrep } from '../../fs/grep.ts';
 import { DEFAULT_INDEX_CACHE, FileIndexCache } from '../../fs/search/cache.ts';
 import { assertRuntime, searchSlotRoot, sessionRoot } from '../../fs/search/target.ts';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import type { GitFileStatus } from './entry.ts';
+import type { GitFileStatus } from '../entry.ts';
 
 const GIT_TIMEOUT_MS = 5_000;
 const MAX_BUFFER = 64 * 1024 * 1024;

@@ -78,7 +78,7 @@ function field(record: string, n: number): string {
   return record.slice(at);
 }
 
-/** Same precedence as the file entries' git_status (git-status-map.ts): added, then deleted, then modified. */
+/** Same precedence as the file entries' git_status (status-map.ts): added, then deleted, then modified. */
 function ordinary(xy: string): GitEntryStatus {
   if (xy[0] === 'A') return 'added';
   if (xy.includes('D')) return 'deleted';

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 
 export const GIT_TIMEOUT_MS = 15_000;
 const MAX_BUFFER = 64 * 2 ** 20;
