@@ -6,7 +6,7 @@ import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
   SubscribeV2AckPayload, TerminalResizeAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
 } from './frames.ts';
-import { TranscriptOpsFrame, TranscriptResetFrame } from './transcript-frames.ts';
+import { TranscriptOpsFrame, TranscriptResetFrame } from './transcript/frames.ts';
 import {
   AckFrame, EventFrame, GLOBAL_SESSION_ID, ResyncRequiredFrame, ServerHelloFrame, TerminalExitFrame, TerminalOutputFrame, VolatileFrame,
 } from './server-frames.ts';

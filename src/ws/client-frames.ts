@@ -11,14 +11,11 @@ import {
 import { ackFrame } from './server-frames.ts';
 import { subscribe, type SubscribeDeps } from './subscribe.ts';
 import { errorOutcome, invalid, ok, type Outcome } from './outcome.ts';
-import { subscribeV2, unsubscribeV2 } from './transcript-subscribe.ts';
+import { subscribeV2, unsubscribeV2 } from './transcript/subscribe.ts';
 
 type FrameId = string | number | null;
 
-/**
- * What the client frames act on. The transcript channel (`subscribe_v2`) still takes its legacy
- * context until src/ws/transcript-subscribe.ts is converted (issue-12-projections).
- */
+/** What the client frames act on, the transcript channel's (`subscribe_v2`, src/ws/transcript/subscribe.ts) included. */
 export type ClientFrameDeps = SubscribeDeps & TerminalFrameDeps & Parameters<typeof subscribeV2>[0];
 
 /** The frame's id as the ack echoes it; null when absent or not a valid id (an oversize string is not echoed back). */

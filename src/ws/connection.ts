@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
-import { carries, gradeOf, suppressesLegacy, type HeldOp, type TranscriptSub } from './transcript-sub.ts';
+import { carries, gradeOf, suppressesLegacy, type HeldOp, type TranscriptSub } from './transcript/state.ts';
 
 /** A frame waiting behind a cursor replay. */
 interface HeldFrame {

@@ -6,8 +6,8 @@ import type { Logger } from '../app/logger.ts';
 import type { WsConnection } from './connection.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
-import { opsFrame } from './transcript-frames.ts';
-import { isDeltaType, transcriptAgent } from './transcript-sub.ts';
+import { opsFrame } from './transcript/frames.ts';
+import { isDeltaType, transcriptAgent } from './transcript/state.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 
 /** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */

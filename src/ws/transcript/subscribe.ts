@@ -1,18 +1,18 @@
-import type { Journal } from '../../journal/journal.ts';
-import { readOps } from '../../projections/transcript/ops.ts';
-import type { TranscriptProjection } from '../../projections/transcript/projection.ts';
-import type { TranscriptState } from '../../projections/transcript/state.ts';
-import { agentOf, turnPage } from '../../projections/transcript/views.ts';
-import type { EngineRegistry } from '../engine/runtime-registry.ts';
-import type { Logger } from '../app/logger.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError } from '../../protocol/errors.ts';
-import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
-import type { WsConnection } from './connection.ts';
-import type { SubscribeV2Payload, UnsubscribeV2Payload } from './frames.ts';
-import { errorOutcome, ok, type Outcome } from './outcome.ts';
-import { opsFrame, resetFrame } from './transcript-frames.ts';
-import { carries, gradeOf, type Grade, type TranscriptSub } from './transcript-sub.ts';
+import type { Journal } from '../../../journal/journal.ts';
+import { readOps } from '../../../projections/transcript/ops.ts';
+import type { TranscriptProjection } from '../../../projections/transcript/projection.ts';
+import type { TranscriptState } from '../../../projections/transcript/state.ts';
+import { agentOf, turnPage } from '../../../projections/transcript/views.ts';
+import type { EngineRegistry } from '../../engine/runtime-registry.ts';
+import type { Logger } from '../../app/logger.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
+import { findOwnedSession, type OwnedSessionLookup } from '../../sessions/lookup.ts';
+import type { WsConnection } from '../connection.ts';
+import type { SubscribeV2Payload, UnsubscribeV2Payload } from '../frames.ts';
+import { errorOutcome, ok, type Outcome } from '../outcome.ts';
+import { opsFrame, resetFrame } from './frames.ts';
+import { carries, gradeOf, type Grade, type TranscriptSub } from './state.ts';
 
 /** What the transcript channel reads. */
 /** What the transcript channel reads; the session lookup answers 40401, or 40901 for a session another daemon holds. */

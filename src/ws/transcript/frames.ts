@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { TurnRecord } from '../../protocol/schemas/transcript.ts';
+import { TurnRecord } from '../../../protocol/schemas/transcript.ts';
 
 /** Server frames of the transcript channel (`subscribe_v2`, docs/websocket.md "Transcript channel"). */
 

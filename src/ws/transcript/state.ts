@@ -1,5 +1,5 @@
-import type { TranscriptRole } from '../../protocol/events/define.ts';
-import { transcriptRole } from '../../protocol/events/registry.ts';
+import type { TranscriptRole } from '../../../protocol/events/define.ts';
+import { transcriptRole } from '../../../protocol/events/registry.ts';
 
 /** Per-connection state of one session's transcript channel (`subscribe_v2`) and its grade rules (from the event registry). */
 
