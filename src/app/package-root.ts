@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * The package's own directory: the first one above this module holding package.json (src/app under
  * tsx, dist/src/app when built). Files the daemon reads from its package are found from here, never
- * from the working directory. Files read beside their module (catalog-snapshot.json) are copied
+ * from the working directory. Files read beside their module (src/providers/catalog/snapshot.json) are copied
  * into dist/ by scripts/build.mjs instead.
  */
 function findPackageRoot(): string {

@@ -22,7 +22,7 @@ export async function buildCurrentWithAssets(_d: Smoke, t: T) {
       if (e.isFile() && !/\.(?:[cm]?ts|tsx)$/.test(e.name)) assets.push(path.relative(ROOT, path.join(e.parentPath, e.name)));
     }
   }
-  t.true(assets.includes(path.join('src', 'providers', 'catalog-snapshot.json')));
+  t.true(assets.includes(path.join('src', 'providers', 'catalog', 'snapshot.json')));
   for (const f of assets) t.true(existsSync(path.join(ROOT, 'dist', f)), `dist/${f} is missing`);
 }
 

@@ -1,4 +1,4 @@
-import type { ModelDirectory } from '../../providers/catalog.ts';
+import type { ModelDirectory } from '../../providers/catalog/directory.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { CatalogEntry, CatalogIdParams, CatalogList } from '../../../protocol/schemas/providers.ts';

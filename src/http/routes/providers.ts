@@ -1,9 +1,9 @@
-import { DEFAULT_DIRECTORY_URL, ModelDirectory, SNAPSHOT_PATH } from '../../providers/catalog.ts';
-import { importCatalog } from '../../providers/catalog-import.ts';
+import { DEFAULT_DIRECTORY_URL, ModelDirectory, SNAPSHOT_PATH } from '../../providers/catalog/directory.ts';
+import { importCatalog } from '../../providers/catalog/import.ts';
 import { listProviderItems, toProviderItem } from '../../providers/models.ts';
 import { refreshAll, refreshOne, type RefreshDeps } from '../../providers/models-refresh.ts';
 import { createProvider, removeProvider, updateProvider } from '../../providers/provider-config-commands.ts';
-import { importRegistry } from '../../providers/registry.ts';
+import { importRegistry } from '../../providers/catalog/registry.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../app/logger.ts';
-import { isTable, type Doc } from '../config/read.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError, notFound } from '../../protocol/errors.ts';
+import type { Logger } from '../../app/logger.ts';
+import { isTable, type Doc } from '../../config/read.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError, notFound } from '../../../protocol/errors.ts';
 
 /** Core "GET /api/v1/catalog/providers" item. */
 export interface CatalogModel {
@@ -28,7 +28,7 @@ export interface CatalogEntry {
 }
 
 export const DEFAULT_DIRECTORY_URL = 'https://models.dev/api.json';
-export const SNAPSHOT_PATH = fileURLToPath(new URL('./catalog-snapshot.json', import.meta.url));
+export const SNAPSHOT_PATH = fileURLToPath(new URL('./snapshot.json', import.meta.url));
 const TYPES = ['svc', 'messages_api', 'chat_compat', 'chat_compat_responses', 'genai', 'cloud_ai'];
 /** Part B model capabilities; others in a directory are dropped (they could not be written back through the API). */
 const CAPS = ['thinking', 'always_thinking', 'image_in', 'video_in', 'audio_in', 'tool_use', 'dynamically_loaded_tools'];
