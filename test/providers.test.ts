@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import type { JournalEvent } from '../journal/types.ts';
-import type { ModelCatalogChanged } from '../src/providers/models-write.ts';
+import type { ModelCatalogChanged } from '../src/providers/models/write.ts';
 import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
 
 const P = '/api/v1/providers';

@@ -1,4 +1,4 @@
-import { readEnvModel, type EnvModel } from '../providers/env-models.ts';
+import { readEnvModel, type EnvModel } from '../providers/models/env.ts';
 import { PRINT_BACKGROUND_MODES, TOKEN_COUNTING_STRATEGIES, type ServiceKey } from './defaults.ts';
 
 type Kind = 'int' | 'bool' | 'string' | readonly string[];

@@ -6,7 +6,7 @@ import type { Doc } from '../config/read.ts';
 import type { ProviderConfig, ResolvedConfig } from '../config/resolve.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
-import { resolveAlias } from '../providers/models.ts';
+import { resolveAlias } from '../providers/models/items.ts';
 import { WireConfigError } from '../providers/wire/errors.ts';
 import { createModelClient } from '../providers/wire/factory.ts';
 import type { ModelClient, ModelEntry, ProviderEntry, ThinkingRequest } from '../providers/wire/types.ts';

@@ -1,8 +1,8 @@
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import type { ProviderCreate, ProviderUpdate } from '../../protocol/schemas/providers.ts';
-import { toProviderItem, type ProviderItem } from './models.ts';
-import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';
+import { toProviderItem, type ProviderItem } from './models/items.ts';
+import { writeCatalog, type CatalogWriteDeps } from './models/write.ts';
 import {
   aliasOf, aliasesOf, cascadePool, checkProviderSpec, deleteProvider, migratePointers, refuseOAuth, requireStored, seedDefaultModel, tablesOf, writeProvider,
 } from './provider-config.ts';

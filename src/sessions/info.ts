@@ -5,7 +5,7 @@ import { contextTokens } from '../../projections/usage/estimate.ts';
 import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
-import { effectiveModel } from '../providers/models.ts';
+import { effectiveModel } from '../providers/models/items.ts';
 import { SessionEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';

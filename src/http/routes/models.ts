@@ -1,4 +1,4 @@
-import { listModelItems, toModelItem } from '../../providers/models.ts';
+import { listModelItems, toModelItem } from '../../providers/models/items.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound, validationError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';

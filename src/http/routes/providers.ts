@@ -1,7 +1,7 @@
 import { DEFAULT_DIRECTORY_URL, ModelDirectory, SNAPSHOT_PATH } from '../../providers/catalog/directory.ts';
 import { importCatalog } from '../../providers/catalog/import.ts';
-import { listProviderItems, toProviderItem } from '../../providers/models.ts';
-import { refreshAll, refreshOne, type RefreshDeps } from '../../providers/models-refresh.ts';
+import { listProviderItems, toProviderItem } from '../../providers/models/items.ts';
+import { refreshAll, refreshOne, type RefreshDeps } from '../../providers/models/refresh.ts';
 import { createProvider, removeProvider, updateProvider } from '../../providers/provider-config-commands.ts';
 import { importRegistry } from '../../providers/catalog/registry.ts';
 import { Codes } from '../../../protocol/codes.ts';

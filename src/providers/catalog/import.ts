@@ -1,8 +1,8 @@
 import { Codes } from '../../../protocol/codes.ts';
 import { ApiError, validationError } from '../../../protocol/errors.ts';
 import type { CatalogEntry, ModelDirectory } from './directory.ts';
-import { toProviderItem, type ProviderItem } from '../models.ts';
-import { writeCatalog, type CatalogWriteDeps } from '../models-write.ts';
+import { toProviderItem, type ProviderItem } from '../models/items.ts';
+import { writeCatalog, type CatalogWriteDeps } from '../models/write.ts';
 import { aliasesOf, baseUrlProblem, cascadePool, PROVIDER_ID, refuseOAuth, seedDefaultModel, tablesOf, writeProvider, aliasOf, type ModelEntry } from '../provider-config.ts';
 
 export interface ImportCatalogInput {

@@ -3,8 +3,8 @@ import { Codes } from '../../../protocol/codes.ts';
 import { ApiError, validationError } from '../../../protocol/errors.ts';
 import { fetchDirectory, type CatalogEntry } from './directory.ts';
 import { entryModels } from './import.ts';
-import { toProviderItem, type ProviderItem } from '../models.ts';
-import { writeCatalog, type CatalogWriteDeps } from '../models-write.ts';
+import { toProviderItem, type ProviderItem } from '../models/items.ts';
+import { writeCatalog, type CatalogWriteDeps } from '../models/write.ts';
 import { aliasOf, aliasesOf, cascadePool, deleteProvider, isOAuthManaged, PROVIDER_ID, refuseOAuth, seedDefaultModel, tablesOf, writeProvider } from '../provider-config.ts';
 
 /** Registry bookkeeping lives in config.toml: `[model_registries."<url>"]` with `api_key` and the imported `providers`. */

@@ -1,8 +1,8 @@
-import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import { isTable, type Doc } from '../config/read.ts';
-import type { ConfigService } from '../config/service.ts';
-import type { EventJournal } from '../events/journal.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
+import { GLOBAL_STREAM } from '../../../journal/keys.ts';
+import { isTable, type Doc } from '../../config/read.ts';
+import type { ConfigService } from '../../config/service.ts';
+import type { EventJournal } from '../../events/journal.ts';
+import { GlobalEvents } from '../../../protocol/events/types.ts';
 
 /** The config whose model catalog is written, and the journal that hears of the change. */
 export interface CatalogWriteDeps {

@@ -1,12 +1,12 @@
-import type { AuthService } from '../auth/service.ts';
-import { isTable, type Doc } from '../config/read.ts';
-import { Codes } from '../../protocol/codes.ts';
-import { ApiError, notFound } from '../../protocol/errors.ts';
-import { checkImportable, entryModels } from './catalog/import.ts';
-import type { ModelDirectory } from './catalog/directory.ts';
-import { writeCatalog, type CatalogWriteDeps } from './models-write.ts';
-import { aliasesOf, cascadePool, tablesOf, writeProvider, type ModelEntry } from './provider-config.ts';
-import { fetchRegistry, registryRecord } from './catalog/registry.ts';
+import type { AuthService } from '../../auth/service.ts';
+import { isTable, type Doc } from '../../config/read.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError, notFound } from '../../../protocol/errors.ts';
+import { checkImportable, entryModels } from '../catalog/import.ts';
+import type { ModelDirectory } from '../catalog/directory.ts';
+import { writeCatalog, type CatalogWriteDeps } from './write.ts';
+import { aliasesOf, cascadePool, tablesOf, writeProvider, type ModelEntry } from '../provider-config.ts';
+import { fetchRegistry, registryRecord } from '../catalog/registry.ts';
 
 /** The catalog write plus the managed provider's login (its model list needs the access token). */
 export type RefreshDeps = CatalogWriteDeps & { auth: Pick<AuthService, 'clientFor' | 'getAccessToken'> };

@@ -1,5 +1,5 @@
-import { isTable, type Doc } from '../config/read.ts';
-import type { ProviderConfig, ResolvedConfig } from '../config/resolve.ts';
+import { isTable, type Doc } from '../../config/read.ts';
+import type { ProviderConfig, ResolvedConfig } from '../../config/resolve.ts';
 
 /** Core "Model item". */
 export interface ModelItem {

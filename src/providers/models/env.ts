@@ -1,4 +1,4 @@
-import type { Doc } from '../config/read.ts';
+import type { Doc } from '../../config/read.ts';
 
 /** The provider types a temporary model may use (PROVIDER_TYPES of config/defaults.ts). */
 const TYPES = ['svc', 'messages_api', 'chat_compat', 'chat_compat_responses', 'genai', 'cloud_ai'];
