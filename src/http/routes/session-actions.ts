@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { archiveSession, forkSession, restoreSession, type SessionCommandDeps } from '../../sessions/commands.ts';
-import { cursorPage } from '../../sessions/list-v1.ts';
+import { cursorPage } from '../../sessions/list/v1.ts';
 import { findOwnedSession, findSession } from '../../sessions/lookup.ts';
 import { toSessionObject } from '../../sessions/view.ts';
 import { requestCompaction } from '../../engine/compaction/action.ts';

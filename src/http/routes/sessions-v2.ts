@@ -1,10 +1,10 @@
 import { batchArchiveRestore } from '../../sessions/batch-v2.ts';
 import { GitInfoCache } from '../../sessions/git-info.ts';
-import { listSessionsV2 } from '../../sessions/list-v2.ts';
+import { listSessionsV2 } from '../../sessions/list/v2.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { SessionBatchBody, SessionBatchData, SessionListV2Data, SessionListV2Query } from '../../../protocol/schemas/sessions-v2.ts';
-import type { SessionListDeps } from '../../sessions/list-v1.ts';
+import type { SessionListDeps } from '../../sessions/list/v1.ts';
 
 const LIST_SUMMARY = [
   'List sessions (v2): filters, three sorts, flat or by_workspace view, page_token or page paging.',

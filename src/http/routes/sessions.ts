@@ -1,12 +1,12 @@
 import { createSession } from '../../sessions/commands.ts';
-import { listSessionsV1 } from '../../sessions/list-v1.ts';
+import { listSessionsV1 } from '../../sessions/list/v1.ts';
 import { findSession } from '../../sessions/lookup.ts';
 import { toSessionObject } from '../../sessions/view.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { route, type RouteDef } from '../route.ts';
 import { SessionCreateBody, SessionIdParams, SessionListQuery, SessionObject, SessionPage } from '../../../protocol/schemas/sessions.ts';
 import type { SessionCommandDeps } from '../../sessions/commands.ts';
-import type { SessionListDeps } from '../../sessions/list-v1.ts';
+import type { SessionListDeps } from '../../sessions/list/v1.ts';
 
 export type SessionRouteDeps = SessionCommandDeps & SessionListDeps;
 

@@ -1,11 +1,11 @@
 import type * as v from 'valibot';
-import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { validationError } from '../../protocol/errors.ts';
-import type { SessionListQuery } from '../../protocol/schemas/sessions.ts';
-import { resolveWorkspaceAlias } from '../workspaces/service.ts';
-import type { LiveSessions } from './live.ts';
-import type { SessionLookup } from './lookup.ts';
-import { toSessionObject } from './view.ts';
+import type { SessionRecord } from '../../../projections/session-index/session-index.ts';
+import { validationError } from '../../../protocol/errors.ts';
+import type { SessionListQuery } from '../../../protocol/schemas/sessions.ts';
+import { resolveWorkspaceAlias } from '../../workspaces/service.ts';
+import type { LiveSessions } from '../live.ts';
+import type { SessionLookup } from '../lookup.ts';
+import { toSessionObject } from '../view.ts';
 
 /** The read models session lists walk: the index, the workspace registry and the live state. */
 export interface SessionListDeps extends SessionLookup {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ApiError, validationError } from '../../protocol/errors.ts';
-import { Codes } from '../../protocol/codes.ts';
+import { ApiError, validationError } from '../../../protocol/errors.ts';
+import { Codes } from '../../../protocol/codes.ts';
 
 /**
  * A position in a sorted list: the sort key and the id of the last row served

@@ -1,10 +1,10 @@
-import type { SessionRecord, SessionSort } from '../../projections/session-index/session-index.ts';
-import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
-import type { SessionListV2QueryOut, SessionV2Item } from '../../protocol/schemas/sessions-v2.ts';
-import { toWorkspaceObject } from '../workspaces/service.ts';
-import type { GitInfoCache } from './git-info.ts';
-import { takePage, type SessionListDeps } from './list-v1.ts';
-import { activityStatus, countMatches, matcher, normaliseListQuery, type ListConditions, type ListRequest } from './list-v2-query.ts';
+import type { SessionRecord, SessionSort } from '../../../projections/session-index/session-index.ts';
+import type { WorkspaceRecord } from '../../../projections/workspaces/workspace-registry.ts';
+import type { SessionListV2QueryOut, SessionV2Item } from '../../../protocol/schemas/sessions-v2.ts';
+import { toWorkspaceObject } from '../../workspaces/service.ts';
+import type { GitInfoCache } from '../git-info.ts';
+import { takePage, type SessionListDeps } from './v1.ts';
+import { activityStatus, countMatches, matcher, normaliseListQuery, type ListConditions, type ListRequest } from './v2-query.ts';
 import { decodePageToken, encodePageToken, fingerprint, type PagePosition } from './page-token.ts';
 
 type Keep = (s: SessionRecord) => boolean;

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import type { SessionRecord, SessionSort } from '../../projections/session-index/session-index.ts';
-import { validationError, type FieldIssue } from '../../protocol/errors.ts';
-import { V2_PAGE_MAX, V2_PAGE_MAX_PROJECTED, type ActivityStatus, type SessionListV2QueryOut } from '../../protocol/schemas/sessions-v2.ts';
-import { workspaceIdFor } from '../workspaces/ids.ts';
-import type { LiveSessions } from './live.ts';
-import type { SessionListDeps } from './list-v1.ts';
+import type { SessionRecord, SessionSort } from '../../../projections/session-index/session-index.ts';
+import { validationError, type FieldIssue } from '../../../protocol/errors.ts';
+import { V2_PAGE_MAX, V2_PAGE_MAX_PROJECTED, type ActivityStatus, type SessionListV2QueryOut } from '../../../protocol/schemas/sessions-v2.ts';
+import { workspaceIdFor } from '../../workspaces/ids.ts';
+import type { LiveSessions } from '../live.ts';
+import type { SessionListDeps } from './v1.ts';
 
 const SORTS: Record<SessionListV2QueryOut['sort'], SessionSort> = {
   'meta.updated_at_desc': 'updated_desc',
