@@ -5,7 +5,7 @@ import { CatalogEntry, CatalogIdParams, CatalogList } from '../../../protocol/sc
 
 const tags = ['catalog'];
 
-/** Core "GET /api/v1/catalog/providers[/{catalog_id}]": the proxied public model directory (registered by providerRoutes). */
+/** Core "GET /api/v1/catalog/providers[/{catalog_id}]": the proxied public model directory (`modelDirectory` of providers.ts). */
 export function catalogRoutes(dir: ModelDirectory): RouteDef[] {
   return [
     route({

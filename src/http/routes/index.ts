@@ -9,12 +9,15 @@ import { guiStoreRoutes } from './gui-store.ts';
 import { sessionActionRoutes } from './session-actions.ts';
 import { sessionProfileRoutes } from './session-profile.ts';
 import { sessionV2Routes } from './sessions-v2.ts';
-import { fsSearchRoutes } from './session-fs-search.ts';
+import { fileIndexes, sessionFsSearchRoutes } from './session-fs-search.ts';
+import { workspaceFsRoutes } from './workspace-fs.ts';
 import { sessionFsRoutes } from './session-fs.ts';
 import { hostFsRoutes } from './host-fs.ts';
 import { fileRoutes } from './files.ts';
 import { terminalRoutes } from './terminals.ts';
-import { providerRoutes } from './providers.ts';
+import { modelDirectory, providerRoutes } from './providers.ts';
+import { modelRoutes } from './models.ts';
+import { catalogRoutes } from './catalog.ts';
 import { authRoutes } from './auth.ts';
 import { promptRoutes } from './prompts.ts';
 import { messageRoutes } from './messages.ts';
@@ -34,16 +37,20 @@ type DepsOf<F extends (deps: never, ...rest: never[]) => RouteDef[]> = Parameter
 export type RouteDeps =
   & DepsOf<typeof metaRoutes> & DepsOf<typeof connectionRoutes> & DepsOf<typeof sessionRoutes> & DepsOf<typeof configRoutes>
   & DepsOf<typeof workspaceRoutes> & DepsOf<typeof guiStoreRoutes> & DepsOf<typeof sessionActionRoutes> & DepsOf<typeof sessionProfileRoutes>
-  & DepsOf<typeof sessionV2Routes> & DepsOf<typeof fsSearchRoutes> & DepsOf<typeof sessionFsRoutes> & DepsOf<typeof hostFsRoutes>
-  & DepsOf<typeof terminalRoutes> & DepsOf<typeof providerRoutes> & DepsOf<typeof fileRoutes> & DepsOf<typeof authRoutes>
+  & DepsOf<typeof sessionV2Routes> & DepsOf<typeof sessionFsSearchRoutes> & DepsOf<typeof workspaceFsRoutes> & DepsOf<typeof sessionFsRoutes>
+  & DepsOf<typeof hostFsRoutes> & DepsOf<typeof terminalRoutes> & DepsOf<typeof providerRoutes> & DepsOf<typeof modelRoutes>
+  & DepsOf<typeof fileRoutes> & DepsOf<typeof authRoutes>
   & DepsOf<typeof promptRoutes> & DepsOf<typeof messageRoutes> & DepsOf<typeof snapshotRoutes> & DepsOf<typeof titleRoutes>
   & DepsOf<typeof mediaRoutes> & DepsOf<typeof toolRoutes> & DepsOf<typeof approvalRoutes> & DepsOf<typeof questionRoutes>
   & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof debugRoutes>;
 
-/** Every route of the server, one factory per resource file. */
+/** Every route of the server: every file of this folder, one factory each. */
 export function allRoutes(deps: RouteDeps): RouteDef[] {
   const routes: RouteDef[] = [];
   const all = () => routes;
+  // Shared by two route files each: the file-index cache (session and workspace fs:search), the model directory (providers, catalog).
+  const indexes = fileIndexes(deps);
+  const directory = modelDirectory(deps);
   routes.push(
     ...metaRoutes(deps, all),
     ...connectionRoutes(deps),
@@ -54,11 +61,14 @@ export function allRoutes(deps: RouteDeps): RouteDef[] {
     ...sessionActionRoutes(deps),
     ...sessionProfileRoutes(deps),
     ...sessionV2Routes(deps),
-    ...fsSearchRoutes(deps),
+    ...sessionFsSearchRoutes(deps, indexes),
+    ...workspaceFsRoutes(deps, indexes),
     ...sessionFsRoutes(deps),
     ...hostFsRoutes(deps),
     ...terminalRoutes(deps),
-    ...providerRoutes(deps),
+    ...providerRoutes(deps, directory),
+    ...modelRoutes(deps),
+    ...catalogRoutes(directory),
     ...fileRoutes(deps),
     ...authRoutes(deps),
     ...promptRoutes(deps),

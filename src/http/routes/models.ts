@@ -7,7 +7,7 @@ import type { ConfigService } from '../../config/service.ts';
 
 const tags = ['models'];
 
-/** Core "GET /api/v1/models" and ":set_default" (registered by providerRoutes). */
+/** Core "GET /api/v1/models" and ":set_default". */
 export function modelRoutes(deps: { config: ConfigService }): RouteDef[] {
   return [
     route({

@@ -11,8 +11,6 @@ import {
   ImportCatalogBody, ImportCatalogData, ImportRegistryBody, ImportRegistryData, ProviderCreateBody, ProviderDetail, ProviderIdParams, ProviderItem,
   ProviderList, ProviderUpdateBody, ProviderUpdateData, RefreshReport,
 } from '../../../protocol/schemas/providers.ts';
-import { catalogRoutes } from './catalog.ts';
-import { modelRoutes } from './models.ts';
 import type { Logger } from '../../app/logger.ts';
 
 const tags = ['providers'];
@@ -20,16 +18,20 @@ const tags = ['providers'];
 export type ProviderRouteDeps = RefreshDeps & { log: Logger };
 
 /**
- * Core "Models and providers": provider CRUD, refreshes and imports, plus the
- * model and catalog routes, which share this server's model directory (its
- * URL: env SVC_CODE_MODEL_DIRECTORY_URL; snapshot: SVC_CODE_MODEL_DIRECTORY_SNAPSHOT).
+ * This server's public model directory, shared by the provider refreshes and imports and the
+ * catalog routes (catalog.ts); built once by the route index. Its URL: env
+ * SVC_CODE_MODEL_DIRECTORY_URL; its snapshot: SVC_CODE_MODEL_DIRECTORY_SNAPSHOT.
  */
-export function providerRoutes(deps: ProviderRouteDeps): RouteDef[] {
-  const dir = new ModelDirectory({
+export function modelDirectory(deps: { log: Logger }): ModelDirectory {
+  return new ModelDirectory({
     url: process.env.SVC_CODE_MODEL_DIRECTORY_URL || DEFAULT_DIRECTORY_URL,
     snapshotPath: process.env.SVC_CODE_MODEL_DIRECTORY_SNAPSHOT || SNAPSHOT_PATH,
     log: deps.log,
   });
+}
+
+/** Core "Models and providers": provider CRUD, refreshes and imports (models: models.ts; the directory: catalog.ts). */
+export function providerRoutes(deps: ProviderRouteDeps, dir: ModelDirectory): RouteDef[] {
   const providerById = (id: string) => {
     const c = deps.config.current();
     if (!c.providers[id]) throw notFound(Codes.PROVIDER_NOT_FOUND, 'provider', id);
@@ -91,7 +93,5 @@ export function providerRoutes(deps: ProviderRouteDeps): RouteDef[] {
       codes: [Codes.VALIDATION, Codes.PROVIDER_OAUTH_MANAGED, Codes.REGISTRY_UNUSABLE],
       handler: ({ body }) => importRegistry(deps, body.url, body.api_key),
     }),
-    ...modelRoutes(deps),
-    ...catalogRoutes(dir),
   ];
 }

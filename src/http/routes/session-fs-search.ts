@@ -14,7 +14,6 @@ import {
   FsDiffBody, FsDiffData, FsGitStatusBody, FsGitStatusData, FsGrepBody, FsGrepData, FsSearchBody, FsSearchData, FsSearchSlotParams,
 } from '../../../protocol/schemas/fs-search.ts';
 import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
-import { workspaceFsRoutes } from './workspace-fs.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { SessionFsDeps } from '../../fs/scope.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -23,13 +22,9 @@ const tags = ['file system'];
 
 export type FsSearchRouteDeps = SessionFsDeps & { journal: EventJournal; clock: Clock };
 
-/**
- * fs:search/grep/git_status/diff of a session, and the workspace-level
- * fs:search/suggest, which share one file-index cache.
- */
-export function fsSearchRoutes(deps: FsSearchRouteDeps): RouteDef[] {
-  const indexes = new FileIndexCache({ ...DEFAULT_INDEX_CACHE, now: () => deps.clock.now().getTime() });
-  return [...sessionFsSearchRoutes(deps, indexes), ...workspaceFsRoutes(deps, indexes)];
+/** The file-index cache fs:search of a session and of a workspace (workspace-fs.ts) share; built once by the route index. */
+export function fileIndexes(deps: { clock: Clock }): FileIndexCache {
+  return new FileIndexCache({ ...DEFAULT_INDEX_CACHE, now: () => deps.clock.now().getTime() });
 }
 
 /** Stops work for a client that has gone away. */
@@ -41,12 +36,12 @@ function clientGone(ctx: Koa.Context): AbortSignal {
   return ac.signal;
 }
 
-function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache): RouteDef[] {
+/** fs:search/grep/git_status/diff of a session. */
+export function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache): RouteDef[] {
   const grepTimeoutMs = Number(process.env.SVC_CODE_GREP_TIMEOUT_MS) || DEFAULT_GREP_TIMEOUT_MS;
-  const base = '/api/v1/sessions/{session_id}';
   return [
     route({
-      method: 'POST', path: `${base}/fs:search`, operationId: 'sessionFsSearch', summary: 'Fuzzy path search in the session root (or a draft session\'s workspace)', tags,
+      method: 'POST', path: '/api/v1/sessions/{session_id}/fs:search', operationId: 'sessionFsSearch', summary: 'Fuzzy path search in the session root (or a draft session\'s workspace)', tags,
       params: FsSearchSlotParams, body: FsSearchBody, data: FsSearchData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT],
       handler: async ({ params, body }) => {
@@ -57,7 +52,7 @@ function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache)
       },
     }),
     route({
-      method: 'POST', path: `${base}/fs:grep`, operationId: 'sessionFsGrep', summary: 'Search file contents with ripgrep', tags,
+      method: 'POST', path: '/api/v1/sessions/{session_id}/fs:grep', operationId: 'sessionFsGrep', summary: 'Search file contents with ripgrep', tags,
       params: SessionIdParams, body: FsGrepBody, data: FsGrepData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT],
       handler: async ({ params, body, ctx }) => {
@@ -82,7 +77,7 @@ function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache)
       },
     }),
     route({
-      method: 'POST', path: `${base}/fs:git_status`, operationId: 'sessionFsGitStatus', summary: 'Branch, upstream distance and changed files of the session root\'s repository', tags,
+      method: 'POST', path: '/api/v1/sessions/{session_id}/fs:git_status', operationId: 'sessionFsGitStatus', summary: 'Branch, upstream distance and changed files of the session root\'s repository', tags,
       params: SessionIdParams, body: FsGitStatusBody, data: FsGitStatusData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.PATH_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.GIT_UNAVAILABLE, Codes.PATH_ESCAPE],
       handler: async ({ params, body }) => {
@@ -100,7 +95,7 @@ function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache)
       },
     }),
     route({
-      method: 'POST', path: `${base}/fs:diff`, operationId: 'sessionFsDiff', summary: 'Unified diff of a path against HEAD', tags,
+      method: 'POST', path: '/api/v1/sessions/{session_id}/fs:diff', operationId: 'sessionFsDiff', summary: 'Unified diff of a path against HEAD', tags,
       params: SessionIdParams, body: FsDiffBody, data: FsDiffData,
       codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.GIT_UNAVAILABLE, Codes.PATH_ESCAPE],
       handler: async ({ params, body }) => {

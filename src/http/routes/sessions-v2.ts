@@ -19,9 +19,9 @@ export type SessionV2RouteDeps = SessionListDeps & Parameters<typeof batchArchiv
 /** Part B "GET /api/v2/sessions" and the v2 batch archive/restore routes. */
 export function sessionV2Routes(deps: SessionV2RouteDeps): RouteDef[] {
   const git = new GitInfoCache(deps.clock);
-  const batch = (action: 'archive' | 'restore') =>
+  const batch = (action: 'archive' | 'restore', path: string) =>
     route({
-      method: 'POST', path: `/api/v2/sessions:${action}`, operationId: `${action}SessionsV2`, tags: ['sessions-v2'],
+      method: 'POST', path, operationId: `${action}SessionsV2`, tags: ['sessions-v2'],
       summary: `${action === 'archive' ? 'Archive' : 'Restore'} sessions in batch; per-id outcomes in input order (unknown id: 40401 in its item)`,
       body: SessionBatchBody, data: SessionBatchData, codes: [Codes.VALIDATION],
       handler: ({ body }) => batchArchiveRestore(deps, action, body.ids),
@@ -32,7 +32,7 @@ export function sessionV2Routes(deps: SessionV2RouteDeps): RouteDef[] {
       query: SessionListV2Query, data: SessionListV2Data, codes: [Codes.VALIDATION, Codes.PAGE_TOKEN_MISMATCH],
       handler: ({ query }) => listSessionsV2(deps, git, query),
     }),
-    batch('archive'),
-    batch('restore'),
+    batch('archive', '/api/v2/sessions:archive'),
+    batch('restore', '/api/v2/sessions:restore'),
   ];
 }

@@ -12,8 +12,6 @@ import {
   OpsData, OpsQuery, PlanData, PlanQuery, TranscriptData, TranscriptQuery, UserMessagesData, UserMessagesQuery,
 } from '../../../protocol/schemas/transcript.ts';
 
-const BASE = '/api/v1/sessions/{session_id}/transcript';
-
 /** What the transcript routes read. */
 export interface TranscriptRouteDeps extends SessionLookup {
   /** The op window (`/ops`). */
@@ -32,7 +30,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
   const codes = [Codes.VALIDATION, Codes.SESSION_NOT_FOUND];
   return [
     route({
-      method: 'GET', path: BASE, operationId: 'getSessionTranscript', tags: ['messages'],
+      method: 'GET', path: '/api/v1/sessions/{session_id}/transcript', operationId: 'getSessionTranscript', tags: ['messages'],
       summary: 'A page of an agent\'s turns (newest page without a cursor, items oldest first) and its global state',
       params: SessionIdParams, query: TranscriptQuery, data: TranscriptData, codes,
       handler: ({ params, query }) => {
@@ -49,7 +47,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'GET', path: `${BASE}/ops`, operationId: 'getSessionTranscriptOps', tags: ['messages'],
+      method: 'GET', path: '/api/v1/sessions/{session_id}/transcript/ops', operationId: 'getSessionTranscriptOps', tags: ['messages'],
       summary: 'The agent\'s journaled events after since_seq as op batches (bounded to the last 1000 events; live sessions only)',
       params: SessionIdParams, query: OpsQuery, data: OpsData, codes,
       handler: ({ params, query }) => {
@@ -58,7 +56,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'GET', path: `${BASE}/user-messages`, operationId: 'getSessionTranscriptUserMessages', tags: ['messages'],
+      method: 'GET', path: '/api/v1/sessions/{session_id}/transcript/user-messages', operationId: 'getSessionTranscriptUserMessages', tags: ['messages'],
       summary: 'User messages of one agent or of every rostered agent, with their states and origins',
       params: SessionIdParams, query: UserMessagesQuery, data: UserMessagesData, codes,
       handler: ({ params, query }) => {
@@ -70,7 +68,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'GET', path: `${BASE}/plan`, operationId: 'getSessionTranscriptPlan', tags: ['messages'],
+      method: 'GET', path: '/api/v1/sessions/{session_id}/transcript/plan', operationId: 'getSessionTranscriptPlan', tags: ['messages'],
       summary: 'Plans of the agent\'s ExitPlanMode calls with their reviews',
       params: SessionIdParams, query: PlanQuery, data: PlanData, codes: [...codes, Codes.EXIT_PLAN_CALL_NOT_FOUND],
       handler: async ({ params, query }) => {

@@ -10,10 +10,7 @@ import type { SessionLookup } from '../../sessions/lookup.ts';
 
 const tags = ['file system'];
 
-/**
- * Workspace-level fs:search and fs:suggest (no session needed). Mounted by
- * fsSearchRoutes in session-fs-search.ts, which owns the shared index cache.
- */
+/** Workspace-level fs:search and fs:suggest (no session needed), on the index cache session fs:search shares (`fileIndexes`). */
 export function workspaceFsRoutes(deps: SessionLookup & { journal: EventJournal; clock: Clock }, indexes: FileIndexCache): RouteDef[] {
   const codes = [Codes.VALIDATION, Codes.WORKSPACE_NOT_FOUND, Codes.RUNTIME_NOT_FOUND, Codes.SEARCH_TIMEOUT];
   return [
