@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
 

@@ -1,9 +1,9 @@
 import test from 'ava';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { newSession } from './helpers/engine-events.ts';
-import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+import { newSession, startTestServer, tempHome, type TestServer } from './helpers/server.ts';
 import type { PermissionDecision } from '../src/permissions/types.ts';
+import { until } from './helpers/wait.ts';
 
 const CTX = { agentId: 'main', readOnly: false, turnId: 'turn_1' };
 const bash = (command: string, id = 'call_1') => ({ id, name: 'Bash', input: { command } });
@@ -16,12 +16,11 @@ async function setup(t: any): Promise<{ s: TestServer; sid: string }> {
 }
 
 /** Waits until the session has `n` pending approvals (the request is journaled asynchronously). */
-async function pending(s: TestServer, sid: string, n = 1) {
-  for (;;) {
+function pending(s: TestServer, sid: string, n = 1) {
+  return until(async () => {
     const res = await s.get(`${url(sid)}?status=pending`);
-    if (res.data.items.length >= n) return res.data.items;
-    await new Promise((r) => setTimeout(r, 5));
-  }
+    return res.data.items.length >= n && res.data.items;
+  });
 }
 
 async function sessionEvents(s: TestServer, sid: string, type: string) {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startLoginHarness } from '../fixtures/oauth/harness.ts';
+import { startLoginHarness } from './helpers/login.ts';
 
 // The config service reads SVC_MODEL_* when the server starts; nothing else in this process runs meanwhile.
 test.serial('a SVC_MODEL_* temporary model makes models ready and counts as a provider', async (t) => {

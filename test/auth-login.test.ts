@@ -2,9 +2,16 @@ import test from 'ava';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { loginApproved, startLoginHarness, until, waitResolved } from '../fixtures/oauth/harness.ts';
+import { loginApproved, startLoginHarness, TEST_POLL_UNIT_MS, waitResolved, type LoginHarness } from './helpers/login.ts';
+import { until } from './helpers/wait.ts';
 
 const LOGIN = '/api/v1/auth/login';
+
+/** Waits until the live flow has polled the host twice more: every poller still running has polled since. */
+async function polledTwice(h: LoginHarness, userCode: string): Promise<void> {
+  const from = h.fixture.polls(userCode);
+  await until(() => h.fixture.polls(userCode) >= from + 2);
+}
 
 test('POST login answers a pending snapshot from the host; GET returns it', async (t) => {
   const h = await startLoginHarness();
@@ -108,10 +115,11 @@ test('DELETE cancels a pending flow once; later DELETEs report the last state', 
   t.is(snap.status, 'cancelled');
   t.truthy(snap.resolved_at);
   t.deepEqual((await h.s.req('DELETE', LOGIN)).body.data, { cancelled: false, status: 'cancelled' });
-  // The user approving a cancelled flow changes nothing.
+  // The user approving a cancelled flow changes nothing. No flow is left to show it: give a poller
+  // that had survived the cancel five poll intervals to poll again.
   h.fixture.approve(started.user_code);
   const polls = h.fixture.polls(started.user_code);
-  await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 5 * TEST_POLL_UNIT_MS));
   t.is(h.fixture.polls(started.user_code), polls);
   t.is((await h.s.get(LOGIN)).data.status, 'cancelled');
 });
@@ -124,7 +132,7 @@ test('a second POST aborts the first flow', async (t) => {
   t.not(second.flow_id, first.flow_id);
   t.not(second.user_code, first.user_code);
   h.fixture.approve(first.user_code);
-  await new Promise((r) => setTimeout(r, 100));
+  await polledTwice(h, second.user_code); // a poller of the first flow would have taken its token by now
   t.is(h.fixture.accessTokens().length, 0);
   const pending = (await h.s.get(LOGIN)).data;
   t.is(pending.flow_id, second.flow_id);
@@ -199,7 +207,7 @@ test('two concurrent POSTs leave exactly one pending flow', async (t) => {
   t.is(current.status, 'pending');
   const other = current.flow_id === a.data.flow_id ? b.data : a.data;
   h.fixture.approve(other.user_code);
-  await new Promise((r) => setTimeout(r, 100));
+  await polledTwice(h, current.user_code); // a poller of the other flow would have taken its token by now
   t.is(h.fixture.accessTokens().length, 0);
 });
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loginApproved, startLoginHarness } from '../fixtures/oauth/harness.ts';
+import { loginApproved, startLoginHarness } from './helpers/login.ts';
 
 const REGION = '/api/v1/oauth/region';
 const GLOBAL_HOST = 'https://auth.svc-code.com';

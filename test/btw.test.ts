@@ -1,6 +1,7 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, text, until, type EngineEnv } from './helpers/engine.ts';
+import { journal, prompt, startEngine, text, type EngineEnv } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 const YOLO = 'default_permission_mode = "yolo"';
 const offered = (body: any): string[] => (body.tools ?? []).map((x: any) => x.function.name).sort();

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { scripts, type StreamReply } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, types, until, type EngineEnv } from './helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, types, type EngineEnv } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 const reply = (text: string, input = 10): StreamReply => ({ events: [{ text }], usage: { input, output: 2 } });
 /** Everything a recorded model request sent as messages, as one string. */

@@ -1,10 +1,10 @@
 import test from 'ava';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'smol-toml';
-import type { JournalEvent } from '../journal/types.ts';
 import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+import { committedOf } from './helpers/journal.ts';
+import { until } from './helpers/wait.ts';
 
 const CONFIG = '/api/v1/config';
 
@@ -29,21 +29,20 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
   }
 }
 
-/** Collects every `event.config.changed` the journal commits. */
-function configEvents(s: TestServer): JournalEvent[] {
-  const seen: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (events: JournalEvent[]) => {
-    seen.push(...events.filter((e) => e.type === 'event.config.changed'));
-  });
-  return seen;
-}
+/** Every `event.config.changed` the journal commits from now on. */
+const configEvents = (s: TestServer) => committedOf(s, 'event.config.changed');
 
-async function until(pred: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await sleep(20);
-  }
+/** Resolves once the config file watcher's next reload (its answer to a change of config.toml) has run. */
+function nextReload(s: TestServer): Promise<void> {
+  const config = s.server.services.config;
+  const reload = config.reload.bind(config);
+  return new Promise((resolve) => {
+    config.reload = async () => {
+      config.reload = reload;
+      await reload();
+      resolve();
+    };
+  });
 }
 
 const readToml = async (s: TestServer) => parse(await readFile(path.join(s.home, 'config.toml'), 'utf8')) as Record<string, any>;
@@ -308,8 +307,6 @@ test.serial('two quick POSTs produce one event.config.changed carrying both fiel
   await s.post(CONFIG, { default_plan_mode: true });
   await s.post(CONFIG, { loop_control: { max_steps_per_turn: 50 } });
   await until(() => events.length > 0);
-  await sleep(1200);
-  t.is(events.length, 1);
   const e = events[0];
   t.is(e.stream, '__global__');
   const payload = e.payload as { changedFields: string[]; config: any };
@@ -317,6 +314,9 @@ test.serial('two quick POSTs produce one event.config.changed carrying both fiel
   t.is(payload.config.loop_control.max_steps_per_turn, 50);
   t.true(payload.config.default_plan_mode);
   t.deepEqual(payload.config, (await s.get(CONFIG)).data);
+  // Stopping flushes a change still waiting in its window: none was left for a second event.
+  await s.stop();
+  t.is(events.length, 1);
 });
 
 test.serial('with [watch] enabled an external edit is picked up once; our own writes do not fire twice', async (t) => {
@@ -328,10 +328,13 @@ test.serial('with [watch] enabled an external edit is picked up once; our own wr
   t.deepEqual((events[0].payload as any).changedFields, ['thinking']);
   t.is((await s.get(CONFIG)).data.thinking.effort, 'high');
 
+  const reloaded = nextReload(s);
   await s.post(CONFIG, { auto_session_title: false });
   await until(() => events.length > 1);
-  await sleep(800);
-  t.is(events.length, 2);
+  await reloaded; // the watcher saw our own write and re-read the file
   t.deepEqual((events[1].payload as any).changedFields, ['autoSessionTitle']);
   t.is((await readToml(s)).thinking.effort, 'high', 'the POST kept the externally edited key');
+  // Stopping flushes what the reload announced, if anything.
+  await s.stop();
+  t.is(events.length, 2);
 });

@@ -1,14 +1,12 @@
 import test from 'ava';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { scratchDir } from './helpers/fs.ts';
 import { connectWs, startTestServer, TEST_TOKEN } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 test('GET /api/v1/connections lists live connections oldest first, with subscriptions and has_client_hello', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-code-conn-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const dir = await scratchDir(t, 'svc-code-conn-');
   const session = (await s.post('/api/v1/sessions', { metadata: { cwd: dir } })).data.id;
 
   const empty = await s.get('/api/v1/connections');
@@ -37,11 +35,10 @@ test('GET /api/v1/connections lists live connections oldest first, with subscrip
   await first.close();
   // The server drops a connection when its socket closes, just after the client sees the close handshake.
   let ids: string[] = [];
-  for (let i = 0; i < 100; i++) {
+  await until(async () => {
     ids = (await s.get('/api/v1/connections')).data.connections.map((c: { id: string }) => c.id);
-    if (ids.length === 1) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return ids.length === 1;
+  }, 2000).catch(() => undefined); // the assertion below reports a timeout
   t.deepEqual(ids, [b.id]);
 });
 

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, types, until } from './helpers/engine.ts';
+import { journal, prompt, startEngine, types } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 test('a restart during a turn ends it failed/interrupted, drops queued prompts, and a new prompt works', async (t) => {
   const env = await startEngine(t);

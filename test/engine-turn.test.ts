@@ -1,6 +1,7 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, types, until } from './helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, types } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 test('a prompt streams assistant.delta frames with increasing offsets and ends completed', async (t) => {
   const env = await startEngine(t);

@@ -1,12 +1,11 @@
 import test from 'ava';
-import { Level } from 'level';
-import path from 'node:path';
 import { EventCheckError, eventIssues } from '../protocol/contract-check.ts';
 import { EventJournal } from '../src/events/journal.ts';
 import { eventDef, eventDefs, isBroadcast, transcriptRole } from '../protocol/events/registry.ts';
 import type { NewStreamEvent } from '../protocol/events/registry.ts';
 import { buildAsyncApi } from '../src/ws/asyncapi.ts';
 import { tempDir } from './helpers/fs.ts';
+import { openJournal } from './helpers/journal.ts';
 import { startTestServer } from './helpers/server.ts';
 
 const stepStarted = { agent_id: 'main', turn_id: 'turn_1', step: 1 };
@@ -57,11 +56,7 @@ test('a checked server refuses an unknown or invalid event, records both, and it
 });
 
 test('without a checker (production) the journal appends whatever it is given, unvalidated', async (t) => {
-  const db = new Level<string, any>(path.join(await tempDir(), 'db'), { valueEncoding: 'json' });
-  await db.open();
-  const journal = new EventJournal({ db });
-  await journal.load();
-  t.teardown(() => journal.close());
+  const journal = await openJournal(t, {}, EventJournal);
   const [e] = await journal.append([{ stream: 'session_1', type: 'turn.step.exploded', payload: {} } as unknown as NewStreamEvent]);
   t.is(e!.seq, 1);
 });

@@ -1,19 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
-import { execFileSync } from 'node:child_process';
-import { mkdir, rm, unlink, writeFile } from 'node:fs/promises';
+import { unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tempDir } from './helpers/fs.ts';
+import { git, scratchDir, writeFiles } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=n', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
-}
-
-async function dir(t: ExecutionContext, prefix: string): Promise<string> {
-  const d = await tempDir(prefix);
-  t.teardown(() => rm(d, { recursive: true, force: true }));
-  return d;
-}
 
 /**
  * A clone-like repo whose `main` tracks a bare origin and is one commit ahead,
@@ -21,18 +10,15 @@ async function dir(t: ExecutionContext, prefix: string): Promise<string> {
  * file, plus a modified file in `sub/`.
  */
 async function repo(t: ExecutionContext): Promise<string> {
-  const origin = await dir(t, 'svc-code-origin-');
-  const root = await dir(t, 'svc-code-git-');
+  const origin = await scratchDir(t, 'svc-code-origin-');
+  const root = await scratchDir(t, 'svc-code-git-');
   git(origin, 'init', '-q', '--bare');
   git(root, 'init', '-q', '-b', 'main');
   const files: Record<string, string> = {
     'keep.txt': 'keep\n', 'mod.txt': 'a\nb\nc\n', 'staged.txt': 'x\n', 'del.txt': 'one\ntwo\n', 'old.txt': 'renamed content\n',
     '.gitignore': '*.log\n', 'sub/inner.txt': 'inner\n',
   };
-  for (const [f, c] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, f)), { recursive: true });
-    await writeFile(path.join(root, f), c);
-  }
+  await writeFiles(root, files);
   git(root, 'add', '-A');
   git(root, 'commit', '-q', '-m', 'first');
   git(root, 'remote', 'add', 'origin', origin);
@@ -110,7 +96,7 @@ test('git_status: behind and a repository without commits', async (t) => {
   t.is(r.data.ahead, 1);
   t.is(r.data.behind, 1);
 
-  const fresh = await dir(t, 'svc-code-fresh-');
+  const fresh = await scratchDir(t, 'svc-code-fresh-');
   git(fresh, 'init', '-q', '-b', 'trunk');
   await writeFile(path.join(fresh, 'a.txt'), '1\n2\n');
   git(fresh, 'add', 'a.txt');
@@ -120,7 +106,7 @@ test('git_status: behind and a repository without commits', async (t) => {
 
 test('git_status and diff outside a repository are 40908', async (t) => {
   const s = await server(t);
-  const plain = await dir(t, 'svc-code-plain-');
+  const plain = await scratchDir(t, 'svc-code-plain-');
   await writeFile(path.join(plain, 'a.txt'), 'a\n');
   const fs = await session(t, s, plain);
   const st = await fs('git_status', {});
@@ -163,7 +149,7 @@ test('diff: confinement and the size cap', async (t) => {
 
 test('git_status: a merge conflict is conflicted; a detached HEAD has branch null', async (t) => {
   const s = await server(t);
-  const root = await dir(t, 'svc-code-conflict-');
+  const root = await scratchDir(t, 'svc-code-conflict-');
   git(root, 'init', '-q', '-b', 'main');
   await writeFile(path.join(root, 'f.txt'), 'base\n');
   git(root, 'add', 'f.txt');

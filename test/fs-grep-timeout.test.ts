@@ -1,7 +1,7 @@
 import test from 'ava';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tempDir } from './helpers/fs.ts';
+import { scratchDir } from './helpers/fs.ts';
 import { startTestServer } from './helpers/server.ts';
 
 // Its own file (own process): the deadline is read from the environment when the server starts.
@@ -9,8 +9,7 @@ test('a grep past SVC_CODE_GREP_TIMEOUT_MS is 41305', async (t) => {
   process.env.SVC_CODE_GREP_TIMEOUT_MS = '1';
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const root = await tempDir('svc-code-grep-big-');
-  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const root = await scratchDir(t, 'svc-code-grep-big-');
   // 4,000 files of 4 KiB: far more than ripgrep can get through in 1 ms, counting its own start-up.
   const body = 'lorem ipsum dolor sit amet\n'.repeat(150);
   for (let d = 0; d < 20; d++) {

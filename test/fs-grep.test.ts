@@ -1,7 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import { tempDir } from './helpers/fs.ts';
+import { scratchDir, writeFiles } from './helpers/fs.ts';
 import { startTestServer } from './helpers/server.ts';
 
 const FILES: Record<string, string | Buffer> = {
@@ -18,12 +16,8 @@ for (let i = 0; i < 10; i++) FILES[`many/f${i}.txt`] = 'needle 1\nhay\nneedle 2\
 async function setup(t: ExecutionContext) {
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const root = await tempDir('svc-code-grep-');
-  t.teardown(() => rm(root, { recursive: true, force: true }));
-  for (const [f, content] of Object.entries(FILES)) {
-    await mkdir(path.dirname(path.join(root, f)), { recursive: true });
-    await writeFile(path.join(root, f), content);
-  }
+  const root = await scratchDir(t, 'svc-code-grep-');
+  await writeFiles(root, FILES);
   const created = await s.post('/api/v1/sessions', { metadata: { cwd: root } });
   const grep = (body: object) => s.post(`/api/v1/sessions/${created.data.id}/fs:grep`, body);
   return { s, root, grep };

@@ -4,7 +4,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { tempDir } from './helpers/fs.ts';
+import { scratchDir, tempDir } from './helpers/fs.ts';
 import { startTestServer } from './helpers/server.ts';
 
 const q = (p: string) => encodeURIComponent(p);
@@ -19,12 +19,6 @@ function denied(candidates: string[], probe: (p: string) => void): string {
     }
   }
   throw new Error(`no path is denied to this user among ${candidates.join(', ')}`);
-}
-
-async function scratch(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 async function lockedDir(t: { teardown(fn: () => Promise<void>): void }): Promise<string> {
@@ -51,10 +45,10 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
 test('fs:home: home directory and workspace roots, most recently opened first', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const [a, b] = [await scratch(t), await scratch(t)];
+  const [a, b] = [await scratchDir(t), await scratchDir(t)];
   t.deepEqual((await s.get('/api/v1/fs:home')).data, { home: os.homedir(), recent_roots: [] });
   t.is((await s.post('/api/v1/workspaces', { root: a })).code, 0);
-  await new Promise((r) => setTimeout(r, 5));
+  s.clock.advance(1000);
   t.is((await s.post('/api/v1/workspaces', { root: b })).code, 0);
   t.deepEqual((await s.get('/api/v1/fs:home')).data.recent_roots, [b, a]);
 });
@@ -62,7 +56,7 @@ test('fs:home: home directory and workspace roots, most recently opened first', 
 test('fs:browse: sub-directories only, parent, defaults and errors', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const root = await scratch(t);
+  const root = await scratchDir(t);
   await mkdir(path.join(root, 'b-dir'));
   await mkdir(path.join(root, '.hidden'));
   await mkdir(path.join(root, 'A-dir'));
@@ -91,7 +85,7 @@ test('fs:browse: sub-directories only, parent, defaults and errors', async (t) =
 test('fs:content: raw bytes with Range and ETag; errors are envelopes', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const root = await scratch(t);
+  const root = await scratchDir(t);
   const file = path.join(root, 'data.json');
   await writeFile(file, '{"hello":"world"}');
   const auth = { Authorization: `Bearer ${s.token}` };
@@ -125,7 +119,7 @@ test('fs:content: raw bytes with Range and ETag; errors are envelopes', async (t
 test('fs:mkdir (host): non-recursive creation and its errors', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const root = await scratch(t);
+  const root = await scratchDir(t);
   const target = path.join(root, 'made');
   const r = await s.post('/api/v1/fs:mkdir', { path: target });
   t.is(r.code, 0, JSON.stringify(r));

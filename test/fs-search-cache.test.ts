@@ -1,16 +1,13 @@
 import test from 'ava';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FileIndexCache } from '../src/fs/search/cache.ts';
-import { tempDir } from './helpers/fs.ts';
+import { scratchDir, writeFiles } from './helpers/fs.ts';
+import { until } from './helpers/wait.ts';
 
 async function root(t: any, files: string[]): Promise<string> {
-  const dir = await tempDir('svc-code-index-');
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  for (const f of files) {
-    await mkdir(path.dirname(path.join(dir, f)), { recursive: true });
-    await writeFile(path.join(dir, f), 'x\n');
-  }
+  const dir = await scratchDir(t, 'svc-code-index-');
+  await writeFiles(dir, files);
   return dir;
 }
 
@@ -47,10 +44,7 @@ test('fresh, then stale-while-revalidate, then rebuilt before answering', async 
   clock.ms = 1_500;
   t.is(await c.get(dir, true), first, 'stale: the old index answers at once');
   let next = first;
-  for (let i = 0; i < 200 && next === first; i++) {
-    await new Promise((r) => setTimeout(r, 10));
-    next = await c.get(dir, true);
-  }
+  await until(async () => (next = await c.get(dir, true)) !== first, 2000).catch(() => undefined); // the assertion below reports a timeout
   t.not(next, first, 'rebuilt in the background');
   t.true(next.paths.includes('two.txt'));
   await writeFile(path.join(dir, 'three.txt'), 'x\n');

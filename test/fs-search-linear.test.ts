@@ -1,18 +1,12 @@
 import test, { type ExecutionContext } from 'ava';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { searchIndex } from '../src/fs/search/search.ts';
 import { buildFileIndex } from '../src/fs/search/file-index.ts';
 import { toCodePointIndices } from '../src/fs/search/fuzzy.ts';
-import { tempDir } from './helpers/fs.ts';
+import { scratchDir, writeFiles } from './helpers/fs.ts';
 
 async function root(t: ExecutionContext): Promise<string> {
-  const dir = await tempDir('svc-code-linear-');
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  for (const f of ['src/a.ts', 'src/b.ts', 'docs/readme.md', 'aaaa/aaaa/aaaa.txt']) {
-    await mkdir(path.dirname(path.join(dir, f)), { recursive: true });
-    await writeFile(path.join(dir, f), 'x\n');
-  }
+  const dir = await scratchDir(t, 'svc-code-linear-');
+  await writeFiles(dir, ['src/a.ts', 'src/b.ts', 'docs/readme.md', 'aaaa/aaaa/aaaa.txt']);
   return dir;
 }
 

@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tempDir } from './helpers/fs.ts';
+import { scratchDir, writeFiles } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 /**
@@ -15,12 +15,8 @@ const FILES = [
 ];
 
 async function workspace(t: ExecutionContext): Promise<string> {
-  const root = await tempDir('svc-code-search-');
-  t.teardown(() => rm(root, { recursive: true, force: true }));
-  for (const f of FILES) {
-    await mkdir(path.dirname(path.join(root, f)), { recursive: true });
-    await writeFile(path.join(root, f), `${f}\n`);
-  }
+  const root = await scratchDir(t, 'svc-code-search-');
+  await writeFiles(root, Object.fromEntries(FILES.map((f) => [f, `${f}\n`])));
   await writeFile(path.join(root, '.gitignore'), 'build/\n*.log\n');
   return root;
 }

@@ -1,20 +1,9 @@
 import test from 'ava';
-import { Level } from 'level';
-import path from 'node:path';
 import { CommitWaits } from '../journal/commit-waits.ts';
 import { Journal } from '../journal/journal.ts';
 import { headKey } from '../journal/keys.ts';
 import type { StreamHead } from '../journal/types.ts';
-import { tempDir } from './helpers/fs.ts';
-
-async function openJournal(t: import('ava').ExecutionContext): Promise<Journal> {
-  const db = new Level<string, any>(path.join(await tempDir(), 'db'), { valueEncoding: 'json' });
-  await db.open();
-  const journal = new Journal({ db });
-  await journal.load();
-  t.teardown(() => journal.close());
-  return journal;
-}
+import { openJournal } from './helpers/journal.ts';
 
 const events = (stream: string, n: number) => Array.from({ length: n }, (_, i) => ({ stream, type: 'test.event', payload: { i } }));
 const storedSeq = async (j: Journal, stream: string) => ((await j.db.get(headKey(stream))) as StreamHead | undefined)?.seq ?? 0;

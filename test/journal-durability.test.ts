@@ -3,6 +3,7 @@ import { SessionEvents } from '../protocol/events/types.ts';
 import { tempDir } from './helpers/fs.ts';
 import { api, killed, spawnDaemon } from './helpers/process.ts';
 import { startTestServer, tempHome } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 test('kill -9 during a burst of appends loses no acknowledged event; seq continues after restart', async (t) => {
   const home = await tempHome();
@@ -26,7 +27,7 @@ test('kill -9 during a burst of appends loses no acknowledged event; seq continu
       }
     }
   })());
-  while (acked.length < 200) await new Promise((r) => setTimeout(r, 5));
+  await until(() => acked.length >= 200, 50_000, '200 acknowledged appends');
   await killed(daemon.child, 'SIGKILL');
   stop = true;
   await Promise.all(writers);

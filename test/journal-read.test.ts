@@ -1,17 +1,5 @@
 import test from 'ava';
-import { Level } from 'level';
-import path from 'node:path';
-import { Journal } from '../journal/journal.ts';
-import { tempDir } from './helpers/fs.ts';
-
-async function openJournal(t: import('ava').ExecutionContext): Promise<Journal> {
-  const db = new Level<string, any>(path.join(await tempDir(), 'db'), { valueEncoding: 'json' });
-  await db.open();
-  const journal = new Journal({ db });
-  await journal.load();
-  t.teardown(() => journal.close());
-  return journal;
-}
+import { openJournal } from './helpers/journal.ts';
 
 const events = (stream: string, n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ stream, type: 'test.event', payload: { i: from + i } }));
 

@@ -5,23 +5,12 @@ import { appendUnchecked } from './helpers/engine-events.ts';
 function failingBatch(message: string) {
   return () => ({ put() {}, del() {}, close: async () => {}, write: async () => { throw new Error(message); } });
 }
-import { Level } from 'level';
-import path from 'node:path';
 import { JournalEncodeError, JournalStoreError } from '../journal/errors.ts';
-import { Journal } from '../journal/journal.ts';
 import type { JournalEvent } from '../journal/types.ts';
 import { GUI_STREAM } from '../journal/keys.ts';
 import { tempDir } from './helpers/fs.ts';
+import { openJournal } from './helpers/journal.ts';
 import { startTestServer } from './helpers/server.ts';
-
-async function openJournal(t: import('ava').ExecutionContext): Promise<Journal> {
-  const db = new Level<string, any>(path.join(await tempDir(), 'db'), { valueEncoding: 'json' });
-  await db.open();
-  const journal = new Journal({ db });
-  await journal.load();
-  t.teardown(() => journal.close().catch(() => undefined));
-  return journal;
-}
 
 /** An object nested `n` levels deep, built without recursion (JSON.stringify overflows the stack on it). */
 function nested(n: number): Record<string, unknown> {
@@ -38,7 +27,7 @@ function nested(n: number): Record<string, unknown> {
 const ev = (stream: string, payload: unknown) => ({ stream, type: 'test.event', payload });
 
 test('an append that cannot be encoded is refused alone: no head moves, no projection sees it, later appends work', async (t) => {
-  const j = await openJournal(t);
+  const j = await openJournal(t, { brokenOk: true });
   const derived: JournalEvent[] = [];
   j.setDeriver((events) => {
     derived.push(...events);
@@ -57,7 +46,7 @@ test('an append that cannot be encoded is refused alone: no head moves, no proje
 });
 
 test('a refused append does not fail the appends it would have shared a batch with', async (t) => {
-  const j = await openJournal(t);
+  const j = await openJournal(t, { brokenOk: true });
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
   const results = await Promise.allSettled([
@@ -73,7 +62,7 @@ test('a refused append does not fail the appends it would have shared a batch wi
 });
 
 test('projection records that cannot be encoded refuse the append and put the heads back', async (t) => {
-  const j = await openJournal(t);
+  const j = await openJournal(t, { brokenOk: true });
   j.setDeriver((events) => events.map((e) => ({ type: 'put', key: `p!x!${e.seq}`, value: (e.payload as { bad?: boolean }).bad ? nested(100_000) : e.payload })));
   await t.throwsAsync(j.append([ev('s', { bad: true })]), { instanceOf: JournalEncodeError });
   t.false(j.hasStream('s'));
@@ -83,7 +72,7 @@ test('projection records that cannot be encoded refuse the append and put the he
 });
 
 test('a store failure fails the journal: that append and every later one answer the same typed error', async (t) => {
-  const j = await openJournal(t);
+  const j = await openJournal(t, { brokenOk: true });
   await j.append([ev('s', { i: 1 })]);
   const original = j.db.batch.bind(j.db);
   (j.db as { batch: unknown }).batch = failingBatch('disk full');

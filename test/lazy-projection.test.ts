@@ -1,12 +1,9 @@
 import test from 'ava';
-import { Level } from 'level';
-import path from 'node:path';
-import { Journal } from '../journal/journal.ts';
 import { versionKey } from '../journal/keys.ts';
 import { LazyProjection } from '../projections/lazy-projection.ts';
 import type { StreamReducer } from '../projections/projection.ts';
 import { ProjectionRunner } from '../projections/runner.ts';
-import { tempDir } from './helpers/fs.ts';
+import { openJournal } from './helpers/journal.ts';
 
 /** Counts a stream's events; `test.boom` makes it throw (a reducer bug). */
 const counter: StreamReducer<{ n: number }> = {
@@ -20,11 +17,7 @@ const counter: StreamReducer<{ n: number }> = {
 };
 
 async function setup(t: import('ava').ExecutionContext) {
-  const db = new Level<string, any>(path.join(await tempDir(), 'db'), { valueEncoding: 'json' });
-  await db.open();
-  const journal = new Journal({ db });
-  await journal.load();
-  t.teardown(() => journal.close());
+  const journal = await openJournal(t);
   const lazy = new LazyProjection(journal, counter, 2);
   const runner = new ProjectionRunner(journal, [lazy]);
   t.deepEqual(await runner.start(), { rebuilt: ['counter'] });

@@ -3,8 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startFixtureLlm, scripts } from '../fixtures/llm/index.ts';
 import { EngineEvents } from '../src/engine/events.ts';
-import { newSession } from './helpers/engine-events.ts';
-import { startTestServer, tempHome } from './helpers/server.ts';
+import { newSession, startTestServer, tempHome } from './helpers/server.ts';
 
 test('a real prompt through the engine: messages, snapshot usage and /status read its events', async (t) => {
   const f = await startFixtureLlm();

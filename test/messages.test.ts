@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { EngineEvents } from '../src/engine/events.ts';
-import { addMessages, append, msg, newSession } from './helpers/engine-events.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { addMessages, append, msg } from './helpers/engine-events.ts';
+import { newSession, startTestServer, type TestServer } from './helpers/server.ts';
 
 async function server(t: ExecutionContext): Promise<TestServer> {
   const s = await startTestServer();

@@ -4,18 +4,9 @@ import path from 'node:path';
 import test from 'ava';
 import { tempDir } from './helpers/fs.ts';
 import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 process.env.SVC_CODE_RECONCILE_INTERVAL_MS = '100';
-
-async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const listIds = async (s: TestServer) => ((await s.get('/api/v1/sessions')).data.items as { id: string }[]).map((x) => x.id);
 
@@ -32,8 +23,8 @@ test('two daemons on one home: both serve, see each other\'s sessions, refuse to
   const inA = (await a.post('/api/v1/sessions', { metadata: { cwd }, title: 'from A' })).data;
   const inB = (await b.post('/api/v1/sessions', { metadata: { cwd }, title: 'from B' })).data;
 
-  await eventually(async () => ((await listIds(a)).includes(inB.id) ? true : undefined));
-  await eventually(async () => ((await listIds(b)).includes(inA.id) ? true : undefined));
+  await until(async () => ((await listIds(a)).includes(inB.id) ? true : undefined));
+  await until(async () => ((await listIds(b)).includes(inA.id) ? true : undefined));
   t.is((await a.get(`/api/v1/sessions/${inB.id}`)).data.title, 'from B');
 
   const refused = await a.post(`/api/v1/sessions/${inB.id}/profile`, { title: 'diverge' });
@@ -44,11 +35,11 @@ test('two daemons on one home: both serve, see each other\'s sessions, refuse to
   t.is((await b.get(`/api/v1/sessions/${inB.id}`)).data.title, 'from B');
 
   await b.server.close();
-  await eventually(async () => ((await a.post(`/api/v1/sessions/${inB.id}/profile`, { title: 'adopted' })).code === 0 ? true : undefined));
+  await until(async () => ((await a.post(`/api/v1/sessions/${inB.id}/profile`, { title: 'adopted' })).code === 0 ? true : undefined));
   t.is((await a.get(`/api/v1/sessions/${inB.id}`)).data.title, 'adopted');
   // The adopted slot is deleted right after its streams are copied (the copy is what made the update possible).
   const slotDirs = async () => (await readdir(path.join(home, 'db'), { withFileTypes: true })).filter((e) => e.isDirectory()).length;
-  t.is(await eventually(async () => ((await slotDirs()) === 1 ? 1 : undefined)), 1);
+  t.is(await until(async () => ((await slotDirs()) === 1 ? 1 : undefined)), 1);
   const events = await a.server.services.journal.readRange(inB.id, 1);
   t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
 });

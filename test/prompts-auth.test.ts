@@ -2,8 +2,8 @@ import test from 'ava';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts, startFixtureLlm } from '../fixtures/llm/index.ts';
-import { newSession, prompt } from './helpers/engine.ts';
-import { connectWs, startTestServer, tempHome, TEST_TOKEN } from './helpers/server.ts';
+import { prompt } from './helpers/engine.ts';
+import { connectWs, newSession, startTestServer, tempHome, TEST_TOKEN } from './helpers/server.ts';
 
 async function managedServer(t: any, state?: 'revoked') {
   const llm = await startFixtureLlm();

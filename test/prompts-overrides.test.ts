@@ -2,8 +2,8 @@ import test from 'ava';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts, startFixtureLlm } from '../fixtures/llm/index.ts';
-import { journal, newSession, prompt, startEngine, text } from './helpers/engine.ts';
-import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+import { journal, prompt, startEngine, text } from './helpers/engine.ts';
+import { newSession, startTestServer, tempHome, type TestServer } from './helpers/server.ts';
 
 const OTHER = `[models."fx/other"]
 provider = "fx"

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, text, turnEnded, until } from './helpers/engine.ts';
+import { journal, prompt, startEngine, text, turnEnded } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 test('a second prompt while busy is queued and runs after the first; GET /prompts shows both', async (t) => {
   const env = await startEngine(t);

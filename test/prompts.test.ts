@@ -2,8 +2,8 @@ import test from 'ava';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, newSession, prompt, startEngine, text, turnEnded, types } from './helpers/engine.ts';
-import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+import { journal, prompt, startEngine, text, turnEnded, types } from './helpers/engine.ts';
+import { newSession, startTestServer, tempHome, type TestServer } from './helpers/server.ts';
 import { uploadFile } from './helpers/files.ts';
 
 const upload = async (s: TestServer, data: Blob, filename: string) => (await uploadFile(s, data, filename)).id;

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 const MANUAL = 'default_permission_mode = "manual"';
 const ask = (id: string, questions: unknown[]) => ({ events: [{ tool_call: { id, name: 'AskUserQuestion', args: { questions } } }] });

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { newSession } from './helpers/engine-events.ts';
-import { startTestServer, type TestServer } from './helpers/server.ts';
+import { newSession, startTestServer, type TestServer } from './helpers/server.ts';
 import { outcomeText } from '../src/questions/answers.ts';
 import type { AskRequest } from '../src/questions/service.ts';
+import { until } from './helpers/wait.ts';
 
 const url = (sid: string) => `/api/v1/sessions/${sid}/questions`;
 const opts = (...labels: string[]) => labels.map((label) => ({ label }));
@@ -23,12 +23,8 @@ function ask(s: TestServer, sid: string, questions = FOUR, signal?: AbortSignal)
   return s.server.services.questions.ask(sid, { agentId: 'main', toolCallId: 'call_1', questions }, signal);
 }
 
-async function pending(s: TestServer, sid: string) {
-  for (;;) {
-    const res = await s.get(`${url(sid)}?status=pending`);
-    if (res.data.items.length) return res.data.items[0];
-    await new Promise((r) => setTimeout(r, 5));
-  }
+function pending(s: TestServer, sid: string) {
+  return until(async () => (await s.get(`${url(sid)}?status=pending`)).data.items[0]);
 }
 
 const fieldsOf = (res: any): string[] => res.details.map((d: any) => d.field);

@@ -1,12 +1,30 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
 import { runtimeIdleMs, sweepEveryMs } from '../src/engine/idle-runtimes.ts';
+import { until } from './helpers/wait.ts';
 
 // Read when each test's server starts: runtimes of sessions quiet for 250 ms are unloaded.
 process.env.SVC_CODE_RUNTIME_IDLE_MS = '250';
 
 const loaded = (env: EngineEnv) => env.s.server.services.engine.get(env.sid) !== undefined;
+
+/** What the registry's own idle sweep unloads in its first run at least `ms` from now. */
+function sweepAfter(env: EngineEnv, ms: number): Promise<string[]> {
+  const engine = env.s.server.services.engine;
+  const unloadIdle = engine.unloadIdle.bind(engine);
+  const from = Date.now() + ms;
+  return new Promise((resolve) => {
+    engine.unloadIdle = async (now) => {
+      const unloaded = await unloadIdle(now);
+      if (Date.now() >= from) {
+        engine.unloadIdle = unloadIdle;
+        resolve(unloaded);
+      }
+      return unloaded;
+    };
+  });
+}
 const boundModel = async (env: EngineEnv) => {
   const r = await env.s.get('/api/v2/sessions?page_size=50');
   return r.data.items.find((x: any) => x.id === env.sid)?.activity.model;
@@ -33,7 +51,7 @@ test('a session whose turn waits on an approval is not unloaded; reads that resu
   env.llm.setScript({ events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'hi\n' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'write it')).code, 0);
   const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
-  await new Promise((ok) => setTimeout(ok, 600));
+  await sweepAfter(env, 300); // past the idle time
   t.true(loaded(env), 'kept while the turn waits');
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
   t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');

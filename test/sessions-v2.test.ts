@@ -1,8 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { git } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 type Params = Record<string, string | number | boolean | (string | number)[]>;
@@ -18,10 +18,6 @@ interface Fixture {
   /** Session ids in creation order. */
   ids: string[];
   byWs: Record<'a' | 'b' | 'c', string[]>;
-}
-
-function git(dir: string, ...args: string[]) {
-  execFileSync('git', ['-C', dir, '-c', 'user.email=a@b', '-c', 'user.name=n', '-c', 'commit.gpgsign=false', ...args], { stdio: 'ignore' });
 }
 
 async function setup(t: ExecutionContext): Promise<Fixture> {

@@ -2,8 +2,8 @@ import test, { type ExecutionContext } from 'ava';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineEvents } from '../src/engine/events.ts';
-import { addMessages, append, msg, newSession, stepCompleted, turnEnded, turnStarted, usage } from './helpers/engine-events.ts';
-import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
+import { addMessages, append, msg, stepCompleted, turnEnded, turnStarted, usage } from './helpers/engine-events.ts';
+import { newSession, startTestServer, tempHome, type TestServer } from './helpers/server.ts';
 
 const CONFIG = (strategy?: string) => `
 default_model = "acme/smart"

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, until } from './helpers/engine.ts';
+import { journal, prompt } from './helpers/engine.ts';
 import { agentCall, resultOf, say, tasksUrl, turnEnded, userTexts, withSubLlm } from './subagents-helpers.ts';
+import { until } from './helpers/wait.ts';
 
 // Background and detached subagents: task notifications, limits, archive, and a daemon restart mid-run.
 

@@ -1,10 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { engineConfig, journal, prompt, startEngine, until, type EngineEnv } from './helpers/engine.ts';
+import { engineConfig, journal, prompt, startEngine, type EngineEnv } from './helpers/engine.ts';
 import { tempDir } from './helpers/fs.ts';
 import { startTestServer, tempHome } from './helpers/server.ts';
 import { say, turnEnded, YOLO } from './subagents-helpers.ts';
+import { until } from './helpers/wait.ts';
 
 // Part B "secondary_model (subagent model pool)" rules 1-7, seen from the Agent tool and the session endpoints.
 

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, until } from './helpers/engine.ts';
+import { journal, prompt, startEngine } from './helpers/engine.ts';
 import { agentCall, offered, resultOf, say, tasksUrl, toolResults, turnEnded, userTexts, YOLO } from './subagents-helpers.ts';
+import { until } from './helpers/wait.ts';
 
 // Foreground subagents spawned by the Agent tool (Part B "subagent"): the run, its events, its task, cancel and abort.
 

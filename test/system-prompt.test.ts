@@ -2,8 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { engineConfig, journal, newSession, prompt, startEngine, turnEnded, until } from './helpers/engine.ts';
+import { engineConfig, journal, prompt, startEngine, turnEnded } from './helpers/engine.ts';
 import { agentCall, say, turnEnded as subTurnEnded, withSubLlm } from './subagents-helpers.ts';
+import { until } from './helpers/wait.ts';
+import { newSession } from './helpers/server.ts';
 
 const systemOf = (body: any): string => body.messages.find((m: any) => m.role === 'system')?.content ?? '';
 

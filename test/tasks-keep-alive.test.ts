@@ -2,11 +2,12 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts, startFixtureLlm } from '../fixtures/llm/index.ts';
-import { engineConfig, until } from './helpers/engine.ts';
+import { engineConfig } from './helpers/engine.ts';
 import { tempDir } from './helpers/fs.ts';
 import { api, killed, spawnDaemon } from './helpers/process.ts';
 import { tempHome } from './helpers/server.ts';
 import { alive } from './helpers/bash.ts';
+import { until } from './helpers/wait.ts';
 
 test('a kept-alive task outlives a real daemon process and keeps writing its log (no SIGPIPE)', async (t) => {
   const llm = await startFixtureLlm();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ServeOptions } from '../src/app/options.ts';
 import { tempDir } from './helpers/fs.ts';
 import { connectWs, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 const WAIT_MS = 10_000;
 const SH = '/bin/sh';
@@ -71,6 +72,15 @@ async function shellPid(t: ExecutionContext, c: WsClient, terminalId: string): P
   return Number(/pid-(\d+)-end/.exec(text)![1]);
 }
 
+/** A client subscribed to the session and attached to a new terminal, and the pid of its shell. */
+async function subscribedShell(t: ExecutionContext, f: Fixture) {
+  const c = await client(t, f.s);
+  t.is((await c.request('subscribe', { session_ids: [f.sessionId] })).code, 0);
+  const term = await openTerminal(t, f);
+  await attach(t, c, term.id);
+  return { c, term, pid: await shellPid(t, c, term.id) };
+}
+
 /** Alive and not a zombie waiting for its new parent to reap it. */
 async function alive(pid: number): Promise<boolean> {
   try {
@@ -80,14 +90,6 @@ async function alive(pid: number): Promise<boolean> {
   }
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-}
-
-async function eventually(check: () => Promise<boolean>): Promise<boolean> {
-  for (let i = 0; i < WAIT_MS / 50; i++) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
 }
 
 test('echo round trip over the WebSocket, listed and journaled', async (t) => {
@@ -208,18 +210,14 @@ test('exit 3 sends terminal_exit; the object and the journal record it', async (
 
 test(':close kills the shell and its jobs, then answers closed:true', async (t) => {
   const f = await setup(t);
-  const c = await client(t, f.s);
-  t.is((await c.request('subscribe', { session_ids: [f.sessionId] })).code, 0);
-  const term = await openTerminal(t, f);
-  await attach(t, c, term.id);
-  const pid = await shellPid(t, c, term.id);
+  const { c, term, pid } = await subscribedShell(t, f);
   await input(t, c, term.id, 'nohup sleep 300 >/dev/null 2>&1 & echo bg-$!-end\r');
   const bg = Number(/bg-(\d+)-end/.exec(await waitOutput(c, term.id, /bg-\d+-end/))![1]);
   t.true(await alive(bg));
   const res = await f.s.post(termUrl(f, `${term.id}:close`));
   t.deepEqual(res.data, { closed: true });
   t.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
-  t.true(await eventually(async () => !(await alive(bg))), 'the nohup job is gone too');
+  t.true(await until(async () => !(await alive(bg)), WAIT_MS), 'the nohup job is gone too');
   t.like((await f.s.get(termUrl(f, term.id))).data, { status: 'exited', exit_code: null });
   const ev = await c.waitFor((e) => e.type === 'terminal.closed' && e.session_id === f.sessionId, WAIT_MS);
   t.like(ev.payload, { reason: 'request', terminal: { id: term.id, exit_code: null } });
@@ -304,11 +302,7 @@ test('absent on a non-loopback bind unless allowRemoteTerminals', async (t) => {
 
 test('archiving a session ends its terminals', async (t) => {
   const f = await setup(t);
-  const c = await client(t, f.s);
-  t.is((await c.request('subscribe', { session_ids: [f.sessionId] })).code, 0);
-  const term = await openTerminal(t, f);
-  await attach(t, c, term.id);
-  const pid = await shellPid(t, c, term.id);
+  const { c, term, pid } = await subscribedShell(t, f);
   t.is((await f.s.post(`/api/v1/sessions/${f.sessionId}:archive`)).code, 0);
   const ev = await c.waitFor((e) => e.type === 'terminal.closed' && e.session_id === f.sessionId, WAIT_MS);
   t.like(ev.payload, { reason: 'session_archived', terminal: { id: term.id, status: 'exited' } });

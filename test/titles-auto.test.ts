@@ -1,5 +1,7 @@
 import test from 'ava';
-import { addPrompt, endTurn, newSession, titleServer, until } from './titles-helpers.ts';
+import { addPrompt, endTurn, titleServer } from './titles-helpers.ts';
+import { until } from './helpers/wait.ts';
+import { newSession } from './helpers/server.ts';
 
 const say = (text: string) => ({ events: [{ text }] });
 

@@ -2,7 +2,6 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startFixtureLlm, type FixtureLlm } from '../fixtures/llm/index.ts';
 import { startTestServer, tempHome, type TestServer } from './helpers/server.ts';
-import { tempDir } from './helpers/fs.ts';
 
 export interface TitleEnv { s: TestServer; llm: FixtureLlm }
 
@@ -28,12 +27,6 @@ max_context_size = 8192
   const s = await startTestServer({ home });
   t.teardown(() => s.stop());
   return { s, llm };
-}
-
-export async function newSession(s: TestServer, extra: Record<string, unknown> = {}): Promise<string> {
-  const r = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() }, ...extra });
-  if (r.code !== 0) throw new Error(`create failed: ${JSON.stringify(r)}`);
-  return r.data.id;
 }
 
 let n = 0;
@@ -77,9 +70,4 @@ export async function endTurn(s: TestServer, id: string): Promise<void> {
 export function askedText(llm: FixtureLlm, i: number): string {
   const msgs = llm.requests[i].body.messages as Array<{ role: string; content: unknown }>;
   return msgs.filter((m) => m.role === 'user').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
-}
-
-/** Waits until `pred` holds (polling; the test's own timeout bounds it). */
-export async function until(pred: () => boolean): Promise<void> {
-  while (!pred()) await new Promise((r) => setTimeout(r, 5));
 }

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { GLOBAL_STREAM } from '../journal/keys.ts';
-import { addPrompt, addReply, askedText, newSession, titleServer } from './titles-helpers.ts';
+import { addPrompt, addReply, askedText, titleServer } from './titles-helpers.ts';
+import { newSession } from './helpers/server.ts';
 
 const say = (text: string) => ({ events: [{ text }] });
 const gen = (id: string) => `/api/v1/sessions/${id}/title/generate`;

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { startEngine, until } from './helpers/engine.ts';
+import { startEngine } from './helpers/engine.ts';
 import { alive, runBash } from './helpers/bash.ts';
+import { until } from './helpers/wait.ts';
 
 const YOLO = 'default_permission_mode = "yolo"';
 

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 const YOLO = 'default_permission_mode = "yolo"';
 const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });

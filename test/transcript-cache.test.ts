@@ -3,11 +3,12 @@ import { foldTranscript, transcriptProjection } from '../projections/transcript/
 import { agentOf, roster, turnPage, userMessages } from '../projections/transcript/views.ts';
 import type { TranscriptState } from '../projections/transcript/state.ts';
 import { scripts } from '../fixtures/llm/index.ts';
-import { prompt, startEngine, until } from './helpers/engine.ts';
+import { prompt, startEngine } from './helpers/engine.ts';
 import { tempDir } from './helpers/fs.ts';
 import { agentCall, say, turnEnded as mainTurnEnded } from './subagents-helpers.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import type { NewStreamEvent } from '../protocol/events/registry.ts';
+import { until } from './helpers/wait.ts';
 
 /** One turn of the main agent: prompt, user message, a tool call and its result, the answer. */
 function turnEvents(sid: string, n: number) {

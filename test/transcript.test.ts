@@ -2,9 +2,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
 import { appendUnchecked } from './helpers/engine-events.ts';
 import { agentCall, say, turnEnded as mainTurnEnded, YOLO } from './subagents-helpers.ts';
+import { until } from './helpers/wait.ts';
 
 // Core "Messages and transcript": the transcript read side, folded from the journal (docs/transcript.md).
 

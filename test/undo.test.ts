@@ -1,6 +1,7 @@
 import test from 'ava';
 import { scripts, type StreamReply } from '../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, until, type EngineEnv } from './helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, type EngineEnv } from './helpers/engine.ts';
+import { until } from './helpers/wait.ts';
 
 const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
 const sent = (env: Pick<EngineEnv, 'llm'>, i: number) => JSON.stringify(env.llm.requests[i]!.body.messages);

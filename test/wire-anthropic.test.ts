@@ -1,20 +1,15 @@
 import test from 'ava';
-import { startFixtureLlm, scripts, type FixtureLlm } from '../fixtures/llm/index.ts';
+import { scripts } from '../fixtures/llm/index.ts';
 import { collect, userSays } from '../fixtures/llm/collect.ts';
 import { fixtureClient } from '../fixtures/llm/wire-clients.ts';
 import { inferAdaptive } from '../src/providers/wire/anthropic.ts';
-
-async function fixture(t: { teardown(fn: () => unknown): void }): Promise<FixtureLlm> {
-  const f = await startFixtureLlm();
-  t.teardown(() => f.close());
-  return f;
-}
+import { fixtureLlm } from './helpers/llm.ts';
 
 const OLD = { model: 'claude-sonnet-4-5' };
 const NEW = { model: 'claude-opus-4-6' };
 
 test('messages_api: text, usage with cache reads, finish, x-api-key and custom headers', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   const client = fixtureClient(f.url, 'messages_api', { api_key: 'sk-ant', custom_headers: { 'X-Gateway': 'g1' } }, OLD);
   const c = await collect(client, { system: 'be brief', ...userSays('hi') });
@@ -30,7 +25,7 @@ test('messages_api: text, usage with cache reads, finish, x-api-key and custom h
 });
 
 test('messages_api: max_output_size becomes max_tokens; a request cap wins', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText, scripts.helloText);
   const client = fixtureClient(f.url, 'messages_api', {}, { ...OLD, max_output_size: 1234 });
   await collect(client, userSays('a'));
@@ -40,7 +35,7 @@ test('messages_api: max_output_size becomes max_tokens; a request cap wins', asy
 });
 
 test('messages_api: thinking streams with its signature kept for replay', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.thinkingThenText, scripts.helloText);
   const client = fixtureClient(f.url, 'messages_api', {}, OLD);
   const c = await collect(client, { ...userSays('think'), thinking: { enabled: true, effort: 'low' } });
@@ -61,7 +56,7 @@ test('messages_api: thinking streams with its signature kept for replay', async 
 });
 
 test('messages_api: budget thinking on older models, adaptive with effort on newer ones', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText, scripts.helloText, scripts.helloText);
   const thinking = { enabled: true, effort: 'high' };
   await collect(fixtureClient(f.url, 'messages_api', {}, OLD), { ...userSays('a'), thinking });
@@ -73,14 +68,14 @@ test('messages_api: budget thinking on older models, adaptive with effort on new
 });
 
 test('messages_api: adaptive_thinking false forces budget thinking on a new model', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   await collect(fixtureClient(f.url, 'messages_api', {}, { ...NEW, adaptive_thinking: false }), { ...userSays('a'), thinking: { enabled: true, effort: 'low' } });
   t.deepEqual(f.requests[0]!.body.thinking, { type: 'enabled', budget_tokens: 2048 });
 });
 
 test('messages_api: thinking.keep is a clear-thinking edit on the beta API, only while thinking is on', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText, scripts.helloText, scripts.helloText);
   const client = fixtureClient(f.url, 'messages_api', {}, OLD);
   await collect(client, { ...userSays('a'), thinking: { enabled: true, keep: 'all' } });
@@ -94,7 +89,7 @@ test('messages_api: thinking.keep is a clear-thinking edit on the beta API, only
 });
 
 test('messages_api: a tool call streams input_json_delta into the final input', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.toolCall);
   const c = await collect(fixtureClient(f.url, 'messages_api', {}, OLD), {
     ...userSays('read'),
@@ -107,7 +102,7 @@ test('messages_api: a tool call streams input_json_delta into the final input', 
 });
 
 test('messages_api: the env table supplies the key when api_key is absent', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   const c = await collect(fixtureClient(f.url, 'messages_api', { api_key: undefined, env: { ANTHROPIC_API_KEY: 'sk-env' } }, OLD), userSays('a'));
   t.is(c.finish, 'stop');
@@ -124,7 +119,7 @@ test('messages_api: adaptive thinking is inferred from the model name', (t) => {
 });
 
 test('messages_api: image parts and tool results are sent in the Messages shapes', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   await collect(fixtureClient(f.url, 'messages_api', {}, OLD), {
     messages: [

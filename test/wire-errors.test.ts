@@ -4,12 +4,8 @@ import { collect, userSays } from '../fixtures/llm/collect.ts';
 import { fixtureClient } from '../fixtures/llm/wire-clients.ts';
 import { createModelClient } from '../src/providers/wire/factory.ts';
 import { WIRE_TYPES, type ModelStreamPart, type WireError } from '../src/providers/wire/types.ts';
-
-async function fixture(t: { teardown(fn: () => unknown): void }): Promise<FixtureLlm> {
-  const f = await startFixtureLlm();
-  t.teardown(() => f.close());
-  return f;
-}
+import { until } from './helpers/wait.ts';
+import { fixtureLlm } from './helpers/llm.ts';
 
 const MODEL = { model: 'gemini-3-pro' };
 
@@ -23,7 +19,7 @@ for (const type of WIRE_TYPES) {
   ];
   for (const [name, reply, expected] of errorCases) {
     test(`${type}: ${name}`, async (t) => {
-      const f = await fixture(t);
+      const f = await fixtureLlm(t);
       f.setScript(reply);
       const c = await collect(fixtureClient(f.url, type, {}, MODEL), userSays('hi'));
       t.like(c.error, expected);
@@ -33,7 +29,7 @@ for (const type of WIRE_TYPES) {
   }
 
   test(`${type}: 429 then success: the retry by the caller streams normally`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.rateLimited, scripts.helloText);
     const client = fixtureClient(f.url, type, {}, MODEL);
     t.is((await collect(client, userSays('hi'))).error?.kind, 'transient');
@@ -43,11 +39,11 @@ for (const type of WIRE_TYPES) {
   });
 
   test(`${type}: a hang is cancelled by abort and the fixture sees the socket close`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.hang);
     const ac = new AbortController();
     const run = collect(fixtureClient(f.url, type, {}, MODEL), userSays('hi'), ac.signal);
-    while (f.requests.length === 0) await new Promise((ok) => setTimeout(ok, 5));
+    await until(() => f.requests.length > 0);
     ac.abort();
     const c = await run;
     t.is(c.error?.kind, 'aborted');
@@ -55,7 +51,7 @@ for (const type of WIRE_TYPES) {
   });
 
   test(`${type}: abort mid-stream cancels the upstream request`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript({ events: Array.from({ length: 50 }, () => ({ text: 'x' })), delay_ms: 50 });
     const ac = new AbortController();
     const parts: ModelStreamPart[] = [];
@@ -69,7 +65,7 @@ for (const type of WIRE_TYPES) {
   });
 
   test(`${type}: a connection dropped mid-stream is transient`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.droppedMidStream);
     const c = await collect(fixtureClient(f.url, type, {}, MODEL), userSays('hi'));
     t.is(c.error?.kind, 'transient');
@@ -112,7 +108,7 @@ test('an unknown provider type is rejected before any request', (t) => {
 
 for (const type of WIRE_TYPES) {
   test(`${type}: an error event inside the stream ends it with a classified error`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.overloadedMidStream);
     const c = await collect(fixtureClient(f.url, type, {}, MODEL), userSays('hi'));
     t.like(c.error, { kind: 'transient', message: 'Overloaded' });
@@ -121,7 +117,7 @@ for (const type of WIRE_TYPES) {
 }
 
 test('a timeout composed into the signal is transient, not a user abort', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.hang);
   const c = await collect(fixtureClient(f.url, 'chat_compat'), userSays('hi'), AbortSignal.timeout(100));
   t.like(c.error, { kind: 'transient', message: 'request timed out' });

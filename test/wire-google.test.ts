@@ -1,14 +1,9 @@
 import test from 'ava';
-import { startFixtureLlm, scripts, type FixtureLlm } from '../fixtures/llm/index.ts';
+import { scripts } from '../fixtures/llm/index.ts';
 import { collect, userSays } from '../fixtures/llm/collect.ts';
 import { fixtureClient } from '../fixtures/llm/wire-clients.ts';
 import type { WireType } from '../src/providers/wire/types.ts';
-
-async function fixture(t: { teardown(fn: () => unknown): void }): Promise<FixtureLlm> {
-  const f = await startFixtureLlm();
-  t.teardown(() => f.close());
-  return f;
-}
+import { fixtureLlm } from './helpers/llm.ts';
 
 const GOOGLE: Array<{ type: WireType; path: string; envKey: string }> = [
   { type: 'genai', path: '/v1beta/models/gemini-3-pro:streamGenerateContent', envKey: 'GEMINI_API_KEY' },
@@ -18,7 +13,7 @@ const MODEL = { model: 'gemini-3-pro' };
 
 for (const { type, path, envKey } of GOOGLE) {
   test(`${type}: text streams to the streamGenerateContent SSE endpoint with x-goog-api-key`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.helloText);
     const c = await collect(fixtureClient(f.url, type, { api_key: 'g-key', custom_headers: { 'X-Org': 'o1' } }, MODEL), { system: 'sys', ...userSays('hi') });
     t.deepEqual(c.parts.filter((p) => p.type === 'text-delta').map((p) => (p as { text: string }).text), ['Hel', 'lo, ', 'world']);
@@ -33,7 +28,7 @@ for (const { type, path, envKey } of GOOGLE) {
   });
 
   test(`${type}: thoughts stream as reasoning; effort becomes a thinking level`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.thinkingThenText);
     const c = await collect(fixtureClient(f.url, type, {}, MODEL), { ...userSays('think'), thinking: { enabled: true, effort: 'low' } });
     t.is(c.reasoning, 'Let me think.', JSON.stringify(c.parts).slice(0, 500));
@@ -42,7 +37,7 @@ for (const { type, path, envKey } of GOOGLE) {
   });
 
   test(`${type}: a function call arrives as start, arguments and the parsed call`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.toolCall);
     const c = await collect(fixtureClient(f.url, type, {}, MODEL), {
       ...userSays('read'),
@@ -55,7 +50,7 @@ for (const { type, path, envKey } of GOOGLE) {
   });
 
   test(`${type}: the env table supplies the key`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.helloText);
     const c = await collect(fixtureClient(f.url, type, { api_key: undefined, env: { [envKey]: 'g-env' } }, MODEL), userSays('a'));
     t.is(c.finish, 'stop');
@@ -63,7 +58,7 @@ for (const { type, path, envKey } of GOOGLE) {
   });
 
   test(`${type}: MAX_TOKENS maps to a length finish`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.truncated);
     const c = await collect(fixtureClient(f.url, type, {}, MODEL), { ...userSays('a'), maxOutputTokens: 5 });
     t.is(c.finish, 'length');
@@ -72,7 +67,7 @@ for (const { type, path, envKey } of GOOGLE) {
 }
 
 test('genai: Gemini 2.x gets a thinking budget instead of a level', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   await collect(fixtureClient(f.url, 'genai', {}, { model: 'gemini-2.5-flash' }), { ...userSays('a'), thinking: { enabled: true, effort: 'high' } });
   t.deepEqual(f.requests[0]!.body.generationConfig.thinkingConfig, { includeThoughts: true, thinkingBudget: 24576 });

@@ -1,16 +1,16 @@
 import test from 'ava';
-import { startFixtureLlm, scripts, type FixtureLlm } from '../fixtures/llm/index.ts';
+import { scripts } from '../fixtures/llm/index.ts';
 import { collect, userSays } from '../fixtures/llm/collect.ts';
 import { fixtureClient } from '../fixtures/llm/wire-clients.ts';
+import { agents } from '../src/providers/wire/http-post.ts';
 import type { ModelRequest, WireType } from '../src/providers/wire/types.ts';
+import { until } from './helpers/wait.ts';
+import { fixtureLlm } from './helpers/llm.ts';
 
 const OPENAI_FAMILY: WireType[] = ['chat_compat', 'svc', 'chat_compat_responses'];
 
-async function fixture(t: { teardown(fn: () => unknown): void }): Promise<FixtureLlm> {
-  const f = await startFixtureLlm();
-  t.teardown(() => f.close());
-  return f;
-}
+/** Whether the keep-alive agent of the model requests holds an idle socket to the fixture at `url`. */
+const idleSocketTo = (url: string) => Object.entries(agents['http:'].freeSockets).some(([name, free]) => name.startsWith(`${new URL(url).host}:`) && free!.length > 0);
 
 const withTool: ModelRequest = {
   ...userSays('read it'),
@@ -19,7 +19,7 @@ const withTool: ModelRequest = {
 
 for (const type of OPENAI_FAMILY) {
   test(`${type}: text streams in chunks with usage, finish and the bearer key`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.helloText);
     const c = await collect(fixtureClient(f.url, type, { api_key: 'sk-abc' }), userSays('hi'));
     t.deepEqual(c.parts.filter((p) => p.type === 'text-delta').map((p) => (p as { text: string }).text), ['Hel', 'lo, ', 'world']);
@@ -32,7 +32,7 @@ for (const type of OPENAI_FAMILY) {
   });
 
   test(`${type}: a tool call streams its arguments and is assembled`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.toolCall);
     const c = await collect(fixtureClient(f.url, type), withTool);
     t.deepEqual(c.toolCalls, [{ id: 'call_1', name: 'read_file', input: { path: 'src/a.ts', limit: 20 } }]);
@@ -47,7 +47,7 @@ for (const type of OPENAI_FAMILY) {
   });
 
   test(`${type}: reasoning deltas stream before the answer`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.thinkingThenText);
     const c = await collect(fixtureClient(f.url, type), { ...userSays('think'), thinking: { enabled: true, effort: 'high' } });
     t.is(c.reasoning, 'Let me think.');
@@ -56,7 +56,7 @@ for (const type of OPENAI_FAMILY) {
   });
 
   test(`${type}: custom_headers, per-request headers and the env-table key are sent`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     f.setScript(scripts.helloText);
     const envKey = type === 'svc' ? 'SVC_API_KEY' : 'OPENAI_API_KEY';
     const client = fixtureClient(f.url, type, { api_key: undefined, env: { [envKey]: 'sk-from-env' }, custom_headers: { 'X-Team': 'blue' } });
@@ -71,21 +71,21 @@ for (const type of OPENAI_FAMILY) {
 
 for (const type of ['chat_compat', 'svc'] as const) {
   test(`${type}: consecutive requests reuse one keep-alive connection`, async (t) => {
-    const f = await fixture(t);
+    const f = await fixtureLlm(t);
     // The second answer's body ends 50 ms after its last frame: the client must drain it, not drop the connection.
     f.setScript(scripts.helloText, { ...scripts.toolCall, end_delay_ms: 50 }, scripts.helloText);
     const client = fixtureClient(f.url, type);
     for (const [i, req] of [userSays('a'), withTool, userSays('c')].entries()) {
       t.is((await collect(client, req)).error, undefined);
       t.is(await f.requests[i]!.outcome, 'completed', 'the body was read to its end, not dropped');
-      await new Promise((ok) => setTimeout(ok, 20)); // the client handles the body's end and frees the socket
+      await until(() => idleSocketTo(f.url), 2000, 'the client to free its socket'); // it handles the body's end, then frees the socket
     }
     t.deepEqual(f.requests.map((r) => r.connection), [f.requests[0]!.connection, f.requests[0]!.connection, f.requests[0]!.connection]);
   });
 }
 
 test('chat_compat: reasoning_key reads a non-standard reasoning field', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript({ ...scripts.thinkingThenText, reasoning_field: 'reasoning_text' });
   const client = fixtureClient(f.url, 'chat_compat', {}, { reasoning_key: 'reasoning_text' });
   const c = await collect(client, { ...userSays('think'), thinking: { enabled: true } });
@@ -94,7 +94,7 @@ test('chat_compat: reasoning_key reads a non-standard reasoning field', async (t
 });
 
 test('chat_compat: without reasoning_key a non-standard field is not reasoning', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript({ ...scripts.thinkingThenText, reasoning_field: 'reasoning_text' });
   const c = await collect(fixtureClient(f.url, 'chat_compat'), userSays('think'));
   t.is(c.reasoning, '');
@@ -102,7 +102,7 @@ test('chat_compat: without reasoning_key a non-standard field is not reasoning',
 });
 
 test('chat_compat: reasoning_key renames replayed reasoning on the request', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   const client = fixtureClient(f.url, 'chat_compat', {}, { reasoning_key: 'reasoning_text' });
   await collect(client, {
@@ -118,7 +118,7 @@ test('chat_compat: reasoning_key renames replayed reasoning on the request', asy
 });
 
 test('chat_compat: effort goes out as reasoning_effort, off_effort when thinking is off', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText, scripts.helloText);
   const client = fixtureClient(f.url, 'chat_compat', {}, { off_effort: 'none' });
   await collect(client, { ...userSays('a'), thinking: { enabled: true, effort: 'low' } });
@@ -128,7 +128,7 @@ test('chat_compat: effort goes out as reasoning_effort, off_effort when thinking
 });
 
 test('svc: thinking.keep is passed through only while thinking is on', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText, scripts.helloText);
   const client = fixtureClient(f.url, 'svc');
   await collect(client, { ...userSays('a'), thinking: { enabled: true, effort: 'high', keep: 'all' } });
@@ -139,7 +139,7 @@ test('svc: thinking.keep is passed through only while thinking is on', async (t)
 });
 
 test('chat_compat_responses: effort and summaries go out in the reasoning object', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   await collect(fixtureClient(f.url, 'chat_compat_responses'), { ...userSays('a'), thinking: { enabled: true, effort: 'medium' } });
   t.is(f.requests[0]!.path, '/v1/responses');
@@ -147,7 +147,7 @@ test('chat_compat_responses: effort and summaries go out in the reasoning object
 });
 
 test('chat_compat: max_output_tokens and a length finish', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.truncated);
   const c = await collect(fixtureClient(f.url, 'chat_compat'), { ...userSays('a'), maxOutputTokens: 7 });
   t.is(f.requests[0]!.body.max_tokens, 7);
@@ -155,7 +155,7 @@ test('chat_compat: max_output_tokens and a length finish', async (t) => {
 });
 
 test('chat_compat: a tool result round-trips into the next request', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.helloText);
   await collect(fixtureClient(f.url, 'chat_compat'), {
     messages: [
@@ -171,7 +171,7 @@ test('chat_compat: a tool result round-trips into the next request', async (t) =
 });
 
 test('chat_compat: the benchmark answer streams all 2,000 deltas in order', async (t) => {
-  const f = await fixture(t);
+  const f = await fixtureLlm(t);
   f.setScript(scripts.longAnswer(2000));
   const c = await collect(fixtureClient(f.url, 'chat_compat'), userSays('long'));
   const deltas = c.parts.filter((p) => p.type === 'text-delta');

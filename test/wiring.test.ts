@@ -1,21 +1,10 @@
 import test from 'ava';
-import { Level } from 'level';
-import path from 'node:path';
-import { Journal } from '../journal/journal.ts';
 import type { JournalEvent } from '../journal/types.ts';
 import type { Logger } from '../src/app/logger.ts';
 import { registerSubscribers, type CommittedSubscriber } from '../src/app/subscribers.ts';
 import { tempDir } from './helpers/fs.ts';
+import { openJournal } from './helpers/journal.ts';
 import { startTestServer } from './helpers/server.ts';
-
-async function openJournal(t: import('ava').ExecutionContext, opts: Partial<ConstructorParameters<typeof Journal>[0]> = {}): Promise<Journal> {
-  const db = new Level<string, any>(path.join(await tempDir(), 'db'), { valueEncoding: 'json' });
-  await db.open();
-  const journal = new Journal({ db, ...opts });
-  await journal.load();
-  t.teardown(() => journal.close());
-  return journal;
-}
 
 const event = (i: number) => ({ stream: 's', type: 'test.event', payload: { i } });
 

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { additionalDirs } from '../src/workspaces/add-dir.ts';
+import { scratchDir } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 // `~` expansion uses os.homedir(), which reads $HOME: point it at a temp dir so
@@ -15,23 +16,16 @@ test.after.always(() => rm(fakeHome, { recursive: true, force: true }));
 async function setup(t: any): Promise<{ s: TestServer; root: string; id: string; url: string; config: string }> {
   const s = await startTestServer();
   t.teardown(() => s.stop());
-  const root = await mkdtemp(path.join(os.tmpdir(), 'svc-code-ws-'));
-  t.teardown(() => rm(root, { recursive: true, force: true }));
+  const root = await scratchDir(t);
   const id = (await s.post('/api/v1/workspaces', { root })).data.id;
   return { s, root, id, url: `/api/v1/workspaces/${id}/add-dir`, config: path.join(root, '.svc-code', 'local.toml') };
-}
-
-async function tempDir(t: any): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-code-extra-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 const readToml = async (file: string) => parse(await readFile(file, 'utf8')) as any;
 
 test('absolute, relative and ~ paths persist to local.toml without duplicates', async (t) => {
   const { s, root, url, config } = await setup(t);
-  const abs = await tempDir(t);
+  const abs = await scratchDir(t, 'svc-code-extra-');
   await mkdir(path.join(root, 'sub'));
   await mkdir(path.join(fakeHome, 'notes'), { recursive: true });
 
@@ -63,8 +57,8 @@ test('persist keeps other keys of local.toml', async (t) => {
 
 test('persist false keeps the directory in memory only, shared by the workspace', async (t) => {
   const { s, url, config, id } = await setup(t);
-  const a = await tempDir(t);
-  const b = await tempDir(t);
+  const a = await scratchDir(t, 'svc-code-extra-');
+  const b = await scratchDir(t, 'svc-code-extra-');
   await s.post(url, { path: a });
   const r = await s.post(url, { path: b, persist: false });
   t.is(r.code, 0);
@@ -75,14 +69,14 @@ test('persist false keeps the directory in memory only, shared by the workspace'
 
   const s2 = await s.restart();
   t.teardown(() => s2.stop());
-  const c = await tempDir(t);
+  const c = await scratchDir(t, 'svc-code-extra-');
   const after = await s2.post(url, { path: c, persist: false });
   t.deepEqual(after.data.additional_dirs, [a, c], 'in-memory entries do not survive a restart');
 });
 
 test('persist false on a fresh workspace creates no config file', async (t) => {
   const { s, url, config } = await setup(t);
-  const a = await tempDir(t);
+  const a = await scratchDir(t, 'svc-code-extra-');
   const r = await s.post(url, { path: a, persist: false });
   t.deepEqual(r.data.additional_dirs, [a]);
   await t.throwsAsync(stat(config), { code: 'ENOENT' });
@@ -116,7 +110,7 @@ test('body validation and unknown workspace', async (t) => {
 
 test('a corrupted local.toml answers 40001 and is left untouched', async (t) => {
   const { s, url, config } = await setup(t);
-  const a = await tempDir(t);
+  const a = await scratchDir(t, 'svc-code-extra-');
   await mkdir(path.dirname(config));
   const broken = '[workspace\nadditional_dir = [';
   await writeFile(config, broken);
@@ -134,8 +128,8 @@ test('a corrupted local.toml answers 40001 and is left untouched', async (t) => 
 test('additionalDirs: local.toml entries count only while trusted', async (t) => {
   const { s, id, url, config } = await setup(t);
   const app = s.server.services;
-  const a = await tempDir(t);
-  const b = await tempDir(t);
+  const a = await scratchDir(t, 'svc-code-extra-');
+  const b = await scratchDir(t, 'svc-code-extra-');
   await s.post(url, { path: a });
   await s.post(url, { path: b, persist: false });
   t.deepEqual(await additionalDirs(app, id), [b], 'untrusted: in-memory only');

@@ -1,15 +1,9 @@
 import test from 'ava';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { JournalEvent } from '../journal/types.ts';
+import { scratchDir } from './helpers/fs.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
-
-async function tempDir(t: any, prefix = 'svc-code-ws-'): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 async function server(t: any): Promise<TestServer> {
   const s = await startTestServer();
@@ -34,7 +28,7 @@ const fields = (body: any) => (body.details ?? []).map((d: any) => d.field);
 
 test('register, list and the workspace object', async (t) => {
   const s = await server(t);
-  const root = await tempDir(t);
+  const root = await scratchDir(t);
   const r = await s.post('/api/v1/workspaces', { root, name: 'My Project' });
   t.is(r.code, 0);
   t.regex(r.data.id, /^wd_svc-code-ws-[a-z0-9-]+_[0-9a-f]{12}$/);
@@ -44,7 +38,7 @@ test('register, list and the workspace object', async (t) => {
   t.is(r.data.session_count, 0);
   t.is(r.data.created_at, r.data.last_opened_at);
 
-  const other = await tempDir(t, 'svc-code-other-');
+  const other = await scratchDir(t, 'svc-code-other-');
   const d = await s.post('/api/v1/workspaces', { root: other + '/' });
   t.is(d.data.root, other, 'trailing slash normalised');
   t.is(d.data.name, path.basename(other), 'default name is the base name');
@@ -57,7 +51,7 @@ test('register, list and the workspace object', async (t) => {
 test('list order: most recently opened first, ties by id', async (t) => {
   const s = await server(t);
   const clock = fakeClock(s);
-  const [a, b, c] = [await tempDir(t, 'a-'), await tempDir(t, 'b-'), await tempDir(t, 'c-')];
+  const [a, b, c] = [await scratchDir(t, 'a-'), await scratchDir(t, 'b-'), await scratchDir(t, 'c-')];
   const wa = (await s.post('/api/v1/workspaces', { root: a })).data;
   const wb = (await s.post('/api/v1/workspaces', { root: b })).data;
   const wc = (await s.post('/api/v1/workspaces', { root: c })).data;
@@ -71,7 +65,7 @@ test('registration is idempotent on root: same id, name kept, last_opened_at ref
   const s = await server(t);
   const clock = fakeClock(s);
   const events = committed(s);
-  const root = await tempDir(t);
+  const root = await scratchDir(t);
   const first = (await s.post('/api/v1/workspaces', { root, name: 'Original' })).data;
   clock.tick(5000);
   const again = await s.post('/api/v1/workspaces', { root: root + '/./', name: 'Ignored' });
@@ -89,7 +83,7 @@ test('registration is idempotent on root: same id, name kept, last_opened_at ref
 
 test('register: validation and missing directories', async (t) => {
   const s = await server(t);
-  const root = await tempDir(t);
+  const root = await scratchDir(t);
   const file = path.join(root, 'file.txt');
   await writeFile(file, 'x');
 
@@ -126,7 +120,7 @@ test('register: validation and missing directories', async (t) => {
 
 test('PATCH renames; root never changes; errors', async (t) => {
   const s = await server(t);
-  const root = await tempDir(t);
+  const root = await scratchDir(t);
   const w = (await s.post('/api/v1/workspaces', { root })).data;
   const events = committed(s);
   const r = await s.req('PATCH', `/api/v1/workspaces/${w.id}`, { name: 'Renamed', root: '/elsewhere' });
@@ -150,7 +144,7 @@ test('PATCH renames; root never changes; errors', async (t) => {
 
 test('session_count, delete unregisters only, re-register brings sessions back', async (t) => {
   const s = await server(t);
-  const root = await tempDir(t);
+  const root = await scratchDir(t);
   const w = (await s.post('/api/v1/workspaces', { root })).data;
   const s1 = (await s.post('/api/v1/sessions', { metadata: { cwd: root } })).data;
   const s2 = (await s.post('/api/v1/sessions', { metadata: { cwd: root } })).data;
@@ -177,7 +171,7 @@ test('session_count, delete unregisters only, re-register brings sessions back',
 
 test('trust round trip and trust_changed events', async (t) => {
   const s = await server(t);
-  const root = await tempDir(t);
+  const root = await scratchDir(t);
   const w = (await s.post('/api/v1/workspaces', { root })).data;
   const events = committed(s);
   t.deepEqual((await s.get(`/api/v1/workspaces/${w.id}/trust`)).data, { trusted: false });

@@ -1,7 +1,4 @@
 import test, { type ExecutionContext } from 'ava';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import WebSocket from 'ws';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +6,7 @@ import { AuthBan } from '../protocol/access/token.ts';
 import { WsHub } from '../src/ws/hub.ts';
 import { accessPolicy } from '../protocol/access/host.ts';
 import { appendUnchecked } from './helpers/engine-events.ts';
-import { connectWs, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from './helpers/server.ts';
+import { connectWs, newSession, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from './helpers/server.ts';
 
 const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
 
@@ -23,14 +20,6 @@ async function client(t: ExecutionContext, s: TestServer, opts?: Parameters<Test
   const c = await s.ws(opts);
   t.teardown(() => c.close());
   return c;
-}
-
-async function newSession(t: ExecutionContext, s: TestServer): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'svc-code-ws-'));
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const res = await s.post('/api/v1/sessions', { metadata: { cwd: dir } });
-  t.is(res.code, 0);
-  return res.data.id;
 }
 
 /** A second hub on the same services, on its own listener: lets a test reach publishVolatile or choose the ban policy. */
@@ -75,7 +64,7 @@ test.serial('a stalled client is closed with 1013 and never delays another clien
   } finally {
     delete process.env.SVC_CODE_WS_MAX_BUFFERED_BYTES;
   }
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const fast = await client(t, s);
   const slow = await client(t, s);
   t.is((await fast.request('subscribe', { session_ids: [id] })).code, 0);
@@ -170,7 +159,7 @@ test('acks echo the id; unknown type, malformed JSON and bad payloads get 40001'
 
 test('subscribe: unknown ids answer 40401 naming them; the known ones are subscribed', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const c = await client(t, s);
   const ack = await c.request('subscribe', { session_ids: [id, 'session_missing'] });
   t.is(ack.code, 40401);
@@ -182,7 +171,7 @@ test('subscribe: unknown ids answer 40401 naming them; the known ones are subscr
 
 test('subscribe: a session held by another instance answers 40901 and is not subscribed', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const record = s.server.services.sessions.get(id)!;
   const foreignId = 'session_01FOREIGN0000000000000000';
   s.server.services.sessions.upsert({ ...record, id: foreignId, foreign: { server_id: 'srv_other', slot: 'slot-2' } });
@@ -203,7 +192,7 @@ test('auth failures are counted at the upgrade: the 11th attempt of a banned sou
 test('global events reach connections without subscriptions', async (t) => {
   const s = await server(t);
   const c = await client(t, s);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const created = await c.waitFor((f) => f.type === 'event.session.created');
   t.is(created.session_id, '__global__');
   t.is(created.payload.id, id);
@@ -216,7 +205,7 @@ test('global events reach connections without subscriptions', async (t) => {
 
 test('session events go only to subscribers; agent_filter keeps matching and agent-less events', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const sub = await client(t, s);
   const other = await client(t, s);
   const filtered = await client(t, s);
@@ -240,7 +229,7 @@ test('session events go only to subscribers; agent_filter keeps matching and age
 
 test('unsubscribe stops session events', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const c = await client(t, s);
   await c.request('subscribe', { session_ids: [id] });
   t.deepEqual((await c.request('unsubscribe', { session_ids: [id] })).payload, { unsubscribed: [id] });
@@ -261,7 +250,7 @@ test('internal global-stream events are not sent', async (t) => {
 
 test('replay after reconnect: every missed durable event once, in order, before live ones', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const first = await s.ws();
   await first.request('subscribe', { session_ids: [id] });
   await appendEvents(s, id, 2);
@@ -284,7 +273,7 @@ test('replay after reconnect: every missed durable event once, in order, before 
 
 test('resync_required: more than 1000 behind, stale epoch, past the head; still subscribed live', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   await appendEvents(s, id, 1100);
   const { seq, epoch } = head(s, id);
   const c = await client(t, s);
@@ -307,7 +296,7 @@ test('resync_required: more than 1000 behind, stale epoch, past the head; still 
 
 test('cursor at the head replays nothing and goes live', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const { seq, epoch } = head(s, id);
   const c = await client(t, s);
   await c.request('subscribe', { session_ids: [id], cursors: { [id]: { seq, epoch } } });
@@ -318,7 +307,7 @@ test('cursor at the head replays nothing and goes live', async (t) => {
 
 test('volatile frames reach subscribers with volatile:true, offset and the head seq', async (t) => {
   const s = await server(t);
-  const id = await newSession(t, s);
+  const id = await newSession(s);
   const { hub, base } = await extraHub(t, s, new AuthBan(false));
   const c = await connectWs(base, undefined, auth);
   const outsider = await connectWs(base, undefined, auth);

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { until } from './wait.ts';
 import { TEST_TOKEN } from './wire.ts';
 
 /** The package root of this checkout. */
@@ -90,14 +91,13 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /** npm exits before the daemon it started: wait for the whole group, then make sure. */
 async function groupGone(child: ChildProcess, graceMs = 15_000): Promise<void> {
-  const until = Date.now() + graceMs;
-  while (Date.now() < until) {
+  const gone = () => {
     try {
       process.kill(-child.pid!, 0);
+      return false;
     } catch {
-      return;
+      return true;
     }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  signalGroup(child, 'SIGKILL');
+  };
+  await until(gone, graceMs, 'the process group to exit').catch(() => signalGroup(child, 'SIGKILL'));
 }

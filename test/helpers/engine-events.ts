@@ -1,19 +1,12 @@
 import { EngineEvents } from '../../src/engine/events.ts';
 import type { ContentPart, Message } from '../../protocol/events/turns.ts';
 import type { Usage } from '../../protocol/events/common.ts';
-import { tempDir } from './fs.ts';
 import type { DurableType, NewStreamEvent, PayloadOf } from '../../protocol/events/registry.ts';
 import type { TestServer } from './server.ts';
 import { Journal } from '../../journal/journal.ts';
 import type { PendingEvent } from '../../journal/types.ts';
 
 /** Engine events appended straight to the journal, as the engine would (for read-side tests). */
-
-export async function newSession(s: TestServer): Promise<string> {
-  const res = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } });
-  if (res.code !== 0) throw new Error(`session create failed: ${JSON.stringify(res)}`);
-  return res.data.id;
-}
 
 export function append<T extends DurableType>(s: TestServer, session: string, type: T, payload: PayloadOf<T>) {
   return s.server.services.journal.append([{ stream: session, type, payload } as NewStreamEvent]);

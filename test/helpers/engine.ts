@@ -2,9 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
-import { tempDir } from './fs.ts';
-import { engineConfig, MODEL } from './llm-config.ts';
-import { startTestServer, tempHome, type TestServer, type WsClient } from './server.ts';
+import { engineConfig, MODEL } from './llm.ts';
+import { newSession, startTestServer, tempHome, type TestServer, type WsClient } from './server.ts';
 
 // Retries back off instantly in tests (the engine reads this when the server starts).
 process.env.SVC_CODE_RETRY_BASE_MS = '0';
@@ -35,12 +34,6 @@ export async function startEngine(t: ExecutionContext, opts: { extraToml?: strin
   return env;
 }
 
-export async function newSession(s: TestServer): Promise<string> {
-  const r = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } });
-  if (r.code !== 0) throw new Error(`session create failed: ${JSON.stringify(r)}`);
-  return r.data.id;
-}
-
 export const text = (t: string) => [{ type: 'text', text: t }];
 
 export function prompt(env: Pick<EngineEnv, 's' | 'sid'>, body: Record<string, unknown> | string) {
@@ -58,14 +51,3 @@ export async function journal(env: Pick<EngineEnv, 's' | 'sid'>): Promise<Array<
 }
 
 export const types = (events: Array<{ type: string }>) => events.map((e) => e.type);
-
-/** Polls `fn` until it returns truthy (a condition that settles asynchronously). */
-export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 5000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

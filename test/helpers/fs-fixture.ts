@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { mkdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tempDir } from './fs.ts';
+import { git, tempDir, writeFiles } from './fs.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
 /** 11 MiB: over the 10 MiB fs:read cap. */
@@ -22,14 +21,7 @@ export interface FsFixture {
   fs(action: string, body?: unknown): Promise<any>;
 }
 
-function git(cwd: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=n', '-c', 'commit.gpgsign=false', ...args], { cwd, stdio: 'ignore' });
-}
-
-async function put(root: string, rel: string, content: string | Buffer): Promise<void> {
-  await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
-  await writeFile(path.join(root, rel), content);
-}
+const put = (root: string, rel: string, content: string | Buffer) => writeFiles(root, { [rel]: content });
 
 /**
  * A git workspace with committed, modified, untracked and ignored files,

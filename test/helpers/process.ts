@@ -1,40 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { daemonEnv, launch, ROOT, type Launched } from './built.ts';
 import { TEST_TOKEN } from './wire.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-export interface DaemonProcess {
-  child: ChildProcess;
-  baseUrl: string;
-  stdout: () => string;
-  stderr: () => string;
-}
-
-/** Starts `svc-code serve` as a real child process and waits for its "listening on" line. */
-export async function spawnDaemon(home: string, args: string[] = ['--port', '0'], env: Record<string, string> = {}): Promise<DaemonProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, SVC_CODE_HOME: home, SVC_CODE_SERVER_TOKEN: TEST_TOKEN, SVC_CODE_LOG_LEVEL: 'warn', SVC_CODE_CHECK_EVENTS: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`daemon did not start: ${out} ${err}`)), 20_000);
-    child.stdout!.on('data', () => {
-      const m = /listening on (\S+)/.exec(out);
-      if (m && /access token: \S+/.test(out)) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`daemon exited ${code}: ${err}`)));
-  });
-  return { child, baseUrl, stdout: () => out, stderr: () => err };
+/** Starts `svc-code serve` from the sources as a real child process and waits for its "listening on" line. */
+export function spawnDaemon(home: string, args: string[] = ['--port', '0'], env: Record<string, string> = {}): Promise<Launched> {
+  const argv = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', ...args];
+  return launch(argv, { cwd: ROOT, env: daemonEnv(home, { SVC_CODE_CHECK_EVENTS: '1', ...env }), listenMs: 20_000 });
 }
 
 export function killed(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {

@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '../../src/app/server.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
 import { ContractChecker, formatViolations } from '../../protocol/contract-check.ts';
 import { TestClock } from './clock.ts';
+import { tempDir } from './fs.ts';
 
 export { connectWs, TEST_TOKEN, TestClock, type Envelope, type WsClient };
 
@@ -32,6 +33,13 @@ export interface TestServer {
 /** Makes a temp SVC_CODE_HOME. */
 export async function tempHome(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'svc-code-test-'));
+}
+
+/** POST /api/v1/sessions with a fresh temp directory as cwd (`body` is merged in); throws unless created. */
+export async function newSession(s: TestServer, body: Record<string, unknown> = {}): Promise<string> {
+  const res = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() }, ...body });
+  if (res.code !== 0) throw new Error(`session create failed: ${JSON.stringify(res)}`);
+  return res.data.id;
 }
 
 /** Starts the real server on an ephemeral loopback port with a temp home. */

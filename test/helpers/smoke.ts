@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
 import { buildScript, daemonEnv, launch, startScriptArgv, type Launched } from './built.ts';
 import { tempDir } from './fs.ts';
-import { engineConfig } from './llm-config.ts';
+import { engineConfig } from './llm.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
 
 /**

@@ -2,6 +2,7 @@ import test from 'ava';
 import WebSocket from 'ws';
 import { tempDir } from '../helpers/fs.ts';
 import { startTestServer } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
 import { NASTY_NUMBERS, NASTY_STRINGS, deepJson, otherType, pick, prng, sample, soleType, type FuzzContext } from './fuzz-values.ts';
 import { deref, type Json } from './schema-walk.ts';
 
@@ -91,10 +92,11 @@ test('every client frame type: malformed frames each get one ack with a 4xxxx co
   const ackOf = async (data: string | Buffer): Promise<any> => {
     const n = acks.length;
     socket.send(data);
-    for (let i = 0; acks.length <= n; i++) {
-      if (i > 500 || socket.readyState !== WebSocket.OPEN) throw new Error(`no ack (socket ${socket.readyState})`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(() => {
+      if (acks.length > n) return true;
+      if (socket.readyState !== WebSocket.OPEN) throw new Error(`no ack (socket ${socket.readyState})`);
+      return false;
+    }, 5000, 'an ack');
     return acks[n];
   };
   const rng = prng(SEED);
@@ -114,10 +116,11 @@ test('every client frame type: malformed frames each get one ack with a 4xxxx co
   const before = acks.length;
   for (let i = 0; i < 1000; i++) socket.send(JSON.stringify({ type: 'subscribe', id: `b${i}`, payload: { session_ids: [sessionId] } }));
   socket.send(JSON.stringify({ type: 'client_hello', id: 'last', payload: { client_id: 'fuzz' } }));
-  for (let i = 0; !acks.some((a) => a.id === 'last'); i++) {
-    if (i > 1000 || socket.readyState !== WebSocket.OPEN) throw new Error('the burst was not answered');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await until(() => {
+    if (acks.some((a) => a.id === 'last')) return true;
+    if (socket.readyState !== WebSocket.OPEN) throw new Error('the burst was not answered');
+    return false;
+  }, 10_000, 'the burst to be answered');
   t.is(acks[acks.length - 1].id, 'last');
   t.is(acks[acks.length - 1].code, 0);
   t.deepEqual(acks.slice(before, before + 1000).map((a) => a.id), Array.from({ length: 1000 }, (_, i) => `b${i}`));

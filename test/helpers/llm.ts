@@ -1,3 +1,5 @@
+import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
+
 export const MODEL = 'fx/model';
 
 /** config.toml with one chat_compat provider aimed at the fixture LLM and it as the default model. */
@@ -17,4 +19,11 @@ provider = "fx"
 model = "fixture-model"
 max_context_size = 100000
 `;
+}
+
+/** A fixture LLM closed when the test ends. */
+export async function fixtureLlm(t: { teardown(fn: () => unknown): void }): Promise<FixtureLlm> {
+  const f = await startFixtureLlm();
+  t.teardown(() => f.close());
+  return f;
 }

@@ -1,0 +1,32 @@
+import type { ExecutionContext } from 'ava';
+import { Level } from 'level';
+import path from 'node:path';
+import { Journal, type JournalOptions } from '../../journal/journal.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import { tempDir } from './fs.ts';
+import type { TestServer } from './server.ts';
+
+/**
+ * A journal (or `Kind`, a subclass) on a fresh LevelDB in a temp dir, closed when the test ends.
+ * `brokenOk`: the test breaks the store on purpose, so closing may fail.
+ */
+export async function openJournal<J extends Journal = Journal>(
+  t: ExecutionContext,
+  opts: Omit<JournalOptions, 'db'> & { brokenOk?: boolean } = {},
+  Kind: new (o: JournalOptions) => J = Journal as unknown as new (o: JournalOptions) => J,
+): Promise<J> {
+  const { brokenOk, ...options } = opts;
+  const db = new Level<string, any>(path.join(await tempDir(), 'db'), { valueEncoding: 'json' });
+  await db.open();
+  const journal = new Kind({ db, ...options });
+  await journal.load();
+  t.teardown(() => (brokenOk ? journal.close().catch(() => undefined) : journal.close()));
+  return journal;
+}
+
+/** Every event of `type` the server's journal commits from now on, in order (the array fills as they come). */
+export function committedOf(s: TestServer, type: string): JournalEvent[] {
+  const seen: JournalEvent[] = [];
+  s.server.services.journal.on('committed', (events: JournalEvent[]) => seen.push(...events.filter((e) => e.type === type)));
+  return seen;
+}
