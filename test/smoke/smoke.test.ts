@@ -1,0 +1,34 @@
+import test, { type ExecutionContext } from 'ava';
+import * as check from '../helpers/smoke-checks.ts';
+import { startSmoke, type Smoke } from '../helpers/smoke.ts';
+
+// The artifact users run: dist/ built by the build `npm ci` runs and started with package.json's
+// start command (node, no tsx), exercised through real HTTP and WebSocket. A capability the
+// daemon gains gets one line here (its check in helpers/smoke-checks.ts), so a file the build
+// leaves out, or a build step it skips, fails CI.
+
+let d: Smoke;
+
+test.before(async () => {
+  d = await startSmoke();
+});
+
+test.after.always(() => d?.cleanup());
+
+const CAPABILITIES: Array<[string, (d: Smoke, t: ExecutionContext) => Promise<void>]> = [
+  ['dist/ is built from these sources and holds every non-TypeScript file they read', check.buildCurrentWithAssets],
+  ['GET /api/v1/healthz answers without a token', check.healthz],
+  ['GET /api/v1/meta needs the token and reports this package version', check.meta],
+  ['GET /openapi.json', check.openapi],
+  ['GET /asyncapi.json', check.asyncapi],
+  ['the WebSocket says server_hello', check.websocketHello],
+  ['the model directory offline: the snapshot answers, an unknown id is 40417, an import works', check.modelDirectoryOffline],
+  ['a workspace and a session are created', check.workspaceAndSession],
+  ['a prompt streams from the fixture LLM; its Write call runs once approved over REST', check.promptWithApprovedToolCall],
+  ['a terminal echoes over terminal_* frames', check.terminalEcho],
+  ['the builtin skills are listed', check.builtinSkills],
+];
+
+for (const [name, run] of CAPABILITIES) test.serial(name, (t) => run(d, t));
+
+test.serial('SIGTERM: a clean exit and the instance file removed', (t) => check.sigtermShutdown(d, t));
