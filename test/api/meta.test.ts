@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor, startTestServer } from '../helpers/server.ts';
 
 test('healthz needs no token; meta reports every field', async (t) => {
   const s = await startTestServer({ options: { webTitle: 'My Daemon' } });
@@ -26,8 +26,7 @@ test('healthz needs no token; meta reports every field', async (t) => {
 });
 
 test('request ids: a valid X-Request-Id is honored, an invalid one regenerated', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const good = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
   const r1 = await s.req('GET', '/api/v1/meta', undefined, { 'X-Request-Id': good });
   t.is(r1.body.request_id, good);

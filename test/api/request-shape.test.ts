@@ -1,10 +1,9 @@
 import test from 'ava';
 import { tempDir } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 test('an array where an object belongs is 40001: a whole body, metadata, agent_config, config tables, ws maps', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const id = (await s.post('/api/v1/sessions', { metadata: { cwd } })).data.id;
   for (const url of [`/api/v1/sessions/${id}:archive`, `/api/v1/sessions/${id}:fork`, `/api/v1/sessions/${id}/children`, '/api/v1/auth/logout']) {

@@ -1,22 +1,26 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { eventDefs } from '../../protocol/events/registry.ts';
 import { buildRouter } from '../../src/http/register.ts';
 import { toRouterPath } from '../../src/http/route.ts';
 import { allRoutes } from '../../src/http/routes/index.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 // The API surface: what the route table mounts is what /openapi.json documents, code for code, and
 // every event a client can receive is in /asyncapi.json. Both documents are read from a running server.
+
+/** A running server and the document it serves at `url`. */
+async function served(t: ExecutionContext, url: string) {
+  const s = await serverFor(t);
+  const res = await s.req('GET', url);
+  t.is(res.status, 200);
+  return { s, doc: res.body as any };
+}
 
 /** An OpenAPI path as `buildOpenApi` writes it: a multi-segment slot `{*path}` is documented as `{path}`. */
 const docPath = (specPath: string) => specPath.replace(/\{\*([a-z_]+)\}/gi, '{$1}');
 
 test('every mounted route is in /openapi.json at its path and method, with its operation id, success status and exactly its declared codes', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
-  const res = await s.req('GET', '/openapi.json');
-  t.is(res.status, 200);
-  const doc = res.body as any;
+  const { s, doc } = await served(t, '/openapi.json');
   const routes = allRoutes(s.server.services);
   t.true(routes.length > 100, `${routes.length} routes`);
 
@@ -48,11 +52,7 @@ test('every mounted route is in /openapi.json at its path and method, with its o
 });
 
 test('every event clients receive is in /asyncapi.json, on the operation of its receivers; internal events are not', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
-  const res = await s.req('GET', '/asyncapi.json');
-  t.is(res.status, 200);
-  const doc = res.body as any;
+  const { doc } = await served(t, '/asyncapi.json');
   const defs = [...eventDefs()];
   t.true(defs.length > 60, `${defs.length} events`);
   const sent = (operation: string) => new Set(doc.operations[operation].messages.map((m: { $ref: string }) => m.$ref.split('/').pop()));

@@ -4,7 +4,7 @@ import type { Logger } from '../../src/app/logger.ts';
 import { registerSubscribers, type CommittedSubscriber } from '../../src/app/subscribers.ts';
 import { tempDir } from '../helpers/fs.ts';
 import { openJournal } from '../helpers/journal.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 const event = (i: number) => ({ stream: 's', type: 'test.event', payload: { i } });
 
@@ -40,8 +40,7 @@ test('the journal stamps ts and mints epochs with the clock and id source it is 
 });
 
 test('a server started with a clock stamps events and records with it', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   s.clock.set('2032-01-01T00:00:00.000Z');
   const created = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } });
   t.is(created.code, 0);

@@ -1,11 +1,10 @@
 import test from 'ava';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 test('POST config: a 1 MB string is 40001 naming the field and the limit; nothing is written', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const file = path.join(s.home, 'config.toml');
   const before = (await stat(file)).size;
   const mb = 'x'.repeat(1024 * 1024);
@@ -30,8 +29,7 @@ test('POST config: a 1 MB string is 40001 naming the field and the limit; nothin
 });
 
 test('POST config: patches cannot grow config.toml past 1 MiB', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const chunk = 'z'.repeat(200 * 1024);
   let last;
   for (let i = 0; i < 8; i++) {

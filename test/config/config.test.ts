@@ -2,7 +2,7 @@ import test from 'ava';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
+import { serverFor, startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
 import { committedOf } from '../helpers/journal.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -87,8 +87,7 @@ a = 1
 `;
 
 test('first run creates config.toml; GET reports every field with Part B defaults', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   await t.notThrowsAsync(access(path.join(s.home, 'config.toml')));
   const res = await s.get(CONFIG);
   t.is(res.code, 0);
@@ -153,8 +152,7 @@ test('POST deep-merges one domain, leaves the others and unknown keys untouched'
 });
 
 test('POST stores a provider api_key without echoing it; an echoed "[redacted]" keeps the stored key; null deletes', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const res = await s.post(CONFIG, { providers: { local: { type: 'chat_compat', api_key: 'sk-NEW-999', base_url: 'http://127.0.0.1:1' } } });
   t.is(res.code, 0);
   t.false(JSON.stringify(res).includes('sk-NEW-999'));
@@ -172,8 +170,7 @@ test('POST stores a provider api_key without echoing it; an echoed "[redacted]" 
 });
 
 test('yolo:true maps to default_permission_mode yolo; yolo:false is ignored; plan_mode sets default_plan_mode', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const a = await s.post(CONFIG, { yolo: true, plan_mode: true });
   t.is(a.data.default_permission_mode, 'yolo');
   t.true(a.data.yolo);

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scratchDir, writeFiles } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 async function root(t: ExecutionContext): Promise<string> {
   const dir = await scratchDir(t, 'svc-code-bounds-');
@@ -11,8 +11,7 @@ async function root(t: ExecutionContext): Promise<string> {
 }
 
 async function setup(t: ExecutionContext) {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const dir = await root(t);
   const id = (await s.post('/api/v1/sessions', { metadata: { cwd: dir } })).data.id as string;
   return { s, dir, id };

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { git, scratchDir, writeFiles } from '../helpers/fs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 /**
  * A clone-like repo whose `main` tracks a bare origin and is one commit ahead,
@@ -42,14 +42,8 @@ async function session(t: ExecutionContext, s: TestServer, cwd: string) {
   return (action: string, body: object) => s.post(`/api/v1/sessions/${created.data.id}/fs:${action}`, body);
 }
 
-async function server(t: ExecutionContext): Promise<TestServer> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
-  return s;
-}
-
 test('git_status: branch, upstream distance, entries and line totals', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const fs = await session(t, s, await repo(t));
   const r = await fs('git_status', {});
   t.is(r.code, 0, JSON.stringify(r));
@@ -69,7 +63,7 @@ test('git_status: branch, upstream distance, entries and line totals', async (t)
 });
 
 test('git_status: paths restrict the entries; a subdirectory root reports relative paths', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await repo(t);
   const fs = await session(t, s, root);
   const only = await fs('git_status', { paths: ['mod.txt', 'sub'] });
@@ -85,7 +79,7 @@ test('git_status: paths restrict the entries; a subdirectory root reports relati
 });
 
 test('git_status: behind and a repository without commits', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await repo(t);
   git(root, 'fetch', '-q', 'origin');
   // Move origin/main ahead by a commit the local branch does not have.
@@ -105,7 +99,7 @@ test('git_status: behind and a repository without commits', async (t) => {
 });
 
 test('git_status and diff outside a repository are 40908', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const plain = await scratchDir(t, 'svc-code-plain-');
   await writeFile(path.join(plain, 'a.txt'), 'a\n');
   const fs = await session(t, s, plain);
@@ -117,7 +111,7 @@ test('git_status and diff outside a repository are 40908', async (t) => {
 });
 
 test('diff: modified, staged, untracked, unchanged', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const fs = await session(t, s, await repo(t));
   const mod = await fs('diff', { path: 'mod.txt' });
   t.is(mod.code, 0);
@@ -134,7 +128,7 @@ test('diff: modified, staged, untracked, unchanged', async (t) => {
 });
 
 test('diff: confinement and the size cap', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await repo(t);
   const fs = await session(t, s, root);
   t.is((await fs('diff', { path: '../../etc/passwd' })).code, 41304);
@@ -148,7 +142,7 @@ test('diff: confinement and the size cap', async (t) => {
 });
 
 test('git_status: a merge conflict is conflicted; a detached HEAD has branch null', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await scratchDir(t, 'svc-code-conflict-');
   git(root, 'init', '-q', '-b', 'main');
   await writeFile(path.join(root, 'f.txt'), 'base\n');

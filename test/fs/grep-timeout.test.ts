@@ -2,13 +2,12 @@ import test from 'ava';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scratchDir } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 // Its own file (own process): the deadline is read from the environment when the server starts.
 test('a grep past SVC_CODE_GREP_TIMEOUT_MS is 41305', async (t) => {
   process.env.SVC_CODE_GREP_TIMEOUT_MS = '1';
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await scratchDir(t, 'svc-code-grep-big-');
   // 4,000 files of 4 KiB: far more than ripgrep can get through in 1 ms, counting its own start-up.
   const body = 'lorem ipsum dolor sit amet\n'.repeat(150);

@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { scratchDir, writeFiles } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 const FILES: Record<string, string | Buffer> = {
   'a.txt': 'alpha\nFoo one\nbeta\nfoo two foo\ngamma\n',
@@ -14,8 +14,7 @@ const FILES: Record<string, string | Buffer> = {
 for (let i = 0; i < 10; i++) FILES[`many/f${i}.txt`] = 'needle 1\nhay\nneedle 2\nneedle 3\n';
 
 async function setup(t: ExecutionContext) {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await scratchDir(t, 'svc-code-grep-');
   await writeFiles(root, FILES);
   const created = await s.post('/api/v1/sessions', { metadata: { cwd: root } });

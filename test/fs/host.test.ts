@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { scratchDir, tempDir } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 const q = (p: string) => encodeURIComponent(p);
 
@@ -43,8 +43,7 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
 }
 
 test('fs:home: home directory and workspace roots, most recently opened first', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const [a, b] = [await scratchDir(t), await scratchDir(t)];
   t.deepEqual((await s.get('/api/v1/fs:home')).data, { home: os.homedir(), recent_roots: [] });
   t.is((await s.post('/api/v1/workspaces', { root: a })).code, 0);
@@ -54,8 +53,7 @@ test('fs:home: home directory and workspace roots, most recently opened first', 
 });
 
 test('fs:browse: sub-directories only, parent, defaults and errors', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   await mkdir(path.join(root, 'b-dir'));
   await mkdir(path.join(root, '.hidden'));
@@ -83,8 +81,7 @@ test('fs:browse: sub-directories only, parent, defaults and errors', async (t) =
 });
 
 test('fs:content: raw bytes with Range and ETag; errors are envelopes', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const file = path.join(root, 'data.json');
   await writeFile(file, '{"hello":"world"}');
@@ -117,8 +114,7 @@ test('fs:content: raw bytes with Range and ETag; errors are envelopes', async (t
 });
 
 test('fs:mkdir (host): non-recursive creation and its errors', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const target = path.join(root, 'made');
   const r = await s.post('/api/v1/fs:mkdir', { path: target });
@@ -138,8 +134,7 @@ test('fs:mkdir (host): non-recursive creation and its errors', async (t) => {
 });
 
 test('host routes need the token', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   for (const url of ['/api/v1/fs:home', '/api/v1/fs:browse', `/api/v1/fs:content?path=${q('/etc/hostname')}`]) {
     t.is((await fetch(s.baseUrl + url)).status, 401, url);
   }

@@ -2,7 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scratchDir, writeFiles } from '../helpers/fs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 /**
  * src/fs/confine.ts, src/fs/search.ts, src/http/routes/index.ts,
@@ -22,8 +22,7 @@ async function workspace(t: ExecutionContext): Promise<string> {
 }
 
 async function setup(t: ExecutionContext): Promise<{ s: TestServer; root: string; search: (body: object) => Promise<any> }> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await workspace(t);
   const created = await s.post('/api/v1/sessions', { metadata: { cwd: root } });
   t.is(created.code, 0);
@@ -135,8 +134,7 @@ test('runtime_id: local is the default, others are 40420', async (t) => {
 });
 
 test('the session slot takes a workspace id or an absolute root (draft session)', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await workspace(t);
   const w = await s.post('/api/v1/workspaces', { root });
   const byId = await s.post(`/api/v1/sessions/${w.data.id}/fs:search`, { query: 'confine' });
@@ -155,8 +153,7 @@ test('the session slot takes a workspace id or an absolute root (draft session)'
 });
 
 test('workspace fs:search registers a new absolute root on the spot', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await workspace(t);
   const r = await s.post('/api/v1/workspace/fs:search', { workspace: root, query: 'index' });
   assertWellFormed(t, r, 'index');
@@ -176,8 +173,7 @@ test('workspace fs:search registers a new absolute root on the spot', async (t) 
 });
 
 test('fs:suggest: files before directories, basename and path prefixes, hidden on request', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await workspace(t);
   const suggest = (body: object) => s.post('/api/v1/workspace/fs:suggest', { workspace: root, ...body });
   const search = (body: object) => s.post('/api/v1/workspace/fs:search', { workspace: root, ...body });

@@ -1,10 +1,9 @@
 import test from 'ava';
 import { GUI_STREAM } from '../../journal/keys.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 test('a GUI key with a lone surrogate is 40001; one appended behind validation is refused without reaching memory; clear keeps working', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   for (const key of ['\ud800', 'x\udfffy']) {
     const r = await s.req('POST', '/api/v1/gui/store/setItem', `{"key":${JSON.stringify(key)},"value":"v"}`);
     t.is(r.body.code, 40001);
@@ -20,8 +19,7 @@ test('a GUI key with a lone surrogate is 40001; one appended behind validation i
 });
 
 test('ids and paths must be well-formed Unicode', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const r = await s.req('POST', '/api/v1/workspaces', '{"root":"/tmp/\\ud800"}');
   t.is(r.body.code, 40001);
   t.like(r.body.details[0], { field: 'root', message: 'must be well-formed Unicode (no lone surrogates)' });

@@ -1,14 +1,13 @@
 import test from 'ava';
 import type { JournalEvent } from '../../journal/types.ts';
 import { GUI_VALUE_MAX_BYTES } from '../../protocol/schemas/gui-store.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 const S = '/api/v1/gui/store';
 const getItem = (key: string) => `${S}/getItem?key=${encodeURIComponent(key)}`;
 
 test('set, get, length, remove, clear, and the __gui__ events', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const events: JournalEvent[] = [];
   s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
 
@@ -51,8 +50,7 @@ test('set, get, length, remove, clear, and the __gui__ events', async (t) => {
 });
 
 test('key and value validation', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const fields = (b: any) => b.details.map((d: any) => d.field);
 
   const long = await s.post(`${S}/setItem`, { key: 'k'.repeat(257), value: 'v' });
@@ -85,8 +83,7 @@ test('key and value validation', async (t) => {
 });
 
 test('values survive a restart, including removals and awkward keys', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const keys = ['plain', 'a/b?c=d&e', '100%!~ünï', 'p!gui-store!x'];
   for (const [i, key] of keys.entries()) await s.post(`${S}/setItem`, { key, value: `v${i}` });
   await s.post(`${S}/setItem`, { key: 'gone', value: 'x' });

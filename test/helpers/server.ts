@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -33,6 +33,15 @@ export interface TestServer {
 /** Makes a temp SVC_CODE_HOME. */
 export async function tempHome(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'svc-code-test-'));
+}
+
+/** A test server stopped when the test ends; `config` is written to its home's config.toml before it starts. */
+export async function serverFor(t: { teardown(fn: () => unknown): void }, opts: { config?: string; options?: Partial<ServeOptions> } = {}): Promise<TestServer> {
+  const home = await tempHome();
+  if (opts.config !== undefined) await writeFile(path.join(home, 'config.toml'), opts.config);
+  const s = await startTestServer({ home, options: opts.options });
+  t.teardown(() => s.stop());
+  return s;
 }
 
 /** POST /api/v1/sessions with a fresh temp directory as cwd (`body` is merged in); throws unless created. */

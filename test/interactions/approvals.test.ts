@@ -1,7 +1,7 @@
 import test from 'ava';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { newSession, startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
+import { newSession, serverFor, startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
 import type { PermissionDecision } from '../../src/permissions/types.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -10,8 +10,7 @@ const bash = (command: string, id = 'call_1') => ({ id, name: 'Bash', input: { c
 const url = (sid: string) => `/api/v1/sessions/${sid}/approvals`;
 
 async function setup(t: any): Promise<{ s: TestServer; sid: string }> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   return { s, sid: await newSession(s) };
 }
 

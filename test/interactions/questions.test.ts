@@ -1,5 +1,5 @@
 import test from 'ava';
-import { newSession, startTestServer, type TestServer } from '../helpers/server.ts';
+import { newSession, serverFor, type TestServer } from '../helpers/server.ts';
 import { outcomeText } from '../../src/questions/answers.ts';
 import type { AskRequest } from '../../src/questions/service.ts';
 import { until } from '../helpers/wait.ts';
@@ -14,8 +14,7 @@ const FOUR: AskRequest['questions'] = [
 ];
 
 async function setup(t: any): Promise<{ s: TestServer; sid: string }> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   return { s, sid: await newSession(s) };
 }
 

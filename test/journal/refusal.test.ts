@@ -10,7 +10,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import { GUI_STREAM } from '../../journal/keys.ts';
 import { tempDir } from '../helpers/fs.ts';
 import { openJournal } from '../helpers/journal.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 /** An object nested `n` levels deep, built without recursion (JSON.stringify overflows the stack on it). */
 function nested(n: number): Record<string, unknown> {
@@ -84,8 +84,7 @@ test('a store failure fails the journal: that append and every later one answer 
 });
 
 test('over HTTP: after a refused append the daemon stays writable; a store failure answers 50003, reads still answer', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const journal = s.server.services.journal;
   // Behind validation, the journal's own guard: an event that cannot be encoded (appended directly).
   await t.throwsAsync(appendUnchecked(s, [{ stream: GUI_STREAM, type: 'gui.item_set', payload: { key: 'x', value: nested(100_000) } }]), { instanceOf: JournalEncodeError });

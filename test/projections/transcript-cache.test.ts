@@ -6,7 +6,7 @@ import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine } from '../helpers/engine.ts';
 import { tempDir } from '../helpers/fs.ts';
 import { agentCall, say, turnEnded as mainTurnEnded } from '../helpers/subagents.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -33,8 +33,7 @@ const view = (state: TranscriptState, seq: number) => ({
 });
 
 async function setup(t: { teardown(fn: () => unknown): void }): Promise<{ s: TestServer; sid: string }> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const sid = (await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } })).data.id as string;
   return { s, sid };
 }

@@ -1,8 +1,8 @@
-import test from 'ava';
-import { readFile, writeFile } from 'node:fs/promises';
+import test, { type ExecutionContext } from 'ava';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 const FILE = `
 [providers.acme]
@@ -35,13 +35,7 @@ model = "llama3:8b"
 max_context_size = 8192
 `;
 
-async function server(t: any): Promise<TestServer> {
-  const home = await tempHome();
-  await writeFile(path.join(home, 'config.toml'), FILE);
-  const s = await startTestServer({ home });
-  t.teardown(() => s.stop());
-  return s;
-}
+const server = (t: ExecutionContext) => serverFor(t, { config: FILE });
 
 test('GET /models lists aliases with overrides applied and no key', async (t) => {
   const s = await server(t);

@@ -1,21 +1,15 @@
-import test from 'ava';
-import { readFile, writeFile } from 'node:fs/promises';
+import test, { type ExecutionContext } from 'ava';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { ModelCatalogChanged } from '../../src/providers/models/write.ts';
-import { startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 const P = '/api/v1/providers';
 const KEY = 'sk-PROVIDER-SECRET-9f8e7d';
 
-async function server(t: any, toml?: string): Promise<TestServer> {
-  const home = await tempHome();
-  if (toml) await writeFile(path.join(home, 'config.toml'), toml);
-  const s = await startTestServer({ home });
-  t.teardown(() => s.stop());
-  return s;
-}
+const server = (t: ExecutionContext, toml?: string) => serverFor(t, { config: toml || undefined });
 
 const readToml = async (s: TestServer) => parse(await readFile(path.join(s.home, 'config.toml'), 'utf8')) as Record<string, any>;
 

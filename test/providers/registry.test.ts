@@ -1,10 +1,10 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 const REG_KEY = 'reg-SECRET-key-777';
 
@@ -30,13 +30,7 @@ const entry = (id: string, models: [string, number][], extra: Record<string, unk
 });
 const serve = (p: string, items: unknown[]) => routes.set(p, [200, JSON.stringify({ items })]);
 
-async function server(t: any): Promise<TestServer> {
-  const home = await tempHome();
-  await writeFile(path.join(home, 'config.toml'), '[providers.managed]\ntype = "svc"\noauth = { storage = "file", key = "managed" }\n');
-  const s = await startTestServer({ home });
-  t.teardown(() => s.stop());
-  return s;
-}
+const server = (t: ExecutionContext) => serverFor(t, { config: '[providers.managed]\ntype = "svc"\noauth = { storage = "file", key = "managed" }\n' });
 const readToml = async (s: TestServer) => parse(await readFile(path.join(s.home, 'config.toml'), 'utf8')) as Record<string, any>;
 const importRegistry = (s: TestServer, b: unknown) => s.req('POST', '/api/v1/providers:import_registry', b);
 

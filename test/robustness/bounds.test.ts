@@ -1,12 +1,11 @@
 import test from 'ava';
 import { schemaToJson } from '../../protocol/json-schema.ts';
 import { ClientPayloads } from '../../src/ws/frames.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 import { unboundedFields, unboundedRequestFields } from './schema-walk.ts';
 
 test('every request string, number, array and free-form value in the served /openapi.json declares its bound', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const doc = await (await fetch(`${s.baseUrl}/openapi.json`, { headers: { Authorization: `Bearer ${s.token}` } })).json();
   t.deepEqual(unboundedRequestFields(doc), []);
   // The bounds are documented where JSON Schema has no keyword for them.

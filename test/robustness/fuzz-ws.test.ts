@@ -1,7 +1,7 @@
 import test from 'ava';
 import WebSocket from 'ws';
 import { tempDir } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 import { NASTY_NUMBERS, NASTY_STRINGS, deepJson, otherType, pick, prng, sample, soleType, type FuzzContext } from './fuzz-values.ts';
 import { deref, type Json } from './schema-walk.ts';
@@ -75,8 +75,7 @@ const GARBAGE: FrameCase[] = [
 ];
 
 test('every client frame type: malformed frames each get one ack with a 4xxxx code, never 5xxxx; the socket survives', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await tempDir('svc-code-fuzz-ws-');
   const sessionId = (await s.post('/api/v1/sessions', { metadata: { cwd: root } })).data.id;
   const ctx: FuzzContext = { sessionId, workspaceId: '', root, path: 'a.txt' };

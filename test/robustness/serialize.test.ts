@@ -1,11 +1,10 @@
 import test from 'ava';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import { tempDir } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 test('a stored record that cannot be serialised: lists answer the others and name it in unreadable; reading it answers 50003', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const id = (await s.post('/api/v1/sessions', { metadata: { cwd } })).data.id as string;
   const good = s.server.services.sessions.get(id)!;

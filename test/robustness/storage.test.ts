@@ -1,13 +1,12 @@
 import test from 'ava';
 import { tempDir } from '../helpers/fs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 /** JSON text of an object nested `n` levels deep (JSON.stringify would overflow the stack building it). */
 const deepJson = (n: number) => '{"a":'.repeat(n) + '{}' + '}'.repeat(n);
 
 async function setup(t: import('ava').ExecutionContext) {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const created = await s.post('/api/v1/sessions', { metadata: { cwd } });
   t.is(created.code, 0);

@@ -1,10 +1,9 @@
 import http from 'node:http';
 import test from 'ava';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor, startTestServer } from '../helpers/server.ts';
 
 test('bearer token guards /api/* and the served specs; healthz and OPTIONS are exempt', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   for (const url of ['/api/v1/meta', '/api/v1/sessions', '/openapi.json', '/asyncapi.json', '/api/v1/nope']) {
     const res = await fetch(s.baseUrl + url);
     t.is(res.status, 401, url);
@@ -25,8 +24,7 @@ test('bearer token guards /api/* and the served specs; healthz and OPTIONS are e
 });
 
 test('requests from a foreign web origin are refused; loopback and app origins are allowed', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const evil = await s.req('GET', '/api/v1/meta', undefined, { Origin: 'https://evil.example' });
   t.is(evil.status, 403);
   t.is(evil.body.code, 40101);

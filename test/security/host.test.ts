@@ -2,7 +2,7 @@ import test from 'ava';
 import WebSocket from 'ws';
 import { accessPolicy, hostName, isAllowedHost } from '../../protocol/access/host.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, startTestServer, type TestServer } from '../helpers/server.ts';
 
 /** Opens the WebSocket with the given Host; resolves with 101 or the refusal's status. */
 function upgradeStatus(s: TestServer, host: string, withToken: boolean): Promise<number> {
@@ -38,8 +38,7 @@ test('hostName and isAllowedHost: IP literals, localhost, the bound name and all
 });
 
 test('a foreign Host is refused on every HTTP path, with or without the token (DNS rebinding)', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const port = s.server.port;
   const auth = { Authorization: `Bearer ${s.token}` };
   for (const path of ['/api/v1/meta', '/api/v1/healthz', '/api/v1/fs:content?path=/etc/hostname', '/openapi.json', '/API/v1/sessions', '/index.html']) {
@@ -61,8 +60,7 @@ test('a foreign Host is refused on every HTTP path, with or without the token (D
 });
 
 test('a foreign Host is refused at the WebSocket upgrade, with or without the token', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const port = s.server.port;
   t.is(await upgradeStatus(s, `evil.example:${port}`, true), 403);
   t.is(await upgradeStatus(s, `evil.example:${port}`, false), 403);

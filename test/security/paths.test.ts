@@ -3,7 +3,7 @@ import { allRoutes } from '../../src/http/routes/index.ts';
 import type { RouteDef } from '../../src/http/route.ts';
 import { canonicalPath, isApiPath } from '../../src/http/request-path.ts';
 import { rawRequest, type RawResponse } from '../helpers/raw-http.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 /** A route's spec path with its slots filled, as a client would send it. */
 function wirePath(def: RouteDef): string {
@@ -77,8 +77,7 @@ test('canonicalPath decodes unreserved escapes once and refuses empty and dot se
 });
 
 test('every route, under every spelling, without a token or with a wrong one, is never served', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const routes = await routesOf(s);
   t.true(routes.length > 100, `the route table has ${routes.length} routes`);
   const port = s.server.port;
@@ -120,8 +119,7 @@ test('every route, under every spelling, without a token or with a wrong one, is
 });
 
 test('POST shutdown under every spelling without a token leaves the daemon running', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const port = s.server.port;
   for (const [name, spell] of Object.entries(SPELLINGS)) {
     for (const headers of [NO_TOKEN, WRONG_TOKEN]) {
@@ -137,8 +135,7 @@ test('POST shutdown under every spelling without a token leaves the daemon runni
 });
 
 test('with the token: escaped unreserved letters route as the canonical path; other spellings are 404', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const port = s.server.port;
   const auth = { Authorization: `Bearer ${s.token}` };
   const escaped = await rawRequest(port, 'GET', '/%61pi/v1/m%65ta', auth);

@@ -1,19 +1,13 @@
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { EngineEvents } from '../../src/engine/events.ts';
 import { addMessages, append, msg } from '../helpers/engine-events.ts';
-import { newSession, startTestServer, type TestServer } from '../helpers/server.ts';
-
-async function server(t: ExecutionContext): Promise<TestServer> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
-  return s;
-}
+import { newSession, serverFor } from '../helpers/server.ts';
 
 const ids = (page: { items: { id: string }[] }) => page.items.map((m) => m.id);
 const url = (id: string, q = '') => `/api/v1/sessions/${id}/messages${q}`;
 
 test('newest first; before_id walks older, after_id walks newer, both newest first within a page', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   await addMessages(s, id, 4);
   await addMessages(s, id, 3, { start: 5 });
@@ -42,7 +36,7 @@ test('newest first; before_id walks older, after_id walks newer, both newest fir
 });
 
 test('the role filter applies after slicing: short pages while has_more is true', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   await addMessages(s, id, 7);
   const p = (await s.get(url(id, '?page_size=3&role=assistant'))).data;
@@ -54,7 +48,7 @@ test('the role filter applies after slicing: short pages while has_more is true'
 });
 
 test('GET one message; 40403 for an unknown or foreign id, 40401 for an unknown session', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const a = await newSession(s);
   const b = await newSession(s);
   await append(s, a, EngineEvents.messageCreated, { agent_id: 'main', turn_id: 't1', message: { ...msg(a, 'x1', 'assistant', 'hi'), prompt_id: 'p1' } });
@@ -69,7 +63,7 @@ test('GET one message; 40403 for an unknown or foreign id, 40401 for an unknown 
 });
 
 test('40001: both cursors, unknown cursor, page_size out of range, unknown role', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   await addMessages(s, id, 2);
   const both = await s.get(url(id, '?before_id=m1&after_id=m2'));
@@ -84,7 +78,7 @@ test('40001: both cursors, unknown cursor, page_size out of range, unknown role'
 });
 
 test('a fork carries the history under its own session id', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   await addMessages(s, id, 3);
   const fork = (await s.post(`/api/v1/sessions/${id}:fork`, {})).data.id;
@@ -94,7 +88,7 @@ test('a fork carries the history under its own session id', async (t) => {
 });
 
 test('cost: a page reads page_size + 1 records, however long the session', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   for (let i = 0; i < 5; i++) await addMessages(s, id, 200, { start: i * 200 + 1 });
   const db = s.server.services.journal.db as any;
@@ -120,7 +114,7 @@ test('cost: a page reads page_size + 1 records, however long the session', async
 });
 
 test('/asyncapi.json documents the engine events and the two volatile deltas; /openapi.json the routes', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const doc = (await s.req('GET', '/asyncapi.json')).body as any;
   const msgs = doc.components.messages;
   const created = msgs['message.created'].payload.properties;

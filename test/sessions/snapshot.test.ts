@@ -1,9 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { EngineEvents } from '../../src/engine/events.ts';
 import { addMessages, append, msg, stepCompleted, turnEnded, turnStarted, usage } from '../helpers/engine-events.ts';
-import { newSession, startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
+import { newSession, serverFor, type TestServer } from '../helpers/server.ts';
 
 const CONFIG = (strategy?: string) => `
 default_model = "acme/smart"
@@ -28,13 +26,7 @@ max_context_size = 100000
 max_input_size = 1000
 `;
 
-async function server(t: ExecutionContext, config?: string): Promise<TestServer> {
-  const home = await tempHome();
-  if (config !== undefined) await writeFile(path.join(home, 'config.toml'), config);
-  const s = await startTestServer({ home });
-  t.teardown(() => s.stop());
-  return s;
-}
+const server = (t: ExecutionContext, config?: string) => serverFor(t, { config });
 
 const snap = async (s: TestServer, id: string) => (await s.get(`/api/v1/sessions/${id}/snapshot`)).data;
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 import { tempDir } from '../helpers/fs.ts';
 
 async function session(s: TestServer, cwd: string, extra: Record<string, unknown> = {}) {
@@ -11,8 +11,7 @@ async function session(s: TestServer, cwd: string, extra: Record<string, unknown
 }
 
 test('create registers the workspace on first use of a cwd and returns the session object', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const r = await s.post('/api/v1/sessions', { metadata: { cwd, tag: 'x' }, title: 'Hello' });
   t.is(r.code, 0);
@@ -48,8 +47,7 @@ test('create registers the workspace on first use of a cwd and returns the sessi
 });
 
 test('create errors: neither field, cwd mismatch, missing dir, file, unknown workspace, bad title', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const other = await tempDir();
   const file = path.join(cwd, 'f.txt');
@@ -76,8 +74,7 @@ test('create errors: neither field, cwd mismatch, missing dir, file, unknown wor
 });
 
 test('v1 list: order, unpaginated window, paging with cursors, filters and their errors', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const a = await tempDir();
   const b = await tempDir();
   const ids: string[] = [];
@@ -134,8 +131,7 @@ test('v1 list: order, unpaginated window, paging with cursors, filters and their
 });
 
 test('profile update: title wins, metadata merges, agent_config stored, goal created and controlled', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const sess = await session(s, cwd, { metadata: { cwd, a: 1 } });
   const r = await s.post(`/api/v1/sessions/${sess.id}/profile`, {
@@ -162,8 +158,7 @@ test('profile update: title wins, metadata merges, agent_config stored, goal cre
 });
 
 test('fork and children copy into new sessions; archive and restore; unknown actions', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const src = await session(s, cwd, { title: 'Source' });
   const fork = await s.post(`/api/v1/sessions/${src.id}:fork`, {});
@@ -209,8 +204,7 @@ test('fork and children copy into new sessions; archive and restore; unknown act
 });
 
 test('warnings flag an oversized AGENTS.md; runtime binding', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const cwd = await tempDir();
   const sess = await session(s, cwd);
   t.deepEqual((await s.get(`/api/v1/sessions/${sess.id}/warnings`)).data, { warnings: [] });
@@ -227,8 +221,7 @@ test('warnings flag an oversized AGENTS.md; runtime binding', async (t) => {
 });
 
 test('session creation emits event.session.created and one workspace event: created first, updated after', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const seen: { type: string; payload: any }[] = [];
   s.server.services.journal.on('committed', (events: { type: string; payload: any }[]) => seen.push(...events));
   const cwd = await tempDir();

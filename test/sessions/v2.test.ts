@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { git } from '../helpers/fs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 type Params = Record<string, string | number | boolean | (string | number)[]>;
 
@@ -21,8 +21,7 @@ interface Fixture {
 }
 
 async function setup(t: ExecutionContext): Promise<Fixture> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await mkdtemp(path.join(os.tmpdir(), 'svc-v2-list-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));
   const dirs = { a: path.join(root, 'alpha'), b: path.join(root, 'beta'), c: path.join(root, 'gamma') };

@@ -3,12 +3,11 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findSessionMedia, storeSessionMedia } from '../../src/media/session-media.ts';
 import { tempDir } from '../helpers/fs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 import { rawGet, uploadFile } from '../helpers/files.ts';
 
 async function setup(t: any): Promise<{ s: TestServer; id: string }> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const r = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } });
   return { s, id: r.data.id };
 }

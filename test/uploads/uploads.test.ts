@@ -2,7 +2,7 @@ import { mkdir, readdir, stat, symlink, unlink, writeFile } from 'node:fs/promis
 import path from 'node:path';
 import test from 'ava';
 import type { JournalEvent } from '../../journal/types.ts';
-import { startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.ts';
+import { serverFor, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
 const FILES = '/api/v1/files';
@@ -36,8 +36,7 @@ function envelopeOf(bytes: Buffer): any {
 const BINARY = Buffer.from(Array.from({ length: 1000 }, (_, i) => (i * 7) % 256));
 
 async function startServer(t: { teardown(fn: () => Promise<void>): void }) {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   return s;
 }
 

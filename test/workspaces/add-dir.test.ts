@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parse } from 'smol-toml';
 import { additionalDirs } from '../../src/workspaces/add-dir.ts';
 import { scratchDir } from '../helpers/fs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 // `~` expansion uses os.homedir(), which reads $HOME: point it at a temp dir so
 // no test touches the real home. Each test file runs in its own process.
@@ -14,8 +14,7 @@ process.env.HOME = fakeHome;
 test.after.always(() => rm(fakeHome, { recursive: true, force: true }));
 
 async function setup(t: any): Promise<{ s: TestServer; root: string; id: string; url: string; config: string }> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const id = (await s.post('/api/v1/workspaces', { root })).data.id;
   return { s, root, id, url: `/api/v1/workspaces/${id}/add-dir`, config: path.join(root, '.svc-code', 'local.toml') };

@@ -3,13 +3,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { JournalEvent } from '../../journal/types.ts';
 import { scratchDir } from '../helpers/fs.ts';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-
-async function server(t: any): Promise<TestServer> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
-  return s;
-}
+import { serverFor, type TestServer } from '../helpers/server.ts';
 
 /** Events committed from now on. */
 function committed(s: TestServer): JournalEvent[] {
@@ -27,7 +21,7 @@ function fakeClock(s: TestServer) {
 const fields = (body: any) => (body.details ?? []).map((d: any) => d.field);
 
 test('register, list and the workspace object', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const r = await s.post('/api/v1/workspaces', { root, name: 'My Project' });
   t.is(r.code, 0);
@@ -49,7 +43,7 @@ test('register, list and the workspace object', async (t) => {
 });
 
 test('list order: most recently opened first, ties by id', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const clock = fakeClock(s);
   const [a, b, c] = [await scratchDir(t, 'a-'), await scratchDir(t, 'b-'), await scratchDir(t, 'c-')];
   const wa = (await s.post('/api/v1/workspaces', { root: a })).data;
@@ -62,7 +56,7 @@ test('list order: most recently opened first, ties by id', async (t) => {
 });
 
 test('registration is idempotent on root: same id, name kept, last_opened_at refreshed, updated event', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const clock = fakeClock(s);
   const events = committed(s);
   const root = await scratchDir(t);
@@ -82,7 +76,7 @@ test('registration is idempotent on root: same id, name kept, last_opened_at ref
 });
 
 test('register: validation and missing directories', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const file = path.join(root, 'file.txt');
   await writeFile(file, 'x');
@@ -119,7 +113,7 @@ test('register: validation and missing directories', async (t) => {
 });
 
 test('PATCH renames; root never changes; errors', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const w = (await s.post('/api/v1/workspaces', { root })).data;
   const events = committed(s);
@@ -143,7 +137,7 @@ test('PATCH renames; root never changes; errors', async (t) => {
 });
 
 test('session_count, delete unregisters only, re-register brings sessions back', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const w = (await s.post('/api/v1/workspaces', { root })).data;
   const s1 = (await s.post('/api/v1/sessions', { metadata: { cwd: root } })).data;
@@ -170,7 +164,7 @@ test('session_count, delete unregisters only, re-register brings sessions back',
 });
 
 test('trust round trip and trust_changed events', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const root = await scratchDir(t);
   const w = (await s.post('/api/v1/workspaces', { root })).data;
   const events = committed(s);

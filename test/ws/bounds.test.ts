@@ -1,10 +1,9 @@
 import test from 'ava';
 import { tempDir } from '../helpers/fs.ts';
-import { startTestServer } from '../helpers/server.ts';
+import { serverFor } from '../helpers/server.ts';
 
 test('client frames are bounded like REST: agent_filter is agent ids, since a safe integer, client_id an id; each gets 40001 with details', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const sid = (await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } })).data.id;
   const ws = await s.ws();
   t.teardown(() => ws.close());

@@ -1,11 +1,10 @@
 import test from 'ava';
 import { scratchDir } from '../helpers/fs.ts';
-import { connectWs, startTestServer, TEST_TOKEN } from '../helpers/server.ts';
+import { connectWs, serverFor, TEST_TOKEN } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
 test('GET /api/v1/connections lists live connections oldest first, with subscriptions and has_client_hello', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const dir = await scratchDir(t, 'svc-code-conn-');
   const session = (await s.post('/api/v1/sessions', { metadata: { cwd: dir } })).data.id;
 
@@ -43,8 +42,7 @@ test('GET /api/v1/connections lists live connections oldest first, with subscrip
 });
 
 test('GET /api/v1/connections needs the token', async (t) => {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
+  const s = await serverFor(t);
   const res = await fetch(`${s.baseUrl}/api/v1/connections`);
   t.is(res.status, 401);
   t.is((await res.json()).code, 40101);

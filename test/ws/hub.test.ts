@@ -6,15 +6,9 @@ import { AuthBan } from '../../protocol/access/token.ts';
 import { WsHub } from '../../src/ws/hub.ts';
 import { accessPolicy } from '../../protocol/access/host.ts';
 import { appendUnchecked } from '../helpers/engine-events.ts';
-import { connectWs, newSession, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from '../helpers/server.ts';
+import { connectWs, newSession, serverFor, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from '../helpers/server.ts';
 
 const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
-
-async function server(t: ExecutionContext): Promise<TestServer> {
-  const s = await startTestServer();
-  t.teardown(() => s.stop());
-  return s;
-}
 
 async function client(t: ExecutionContext, s: TestServer, opts?: Parameters<TestServer['ws']>[0]): Promise<WsClient> {
   const c = await s.ws(opts);
@@ -60,7 +54,7 @@ test.serial('a stalled client is closed with 1013 and never delays another clien
   process.env.SVC_CODE_WS_MAX_BUFFERED_BYTES = String(64 * 1024);
   let s: TestServer;
   try {
-    s = await server(t);
+    s = await serverFor(t);
   } finally {
     delete process.env.SVC_CODE_WS_MAX_BUFFERED_BYTES;
   }
@@ -93,7 +87,7 @@ test.serial('a stalled client is closed with 1013 and never delays another clien
 });
 
 test('auth by header: server_hello carries the protocol fields', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const c = await client(t, s);
   const hello = await c.waitFor((f) => f.type === 'server_hello');
   t.is(c.frames[0], hello);
@@ -105,7 +99,7 @@ test('auth by header: server_hello carries the protocol fields', async (t) => {
 });
 
 test('auth by subprotocol: the bearer subprotocol is selected', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const proto = `svc-code.bearer.${TEST_TOKEN}`;
   const c = await client(t, s, { protocols: [proto] });
   t.is(c.socket.protocol, proto);
@@ -113,7 +107,7 @@ test('auth by subprotocol: the bearer subprotocol is selected', async (t) => {
 });
 
 test('upgrade refused: bad or missing token 401, foreign Origin 403, other path 404', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   await t.throwsAsync(connectWs(s.baseUrl, undefined, { Authorization: 'Bearer wrong' }), { message: /401/ });
   await t.throwsAsync(connectWs(s.baseUrl), { message: /401/ });
   await t.throwsAsync(connectWs(s.baseUrl, ['svc-code.bearer.wrong']), { message: /401/ });
@@ -138,7 +132,7 @@ test('dangerous bypass: no token needed', async (t) => {
 });
 
 test('acks echo the id; unknown type, malformed JSON and bad payloads get 40001', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const c = await client(t, s);
   const hello = await c.request('client_hello', { client_id: 'cli-1', legacy: true }, 'abc');
   t.like(hello, { type: 'ack', id: 'abc', code: 0, msg: 'success' });
@@ -158,7 +152,7 @@ test('acks echo the id; unknown type, malformed JSON and bad payloads get 40001'
 });
 
 test('subscribe: unknown ids answer 40401 naming them; the known ones are subscribed', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   const c = await client(t, s);
   const ack = await c.request('subscribe', { session_ids: [id, 'session_missing'] });
@@ -170,7 +164,7 @@ test('subscribe: unknown ids answer 40401 naming them; the known ones are subscr
 });
 
 test('subscribe: a session held by another instance answers 40901 and is not subscribed', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   const record = s.server.services.sessions.get(id)!;
   const foreignId = 'session_01FOREIGN0000000000000000';
@@ -183,14 +177,14 @@ test('subscribe: a session held by another instance answers 40901 and is not sub
 });
 
 test('auth failures are counted at the upgrade: the 11th attempt of a banned source gets 429', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const { base } = await extraHub(t, s, new AuthBan(true));
   for (let i = 0; i < 10; i++) await t.throwsAsync(connectWs(base, undefined, { Authorization: 'Bearer wrong' }), { message: /401/ });
   await t.throwsAsync(connectWs(base, undefined, auth), { message: /429/ });
 });
 
 test('global events reach connections without subscriptions', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const c = await client(t, s);
   const id = await newSession(s);
   const created = await c.waitFor((f) => f.type === 'event.session.created');
@@ -204,7 +198,7 @@ test('global events reach connections without subscriptions', async (t) => {
 });
 
 test('session events go only to subscribers; agent_filter keeps matching and agent-less events', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   const sub = await client(t, s);
   const other = await client(t, s);
@@ -228,7 +222,7 @@ test('session events go only to subscribers; agent_filter keeps matching and age
 });
 
 test('unsubscribe stops session events', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   const c = await client(t, s);
   await c.request('subscribe', { session_ids: [id] });
@@ -240,7 +234,7 @@ test('unsubscribe stops session events', async (t) => {
 });
 
 test('internal global-stream events are not sent', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const c = await client(t, s);
   await appendUnchecked(s, [{ stream: '__global__', type: 'workspace.trust_changed', payload: {} }]);
   await appendUnchecked(s, [{ stream: '__global__', type: 'event.config.changed', payload: { changedFields: ['x'], config: {} } }]);
@@ -249,7 +243,7 @@ test('internal global-stream events are not sent', async (t) => {
 });
 
 test('replay after reconnect: every missed durable event once, in order, before live ones', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   const first = await s.ws();
   await first.request('subscribe', { session_ids: [id] });
@@ -272,7 +266,7 @@ test('replay after reconnect: every missed durable event once, in order, before 
 });
 
 test('resync_required: more than 1000 behind, stale epoch, past the head; still subscribed live', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   await appendEvents(s, id, 1100);
   const { seq, epoch } = head(s, id);
@@ -295,7 +289,7 @@ test('resync_required: more than 1000 behind, stale epoch, past the head; still 
 });
 
 test('cursor at the head replays nothing and goes live', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   const { seq, epoch } = head(s, id);
   const c = await client(t, s);
@@ -306,7 +300,7 @@ test('cursor at the head replays nothing and goes live', async (t) => {
 });
 
 test('volatile frames reach subscribers with volatile:true, offset and the head seq', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const id = await newSession(s);
   const { hub, base } = await extraHub(t, s, new AuthBan(false));
   const c = await connectWs(base, undefined, auth);
@@ -331,7 +325,7 @@ test('server shutdown closes sockets with 1001', async (t) => {
 });
 
 test('/asyncapi.json documents the frames and the global events', async (t) => {
-  const s = await server(t);
+  const s = await serverFor(t);
   const doc = (await s.req('GET', '/asyncapi.json')).body as any;
   t.is(doc.asyncapi, '3.0.0');
   t.is(doc.channels.events.address, '/api/v1/ws');
