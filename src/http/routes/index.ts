@@ -27,6 +27,9 @@ import { toolRoutes } from './tools.ts';
 import { taskRoutes } from './tasks.ts';
 import { skillRoutes } from './skills.ts';
 import { transcriptRoutes } from './transcript.ts';
+import { mcpRoutes } from './mcp.ts';
+import { mcpV2Routes } from './mcp-v2.ts';
+import { mcpAuthRoutes } from './mcp-auth.ts';
 
 type DepsOf<F extends (deps: never, ...rest: never[]) => RouteDef[]> = Parameters<F>[0];
 
@@ -38,7 +41,8 @@ export type RouteDeps =
   & DepsOf<typeof terminalRoutes> & DepsOf<typeof providerRoutes> & DepsOf<typeof fileRoutes> & DepsOf<typeof authRoutes>
   & DepsOf<typeof promptRoutes> & DepsOf<typeof messageRoutes> & DepsOf<typeof snapshotRoutes> & DepsOf<typeof titleRoutes>
   & DepsOf<typeof mediaRoutes> & DepsOf<typeof toolRoutes> & DepsOf<typeof approvalRoutes> & DepsOf<typeof questionRoutes>
-  & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof debugRoutes>;
+  & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof debugRoutes>
+  & DepsOf<typeof mcpRoutes> & DepsOf<typeof mcpV2Routes> & DepsOf<typeof mcpAuthRoutes>;
 
 /** Every route of the server, one factory per resource file. */
 export function allRoutes(deps: RouteDeps): RouteDef[] {
@@ -69,6 +73,7 @@ export function allRoutes(deps: RouteDeps): RouteDef[] {
     ...taskRoutes(deps),
     ...skillRoutes(deps),
     ...transcriptRoutes(deps),
+    ...mcpRoutes(deps), ...mcpV2Routes(deps), ...mcpAuthRoutes(deps),
     ...debugRoutes(deps),
   );
   return routes;
