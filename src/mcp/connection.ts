@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import type { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -170,9 +170,8 @@ export class McpConnection {
   private transportOf(): Transport {
     const c = this.spec.config;
     if (c.transport === 'stdio') {
-      const stderr = new PassThrough();
-      stderr.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-STDERR_TAIL)));
-      const t = new StdioClientTransport({ command: c.command, args: c.args ?? [], env: { ...(c.env ?? {}) }, ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), stderr });
+      const t = new StdioClientTransport({ command: c.command, args: c.args ?? [], env: { ...(c.env ?? {}) }, ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), stderr: 'pipe' });
+      (t.stderr as PassThrough | null)?.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-STDERR_TAIL)));
       return t;
     }
     const headers: Record<string, string> = { ...(c.headers ?? {}) };
