@@ -1,4 +1,5 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { McpServerConfig } from '../../protocol/schemas/mcp.ts';
@@ -51,4 +52,24 @@ export async function serverStatus(s: TestServer, name: string, statuses = ['con
     const found = r.data?.servers?.find((x: any) => x.name === name);
     return found && statuses.includes(found.status) ? found : undefined;
   }, timeoutMs);
+}
+
+/** A server whose home holds `mcp.json` (user level) and a config against a fresh fixture LLM, one session, a subscribed WebSocket. */
+export async function startMcpEngine(t: import('ava').ExecutionContext, servers: Record<string, unknown>, extraToml = ''): Promise<import('./engine.ts').EngineEnv & { home: string }> {
+  const { startFixtureLlm } = await import('../../fixtures/llm/index.ts');
+  const { tempHome, startTestServer } = await import('./server.ts');
+  const { engineConfig, newSession } = await import('./engine.ts');
+  const llm = await startFixtureLlm();
+  const home = await tempHome();
+  await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url, extraToml));
+  await writeMcpFile(path.join(home, 'mcp.json'), servers);
+  const s = await startTestServer({ home });
+  const env = { s, llm, sid: await newSession(s), ws: await s.ws(), home };
+  t.teardown(async () => {
+    await env.ws.close();
+    await env.s.stop();
+    await llm.close();
+  });
+  await env.ws.request('subscribe', { session_ids: [env.sid] });
+  return env;
 }
