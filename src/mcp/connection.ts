@@ -51,11 +51,18 @@ export class McpConnection {
   private stderrTail = '';
   private starting?: Promise<void>;
   private stopped = false;
+  /** The remote connection closed under us (the next call reconnects once). */
+  private dropped = false;
 
   constructor(readonly spec: ConnectionSpec) {}
 
   get name(): string {
     return this.spec.name;
+  }
+
+  /** Whether its tools are offered: connected, or a remote session that dropped (a call reconnects). */
+  get usable(): boolean {
+    return this.status === 'connected' || (this.dropped && this.spec.config.transport !== 'stdio');
   }
 
   /** The stdio child's pid while connected. */
@@ -91,18 +98,24 @@ export class McpConnection {
   }
 
   async callTool(name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
+    const remote = this.spec.config.transport !== 'stdio';
+    if (remote && this.dropped && !this.client) return this.reconnectAndCall(name, args, opts);
     if (this.status !== 'connected' || !this.client) throw new Error(`MCP server "${this.name}" is ${this.status}${this.lastError ? `: ${this.lastError}` : ''}`);
     try {
       return await this.call(this.client, name, args, opts);
     } catch (err) {
-      if (this.spec.config.transport === 'stdio' || opts.signal.aborted || !sessionDropped(err)) throw err;
-      // A dropped remote session: reconnect once, check the same tool is still offered, retry once.
-      await this.closeClient();
-      await this.connect();
-      if (this.status !== 'connected' || !this.client) throw new Error(`MCP server "${this.name}" dropped its session and did not reconnect: ${this.lastError ?? 'unknown error'}`);
-      if (!this.tools.some((t) => t.name === name)) throw new Error(`MCP server "${this.name}" reconnected without tool "${name}"; the call was not retried`);
-      return this.call(this.client, name, args, opts);
+      if (!remote || opts.signal.aborted || !sessionDropped(err)) throw err;
+      return this.reconnectAndCall(name, args, opts);
     }
+  }
+
+  /** A dropped remote session: reconnect once, check the same tool is still offered, retry once. */
+  private async reconnectAndCall(name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
+    await this.closeClient();
+    await this.connect();
+    if (this.status !== 'connected' || !this.client) throw new Error(`MCP server "${this.name}" dropped its session and did not reconnect: ${this.lastError ?? 'unknown error'}`);
+    if (!this.tools.some((t) => t.name === name)) throw new Error(`MCP server "${this.name}" reconnected without tool "${name}"; the call was not retried`);
+    return this.call(this.client, name, args, opts);
   }
 
   private async call(client: Client, name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
@@ -117,6 +130,7 @@ export class McpConnection {
     this.status = 'connecting';
     this.lastError = undefined;
     this.failure = undefined;
+    this.dropped = false;
     this.stderrTail = '';
     const client = new Client(this.spec.client, { capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
@@ -151,7 +165,9 @@ export class McpConnection {
         if (this.client !== client || this.stopped) return;
         this.client = undefined;
         this.transport = undefined;
-        this.tools = [];
+        // A remote server keeps offering its tools: the next call reconnects once.
+        if (this.spec.config.transport === 'stdio') this.tools = [];
+        this.dropped = true;
         this.status = 'error';
         this.lastError = `connection closed${this.stderrTail ? `: ${this.stderrTail.trim().slice(-500)}` : ''}`;
       };
@@ -204,7 +220,7 @@ export class McpConnection {
 function sessionDropped(err: unknown): boolean {
   if (err instanceof StreamableHTTPError) return err.code === 404 || err.code === 400;
   const text = message(err);
-  return /session not found|not connected|connection closed|fetch failed|ECONNRESET|socket hang up|terminated/i.test(text);
+  return /session not found|unknown session|\(HTTP 404\)|not connected|connection closed|fetch failed|ECONNRESET|socket hang up|terminated/i.test(text);
 }
 
 export function message(err: unknown): string {

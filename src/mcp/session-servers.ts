@@ -38,13 +38,13 @@ export class SessionServers {
 
   /** The session's MCP tools by exposed name (names two server tools would share are dropped). */
   tools(): Map<string, SessionTool> {
-    const key = [...this.conns.values()].map((c) => `${c.name}:${c.status}:${c.tools.length}`).join('|');
+    const key = [...this.conns.values()].map((c) => `${c.name}:${c.usable}:${c.tools.length}`).join('|');
     const conns = [...this.conns.values()];
     if (this.toolsCache?.key === key && this.toolsCache.tools.size === conns.reduce((n, c) => n + c.tools.length, 0)) return this.toolsCache.tools;
     const out = new Map<string, SessionTool>();
     const dup = new Set<string>();
     for (const c of conns) {
-      if (c.status !== 'connected') continue;
+      if (!c.usable) continue;
       for (const t of c.tools) {
         const name = exposedName(c.name, t.name);
         if (out.has(name)) dup.add(name);
