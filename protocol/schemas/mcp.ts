@@ -138,7 +138,7 @@ export const McpInspectBody = v.object({
 });
 
 export const McpAuthStatusesQuery = v.object({ cwd: v.optional(PathString), verify: v.optional(QueryBool) });
-export const McpAuthStatusList = v.array(v.object({ name: v.string(), authStatus: McpAuthStatus, serverId: v.optional(v.string()), error: v.optional(v.string()) }));
+export const McpAuthStatusList = v.array(v.object({ name: v.string(), authStatus: McpAuthStatus, serverId: v.optional(v.string()), checkedAt: v.optional(v.string()), error: v.optional(v.string()) }));
 
 export const McpAuthBeginBody = McpLocator;
 export const McpAuthBeginResult = v.union([

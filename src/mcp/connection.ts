@@ -223,10 +223,14 @@ function sessionDropped(err: unknown): boolean {
   return /session not found|unknown session|\(HTTP 404\)|not connected|connection closed|fetch failed|ECONNRESET|socket hang up|terminated/i.test(text);
 }
 
+const SIGN_IN = 'sign in with POST /api/v2/mcp/auth:begin';
+
 export function message(err: unknown): string {
-  if (err instanceof UnauthorizedError) return `OAuth authorization required: ${err.message || 'sign in with POST /api/v2/mcp/auth:begin'}`;
+  if (err instanceof UnauthorizedError) return `OAuth authorization required: ${err.message || SIGN_IN}`;
   const e = err as { message?: unknown; code?: unknown };
   const text = typeof e?.message === 'string' ? e.message : String(err);
+  // A session's connection never registers a client itself (only auth:begin does).
+  if (/must be saveable for dynamic registration/.test(text)) return `OAuth authorization required: ${SIGN_IN}`;
   return text.slice(0, 2000);
 }
 
