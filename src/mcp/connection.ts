@@ -119,8 +119,21 @@ export class McpConnection {
   }
 
   private async call(client: Client, name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
+    // One signal per call: the SDK leaves its abort listener on the signal it is given, and a turn makes many calls.
+    const own = new AbortController();
+    const forward = () => own.abort(opts.signal.reason);
+    if (opts.signal.aborted) forward();
+    else opts.signal.addEventListener('abort', forward, { once: true });
+    try {
+      return await this.callOnce(client, name, args, opts, own.signal);
+    } finally {
+      opts.signal.removeEventListener('abort', forward);
+    }
+  }
+
+  private async callOnce(client: Client, name: string, args: Record<string, unknown>, opts: CallOptions, signal: AbortSignal): Promise<CallToolResult> {
     const result = await client.callTool({ name, arguments: args }, undefined, {
-      signal: opts.signal, timeout: this.spec.toolTimeoutMs, maxTotalTimeout: this.spec.toolTimeoutMs, resetTimeoutOnProgress: false,
+      signal, timeout: this.spec.toolTimeoutMs, maxTotalTimeout: this.spec.toolTimeoutMs, resetTimeoutOnProgress: false,
       ...(opts.onProgress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => opts.onProgress!(p) } : {}),
     });
     return result as CallToolResult;
