@@ -83,6 +83,8 @@ export class McpConnection {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // Closing first also ends a start in progress (a child still starting is killed, not waited for).
+    await this.closeClient();
     await this.starting?.catch(() => undefined);
     await this.closeClient();
     this.status = 'disconnected';

@@ -86,7 +86,8 @@ export class McpService implements ExternalTools {
     if (this.closing || this.sets.has(session.id)) return;
     const set = new SessionServers(session.id, session.cwd);
     this.sets.set(session.id, set);
-    set.started = this.populate(set, session).catch((err) => this.deps.log.warn({ err, session: session.id }, 'starting MCP servers failed'));
+    set.built = this.build(set, session).catch((err) => this.deps.log.warn({ err, session: session.id }, 'reading the MCP layers failed'));
+    set.started = set.built.then(() => Promise.all(set.closed ? [] : [...set.conns.values()].map((c) => c.start()))).then(() => undefined);
   }
 
   /** A session's runtime unloaded: its servers stop (children end). */
@@ -95,7 +96,7 @@ export class McpService implements ExternalTools {
     if (!set) return;
     this.sets.delete(sessionId);
     set.closed = true;
-    await set.started;
+    await set.built;
     await Promise.all([...set.conns.values()].map((c) => c.stop()));
   }
 
@@ -104,7 +105,7 @@ export class McpService implements ExternalTools {
     await Promise.all([...this.sets.keys()].map((id) => this.unloaded(id)));
   }
 
-  private async populate(set: SessionServers, session: SessionRecord): Promise<void> {
+  private async build(set: SessionServers, session: SessionRecord): Promise<void> {
     const catalog = await loadCatalog(this.deps.home, this.sessionRoot(session));
     for (const p of catalog.problems) this.deps.log.warn(p);
     const { run, conflicts } = catalog.runtimeSet();
@@ -114,8 +115,6 @@ export class McpService implements ExternalTools {
       set.entries.set(e.name, e);
       set.conns.set(e.name, this.connectionFor(e, set));
     }
-    await Promise.all([...set.conns.values()].map((c) => c.start()));
-    if (set.closed) await Promise.all([...set.conns.values()].map((c) => c.stop()));
   }
 
   /** Subscriber of committed events (src/app/subscribers.ts): trust changes reload project layers. */
@@ -129,7 +128,7 @@ export class McpService implements ExternalTools {
     for (const set of [...this.sets.values()]) {
       const s = this.deps.sessions.get(set.sessionId);
       if (!s || s.workspace_id !== workspaceId || set.closed) continue;
-      await set.started;
+      await set.built;
       const { run, conflicts } = (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeSet();
       set.conflicts = conflicts;
       const wanted = new Map(run.map((e) => [e.name, e]));
@@ -256,7 +255,6 @@ export class McpService implements ExternalTools {
     const set = this.effective();
     const conn = set?.conns.get(serverId);
     if (!set || !conn) throw notFound(Codes.MCP_SERVER_NOT_FOUND, 'MCP server', serverId);
-    await set.started;
     const s = this.deps.sessions.get(set.sessionId);
     const fresh = s ? (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeEntry(serverId) : undefined;
     const entry = fresh && !('message' in fresh) ? fresh : set.entries.get(serverId)!;

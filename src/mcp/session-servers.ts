@@ -30,6 +30,8 @@ export class SessionServers {
   conflicts: NameConflict[] = [];
   /** Settles when the catalog is read and every connection has finished starting. */
   started: Promise<void> = Promise.resolve();
+  /** Settles when the catalog is read and the connections exist (they may still be starting). */
+  built: Promise<void> = Promise.resolve();
   readonly inflight = new Map<string, ElicitSite[]>();
   closed = false;
   private toolsCache?: { key: string; tools: Map<string, SessionTool> };

@@ -115,6 +115,7 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
 
   await liveSession(s);
   await serverStatus(s, 'a', ['connected']);
+  await serverStatus(s, 'b', ['connected']);
   const next = (await pidsIn(pidFile)).slice(2);
   t.is(next.length, 2);
   t.true(next.every(alive));
@@ -122,4 +123,24 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
   await s.stop();
   await until(() => next.every((p) => !alive(p)), 5000);
   t.pass();
+});
+
+test('a server still starting is killed, not waited for, when its runtime unloads; [mcp] startup_timeout_ms applies to servers without their own', async (t) => {
+  const pidFile = path.join(await tempDir(), 'pids');
+  const home = await tempHome();
+  await writeMcpFile(path.join(home, 'mcp.json'), {
+    starting: stdioServer({ MCP_FIXTURE_SILENT: '1', MCP_FIXTURE_PID_FILE: pidFile }, { startupTimeoutMs: 3_600_000 }),
+    global: stdioServer({ MCP_FIXTURE_SILENT: '1' }),
+  });
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(path.join(home, 'config.toml'), '[mcp]\nstartup_timeout_ms = 400\n');
+  const s = await startTestServer({ home });
+  t.teardown(() => s.stop());
+  const sid = await liveSession(s);
+  t.regex((await serverStatus(s, 'global', ['error'])).last_error, /did not start within 400 ms/);
+  t.is((await serverStatus(s, 'starting', ['connecting'])).status, 'connecting');
+  const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 10_000))!;
+  t.true(alive(pid!));
+  t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
+  await until(() => !alive(pid!), 10_000);
 });
