@@ -28,6 +28,12 @@ import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.
 import { BuiltinToolExecutor } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
+import { McpService } from '../mcp/service.ts';
+import { McpManagement } from '../mcp/management.ts';
+import { OAuthFlows } from '../mcp/oauth-flows.ts';
+import { GrantStore } from '../mcp/grants.ts';
+import { UserMcpFile } from '../mcp/user-file.ts';
+import { MCP_OAUTH_CALLBACK_PATH } from '../http/routes/mcp-auth.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
 import { EventJournal } from '../events/journal.ts';
@@ -108,6 +114,12 @@ export interface Services {
   /** AskUserQuestion: pending questions of tool calls. */
   questions: QuestionService;
   tools: BuiltinToolExecutor;
+  /** MCP servers of live sessions (start and stop with the runtime; docs/mcp.md). */
+  mcp: McpService;
+  /** /api/v2/mcp: the layers' catalog, the user file, probes. */
+  mcpManagement: McpManagement;
+  /** OAuth flows of MCP servers. */
+  mcpOAuth: OAuthFlows;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
   autoTitle: AutoTitle;
@@ -199,12 +211,23 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log });
   const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
 
+  // MCP servers (their OAuth redirect is this daemon's own loopback callback, known once it listens).
+  let listeningOn = '';
+  const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
+  const grants = new GrantStore(home, clock);
+  const mcp = new McpService({ home, config, sessions, workspaces, questions, grants, log, version: SERVER_VERSION, redirectUrl });
+  const mcpManagement = new McpManagement({ mcp, file: new UserMcpFile(home), grants, clock });
+  const mcpOAuth = new OAuthFlows({
+    grants, ids, log, redirectUrl, clientName: () => config.current().identity.name,
+    authorized: (key) => mcp.grantAuthorized(key), reset: (key) => mcp.grantReset(key),
+  });
+
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const tools = new BuiltinToolExecutor({
-    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log,
+    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp,
   });
   const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes,
+    home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp,
   });
   const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });
 
@@ -221,7 +244,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, engine, autoTitle,
+    questions, tools, mcp, mcpManagement, mcpOAuth, engine, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
@@ -231,11 +254,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
 
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
+  listeningOn = baseUrl;
   const instanceFile = await registerInstance(home, {
     server_id: serverId, pid: process.pid, host: options.host, port, started_at: startedAt.toISOString(), base_url: baseUrl, journal_slot: primary.id,
   });
@@ -250,6 +274,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await instances.stop();
       questions.close();
       await engine.closeAll();
+      mcpOAuth.close();
+      await mcp.close();
       await terminals.closeAll();
       await tasks.closeAll();
       await auth.close();

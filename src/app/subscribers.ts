@@ -7,6 +7,7 @@ import type { TaskNotifier } from '../tasks/notify.ts';
 import type { TaskService } from '../tasks/service.ts';
 import type { TerminalService } from '../terminals/service.ts';
 import type { WsHub } from '../ws/hub.ts';
+import type { McpService } from '../mcp/service.ts';
 import type { Instances } from './instances.ts';
 import type { Logger } from './logger.ts';
 
@@ -29,6 +30,7 @@ export function committedSubscribers(s: {
   engine: Pick<EngineRegistry, 'onCommitted'>;
   hub: Pick<WsHub, 'onCommitted'>;
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
+  mcp: Pick<McpService, 'onCommitted'>;
 }): CommittedSubscriber[] {
   return [
     // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
@@ -47,6 +49,8 @@ export function committedSubscribers(s: {
     { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
     // turn.ended of an untitled session: a title is generated (auto_session_title).
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
+    // workspace.trust_changed: live sessions of the workspace gain or lose the project MCP layers.
+    { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
   ];
 }
 

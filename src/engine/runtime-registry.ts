@@ -34,6 +34,12 @@ const FRESH_MAX = 10_000;
  */
 export type LoadedRuntimes = Map<string, SessionRuntime>;
 
+/** Told when a session's runtime loads and unloads (its MCP servers start and stop with it). */
+export interface RuntimeLifecycle {
+  loaded(session: SessionRecord): void;
+  unloaded(sessionId: string): Promise<void>;
+}
+
 /** What the engine is built with. */
 export interface EngineDeps extends CompactionDeps {
   sessions: SessionIndex;
@@ -47,6 +53,8 @@ export interface EngineDeps extends CompactionDeps {
   /** Subagents are tracked as tasks. */
   tasks: SubagentDeps['tasks'];
   runtimes: LoadedRuntimes;
+  /** Parts whose life follows the runtime's (MCP servers). */
+  lifecycle?: RuntimeLifecycle;
 }
 
 /**
@@ -172,6 +180,7 @@ export class EngineRegistry {
       }
     }
     this.runtimes.set(session.id, rt);
+    this.deps.lifecycle?.loaded(session);
     const prev = this.deps.live.get(session.id);
     this.deps.live.set(session.id, prev ?? { busy: false, main_turn_active: false, pending_interaction: 'none', model: null });
     return rt;
@@ -249,6 +258,7 @@ export class EngineRegistry {
       this.deps.live.delete(id);
       unloaded.push(id);
       await Promise.all(all.map((r) => r.close()));
+      await this.deps.lifecycle?.unloaded(id);
     }
     return unloaded;
   }

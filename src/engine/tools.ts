@@ -21,6 +21,8 @@ export interface ToolOutcome {
 export interface ToolExecutor {
   specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[];
   run(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome>;
+  /** Waits until the session's tools are known (MCP servers starting with the runtime); called before each model request. */
+  ready?(sessionId: string): Promise<void>;
 }
 
 /** Who calls and which tools it may use (subagents and `:btw` agents get a subset). */

@@ -164,6 +164,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     const messages = await toModelMessages(t.history, { files: t.deps, sessionId: t.sessionId });
     mark(t.sessionId, 'step.messages');
     const system = t.system?.();
+    if (t.tools.ready) await t.tools.ready(t.sessionId);
     const req = { ...(system ? { system } : {}), messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
     mark(t.sessionId, 'step.specs');
     const result = await traced(t.sessionId, () => runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS));

@@ -13,6 +13,7 @@ import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
 import { truncateHead } from './truncate.ts';
 import { ToolError, type ToolContext, type ToolDef, type ToolDeps } from './types.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
+import type { ExternalTool, ExternalTools } from './external.ts';
 
 export { ToolEvents };
 
@@ -23,6 +24,8 @@ const RESULT_EVENT_BUDGET = 100_000;
 export interface ToolExecutorDeps extends ToolDeps {
   sessions: SessionIndex;
   bus: VolatileBus;
+  /** MCP servers' tools (`mcp__<server>__<tool>`), run through the same lists and gate. */
+  external?: ExternalTools;
 }
 
 /** Runs built-in tools for the engine: filtering, the permission gate, validation, events. */
@@ -38,11 +41,24 @@ export class BuiltinToolExecutor implements ToolExecutor {
     return BUILTIN_TOOLS.map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) && enabled(tool) }));
   }
 
+  /** External (MCP) tools of a live session, with whether each is active under `[tools]` and `disabled`. */
+  externalAvailable(sessionId: string, disabled: readonly string[] = []): Array<{ tool: ExternalTool; active: boolean }> {
+    const lists = this.lists();
+    return (this.deps.external?.list(sessionId) ?? []).map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) }));
+  }
+
+  /** Waits for the session's external tools (MCP servers starting with its runtime) before a model request. */
+  async ready(sessionId: string): Promise<void> {
+    await this.deps.external?.ready(sessionId);
+  }
+
   specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[] {
     const config = this.deps.config.current();
-    return this.available(disabled, this.deps.sessions.get(sessionId))
+    const builtins = this.available(disabled, this.deps.sessions.get(sessionId))
       .filter((x) => x.active && inScope(x.tool.name, scope))
       .map((x) => toolSpec(x.tool, config));
+    const external = this.externalAvailable(sessionId, disabled).filter((x) => x.active && inScope(x.tool.name, scope)).map((x) => x.tool.spec);
+    return external.length ? [...builtins, ...external] : builtins;
   }
 
   async run(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome> {
@@ -69,6 +85,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
   private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome> {
     const tool = findTool(call.name);
     const session = this.deps.sessions.get(sessionId);
+    if (!tool && session && this.deps.external?.has(sessionId, call.name)) return this.executeExternal(this.deps.external, session, call, signal, at, scope);
     if (!tool || !session || !inScope(call.name, scope) || (tool.enabledFor && !tool.enabledFor(session))) return { content: `tool not available: ${call.name}`, is_error: true };
     // Part B "tools": enforced again before execution (the config may have changed since the request).
     if (!toolAllowed(tool.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
@@ -83,6 +100,25 @@ export class BuiltinToolExecutor implements ToolExecutor {
     }
     const ctx = this.context(session, call, signal, at, subagents);
     return { content: await tool.run(parsed.output, ctx), is_error: false };
+  }
+
+  /** An MCP tool: the same checks as a built-in (name-only permission rules, never read-only), then the server. */
+  private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined): Promise<ToolOutcome> {
+    if (!inScope(call.name, scope) || !ext.list(session.id).some((t) => t.name === call.name)) return { content: `tool not available: ${call.name}`, is_error: true };
+    if (!toolAllowed(call.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
+    if (scope?.disabled?.includes(call.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };
+    const input = call.input ?? {};
+    if (typeof input !== 'object' || Array.isArray(input)) return { content: `invalid input for ${call.name}: must be an object`, is_error: true };
+    const gate = gateOf(this.deps);
+    if (gate) {
+      const d = await gate.check(session.id, call, { agentId: at.agentId, readOnly: false, ...(at.turnId ? { turnId: at.turnId } : {}) }, signal);
+      if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
+    }
+    const deps = this.deps;
+    return ext.call(session.id, call.name, input, {
+      signal, agentId: at.agentId, ...(at.turnId ? { turnId: at.turnId } : {}), toolCallId: call.id,
+      progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
+    });
   }
 
   private context(session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, subagents: SubagentLauncher): ToolContext {

@@ -125,11 +125,48 @@ export async function builtinSkills(d: Smoke, t: T) {
   t.true(w.body.data.skills.some((s: any) => s.name === 'svc-code-api' && s.source === 'builtin'));
 }
 
-/** Last: SIGTERM, a clean exit, and the instance file gone. */
+/** Pid file of the MCP check's stdio server: its child must be gone after the daemon stops. */
+let mcpPidFile: string | undefined;
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** An MCP stdio server (the SDK fixture) added over /api/v2/mcp, probed, then started by a session's runtime. */
+export async function mcpStdioServer(d: Smoke, t: T) {
+  mcpPidFile = path.join(d.root, 'mcp-smoke.pids');
+  const config = { transport: 'stdio', command: process.execPath, args: [path.join(ROOT, 'fixtures/mcp/servers.mjs'), 'stdio'], env: { MCP_FIXTURE_PID_FILE: mcpPidFile } };
+  const added = await d.req('POST', '/api/v2/mcp/servers', { name: 'smoke', ...config });
+  t.is(added.body.code, 0, JSON.stringify(added.body));
+  const probed = await d.req<any>('POST', '/api/v2/mcp/servers:test', { name: 'smoke' });
+  t.true(probed.body.data.success, probed.body.data.output);
+  t.regex(probed.body.data.output, /^echo: /m);
+  const sid = (await d.req<any>('POST', '/api/v1/sessions', { workspace_id: await d.workspace() })).body.data.id;
+  t.is((await d.req('GET', `/api/v1/sessions/${sid}/status`)).body.code, 0);
+  const end = Date.now() + WAIT_MS;
+  let server: any;
+  while (Date.now() < end) {
+    server = (await d.req<any>('GET', '/api/v1/mcp/servers')).body.data.servers.find((x: any) => x.name === 'smoke');
+    if (server?.status === 'connected' || server?.status === 'error') break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.like(server, { id: 'smoke', transport: 'stdio', status: 'connected' });
+  const tools = (await d.req<any>('GET', `/api/v1/tools?session_id=${sid}`)).body.data.tools;
+  t.true(tools.some((x: any) => x.name === 'mcp__smoke__echo' && x.source === 'mcp'));
+}
+
+/** Last: SIGTERM, a clean exit, the instance file gone, and no MCP child left behind. */
 export async function sigtermShutdown(d: Smoke, t: T) {
   const serverId = (await d.req('GET', '/api/v1/meta')).body.data.server_id;
   const file = path.join(d.home, 'server', 'instances', `${serverId}.json`);
   t.is(JSON.parse(await readFile(file, 'utf8')).pid, d.daemon.child.pid);
+  const mcpPids = mcpPidFile ? (await readFile(mcpPidFile, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number) : [];
   t.is(await d.daemon.stop('SIGTERM'), 0, d.daemon.stderr());
   t.false(existsSync(file));
+  for (const pid of mcpPids) t.false(isAlive(pid), `MCP child ${pid} outlived the daemon`);
 }

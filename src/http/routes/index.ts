@@ -30,6 +30,9 @@ import { toolRoutes } from './tools.ts';
 import { taskRoutes } from './tasks.ts';
 import { skillRoutes } from './skills.ts';
 import { transcriptRoutes } from './transcript.ts';
+import { mcpRoutes } from './mcp.ts';
+import { mcpV2Routes } from './mcp-v2.ts';
+import { mcpAuthRoutes } from './mcp-auth.ts';
 
 type DepsOf<F extends (deps: never, ...rest: never[]) => RouteDef[]> = Parameters<F>[0];
 
@@ -42,7 +45,8 @@ export type RouteDeps =
   & DepsOf<typeof fileRoutes> & DepsOf<typeof authRoutes>
   & DepsOf<typeof promptRoutes> & DepsOf<typeof messageRoutes> & DepsOf<typeof snapshotRoutes> & DepsOf<typeof titleRoutes>
   & DepsOf<typeof mediaRoutes> & DepsOf<typeof toolRoutes> & DepsOf<typeof approvalRoutes> & DepsOf<typeof questionRoutes>
-  & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof debugRoutes>;
+  & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof debugRoutes>
+  & DepsOf<typeof mcpRoutes> & DepsOf<typeof mcpV2Routes> & DepsOf<typeof mcpAuthRoutes>;
 
 /** Every route of the server: every file of this folder, one factory each. */
 export function allRoutes(deps: RouteDeps): RouteDef[] {
@@ -79,6 +83,7 @@ export function allRoutes(deps: RouteDeps): RouteDef[] {
     ...taskRoutes(deps),
     ...skillRoutes(deps),
     ...transcriptRoutes(deps),
+    ...mcpRoutes(deps), ...mcpV2Routes(deps), ...mcpAuthRoutes(deps),
     ...debugRoutes(deps),
   );
   return routes;

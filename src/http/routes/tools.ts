@@ -10,7 +10,7 @@ import { ToolList, ToolsQuery, type ToolDescriptor } from '../../../protocol/sch
 export interface ToolRouteDeps {
   sessions: SessionIndex;
   engine: Pick<EngineRegistry, 'get'>;
-  tools: Pick<BuiltinToolExecutor, 'available'>;
+  tools: Pick<BuiltinToolExecutor, 'available' | 'externalAvailable'>;
 }
 
 /** Part B "Skills, tools and MCP (v1)": the tools of a live session. */
@@ -29,5 +29,7 @@ export function toolRoutes(deps: ToolRouteDeps): RouteDef[] {
 function listTools(deps: ToolRouteDeps, sessionId: string | undefined): Array<v.InferOutput<typeof ToolDescriptor>> {
   const id = sessionId ?? deps.sessions.walk('created_desc').next().value?.id;
   if (!id || !deps.engine.get(id)) return [];
-  return deps.tools.available([], deps.sessions.get(id)).map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'builtin', active }));
+  const builtins = deps.tools.available([], deps.sessions.get(id)).map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'builtin' as const, active }));
+  const mcp = deps.tools.externalAvailable(id).map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'mcp' as const, mcp_server_id: tool.serverId, active }));
+  return [...builtins, ...mcp];
 }
