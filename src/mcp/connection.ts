@@ -1,13 +1,10 @@
 import type { PassThrough } from 'node:stream';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ElicitRequest, ElicitResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../protocol/schemas/mcp.ts';
 import type { GrantProvider } from './grants.ts';
+import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './sdk.ts';
 
 export type McpStatus = 'connected' | 'connecting' | 'disconnected' | 'error';
 
@@ -67,7 +64,8 @@ export class McpConnection {
 
   /** The stdio child's pid while connected. */
   get pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    const Stdio = loadedMcpSdk()?.StdioClientTransport;
+    return Stdio && this.transport instanceof Stdio ? (this.transport.pid ?? undefined) : undefined;
   }
 
   start(): Promise<void> {
@@ -147,14 +145,15 @@ export class McpConnection {
     this.failure = undefined;
     this.dropped = false;
     this.stderrTail = '';
-    const client = new Client(this.spec.client, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+    const sdk = await loadMcpSdk();
+    const client = new sdk.Client(this.spec.client, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(sdk.ElicitRequestSchema, async (req, extra) => {
       if (!this.spec.elicit || !('requestedSchema' in req.params)) return { action: 'decline' };
       return this.spec.elicit(req.params, extra.signal);
     });
     let transport: Transport;
     try {
-      transport = this.transportOf();
+      transport = this.transportOf(sdk);
     } catch (err) {
       this.status = 'error';
       this.lastError = message(err);
@@ -198,10 +197,10 @@ export class McpConnection {
     }
   }
 
-  private transportOf(): Transport {
+  private transportOf(sdk: McpSdk): Transport {
     const c = this.spec.config;
     if (c.transport === 'stdio') {
-      const t = new StdioClientTransport({ command: c.command, args: c.args ?? [], env: { ...(c.env ?? {}) }, ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), stderr: 'pipe' });
+      const t = new sdk.StdioClientTransport({ command: c.command, args: c.args ?? [], env: { ...(c.env ?? {}) }, ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), stderr: 'pipe' });
       (t.stderr as PassThrough | null)?.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-STDERR_TAIL)));
       return t;
     }
@@ -209,8 +208,8 @@ export class McpConnection {
     if (c.bearerToken !== undefined) headers.Authorization = `Bearer ${c.bearerToken}`;
     const authProvider = this.spec.auth?.();
     const url = new URL(c.url);
-    if (c.transport === 'http') return new StreamableHTTPClientTransport(url, { requestInit: { headers }, ...(authProvider ? { authProvider } : {}) });
-    return new SSEClientTransport(url, {
+    if (c.transport === 'http') return new sdk.StreamableHTTPClientTransport(url, { requestInit: { headers }, ...(authProvider ? { authProvider } : {}) });
+    return new sdk.SSEClientTransport(url, {
       requestInit: { headers }, ...(authProvider ? { authProvider } : {}),
       eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
     });
@@ -233,15 +232,21 @@ export class McpConnection {
 
 /** Whether a call failed because the remote session is gone (not because the tool failed). */
 function sessionDropped(err: unknown): boolean {
-  if (err instanceof StreamableHTTPError) return err.code === 404 || err.code === 400;
+  const sdk = loadedMcpSdk();
+  if (sdk && err instanceof sdk.StreamableHTTPError) return err.code === 404 || err.code === 400;
   const text = message(err);
   return /session not found|unknown session|\(HTTP 404\)|not connected|connection closed|fetch failed|ECONNRESET|socket hang up|terminated/i.test(text);
 }
 
 const SIGN_IN = 'sign in with POST /api/v2/mcp/auth:begin';
 
+function isSdkUnauthorized(err: unknown): err is Error {
+  const sdk = loadedMcpSdk();
+  return sdk !== undefined && err instanceof sdk.UnauthorizedError;
+}
+
 export function message(err: unknown): string {
-  if (err instanceof UnauthorizedError) return `OAuth authorization required: ${err.message || SIGN_IN}`;
+  if (isSdkUnauthorized(err)) return `OAuth authorization required: ${err.message || SIGN_IN}`;
   const e = err as { message?: unknown; code?: unknown };
   const text = typeof e?.message === 'string' ? e.message : String(err);
   // A session's connection never registers a client itself (only auth:begin does).
@@ -250,7 +255,7 @@ export function message(err: unknown): string {
 }
 
 export function isUnauthorized(err: unknown): boolean {
-  if (err instanceof UnauthorizedError) return true;
+  if (isSdkUnauthorized(err)) return true;
   const code = (err as { code?: unknown })?.code;
   return code === 401 || /\b401\b|unauthorized/i.test(message(err));
 }

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Clock } from '../lib/clock.ts';
 import { writeFileAtomic } from '../lib/fs-atomic.ts';
+import { loadedMcpSdk } from './sdk.ts';
 
 /** What is stored for one server: its client registration and its tokens. Never in mcp.json, never in a GET. */
 export interface Grant {
@@ -159,7 +159,11 @@ export class GrantProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
-    if (!this.o.interactive) throw new UnauthorizedError('OAuth authorization required: sign in with POST /api/v2/mcp/auth:begin');
+    if (!this.o.interactive) {
+      // Only the SDK's auth flow calls this, so the SDK is loaded.
+      const Unauthorized = loadedMcpSdk()?.UnauthorizedError ?? Error;
+      throw new Unauthorized('OAuth authorization required: sign in with POST /api/v2/mcp/auth:begin');
+    }
     this.o.interactive.onRedirect(url);
   }
 

@@ -1,10 +1,10 @@
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Codes } from '../../protocol/codes.ts';
 import { notFound, validationError } from '../../protocol/errors.ts';
 import type { ManagedMcpServer, McpAuthStatus, McpLocator, McpServerConfig } from '../../protocol/schemas/mcp.ts';
 import type { Clock } from '../lib/clock.ts';
 import { canonicalUrl, managedView, redactConfig, type Catalog, type CatalogEntry } from './catalog.ts';
 import { isUnauthorized, message } from './connection.ts';
+import { loadMcpSdk } from './sdk.ts';
 import type { GrantStore } from './grants.ts';
 import { serverIdOf } from './layers.ts';
 import { grantKey, hasStaticToken, oauthCandidate, type McpService } from './service.ts';
@@ -123,6 +123,7 @@ export class McpManagement {
       // A probe may refresh (or, when the server refuses the refresh, invalidate) the stored grant.
       if (state === 'expired' || (await this.deps.grants.needsRefresh(key))) {
         try {
+          const { auth } = await loadMcpSdk();
           await auth(this.deps.mcp.sessionProvider(e), { serverUrl: canonicalUrl(cfg)! });
         } catch {
           /* still expired, or the grant was invalidated */

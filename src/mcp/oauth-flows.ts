@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
 import type { McpServerConfig } from '../../protocol/schemas/mcp.ts';
@@ -7,6 +6,7 @@ import type { Logger } from '../app/logger.ts';
 import type { Ids } from '../lib/ids.ts';
 import { canonicalUrl, type CatalogEntry } from './catalog.ts';
 import { message } from './connection.ts';
+import { loadMcpSdk } from './sdk.ts';
 import { GrantProvider, type GrantStore } from './grants.ts';
 import { grantKey, hasStaticToken } from './service.ts';
 
@@ -66,6 +66,7 @@ export class OAuthFlows {
     const provider = this.provider(entry, key, { state, onRedirect: (u) => (url = u) });
     let result: 'AUTHORIZED' | 'REDIRECT';
     try {
+      const { auth } = await loadMcpSdk();
       result = await auth(provider, { serverUrl: canonicalUrl(c)!, ...(c.oauth?.scope ? { scope: c.oauth.scope } : {}) });
     } catch (err) {
       throw oauthFailed(message(err), { name: entry.name });
@@ -122,6 +123,7 @@ export class OAuthFlows {
       return { ok: false, text: `Sign-in failed: ${why}` };
     }
     try {
+      const { auth } = await loadMcpSdk();
       await auth(flow.provider, { serverUrl: canonicalUrl(flow.entry.config)!, authorizationCode: q.code });
     } catch (err) {
       flow.settle(`exchanging the authorization code failed: ${message(err)}`);

@@ -13,6 +13,7 @@ import type { QuestionService } from '../questions/service.ts';
 import type { ExternalCall, ExternalTool, ExternalTools } from '../tools/external.ts';
 import { canonicalUrl, loadCatalog, type Catalog, type CatalogEntry } from './catalog.ts';
 import { McpConnection, message, type ConnectionSpec } from './connection.ts';
+import { loadMcpSdk } from './sdk.ts';
 import { elicitThroughQuestions } from './elicitation.ts';
 import { GrantProvider, GrantStore } from './grants.ts';
 import { toToolOutcome } from './results.ts';
@@ -225,7 +226,7 @@ export class McpService implements ExternalTools {
   async refreshIfNeeded(e: CatalogEntry): Promise<void> {
     const key = grantKey(e);
     if (!key || !(await this.deps.grants.needsRefresh(key))) return;
-    const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
+    const { auth } = await loadMcpSdk();
     try {
       await auth(this.sessionProvider(e), { serverUrl: canonicalUrl(e.config)! });
     } catch (err) {
