@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
@@ -41,7 +42,14 @@ function healthz(baseUrl: string): Promise<number> {
  */
 export function startDaemon(scope: Scope, home: string, env: Record<string, string> = {}, extra: { nodeArgs?: string[]; serveArgs?: string[] } = {}): Promise<Daemon> {
   const entry = process.env.BENCH_DAEMON_ENTRY ?? path.join(ROOT, 'dist/src/cli/main.js');
-  return launch(scope, process.execPath, [...profileArgs(), ...(extra.nodeArgs ?? []), entry, 'serve', '--port', '0', ...(extra.serveArgs ?? [])], home, env, false);
+  return launch(scope, process.execPath, [...profileArgs(), ...startNodeFlags(), ...(extra.nodeArgs ?? []), entry, 'serve', '--port', '0', ...(extra.serveArgs ?? [])], home, env, false);
+}
+
+/** The node flags of package.json's start script (`node --max-semi-space-size=8 scripts/start.mjs serve`). */
+export function startNodeFlags(): string[] {
+  const script = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
+  const words = script.split(/\s+/).slice(1);
+  return words.slice(0, words.findIndex((w) => !w.startsWith('-')));
 }
 
 /**

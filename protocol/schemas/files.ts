@@ -3,7 +3,7 @@ import * as v from 'valibot';
 /** `file_<ULID>`: also what keeps ids safe to use as directory names. */
 export const FILE_ID_RE = /^file_[0-9A-HJKMNP-TV-Z]{26}$/;
 
-/** A multipart file part as koa-body (formidable) hands it over. */
+/** A multipart file part as formidable hands it over (src/http/body.ts). */
 export interface UploadedPart {
   filepath: string;
   originalFilename: string | null;

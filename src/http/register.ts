@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import Router from '@koa/router';
 import mime from 'mime-types';
 import type Koa from 'koa';
-import { koaBody } from 'koa-body';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, unsupportedAction, validationError } from '../../protocol/errors.ts';
 import { rewriteActionPath, toRouterPath, type MultipartOptions, type RouteDef } from './route.ts';
 import { canonicalPath } from './request-path.ts';
+import { asError, jsonBody, parseMultipart } from './body.ts';
 import { parseOrThrow } from '../../protocol/validate.ts';
 import { mark, tracing } from '../engine/trace.ts';
 import { mappedError } from '../../protocol/error-mapping.ts';
@@ -98,24 +98,23 @@ function multipartBody(opts: MultipartOptions): Koa.Middleware {
     if (!ctx.is('multipart')) throw validationError([{ field: 'body', message: 'must be multipart/form-data' }]);
     const dir = await mkdtemp(join(opts.uploadDir, 'req-'));
     try {
-      const parse = koaBody({
-        multipart: true, json: false, text: false, urlencoded: false,
-        onError: (err) => multipartError(err, opts.maxFileBytes),
-        formidable: {
-          uploadDir: dir, maxFileSize: opts.maxFileBytes, maxTotalFileSize: opts.maxFileBytes,
-          allowEmptyFiles: true, minFileSize: 0, maxFieldsSize: MULTIPART_FIELDS_LIMIT,
-          // A file part may omit Content-Type (RFC 7578); formidable would read it as a text field.
-          onPart: (part, handle) => {
-            if (part.originalFilename && !part.mimetype) part.mimetype = mime.lookup(part.originalFilename) || 'application/octet-stream';
-            handle(part);
+      let parsed;
+      try {
+        parsed = await parseMultipart(ctx, {
+          formidable: {
+            uploadDir: dir, maxFileSize: opts.maxFileBytes, maxTotalFileSize: opts.maxFileBytes,
+            allowEmptyFiles: true, minFileSize: 0, maxFieldsSize: MULTIPART_FIELDS_LIMIT,
           },
-        },
-      });
-      await parse(ctx, async () => {
-        const req = ctx.request as { body?: object; files?: object };
-        req.body = { ...req.body, ...req.files };
-        await next();
-      });
+          // A file part may omit Content-Type (RFC 7578); formidable would read it as a text field.
+          onPart: (part) => {
+            if (part.originalFilename && !part.mimetype) part.mimetype = mime.lookup(part.originalFilename) || 'application/octet-stream';
+          },
+        });
+      } catch (err) {
+        multipartError(asError(err), opts.maxFileBytes);
+      }
+      (ctx.request as { body?: object }).body = { ...parsed.fields, ...parsed.files };
+      await next();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -126,7 +125,7 @@ function multipartBody(opts: MultipartOptions): Koa.Middleware {
 export function buildRouter(routes: RouteDef[], checker?: ContractChecker): Router {
   // One spelling per route: case-sensitive, no trailing-slash leniency (see request-path.ts).
   const router = new Router({ sensitive: true, strict: true });
-  const bodyParser = koaBody({ jsonLimit: JSON_LIMIT, multipart: false, text: false, urlencoded: false, onError: bodyError });
+  const bodyParser = jsonBody({ limit: JSON_LIMIT, onError: bodyError });
   const actionBases = new Map<string, Set<string>>();
   const plainPaths = new Set<string>();
   for (const def of routes) {

@@ -14,10 +14,17 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
  * working directory exactly as `npm start` runs it.
  */
 export function startScriptArgv(root = ROOT): string[] {
+  const { flags, entry, args } = startScript(root);
+  return [process.execPath, ...flags, path.join(root, entry), ...args];
+}
+
+/** package.json's start script, `node [flags] <script> [args]`, in its parts. */
+export function startScript(root = ROOT): { flags: string[]; entry: string; args: string[] } {
   const script = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start as string;
-  const [node, entry, ...args] = script.split(/\s+/);
-  if (node !== 'node' || entry.startsWith('-')) throw new Error(`the start script is not \`node <script> ...\`: ${script}`);
-  return [process.execPath, path.join(root, entry), ...args];
+  const [node, ...rest] = script.split(/\s+/);
+  const at = rest.findIndex((a) => !a.startsWith('-'));
+  if (node !== 'node' || at < 0) throw new Error(`the start script is not \`node [flags] <script> ...\`: ${script}`);
+  return { flags: rest.slice(0, at), entry: rest[at]!, args: rest.slice(at + 1) };
 }
 
 /** `node scripts/build.mjs <flag>` in `root`: its exit status and stderr. */
