@@ -45,8 +45,13 @@ export function startDaemon(scope: Scope, home: string, env: Record<string, stri
   return launch(scope, process.execPath, [...profileArgs(), ...startNodeFlags(), ...(extra.nodeArgs ?? []), entry, 'serve', '--port', '0', ...(extra.serveArgs ?? [])], home, env, false);
 }
 
-/** The node flags of package.json's start script (`node --max-semi-space-size=8 scripts/start.mjs serve`). */
+/**
+ * The node flags of package.json's start script (`node --max-semi-space-size=8 scripts/start.mjs serve`);
+ * BENCH_NODE_FLAGS (space-separated, may be empty) replaces them for A/B runs.
+ */
 export function startNodeFlags(): string[] {
+  const override = process.env.BENCH_NODE_FLAGS;
+  if (override !== undefined) return override.split(/\s+/).filter(Boolean);
   const script = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
   const words = script.split(/\s+/).slice(1);
   return words.slice(0, words.findIndex((w) => !w.startsWith('-')));
