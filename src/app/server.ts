@@ -33,6 +33,7 @@ import { McpManagement } from '../mcp/management.ts';
 import { OAuthFlows } from '../mcp/oauth-flows.ts';
 import { GrantStore } from '../mcp/grants.ts';
 import { UserMcpFile } from '../mcp/user-file.ts';
+import { PluginStore } from '../plugins/store.ts';
 import { MCP_OAUTH_CALLBACK_PATH } from '../http/routes/mcp-auth.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
@@ -120,6 +121,8 @@ export interface Services {
   mcpManagement: McpManagement;
   /** OAuth flows of MCP servers. */
   mcpOAuth: OAuthFlows;
+  /** Installed plugins (docs/plugins.md). */
+  plugins: PluginStore;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
   autoTitle: AutoTitle;
@@ -211,6 +214,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log });
   const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
 
+  // Plugins: their skills, MCP servers and hooks are read from the store's folder as each part needs them.
+  const plugins = new PluginStore({ home, journal, clock, ids, log });
+  await plugins.open();
+
   // MCP servers (their OAuth redirect is this daemon's own loopback callback, known once it listens).
   let listeningOn = '';
   const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
@@ -244,7 +251,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, engine, autoTitle,
+    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, engine, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };

@@ -1,0 +1,43 @@
+import * as v from 'valibot';
+import { Id, LIMITS, boundedString } from './common.ts';
+
+/** Part B "Plugin summary". */
+export const PluginSummary = v.object({
+  id: v.string(),
+  displayName: v.string(),
+  version: v.optional(v.string()),
+  enabled: v.boolean(),
+  state: v.pipe(v.picklist(['ok', 'error']), v.description('`error`: the plugin folder no longer loads (its manifest is missing or broken)')),
+  skillCount: v.number(),
+  mcpServerCount: v.number(),
+  enabledMcpServerCount: v.number(),
+  hookCount: v.number(),
+  commandCount: v.number(),
+  hasErrors: v.pipe(v.boolean(), v.description('some part did not load (a bad MCP entry, a bad hook, a bad manifest)')),
+  source: v.picklist(['local-path', 'zip-url', 'repo']),
+  originalSource: v.optional(v.string()),
+  repo: v.optional(v.object({
+    owner: v.string(),
+    repo: v.string(),
+    ref: v.object({ kind: v.picklist(['branch', 'tag', 'sha']), value: v.string() }),
+    installedSha: v.optional(v.string()),
+  })),
+});
+export type PluginSummary = v.InferOutput<typeof PluginSummary>;
+
+export const PluginList = v.object({ plugins: v.array(PluginSummary) });
+
+export const PluginInstallBody = v.object({
+  source: v.pipe(boundedString(LIMITS.lineChars), v.minLength(1, 'must not be empty'),
+    v.description('an absolute local path, an http(s) URL to a zip archive, or https://<host>/<owner>/<repo> optionally pinned with /tree/<ref>, /releases/tag/<tag> or /commit/<sha>')),
+});
+
+export const PluginIdParams = v.object({ plugin_id: Id });
+
+export const PluginActionResult = v.object({ ok: v.literal(true) });
+
+/** event.plugin.changed: which plugin and what happened (clients read no field). */
+export const PluginChangedPayload = v.object({
+  plugin_id: v.string(),
+  change: v.picklist(['installed', 'enabled', 'disabled', 'removed']),
+});
