@@ -36,6 +36,7 @@ import { UserMcpFile } from '../mcp/user-file.ts';
 import { PluginStore } from '../plugins/store.ts';
 import { HookRunner } from '../hooks/runner.ts';
 import { GoalDriver } from '../goals/driver.ts';
+import { CapabilityService } from '../capabilities/service.ts';
 import { acceptPrompt } from '../engine/prompt-intake.ts';
 import type { PromptInput } from '../../protocol/schemas/prompts.ts';
 import { MCP_OAUTH_CALLBACK_PATH } from '../http/routes/mcp-auth.ts';
@@ -127,6 +128,8 @@ export interface Services {
   mcpOAuth: OAuthFlows;
   /** Installed plugins (docs/plugins.md). */
   plugins: PluginStore;
+  /** Capabilities (computer use, browser extension): checks and background installs. */
+  capabilities: CapabilityService;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
   autoTitle: AutoTitle;
@@ -222,6 +225,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const plugins = new PluginStore({ home, journal, clock, ids, log });
   await plugins.open();
   const hooks = new HookRunner({ home, config, journal, log });
+  const capabilities = new CapabilityService({ home, journal, log });
 
   // MCP servers (their OAuth redirect is this daemon's own loopback callback, known once it listens).
   let listeningOn = '';
@@ -256,7 +260,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, engine, autoTitle,
+    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
