@@ -41,3 +41,21 @@ export const PluginChangedPayload = v.object({
   plugin_id: v.string(),
   change: v.picklist(['installed', 'enabled', 'disabled', 'removed']),
 });
+
+/** Part B "Marketplace entry". */
+export const MarketplaceEntry = v.object({
+  id: v.string(),
+  tier: v.picklist(['official', 'curated', 'third-party']),
+  displayName: v.string(),
+  description: v.optional(v.string()),
+  homepage: v.optional(v.string()),
+  keywords: v.optional(v.array(v.string())),
+  version: v.optional(v.string()),
+  source: v.pipe(v.string(), v.description('what POST /api/v1/plugins takes (`capability:<id>` for capability rows: install those with POST capabilities/{id}:install)')),
+  installed: v.optional(v.object({ version: v.optional(v.string()), enabled: v.boolean() })),
+  updateAvailable: v.optional(v.boolean()),
+  capabilityId: v.optional(v.string()),
+});
+export type MarketplaceEntry = v.InferOutput<typeof MarketplaceEntry>;
+
+export const MarketplaceList = v.object({ entries: v.array(MarketplaceEntry) });

@@ -1,9 +1,10 @@
 import { Codes } from '../../../protocol/codes.ts';
-import { PluginActionResult, PluginIdParams, PluginInstallBody, PluginList, PluginSummary } from '../../../protocol/schemas/plugins.ts';
+import { MarketplaceList, PluginActionResult, PluginIdParams, PluginInstallBody, PluginList, PluginSummary } from '../../../protocol/schemas/plugins.ts';
+import { marketplace, type MarketplaceDeps } from '../../plugins/marketplace.ts';
 import type { PluginStore } from '../../plugins/store.ts';
 import { route, type RouteDef } from '../route.ts';
 
-export interface PluginRouteDeps {
+export interface PluginRouteDeps extends MarketplaceDeps {
   plugins: Pick<PluginStore, 'list' | 'install' | 'setEnabled' | 'remove'>;
 }
 
@@ -16,6 +17,12 @@ export function pluginRoutes(deps: PluginRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/plugins', operationId: 'listPlugins', tags, summary: 'Installed plugins, by id',
       data: PluginList,
       handler: async () => ({ plugins: await deps.plugins.list() }),
+    }),
+    route({
+      method: 'GET', path: '/api/v1/plugins/marketplace', operationId: 'listMarketplace', tags,
+      summary: 'The catalog from [plugins] marketplace_url, fetched per request (10 s timeout, 50001 on failure), merged with install state and the built-in capabilities',
+      data: MarketplaceList, codes: [Codes.INTERNAL],
+      handler: async () => ({ entries: await marketplace(deps) }),
     }),
     route({
       method: 'POST', path: '/api/v1/plugins', operationId: 'installPlugin', tags,
