@@ -48,7 +48,7 @@ test('a turn budget blocks the goal once reached; resume with the budget reached
 
 test('pause stops continuing after the running turn; resume picks up; a failed turn blocks the goal', async (t) => {
   const env = await startEngine(t);
-  env.llm.setScript({ events: [{ text: 'slow' }], usage: { input: 1, output: 1 }, end_delay_ms: 600 }, text('resumed'), scripts.badRequest);
+  env.llm.setScript({ events: [{ text: 'slow' }], usage: { input: 1, output: 1 }, end_delay_ms: 2000 }, text('resumed'), scripts.badRequest);
   await setGoal(env, { goal_objective: 'Keep going' });
   await until(async () => env.llm.requests.length === 1);
   await setGoal(env, { goal_control: 'pause' });
