@@ -11,6 +11,7 @@ function direct(cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const c = spawn('/bin/sh', ['-c', 'true'], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     c.on('error', reject);
+    c.stdin.on('error', () => undefined);
     c.stdin.end('{}');
     c.on('close', () => resolve());
   });
