@@ -51,7 +51,7 @@ export function committedSubscribers(s: {
     { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
     // turn.ended of an untitled session: a title is generated (auto_session_title).
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
-    // workspace.trust_changed: live sessions of the workspace gain or lose the project MCP layers.
+    // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
     { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
     // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).
     { name: 'goals', onCommitted: s.goals.onCommitted },
