@@ -61,7 +61,8 @@ export interface ResolvedConfig {
   /** Budgets of a new goal (docs/goals.md); 0 = no budget. */
   goal: { max_turns: number; max_tokens: number; max_wall_clock_ms: number };
   /** The plugin marketplace catalog (docs/plugins.md). */
-  plugins: { marketplace_url: string };
+  /** `default_catalog`: no `marketplace_url` in the file (the shipped catalog, or its mirror from `SVC_CODE_MARKETPLACE_URL`). */
+  plugins: { marketplace_url: string; default_catalog: boolean };
 }
 
 /** Identity slug rule of Part B: lowercased, non-alphanumeric runs folded to `-`; `agent` when nothing is left. */
@@ -232,7 +233,9 @@ export function resolveConfig(raw: Doc, env: EnvOverrides): { config: ResolvedCo
       max_tokens: r.int(t('goal'), 'max_tokens', 'goal.max_tokens') ?? Defaults.goal.max_tokens,
       max_wall_clock_ms: r.int(t('goal'), 'max_wall_clock_ms', 'goal.max_wall_clock_ms') ?? Defaults.goal.max_wall_clock_ms,
     },
-    plugins: { marketplace_url: r.str(t('plugins'), 'marketplace_url', 'plugins.marketplace_url') ?? Defaults.plugins.marketplace_url },
+    plugins: ((url) => ({
+      marketplace_url: url ?? (process.env.SVC_CODE_MARKETPLACE_URL || Defaults.plugins.marketplace_url), default_catalog: url === undefined,
+    }))(r.str(t('plugins'), 'marketplace_url', 'plugins.marketplace_url')),
   };
   mergeEnvModel(config, env, r.warnings);
   return { config, warnings: [...r.warnings, ...toolWarnings(config.tools)] };

@@ -3,7 +3,6 @@ import { ApiError } from '../../protocol/errors.ts';
 import type { MarketplaceEntry, PluginSummary } from '../../protocol/schemas/plugins.ts';
 import type { CapabilityStatus } from '../../protocol/schemas/capabilities.ts';
 import type { ConfigService } from '../config/service.ts';
-import { Defaults } from '../config/defaults.ts';
 import { plainHttpAllowed } from './sources.ts';
 
 /** Catalog fetch timeout (Part B). */
@@ -78,7 +77,7 @@ async function fetchCatalog(url: string): Promise<unknown[]> {
  * and with the default catalog the built-in capabilities it lacks are added as rows.
  */
 export async function marketplace(deps: MarketplaceDeps): Promise<MarketplaceEntry[]> {
-  const url = deps.config.current().plugins.marketplace_url;
+  const { marketplace_url: url, default_catalog: isDefault } = deps.config.current().plugins;
   let rows: unknown[];
   try {
     rows = await fetchCatalog(url);
@@ -97,7 +96,7 @@ export async function marketplace(deps: MarketplaceDeps): Promise<MarketplaceEnt
     seen.add(row.id);
     entries.push(withState(row, installed.get(row.id), row.capabilityId ? caps.get(row.capabilityId) : undefined));
   }
-  if (url === Defaults.plugins.marketplace_url) {
+  if (isDefault) {
     const listed = new Set(entries.map((e) => e.capabilityId).filter(Boolean));
     for (const c of caps.values()) {
       if (listed.has(c.id) || !c.supported) continue;

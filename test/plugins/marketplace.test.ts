@@ -57,3 +57,18 @@ test('an unreachable or non-https catalog is 50001', async (t) => {
   t.is(r.code, 50001);
   t.regex(r.msg, /https/);
 });
+
+test('the default catalog (no marketplace_url in config.toml; its URL from SVC_CODE_MARKETPLACE_URL here) gains rows for the supported built-in capabilities it lacks', async (t) => {
+  const base = await loopbackServer(t, (_req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ entries: [{ id: 'toolbox', tier: 'curated', displayName: 'Toolbox', source: 'https://example.com/acme/toolbox' }] }));
+  });
+  process.env.SVC_CODE_MARKETPLACE_URL = `${base}/catalog.json`;
+  t.teardown(() => delete process.env.SVC_CODE_MARKETPLACE_URL);
+  const s = await serverFor(t);
+  const r = await s.get('/api/v1/plugins/marketplace');
+  t.is(r.code, 0, JSON.stringify(r));
+  // svc-cu is unsupported under this file's platform setting: no row for it.
+  t.deepEqual(r.data.entries.map((e: any) => e.id), ['toolbox', 'svc-webbridge']);
+  t.like(r.data.entries[1], { tier: 'official', capabilityId: 'svc-webbridge', source: 'capability:svc-webbridge', displayName: 'Browser extension' });
+});
