@@ -6,9 +6,10 @@ import { journal, prompt, startEngine, turnEnded, type EngineEnv } from '../help
 import { tempDir } from '../helpers/fs.ts';
 import { pluginFolder } from '../helpers/plugins.ts';
 import { until } from '../helpers/wait.ts';
+import { startMcpEngine, stdioServer } from '../helpers/mcp.ts';
 
 const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
-const hookRuns = async (env: EngineEnv) => (await journal(env)).filter((e) => e.type === 'hook.result').map((e) => e.payload);
+const hookRuns = async (env: Pick<EngineEnv, 's' | 'sid'>) => (await journal(env)).filter((e) => e.type === 'hook.result').map((e) => e.payload);
 const toml = (s: string) => JSON.stringify(s);
 
 /** `[[hooks]]` tables. */
@@ -135,4 +136,20 @@ test('UserPromptSubmit exit 2 blocks the prompt: the turn fails before any model
   await prompt(env, 'run again');
   await turnEnded(env, 3, 20_000);
   t.false((await journal(env)).filter((e) => e.type === 'tool.result').at(-1)!.payload.is_error, 'a disabled plugin\'s hook does not run');
+});
+
+test('matchers on MCP tool names: mcp__fx__* denies the echo tool; a glob on another server does not fire', async (t) => {
+  const dir = await tempDir();
+  const env = await startMcpEngine(t, { fx: stdioServer() }, `default_permission_mode = "yolo"\n${hooks([
+    { event: 'PreToolUse', matcher: 'mcp__other__*', command: `touch ${dir}/other-ran` },
+    { event: 'PreToolUse', matcher: 'Read|mcp__fx__*', command: `echo '{"decision":"deny","reason":"no MCP today"}'` },
+  ])}`);
+  env.llm.setScript({ events: [{ tool_call: { id: 'm1', name: 'mcp__fx__echo', args: { text: 'hi' } } }] }, scripts.helloText);
+  t.is((await prompt(env, 'echo')).code, 0);
+  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  const result = (await journal(env)).find((e) => e.type === 'tool.result')!;
+  t.like(result.payload, { tool_name: 'mcp__fx__echo', is_error: true });
+  t.regex(result.payload.content, /no MCP today/);
+  await t.throwsAsync(readFile(path.join(dir, 'other-ran')));
+  t.like((await hookRuns(env)).find((h) => h.hook_event === 'PreToolUse'), { tool_name: 'mcp__fx__echo', matcher: 'Read|mcp__fx__*', decision: 'deny' });
 });
