@@ -4,6 +4,8 @@ import { CONFIG_EVENTS } from './config.ts';
 import type { EventDef, PayloadOfDef, TranscriptRole } from './define.ts';
 import { DELTA_EVENTS } from './deltas.ts';
 import { GUI_EVENTS } from './gui.ts';
+import { HOOK_EVENTS } from './hooks.ts';
+import { PLUGIN_EVENTS } from './plugins.ts';
 import { QUESTION_EVENTS } from './questions.ts';
 import { SESSION_EVENTS } from './session.ts';
 import { SKILL_EVENTS } from './skills.ts';
@@ -21,6 +23,7 @@ const ALL = [
   ...SESSION_EVENTS, ...WORKSPACE_EVENTS, ...CONFIG_EVENTS, ...GUI_EVENTS, ...UPLOAD_EVENTS,
   ...TURN_EVENTS, ...DELTA_EVENTS, ...TOOL_EVENTS, ...APPROVAL_EVENTS, ...QUESTION_EVENTS,
   ...TASK_EVENTS, ...SUBAGENT_EVENTS, ...SKILL_EVENTS, ...TODO_EVENTS, ...COMPACTION_EVENTS, ...TERMINAL_EVENTS,
+  ...PLUGIN_EVENTS, ...HOOK_EVENTS,
 ] as const;
 
 type AnyEvent = (typeof ALL)[number];

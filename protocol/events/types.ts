@@ -20,6 +20,8 @@ export const GlobalEvents = {
   workspaceTrustChanged: 'workspace.trust_changed',
   configChanged: 'event.config.changed',
   modelCatalogChanged: 'event.model_catalog.changed',
+  pluginChanged: 'event.plugin.changed',
+  capabilityChanged: 'event.capability.changed',
 } as const satisfies Record<string, EventType>;
 
 export const GuiEvents = {

@@ -33,6 +33,12 @@ import { McpManagement } from '../mcp/management.ts';
 import { OAuthFlows } from '../mcp/oauth-flows.ts';
 import { GrantStore } from '../mcp/grants.ts';
 import { UserMcpFile } from '../mcp/user-file.ts';
+import { PluginStore } from '../plugins/store.ts';
+import { HookRunner } from '../hooks/runner.ts';
+import { GoalDriver } from '../goals/driver.ts';
+import { CapabilityService } from '../capabilities/service.ts';
+import { acceptPrompt } from '../engine/prompt-intake.ts';
+import type { PromptInput } from '../../protocol/schemas/prompts.ts';
 import { MCP_OAUTH_CALLBACK_PATH } from '../http/routes/mcp-auth.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
@@ -120,6 +126,10 @@ export interface Services {
   mcpManagement: McpManagement;
   /** OAuth flows of MCP servers. */
   mcpOAuth: OAuthFlows;
+  /** Installed plugins (docs/plugins.md). */
+  plugins: PluginStore;
+  /** Capabilities (computer use, browser extension): checks and background installs. */
+  capabilities: CapabilityService;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
   autoTitle: AutoTitle;
@@ -211,6 +221,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log });
   const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
 
+  // Plugins: their skills, MCP servers and hooks are read from the store's folder as each part needs them.
+  const plugins = new PluginStore({ home, journal, clock, ids, log });
+  await plugins.open();
+  const hooks = new HookRunner({ home, config, journal, log });
+  const capabilities = new CapabilityService({ home, journal, log });
+
   // MCP servers (their OAuth redirect is this daemon's own loopback callback, known once it listens).
   let listeningOn = '';
   const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
@@ -224,10 +240,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const tools = new BuiltinToolExecutor({
-    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp,
+    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks,
   });
   const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp,
+    home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
   });
   const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });
 
@@ -244,17 +260,22 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, engine, autoTitle,
+    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
+  // Goals that drive the loop: continuations go through the prompt intake like any prompt; a goal left active by the last run is paused.
+  const goals = new GoalDriver({
+    journal, sessions, engine, log, submit: (sid, text) => acceptPrompt(services, sid, { content: [{ type: 'text', text }] } as PromptInput),
+  });
+  await goals.recover();
   const koa = createHttpApp({ log, ids, token, options }, allRoutes(services), ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp, goals }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
 
   const port = await listenWithRetry(server, options.host, options.port);

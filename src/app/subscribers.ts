@@ -8,6 +8,7 @@ import type { TaskService } from '../tasks/service.ts';
 import type { TerminalService } from '../terminals/service.ts';
 import type { WsHub } from '../ws/hub.ts';
 import type { McpService } from '../mcp/service.ts';
+import type { GoalDriver } from '../goals/driver.ts';
 import type { Instances } from './instances.ts';
 import type { Logger } from './logger.ts';
 
@@ -31,6 +32,7 @@ export function committedSubscribers(s: {
   hub: Pick<WsHub, 'onCommitted'>;
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
   mcp: Pick<McpService, 'onCommitted'>;
+  goals: Pick<GoalDriver, 'onCommitted'>;
 }): CommittedSubscriber[] {
   return [
     // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
@@ -49,8 +51,10 @@ export function committedSubscribers(s: {
     { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
     // turn.ended of an untitled session: a title is generated (auto_session_title).
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
-    // workspace.trust_changed: live sessions of the workspace gain or lose the project MCP layers.
+    // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
     { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
+    // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).
+    { name: 'goals', onCommitted: s.goals.onCommitted },
   ];
 }
 

@@ -21,6 +21,8 @@ export const Defaults = {
   subagent: { timeout_ms: 7_200_000 },
   dynamic_workflow: { timeout_ms: 7_200_000 },
   mcp: { startup_timeout_ms: 30_000, tool_timeout_ms: 60_000 },
+  goal: { max_turns: 50, max_tokens: 0, max_wall_clock_ms: 0 },
+  plugins: { marketplace_url: 'https://marketplace.svc-code.dev/v1/catalog.json' },
   identity: { name: 'svc-code' },
   read: { default_max_chars: 100_000, max_chars: 500_000 },
   image: { max_edge_px: 2000, read_byte_budget: 262_144 },

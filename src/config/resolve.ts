@@ -58,6 +58,11 @@ export interface ResolvedConfig {
   services: Partial<Record<ServiceKey, ServiceConfig>>;
   permission: { rules: Doc[]; dangerous_command_guard: boolean };
   hooks: Doc[];
+  /** Budgets of a new goal (docs/goals.md); 0 = no budget. */
+  goal: { max_turns: number; max_tokens: number; max_wall_clock_ms: number };
+  /** The plugin marketplace catalog (docs/plugins.md). */
+  /** `default_catalog`: no `marketplace_url` in the file (the shipped catalog, or its mirror from `SVC_CODE_MARKETPLACE_URL`). */
+  plugins: { marketplace_url: string; default_catalog: boolean };
 }
 
 /** Identity slug rule of Part B: lowercased, non-alphanumeric runs folded to `-`; `agent` when nothing is left. */
@@ -223,6 +228,14 @@ export function resolveConfig(raw: Doc, env: EnvOverrides): { config: ResolvedCo
       dangerous_command_guard: (ed('permission').dangerous_command_guard as boolean | undefined) ?? r.bool(perm, 'dangerous_command_guard', 'permission.dangerous_command_guard') ?? Defaults.permission.dangerous_command_guard,
     },
     hooks: r.tables(raw, 'hooks', 'hooks'),
+    goal: {
+      max_turns: r.int(t('goal'), 'max_turns', 'goal.max_turns') ?? Defaults.goal.max_turns,
+      max_tokens: r.int(t('goal'), 'max_tokens', 'goal.max_tokens') ?? Defaults.goal.max_tokens,
+      max_wall_clock_ms: r.int(t('goal'), 'max_wall_clock_ms', 'goal.max_wall_clock_ms') ?? Defaults.goal.max_wall_clock_ms,
+    },
+    plugins: ((url) => ({
+      marketplace_url: url ?? (process.env.SVC_CODE_MARKETPLACE_URL || Defaults.plugins.marketplace_url), default_catalog: url === undefined,
+    }))(r.str(t('plugins'), 'marketplace_url', 'plugins.marketplace_url')),
   };
   mergeEnvModel(config, env, r.warnings);
   return { config, warnings: [...r.warnings, ...toolWarnings(config.tools)] };

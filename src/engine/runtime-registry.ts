@@ -21,6 +21,7 @@ import { finishedPrompt } from './prompt-state.ts';
 import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
 import { SessionRuntime, type RuntimeDeps } from './runtime.ts';
 import type { ToolExecutor } from './tools.ts';
+import type { HookRunner } from '../hooks/runner.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
@@ -55,6 +56,8 @@ export interface EngineDeps extends CompactionDeps {
   runtimes: LoadedRuntimes;
   /** Parts whose life follows the runtime's (MCP servers). */
   lifecycle?: RuntimeLifecycle;
+  /** SessionStart, UserPromptSubmit and Stop hooks (docs/hooks.md). */
+  hooks?: Pick<HookRunner, 'run'>;
 }
 
 /**
@@ -166,7 +169,8 @@ export class EngineRegistry {
   private async load(session: SessionRecord): Promise<SessionRuntime> {
     // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
     assertPoolUsable(this.deps.config.current());
-    const { messages, events } = this.isFresh(session.id) ? { messages: [], events: [] } : await loadMessages(this.deps.journal, session.id);
+    const fresh = this.isFresh(session.id);
+    const { messages, events } = fresh ? { messages: [], events: [] } : await loadMessages(this.deps.journal, session.id);
     const system = this.mainSystem(session, events);
     const orphans = settleOrphans(events, this.deps.clock.now().toISOString(), session.id, this.deps.ids);
     if (orphans.length) await this.deps.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
@@ -183,6 +187,11 @@ export class EngineRegistry {
     this.deps.lifecycle?.loaded(session);
     const prev = this.deps.live.get(session.id);
     this.deps.live.set(session.id, prev ?? { busy: false, main_turn_active: false, pending_interaction: 'none', model: null });
+    // Not awaited: the runtime is usable while SessionStart hooks run.
+    if (this.deps.hooks) {
+      void this.deps.hooks.run('SessionStart', { sessionId: session.id, agentId: MAIN_AGENT, cwd: session.cwd }, { source: fresh ? 'startup' : 'resume' })
+        .catch((err) => this.deps.log.warn({ err: (err as Error).message, session_id: session.id }, 'SessionStart hooks failed'));
+    }
     return rt;
   }
 

@@ -22,6 +22,7 @@ type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 import { logFailure, type Logger } from '../app/logger.ts';
+import type { HookRunner } from '../hooks/runner.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /** Per-turn choices made at acceptance (model, thinking, disabled tools). */
@@ -52,6 +53,8 @@ export interface RuntimeDeps extends CompactionDeps {
   clients: ClientCache;
   subagents: SubagentLauncher;
   limits: () => LoopLimits;
+  /** UserPromptSubmit and Stop hooks (docs/hooks.md). */
+  hooks?: Pick<HookRunner, 'run'>;
 }
 
 /** Which agent a runtime drives: the main agent, or a `:btw` agent with its own tools. */
@@ -286,7 +289,8 @@ export class SessionRuntime {
     started.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
     let outcome: TurnOutcome | null;
     mark(this.sessionId, 'turn.appendCalled');
-    const client = known ?? await this.client(plan.model);
+    const blocked = await this.promptHooks(prompt, turnId, active.controller.signal);
+    const client = blocked ?? known ?? await this.client(plan.model);
     mark(this.sessionId, 'turn.client');
     if (!('stream' in client)) {
       await started;
@@ -312,6 +316,21 @@ export class SessionRuntime {
     this.active = undefined;
     mark(this.sessionId, 'turn.ended');
     flushTrace(this.sessionId);
+    // Not awaited: a slow Stop hook never holds the next turn.
+    if (deps.hooks) void deps.hooks.run('Stop', this.hookSite(turnId), { reason: outcome.reason }).catch(logFailure(deps.log, 'running Stop hooks', { session_id: this.sessionId }));
+  }
+
+  private hookSite(turnId: string) {
+    return { sessionId: this.sessionId, agentId: this.agentId, turnId, cwd: this.deps.sessions.get(this.sessionId)?.cwd ?? process.cwd() };
+  }
+
+  /** UserPromptSubmit hooks: a block fails the turn before any model request, with the hook's reason. */
+  private async promptHooks(prompt: PromptRecord, turnId: string, signal: AbortSignal): Promise<{ kind: string; message: string } | undefined> {
+    if (!this.deps.hooks) return undefined;
+    const text = prompt.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+    const runs = await this.deps.hooks.run('UserPromptSubmit', this.hookSite(turnId), { prompt: text, prompt_id: prompt.prompt_id }, signal);
+    const b = runs.find((r) => r.decision === 'block');
+    return b ? { kind: 'hook_blocked', message: `prompt blocked by a UserPromptSubmit hook${b.reason ? `: ${b.reason}` : ''}` } : undefined;
   }
 
   /** A turn that threw still ends: failed in the journal (when it can still be written), and not busy. */

@@ -1,6 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as v from 'valibot';
+import { enabledPlugins } from '../plugins/layout.ts';
 import { McpServerConfig, McpServerName, type McpLocator } from '../../protocol/schemas/mcp.ts';
 
 /**
@@ -38,7 +39,6 @@ export const PROJECT_LOCAL_FILE = path.join('.svc-code', 'mcp.json');
 export const MCP_FILE_MAX_BYTES = 1024 * 1024;
 
 export const userFile = (home: string) => path.join(home, USER_FILE);
-export const pluginsDir = (home: string) => path.join(home, 'plugins');
 
 /** Reads one layer file; a missing file is empty, a corrupt one is reported and yields nothing. */
 export async function readLayerFile(file: string, layer: Layer, plugin?: { id: string; name: string }): Promise<LayerFile> {
@@ -77,27 +77,10 @@ export async function readLayerFile(file: string, layer: Layer, plugin?: { id: s
   return { servers, problems, raw: doc };
 }
 
-/** Installed plugins' servers: `<home>/plugins/<id>/mcp.json`, skipped when `plugin.json` says `enabled: false`. */
+/** Enabled plugins' servers: `<home>/plugins/<id>/mcp.json` of each enabled plugin of the store (docs/plugins.md). */
 export async function readPluginLayers(home: string): Promise<LayerFile[]> {
-  let ids: string[];
-  try {
-    ids = (await readdir(pluginsDir(home), { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
-  } catch {
-    return [];
-  }
   const out: LayerFile[] = [];
-  for (const id of ids) {
-    const dir = path.join(pluginsDir(home), id);
-    let manifest: { name?: unknown; enabled?: unknown } = {};
-    try {
-      manifest = JSON.parse(await readFile(path.join(dir, 'plugin.json'), 'utf8'));
-    } catch {
-      /* a plugin without a manifest is named by its folder */
-    }
-    if (manifest.enabled === false) continue;
-    const name = typeof manifest.name === 'string' && manifest.name ? manifest.name : id;
-    out.push(await readLayerFile(path.join(dir, 'mcp.json'), 'plugin', { id, name }));
-  }
+  for (const p of enabledPlugins(home)) out.push(await readLayerFile(path.join(p.dir, 'mcp.json'), 'plugin', { id: p.id, name: p.name }));
   return out;
 }
 

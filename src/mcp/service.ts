@@ -118,17 +118,26 @@ export class McpService implements ExternalTools {
     }
   }
 
-  /** Subscriber of committed events (src/app/subscribers.ts): trust changes reload project layers. */
+  /**
+   * Subscriber of committed events (src/app/subscribers.ts): trust changes reload project layers;
+   * a plugin installed, enabled, disabled or removed reloads the plugin layer of every live session.
+   */
   readonly onCommitted = (events: JournalEvent[]): Promise<unknown> | void => {
     const ids = new Set(events.filter((e) => e.type === 'workspace.trust_changed').map((e) => (e.payload as { workspace_id: string }).workspace_id));
+    if (events.some((e) => e.type === 'event.plugin.changed')) return this.resync(() => true);
     if (ids.size) return Promise.all([...ids].map((id) => this.trustChanged(id)));
   };
 
   /** `workspace.trust_changed`: the live sessions of that workspace gain or lose the project layers. */
-  async trustChanged(workspaceId: string): Promise<void> {
+  trustChanged(workspaceId: string): Promise<void> {
+    return this.resync((s) => s.workspace_id === workspaceId);
+  }
+
+  /** Live sessions chosen by `which` stop servers no longer declared (or changed) and start new ones. */
+  private async resync(which: (s: SessionRecord) => boolean): Promise<void> {
     for (const set of [...this.sets.values()]) {
       const s = this.deps.sessions.get(set.sessionId);
-      if (!s || s.workspace_id !== workspaceId || set.closed) continue;
+      if (!s || !which(s) || set.closed) continue;
       await set.built;
       const { run, conflicts } = (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeSet();
       set.conflicts = conflicts;

@@ -73,10 +73,11 @@ export class PermissionService implements PermissionGate {
       guard: cfg.dangerous_command_guard !== false, name: call.name, subject, readOnly: ctx.readOnly,
       outsideWorkspace: subject !== undefined && subject.startsWith('/'),
     });
-    if (outcome.decision === 'allow') return { decision: 'allow' };
     if (outcome.decision === 'deny') return { decision: 'deny', message: `Permission denied: ${outcome.why}.` };
+    if (outcome.decision === 'allow' && ctx.hook !== 'ask') return { decision: 'allow' };
+    if (outcome.decision === 'ask' && ctx.hook === 'allow') return { decision: 'allow' };
     if (signal?.aborted) return { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
-    return this.ask(sessionId, call, ctx, subject, outcome.why, signal);
+    return this.ask(sessionId, call, ctx, subject, outcome.decision === 'allow' ? 'a PreToolUse hook asks for approval' : outcome.why, signal);
   }
 
   private ask(sessionId: string, call: ToolCallRef, ctx: CheckContext, subject: string | undefined, why: string, signal?: AbortSignal): Promise<PermissionDecision> {

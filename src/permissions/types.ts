@@ -26,6 +26,8 @@ export interface CheckContext {
   agentId: string;
   readOnly: boolean;
   subject?: string;
+  /** A PreToolUse hook's verdict (docs/hooks.md): `allow` answers a question the mode would ask; `ask` asks where the mode would allow. */
+  hook?: 'allow' | 'ask';
 }
 
 export type PermissionDecision = { decision: 'allow' } | { decision: 'deny'; message: string };

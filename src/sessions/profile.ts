@@ -3,6 +3,8 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
+import type { ConfigService } from '../config/service.ts';
+import { newBudget } from '../goals/budget.ts';
 import type { LiveSessions } from './live.ts';
 import { GlobalEvents, SessionEvents } from '../../protocol/events/types.ts';
 import type { GoalSnapshot } from '../../protocol/events/session.ts';
@@ -24,22 +26,23 @@ export interface ProfileInput {
 }
 
 /** The goal after a profile update's goal fields, or undefined when unchanged. */
-function nextGoal(ids: Ids, cur: SessionRecord, objective?: string, control?: 'pause' | 'resume' | 'cancel'): GoalSnapshot | null | undefined {
+function nextGoal(ids: Ids, config: ConfigService, cur: SessionRecord, objective?: string, control?: 'pause' | 'resume' | 'cancel'): GoalSnapshot | null | undefined {
   if (objective) {
     return {
       goalId: ids.next('goal'), objective, status: 'active', turnsUsed: 0, tokensUsed: 0, wallClockMs: 0,
-      budget: { tokens: null, turns: null, wallClockMs: null },
+      budget: newBudget(config.current().goal),
     };
   }
   const goal = cur.goal;
   if (!control || !goal) return undefined;
   if (control === 'cancel') return { ...goal, status: 'complete', terminalReason: 'cancelled' };
   if (goal.status === 'complete') return undefined;
-  return { ...goal, status: control === 'pause' ? 'paused' : 'active' };
+  const { terminalReason: _reason, ...rest } = goal;
+  return { ...rest, status: control === 'pause' ? 'paused' : 'active' };
 }
 
 /** POST /sessions/{id}/profile: title, metadata and agent_config, journaled as one batch. */
-export async function updateProfile(deps: OwnedSessionLookup & { journal: EventJournal; live: LiveSessions; clock: Clock; ids: Ids }, id: string, input: ProfileInput) {
+export async function updateProfile(deps: OwnedSessionLookup & { journal: EventJournal; live: LiveSessions; clock: Clock; ids: Ids; config: ConfigService }, id: string, input: ProfileInput) {
   const cur = findOwnedSession(deps, id);
   const { goal_objective, goal_control, ...config } = input.agent_config ?? {};
   if (config.model === '') delete config.model;
@@ -52,7 +55,7 @@ export async function updateProfile(deps: OwnedSessionLookup & { journal: EventJ
   if (input.metadata) assertJsonBounds({ ...cur.metadata, ...input.metadata, cwd: cur.cwd }, LIMITS.json, 'metadata', merged);
   if (payload.agent_config) assertJsonBounds({ ...cur.agent_config, ...config }, LIMITS.json, 'agent_config', merged);
   const events: NewStreamEvent[] = [{ stream: id, type: SessionEvents.profileUpdated, payload }];
-  const goal = nextGoal(deps.ids, cur, goal_objective, goal_control);
+  const goal = nextGoal(deps.ids, deps.config, cur, goal_objective, goal_control);
   if (goal !== undefined) events.push({ stream: id, type: SessionEvents.goalUpdated, payload: { goal } });
   if (input.title !== undefined) {
     events.push({

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BUILTIN_SKILLS_DIR } from '../app/package-root.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
+import { enabledPlugins } from '../plugins/layout.ts';
 import type { SkillSource } from './types.ts';
 
 /** A directory whose subdirectories are skills, with the source they count as. */
@@ -48,9 +49,9 @@ function projectRoots(dirs: string[], mergeAll: boolean): SkillRoot[] {
   return out;
 }
 
-/** Plugin skill roots: a seam, no plugin ships skills yet. */
-export function pluginRoots(): SkillRoot[] {
-  return [];
+/** The `skills/` folder of each enabled plugin, in plugin id order (docs/plugins.md). */
+export function pluginRoots(home: string): SkillRoot[] {
+  return enabledPlugins(home).map((p) => ({ dir: path.join(p.dir, 'skills'), source: 'plugin' as const }));
 }
 
 /**
@@ -64,7 +65,7 @@ export function skillRoots(opts: { home: string; config: ResolvedConfig; project
     ...projectRoots(opts.projectDirs, config.merge_all_available_skills),
     { dir: path.join(home, 'skills'), source: 'user' },
     ...config.extra_skill_dirs.map((d) => ({ dir: expand(d, home), source: 'extra' as const })),
-    ...pluginRoots(),
+    ...pluginRoots(home),
     ...(config.builtin_product_skills && BUILTIN_ROOT ? [{ dir: BUILTIN_ROOT, source: 'builtin' as const }] : []),
   ];
 }

@@ -1,4 +1,4 @@
-/** Part B "Skill descriptor" sources; `plugin` is a seam until plugins ship skills. */
+/** Part B "Skill descriptor" sources. */
 export type SkillSource = 'project' | 'user' | 'extra' | 'plugin' | 'builtin';
 
 /** Part B "Skill descriptor". */

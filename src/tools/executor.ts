@@ -14,6 +14,7 @@ import { truncateHead } from './truncate.ts';
 import { ToolError, type ToolContext, type ToolDef, type ToolDeps } from './types.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
 import type { ExternalTool, ExternalTools } from './external.ts';
+import { preToolVerdict, type HookRunner } from '../hooks/runner.ts';
 
 export { ToolEvents };
 
@@ -26,6 +27,8 @@ export interface ToolExecutorDeps extends ToolDeps {
   bus: VolatileBus;
   /** MCP servers' tools (`mcp__<server>__<tool>`), run through the same lists and gate. */
   external?: ExternalTools;
+  /** PreToolUse / PostToolUse hooks (docs/hooks.md). */
+  hooks?: Pick<HookRunner, 'run'>;
 }
 
 /** Runs built-in tools for the engine: filtering, the permission gate, validation, events. */
@@ -71,7 +74,9 @@ export class BuiltinToolExecutor implements ToolExecutor {
       type: ToolEvents.callStarted,
       payload: { agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input },
     });
-    const out = await this.execute(sessionId, call, signal, at, scope, subagents).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
+    const site = { refused: false };
+    let out = await this.execute(sessionId, call, signal, at, scope, subagents, site).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
+    if (!site.refused && session) out = await this.postToolHooks(session, call, at, out, signal);
     await this.append(sessionId, {
       type: ToolEvents.result,
       payload: {
@@ -82,10 +87,11 @@ export class BuiltinToolExecutor implements ToolExecutor {
     return out;
   }
 
-  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome> {
+  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher, site: { refused: boolean }): Promise<ToolOutcome> {
     const tool = findTool(call.name);
     const session = this.deps.sessions.get(sessionId);
-    if (!tool && session && this.deps.external?.has(sessionId, call.name)) return this.executeExternal(this.deps.external, session, call, signal, at, scope);
+    if (!tool && session && this.deps.external?.has(sessionId, call.name)) return this.executeExternal(this.deps.external, session, call, signal, at, scope, site);
+    site.refused = true;
     if (!tool || !session || !inScope(call.name, scope) || (tool.enabledFor && !tool.enabledFor(session))) return { content: `tool not available: ${call.name}`, is_error: true };
     // Part B "tools": enforced again before execution (the config may have changed since the request).
     if (!toolAllowed(tool.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
@@ -93,32 +99,56 @@ export class BuiltinToolExecutor implements ToolExecutor {
     // Validated first so the user is never asked to approve a call that cannot run.
     const parsed = v.safeParse(tool.schema, call.input ?? {});
     if (!parsed.success) return { content: `invalid input for ${tool.name}: ${describeIssues(parsed.issues)}`, is_error: true };
+    const hook = await this.preToolHooks(session, call, at, signal);
+    if (hook?.decision === 'deny') return { content: denied(call.name, hook.reason), is_error: true };
     const gate = gateOf(this.deps);
     if (gate) {
-      const d = await gate.check(sessionId, call, { agentId: at.agentId, readOnly: tool.readOnly, ...(at.turnId ? { turnId: at.turnId } : {}) }, signal);
+      const d = await gate.check(sessionId, call, { agentId: at.agentId, readOnly: tool.readOnly, ...(at.turnId ? { turnId: at.turnId } : {}), ...hookForce(hook) }, signal);
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
+    site.refused = false;
     const ctx = this.context(session, call, signal, at, subagents);
     return { content: await tool.run(parsed.output, ctx), is_error: false };
   }
 
   /** An MCP tool: the same checks as a built-in (name-only permission rules, never read-only), then the server. */
-  private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined): Promise<ToolOutcome> {
+  private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, site: { refused: boolean }): Promise<ToolOutcome> {
+    site.refused = true;
     if (!inScope(call.name, scope) || !ext.list(session.id).some((t) => t.name === call.name)) return { content: `tool not available: ${call.name}`, is_error: true };
     if (!toolAllowed(call.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
     if (scope?.disabled?.includes(call.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };
     const input = call.input ?? {};
     if (typeof input !== 'object' || Array.isArray(input)) return { content: `invalid input for ${call.name}: must be an object`, is_error: true };
+    const hook = await this.preToolHooks(session, call, at, signal);
+    if (hook?.decision === 'deny') return { content: denied(call.name, hook.reason), is_error: true };
     const gate = gateOf(this.deps);
     if (gate) {
-      const d = await gate.check(session.id, call, { agentId: at.agentId, readOnly: false, ...(at.turnId ? { turnId: at.turnId } : {}) }, signal);
+      const d = await gate.check(session.id, call, { agentId: at.agentId, readOnly: false, ...(at.turnId ? { turnId: at.turnId } : {}), ...hookForce(hook) }, signal);
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
+    site.refused = false;
     const deps = this.deps;
     return ext.call(session.id, call.name, input, {
       signal, agentId: at.agentId, ...(at.turnId ? { turnId: at.turnId } : {}), toolCallId: call.id,
       progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
     });
+  }
+
+  /** PreToolUse hooks: deny (the reason reaches the model), ask (approval even where none would be asked) or allow (no approval asked). */
+  private async preToolHooks(session: SessionRecord, call: ToolCall, at: CallSite, signal: AbortSignal) {
+    if (!this.deps.hooks) return undefined;
+    const runs = await this.deps.hooks.run('PreToolUse', { sessionId: session.id, cwd: session.cwd, toolName: call.name, toolCallId: call.id, ...at }, { tool_name: call.name, tool_input: call.input ?? {}, tool_call_id: call.id }, signal);
+    return preToolVerdict(runs);
+  }
+
+  /** PostToolUse hooks: a `block` decision's reason is added to the result the model reads. */
+  private async postToolHooks(session: SessionRecord, call: ToolCall, at: CallSite, out: ToolOutcome, signal: AbortSignal): Promise<ToolOutcome> {
+    if (!this.deps.hooks) return out;
+    const runs = await this.deps.hooks.run('PostToolUse', { sessionId: session.id, cwd: session.cwd, toolName: call.name, toolCallId: call.id, ...at }, {
+      tool_name: call.name, tool_input: call.input ?? {}, tool_call_id: call.id, tool_response: { content: truncateHead(out.content, RESULT_EVENT_BUDGET), is_error: out.is_error },
+    }, signal);
+    const notes = runs.filter((r) => r.decision === 'block' && r.reason).map((r) => `[PostToolUse hook] ${r.reason}`);
+    return notes.length ? { ...out, content: `${out.content}\n\n${notes.join('\n')}` } : out;
   }
 
   private context(session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, subagents: SubagentLauncher): ToolContext {
@@ -150,6 +180,15 @@ interface CallSite { agentId: string; turnId?: string }
 function inScope(name: string, scope?: ToolScope): boolean {
   if (scope?.only && !scope.only.includes(name)) return false;
   return !scope?.exclude?.includes(name);
+}
+
+function denied(name: string, reason?: string): string {
+  return `Tool call ${name} denied by a PreToolUse hook${reason ? `: ${reason}` : '.'}`;
+}
+
+/** What a hook's allow or ask tells the permission gate. */
+function hookForce(v: { decision: 'allow' | 'deny' | 'ask' } | undefined): { hook?: 'allow' | 'ask' } {
+  return v && v.decision !== 'deny' ? { hook: v.decision } : {};
 }
 
 function describeIssues(issues: readonly v.BaseIssue<unknown>[]): string {

@@ -15,6 +15,8 @@ export interface GateContext {
   turnId?: string;
   agentId: string;
   readOnly: boolean;
+  /** A PreToolUse hook's verdict: `allow` skips the approval question, `ask` asks even where no question would be asked. Deny rules still deny. */
+  hook?: 'allow' | 'ask';
 }
 
 /** The gate among `deps` when the permissions module provides one. */

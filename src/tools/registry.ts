@@ -15,6 +15,7 @@ import { webTools } from './web.ts';
 import { skillTools } from './skill.ts';
 import { agentTools } from './agent.ts';
 import { dynamicWorkflowTools } from './dynamic-workflow.ts';
+import { goalCompleteTool } from '../goals/tool.ts';
 
 /**
  * The built-in tools (Bash also runs background tasks, src/tasks/; Agent runs subagents, src/agents/).
@@ -22,7 +23,7 @@ import { dynamicWorkflowTools } from './dynamic-workflow.ts';
  */
 export const BUILTIN_TOOLS: readonly ToolDef[] = [
   readTool, writeTool, editTool, globTool, grepTool, bashTool, askUserQuestionTool,
-  ...todoTools, ...planTools, ...webTools, ...skillTools, ...agentTools, ...dynamicWorkflowTools,
+  ...todoTools, ...planTools, ...webTools, ...skillTools, ...agentTools, ...dynamicWorkflowTools, goalCompleteTool,
 ];
 
 export function findTool(name: string): ToolDef | undefined {

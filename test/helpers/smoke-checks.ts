@@ -1,6 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { buildScript, ROOT } from './built.ts';
@@ -136,6 +136,25 @@ const isAlive = (pid: number) => {
     return false;
   }
 };
+
+/** A plugin folder installed over REST: its skill joins the session's skills (source plugin), leaves when disabled, and the plugin is removed. */
+export async function pluginInstall(d: Smoke, t: T) {
+  const dir = path.join(d.root, 'smoke-plugin');
+  await mkdir(path.join(dir, 'skills', 'smoke-skill'), { recursive: true });
+  await writeFile(path.join(dir, 'plugin.json'), JSON.stringify({ name: 'smoke-plugin', version: '1.0.0' }));
+  await writeFile(path.join(dir, 'skills', 'smoke-skill', 'SKILL.md'), '---\nname: smoke-skill\ndescription: from a plugin\n---\nbody\n');
+  await writeFile(path.join(dir, 'hooks.json'), JSON.stringify({ hooks: [{ event: 'Stop', command: 'true' }] }));
+  const installed = await d.req<any>('POST', '/api/v1/plugins', { source: dir });
+  t.is(installed.body.code, 0, JSON.stringify(installed.body));
+  t.like(installed.body.data, { id: 'smoke-plugin', version: '1.0.0', enabled: true, state: 'ok', skillCount: 1, hookCount: 1, source: 'local-path' });
+  const sid = await d.session();
+  const skill = async () => (await d.req<any>('GET', `/api/v1/sessions/${sid}/skills`)).body.data.skills.find((k: any) => k.name === 'smoke-skill');
+  t.like(await skill(), { source: 'plugin' });
+  t.is((await d.req('POST', '/api/v1/plugins/smoke-plugin:disable')).body.code, 0);
+  t.is(await skill(), undefined);
+  t.is((await d.req('POST', '/api/v1/plugins/smoke-plugin:remove')).body.code, 0);
+  t.deepEqual((await d.req<any>('GET', '/api/v1/plugins')).body.data.plugins, []);
+}
 
 /** An MCP stdio server (the SDK fixture) added over /api/v2/mcp, probed, then started by a session's runtime. */
 export async function mcpStdioServer(d: Smoke, t: T) {

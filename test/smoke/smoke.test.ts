@@ -27,6 +27,7 @@ const CAPABILITIES: Array<[string, (d: Smoke, t: ExecutionContext) => Promise<vo
   ['a prompt streams from the fixture LLM; its Write call runs once approved over REST', check.promptWithApprovedToolCall],
   ['a terminal echoes over terminal_* frames', check.terminalEcho],
   ['the builtin skills are listed', check.builtinSkills],
+  ['a plugin folder installs over REST; its skill joins the session, leaves when disabled; the plugin is removed', check.pluginInstall],
   ['an MCP stdio server added over /api/v2/mcp is probed, then started with a session (its tools in GET /tools)', check.mcpStdioServer],
 ];
 

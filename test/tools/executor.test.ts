@@ -39,11 +39,13 @@ test('GET /api/v1/tools lists descriptors of the live session, empty when none i
   const r = await env.s.get('/api/v1/tools');
   t.is(r.code, 0);
   t.deepEqual(r.data.tools.map((x: any) => x.name), [
-    'Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'AskUserQuestion', 'TodoWrite', 'EnterPlanMode', 'ExitPlanMode', 'WebSearch', 'WebFetch', 'Skill', 'Agent', 'AgentDynamicWorkflow',
+    'Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash', 'AskUserQuestion', 'TodoWrite', 'EnterPlanMode', 'ExitPlanMode', 'WebSearch', 'WebFetch', 'Skill', 'Agent', 'AgentDynamicWorkflow', 'GoalComplete',
   ]);
   t.deepEqual(r.data.tools[0], { name: 'Read', description: r.data.tools[0].description, input_schema: null, source: 'builtin', active: true });
   // Offered only in dynamic_workflow_mode, which this session is not in.
   t.false(r.data.tools.find((x: any) => x.name === 'AgentDynamicWorkflow').active);
+  // Offered only while the session has an active goal (docs/goals.md).
+  t.false(r.data.tools.find((x: any) => x.name === 'GoalComplete').active);
   t.true(r.data.tools[0].description.length > 10);
   const offeredRead = env.llm.requests[0]!.body.tools.find((x: any) => x.function.name === 'Read').function.parameters;
   t.deepEqual(offeredRead.required, ['file_path']);

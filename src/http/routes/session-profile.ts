@@ -7,8 +7,9 @@ import { route, type RouteDef } from '../route.ts';
 import { ProfileBody, RuntimeBinding, RuntimeBody, SessionIdParams, SessionObject, SessionStatus, Warnings } from '../../../protocol/schemas/sessions.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { SessionCommandDeps } from '../../sessions/commands.ts';
+import type { ConfigService } from '../../config/service.ts';
 
-export type SessionProfileRouteDeps = SessionCommandDeps & SessionInfoDeps & { engine: Pick<EngineRegistry, 'resume'> };
+export type SessionProfileRouteDeps = SessionCommandDeps & SessionInfoDeps & { engine: Pick<EngineRegistry, 'resume'>; config: ConfigService };
 
 /** Core "Sessions": profile update, status, goal, warnings, runtime. */
 export function sessionProfileRoutes(deps: SessionProfileRouteDeps): RouteDef[] {

@@ -1,0 +1,137 @@
+import type { JournalEvent } from '../../journal/types.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { GoalSnapshot } from '../../protocol/events/session.ts';
+import { SessionEvents } from '../../protocol/events/types.ts';
+import type { TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
+import type { Logger } from '../app/logger.ts';
+import type { EventJournal } from '../events/journal.ts';
+import type { EngineRegistry } from '../engine/runtime-registry.ts';
+import { EngineEvents } from '../engine/events.ts';
+import { MAIN_AGENT } from '../engine/turn.ts';
+import { budgetOf, reachedBudget } from './budget.ts';
+import { GOAL_TOOL } from './tool.ts';
+
+interface OpenTurn {
+  turnId: string;
+  startedAt: number;
+  /** The goal that was active when the turn started. */
+  goalId?: string;
+}
+
+export interface GoalDriverDeps {
+  journal: EventJournal;
+  sessions: SessionIndex;
+  engine: Pick<EngineRegistry, 'get'>;
+  log: Logger;
+  /** Queues a prompt on the session's main agent (the prompt intake, with its checks). */
+  submit(sessionId: string, text: string): Promise<unknown>;
+}
+
+/** The prompt that keeps the agent on its goal. */
+export function continuationText(g: GoalSnapshot): string {
+  const criterion = g.completionCriterion ? `\nDone when: ${g.completionCriterion}` : '';
+  return `Continue working toward the session goal.\nGoal: ${g.objective}${criterion}\n`
+    + `When the goal is fully achieved, call the ${GOAL_TOOL} tool with a short summary; until then keep making progress.`;
+}
+
+/**
+ * Goals that drive the loop (docs/goals.md), a reaction to committed events: each main-agent turn
+ * that ends while the goal is active is counted (turns, tokens, wall clock from turn.started /
+ * turn.ended), then the goal continues with a new prompt when nothing is queued, or stops: the
+ * model called GoalComplete, a budget ran out (blocked), the turn failed (blocked) or was
+ * cancelled (paused). A goal set or resumed while the session is idle starts at once.
+ */
+export class GoalDriver {
+  /** The open main turn of each session (its start time). */
+  private readonly turns = new Map<string, OpenTurn>();
+  /** The goal each session had at the last goal.updated seen (a resume or a new goal starts work). */
+  private readonly seen = new Map<string, { goalId: string; status: string }>();
+
+  constructor(private readonly deps: GoalDriverDeps) {}
+
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    for (const e of events) {
+      if (e.type === EngineEvents.turnStarted) {
+        const p = e.payload as TurnStartedPayload;
+        if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT) continue;
+        const g = this.deps.sessions.get(e.stream)?.goal;
+        this.turns.set(e.stream, { turnId: p.turn_id, startedAt: Date.parse(p.started_at) || Date.parse(e.ts), ...(g?.status === 'active' ? { goalId: g.goalId } : {}) });
+      } else if (e.type === EngineEvents.turnEnded) {
+        const p = e.payload as TurnEndedPayload;
+        if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT) continue;
+        const open = this.turns.get(e.stream);
+        this.turns.delete(e.stream);
+        void this.turnEnded(e.stream, p, open).catch((err) => this.deps.log.warn({ err: (err as Error).message, session_id: e.stream }, 'goal bookkeeping failed'));
+      } else if (e.type === SessionEvents.goalUpdated) {
+        const g = (e.payload as { goal: GoalSnapshot | null }).goal;
+        const prev = this.seen.get(e.stream);
+        if (g) this.seen.set(e.stream, { goalId: g.goalId, status: g.status });
+        else this.seen.delete(e.stream);
+        const open = this.turns.get(e.stream);
+        const started = g?.status === 'active' && (!prev || prev.goalId !== g.goalId || prev.status !== 'active');
+        if (started && !open) void this.kick(e.stream).catch((err) => this.deps.log.warn({ err: (err as Error).message, session_id: e.stream }, 'starting a goal failed'));
+      }
+    }
+  };
+
+  /** At start: an active goal left by the previous run is paused, not lost (and not pursued unasked). */
+  async recover(): Promise<void> {
+    for (const s of [...this.deps.sessions.all()]) {
+      if (s.foreign || s.goal?.status !== 'active') continue;
+      await this.update(s.id, { ...s.goal, status: 'paused' });
+    }
+  }
+
+  private async update(sessionId: string, goal: GoalSnapshot): Promise<void> {
+    await this.deps.journal.append([{ stream: sessionId, type: SessionEvents.goalUpdated, payload: { goal: { ...goal, budget: budgetOf(goal) } } }]);
+  }
+
+  private async turnEnded(sessionId: string, p: TurnEndedPayload, open: OpenTurn | undefined): Promise<void> {
+    const goal = this.deps.sessions.get(sessionId)?.goal;
+    if (!goal) return;
+    // A turn counts when it started under the active goal (paused or completed during it included); a cancelled goal counts no more.
+    const counts = open?.turnId === p.turn_id && open.goalId === goal.goalId && goal.terminalReason !== 'cancelled';
+    if (!counts && goal.status !== 'active') return;
+    const wall = open && open.turnId === p.turn_id ? Math.max(0, (Date.parse(p.ended_at) || Date.now()) - open.startedAt) : 0;
+    if (!counts) {
+      // A turn that started before the goal: the goal continues after it without counting it.
+      await this.continueIfIdle(sessionId, true);
+      return;
+    }
+    const next: GoalSnapshot = {
+      ...goal, turnsUsed: goal.turnsUsed + 1, tokensUsed: goal.tokensUsed + p.usage.input_tokens + p.usage.output_tokens, wallClockMs: goal.wallClockMs + wall,
+    };
+    if (goal.status !== 'active') return this.update(sessionId, next);
+    const exhausted = reachedBudget(budgetOf(next));
+    if (p.reason === 'failed') return this.update(sessionId, { ...next, status: 'blocked', terminalReason: 'turn_failed' });
+    if (p.reason === 'cancelled') return this.update(sessionId, { ...next, status: 'paused' });
+    if (exhausted) return this.update(sessionId, { ...next, status: 'blocked', terminalReason: exhausted });
+    await this.update(sessionId, next);
+    await this.continueIfIdle(sessionId, true);
+  }
+
+  /** A goal just set or resumed: work starts now unless a turn runs (its end continues it). */
+  private async kick(sessionId: string): Promise<void> {
+    const goal = this.deps.sessions.get(sessionId)?.goal;
+    if (goal?.status !== 'active') return;
+    const exhausted = reachedBudget(budgetOf(goal));
+    if (exhausted) return this.update(sessionId, { ...goal, status: 'blocked', terminalReason: exhausted });
+    if (this.deps.engine.get(sessionId)?.busy) return;
+    await this.continueIfIdle(sessionId, false);
+  }
+
+  /** Queues the continuation unless a prompt is already queued (it runs first; its turn's end continues the goal). */
+  private async continueIfIdle(sessionId: string, afterTurn: boolean): Promise<void> {
+    const rt = this.deps.engine.get(sessionId);
+    if (rt && rt.listPrompts().queued.length > 0) return;
+    const goal = this.deps.sessions.get(sessionId)?.goal;
+    if (goal?.status !== 'active') return;
+    try {
+      await this.deps.submit(sessionId, continuationText(goal));
+    } catch (err) {
+      this.deps.log.warn({ err: (err as Error).message, session_id: sessionId }, 'could not continue the goal');
+      // After a turn, a goal that cannot continue is blocked; a goal set on a session that cannot run yet stays active.
+      if (afterTurn) await this.update(sessionId, { ...goal, status: 'blocked', terminalReason: 'continuation_failed' });
+    }
+  }
+}
