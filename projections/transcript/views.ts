@@ -42,22 +42,6 @@ export function interactions(a: AgentState): InteractionRec[] {
   return [...a.interactions.values()];
 }
 
-/**
- * GET /transcript: a page of the agent's turns with its unpaginated state; `seq` only when given (live
- * sessions). Undefined when the cursor names no turn of the agent.
- */
-export function transcriptPage(s: TranscriptState, q: TurnCursor & { agent_id: string }, seq: number | undefined) {
-  const a = agentOf(s, q.agent_id);
-  const page = turnPage(a, q);
-  if (!page) return undefined;
-  const all = interactions(a);
-  return {
-    agent_id: q.agent_id, ...page, tasks: [...s.tasks.values()], interactions: all, attachments: [...a.attachments.values()],
-    todos: a.todos, meta: meta(a), agents: roster(s), pending_interactions: all.filter((x) => x.state === 'pending'),
-    ...(seq !== undefined ? { seq } : {}),
-  };
-}
-
 /** Text of a prompt without the skill bodies the server prepended. */
 function promptText(e: UserEntry): string {
   return e.content.flatMap((p) => (p.type === 'text' && !p.text.startsWith('<skill name=') ? [p.text] : [])).join('\n');

@@ -1,7 +1,8 @@
 import type { Journal } from '../../../journal/journal.ts';
 import { readOps } from '../../../projections/transcript/ops.ts';
 import type { TranscriptProjection } from '../../../projections/transcript/projection.ts';
-import { agentOf, plans, transcriptPage, userMessages } from '../../../projections/transcript/views.ts';
+import { agentOf, plans, userMessages } from '../../../projections/transcript/views.ts';
+import { recordsPage } from '../../../projections/transcript/records-view.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
 import { Codes } from '../../../protocol/codes.ts';
@@ -40,7 +41,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
         }
         const live = (deps.engine.get(params.session_id) !== undefined);
         return transcripts.read(params.session_id, (state, seq) => {
-          const page = transcriptPage(state, query, live ? seq : undefined);
+          const page = recordsPage(state, query, live ? seq : undefined);
           if (!page) throw validationError([{ field: query.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
           return page;
         });
