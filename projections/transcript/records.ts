@@ -165,8 +165,8 @@ function assistantMessage(s: RecordsState, agentId: string, t: RecTurn, m: Messa
         : kind === 'text'
           ? { kind, frameId: `${st.stepId}.f${++sd.frames}`, role: 'assistant', text }
           : { kind, frameId: `${st.stepId}.f${++sd.frames}`, text };
-      if (!claimed || claimed.text !== text) putFrame(s, agentId, t, st, frame);
-      else putSilently(st, frame);
+      // Always sent, equal or not: grades below delta never saw the streamed text (C2 "step completed").
+      putFrame(s, agentId, t, st, frame);
     } else if (part.type === 'tool_use') {
       const prev = a.tools.get(part.id);
       const base = prev?.step.frames.find((f) => f.kind === 'tool' && f.toolCallId === part.id);
@@ -179,13 +179,6 @@ function assistantMessage(s: RecordsState, agentId: string, t: RecTurn, m: Messa
     }
   }
   sd.unclaimed = [];
-}
-
-/** Keeps a frame that already equals what the client holds (no op). */
-function putSilently(st: RecStep, f: RecFrame): void {
-  const i = st.frames.findIndex((x) => x.frameId === f.frameId);
-  if (i >= 0) st.frames[i] = f;
-  else st.frames.push(f);
 }
 
 function messageCreated(s: RecordsState, p: PayloadOf<'message.created'>): void {

@@ -15,6 +15,7 @@ import type { AccessPolicy } from '../../protocol/access/host.ts';
 import { handleClientMessage, type ClientFrameDeps } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
 import { FanOut } from './fanout.ts';
+import type { LiveTranscripts } from './transcript/live.ts';
 import { serverHello } from './server-frames.ts';
 import { bearerProtocol, checkUpgrade, refuseUpgrade, type UpgradeAuth } from './upgrade.ts';
 
@@ -35,6 +36,7 @@ export type WsHubDeps = ClientFrameDeps & {
   token: string;
   options: Pick<ServeOptions, 'dangerousBypassAuth'>;
   journal: Journal;
+  liveTranscripts: LiveTranscripts;
   clock: Clock;
   ids: Ids;
   log: Logger;
