@@ -55,8 +55,9 @@ function marker(s: RecordsState, agentId: string, name: string, payload: unknown
 function mergeMeta(s: RecordsState, agentId: string, patch: Record<string, unknown>): void {
   const a = recAgent(s, agentId);
   const agent = patch.agent as Record<string, unknown> | undefined;
+  const before = a.meta.agent as object | undefined;
   Object.assign(a.meta, patch);
-  if (agent) a.meta.agent = { ...(a.meta.agent as object | undefined), ...agent };
+  if (agent) a.meta.agent = { ...before, ...agent };
   emit(s, agentId, { op: 'meta.merge', meta: patch });
 }
 

@@ -1,7 +1,6 @@
 import type { TranscriptProjection } from '../../../projections/transcript/projection.ts';
 import { agentOf, plans, userMessages } from '../../../projections/transcript/views.ts';
 import { recordsPage } from '../../../projections/transcript/records-view.ts';
-import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { LiveTranscripts } from '../../ws/transcript/live.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
 import { Codes } from '../../../protocol/codes.ts';
@@ -14,12 +13,10 @@ import {
 
 /** What the transcript routes read. */
 export interface TranscriptRouteDeps extends SessionLookup {
-  /** Cold sessions: the folded transcripts. */
+  /** user-messages and plan: the folded transcripts. */
   transcripts: TranscriptProjection;
-  /** Live sessions: the live folds with their batch counters and op journals (`seq`, `/ops`). */
+  /** GET /transcript and /ops: the live folds with their batch counters and op journals. */
   liveTranscripts: LiveTranscripts;
-  /** Whether the session's runtime is in memory: only then do answers carry `seq`. */
-  engine: Pick<EngineRegistry, 'get'>;
 }
 
 const MUTUALLY_EXCLUSIVE = 'before_turn and after_turn are mutually exclusive';
@@ -39,15 +36,9 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
           throw validationError([{ field: 'before_turn', message: MUTUALLY_EXCLUSIVE }, { field: 'after_turn', message: MUTUALLY_EXCLUSIVE }]);
         }
         const unknownTurn = () => validationError([{ field: query.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
-        if (deps.engine.get(params.session_id) !== undefined || deps.liveTranscripts.has(params.session_id)) {
-          return deps.liveTranscripts.read(params.session_id, (state, watermark) => {
-            const page = recordsPage(state, query, watermark(query.agent_id));
-            if (!page) throw unknownTurn();
-            return page;
-          });
-        }
-        return transcripts.read(params.session_id, (state) => {
-          const page = recordsPage(state, query, undefined);
+        // Always the live fold (a fold, never the runtime): its `seq` is what transcript_since resumes from.
+        return deps.liveTranscripts.read(params.session_id, (state, watermark) => {
+          const page = recordsPage(state, query, watermark(query.agent_id));
           if (!page) throw unknownTurn();
           return page;
         });
