@@ -4,6 +4,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../app/logger.ts';
 import type { WsConnection } from './connection.ts';
+import { DEFAULT_COALESCE_MS, DeltaCoalescer } from './coalesce.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
 import { opsFrame } from './transcript/frames.ts';
@@ -18,10 +19,13 @@ const VOLATILE_FLUSH_MS = 4;
  * subscribers. Each frame is serialised once, whatever the number of receivers.
  */
 export class FanOut {
+  private readonly coalescer: DeltaCoalescer;
   constructor(
     private readonly deps: { journal: Journal; clock: Clock; log: Logger; liveTranscripts: LiveTranscripts },
     private readonly connections: () => Iterable<WsConnection>,
+    coalesceMs = DEFAULT_COALESCE_MS,
   ) {
+    this.coalescer = new DeltaCoalescer(coalesceMs, this.sendVolatile);
     deps.liveTranscripts.onBatch = this.sendBatch;
     deps.liveTranscripts.wanted = (sid) => {
       for (const c of this.connections()) if (c.transcripts.has(sid)) return true;
@@ -48,6 +52,11 @@ export class FanOut {
     try {
       // Transcript ops first: a client that reads both sees the ops of an event no later than its legacy frame.
       this.deps.liveTranscripts.onCommitted(events);
+      // Held deltas of a session leave before its next durable frame.
+      for (const e of events) {
+        this.coalescer.flush(e.stream);
+        if (e.type === 'turn.ended') this.coalescer.forget(e.stream);
+      }
       for (const e of events) this.route(e, conns);
     } catch (err) {
       // Never let a fan-out fault break the journal's flush loop; the events are safe on disk.
@@ -57,12 +66,20 @@ export class FanOut {
     }
   };
 
-  /** A volatile frame to a session's subscribers: never journaled, never replayed. */
+  /** A volatile frame to a session's subscribers: never journaled, never replayed; later deltas of a step coalesced. */
   publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void {
+    this.deps.liveTranscripts.onVolatile(sessionId, type, payload);
+    if (!this.coalescer.push(sessionId, type, payload, offset)) this.sendVolatile(sessionId, type, payload, offset);
+  }
+
+  close(): void {
+    this.coalescer.close();
+  }
+
+  private readonly sendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number): void => {
     let text: string | undefined;
     const agentId = agentIdOf(payload);
     const seq = this.deps.journal.headSeq(sessionId);
-    this.deps.liveTranscripts.onVolatile(sessionId, type, payload);
     for (const c of this.connections()) {
       if (c.subs.has(sessionId)) {
         text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
@@ -70,7 +87,7 @@ export class FanOut {
         c.deliver(sessionId, type, { seq, volatile: true, text }, agentId);
       }
     }
-  }
+  };
 
   private readonly corked = new Set<WsConnection>();
   private flushScheduled = false;

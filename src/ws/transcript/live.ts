@@ -8,6 +8,7 @@ import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
 import type { Logger } from '../../app/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { DEFAULT_COALESCE_MS } from '../coalesce.ts';
 
 /**
  * The live side of the transcript channel (docs/transcript.md "Ops"): per session a fold of the journal kept
@@ -21,8 +22,8 @@ import type { Clock } from '../../lib/clock.ts';
 export const OP_JOURNAL = 2000;
 /** Sessions folded at once; the least recently used goes first. */
 const MAX_ENTRIES = 64;
-/** Later deltas of a step are merged into one batch per window (about one animation frame). */
-export const COALESCE_MS = 16;
+/** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
+export const COALESCE_MS = DEFAULT_COALESCE_MS;
 
 /** The lowest grade that carries a batch: 1 turn, 2 block, 3 delta. */
 export type Rank = 1 | 2 | 3;
@@ -69,7 +70,11 @@ export class LiveTranscripts {
   /** Whether some connection has a transcript channel on the session (an untracked session is then folded). */
   wanted: (sessionId: string) => boolean = () => false;
 
-  constructor(private readonly deps: { journal: Journal; clock: Clock; log: Logger }, private readonly maxEntries = MAX_ENTRIES) {}
+  constructor(
+    private readonly deps: { journal: Journal; clock: Clock; log: Logger },
+    private readonly coalesceMs = COALESCE_MS,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
 
   /** The session's live fold, created (folded from the journal) when missing. */
   ensure(sessionId: string): Promise<Entry> {
@@ -193,7 +198,7 @@ export class LiveTranscripts {
   /** The first delta batch of a step leaves at once; later ones wait for the window and leave merged. */
   private delta(e: Entry, agentId: string, step: string, ops: RecOp[]): void {
     const pending = e.pending.get(agentId);
-    if (e.stepOf.get(agentId) !== step && !pending) {
+    if ((e.stepOf.get(agentId) !== step && !pending) || this.coalesceMs <= 0) {
       e.stepOf.set(agentId, step);
       this.issue(e, agentId, 3, ops, true);
       return;
@@ -204,7 +209,7 @@ export class LiveTranscripts {
     e.timer ??= setTimeout(() => {
       e.timer = null;
       this.flushPending(e);
-    }, COALESCE_MS);
+    }, this.coalesceMs);
   }
 
   private flushAgent(e: Entry, agentId: string): void {
