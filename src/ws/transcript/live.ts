@@ -1,9 +1,9 @@
 import type { Journal } from '../../../journal/journal.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
-import { foldTranscript } from '../../../projections/transcript/projection.ts';
+import { foldStream } from '../../../projections/lazy-projection.ts';
 import { applyDelta } from '../../../projections/transcript/records.ts';
 import type { EmittedOp, RecOp } from '../../../projections/transcript/records-state.ts';
-import { transcriptReducer } from '../../../projections/transcript/reducer.ts';
+import { liveTranscriptReducer } from '../../../projections/transcript/reducer.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
 import type { Logger } from '../../app/logger.ts';
@@ -88,7 +88,7 @@ export class LiveTranscripts {
     const e: Entry = {
       sessionId, state: null, seq: 0, queue: [], logs: new Map(), base, pending: new Map(), stepOf: new Map(), timer: null, ready: undefined as never,
     };
-    e.ready = foldTranscript(this.deps.journal, sessionId).then(({ state, seq }) => {
+    e.ready = foldStream(this.deps.journal, liveTranscriptReducer, sessionId).then(({ state, seq }) => {
       e.state = state;
       e.seq = seq;
       for (const x of e.queue.splice(0)) this.input(e, x);
@@ -166,7 +166,7 @@ export class LiveTranscripts {
     try {
       if ('seq' in x) {
         if (x.seq <= e.seq) return;
-        transcriptReducer.apply(state, x);
+        liveTranscriptReducer.apply(state, x);
         e.seq = x.seq;
       } else {
         applyDelta(state.rec, x.type, x.payload as never);
