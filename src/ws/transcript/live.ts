@@ -9,6 +9,7 @@ import { transcriptRole } from '../../../protocol/events/registry.ts';
 import type { Logger } from '../../app/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DEFAULT_COALESCE_MS } from '../coalesce.ts';
+import { opsFrame } from './frames.ts';
 
 /**
  * The live side of the transcript channel (docs/transcript.md "Ops"): per session a fold of the journal kept
@@ -18,8 +19,9 @@ import { DEFAULT_COALESCE_MS } from '../coalesce.ts';
  * this fold, so its `seq` is the counter the ops continue.
  */
 
-/** Batches kept per agent for resumes (as the reference server). */
+/** Batches kept per agent for resumes (as the reference server), and at most this many bytes of them. */
 export const OP_JOURNAL = 2000;
+export const OP_JOURNAL_BYTES = 1024 * 1024;
 /** Sessions folded at once; the least recently used goes first. */
 const MAX_ENTRIES = 64;
 /** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
@@ -36,9 +38,14 @@ export interface OpBatch {
   ops: RecOp[];
   /** From streamed deltas (never journaled). */
   volatile: boolean;
+  /** The `transcript.ops` frame, serialised once (what the op journal keeps, instead of the op objects). */
+  text: string;
 }
 
-interface AgentLog { seq: number; batches: OpBatch[] }
+/** A batch as the op journal keeps it. */
+export type KeptBatch = Omit<OpBatch, 'ops'>;
+
+interface AgentLog { seq: number; batches: KeptBatch[]; bytes: number }
 
 interface Pending { agentId: string; ops: RecOp[] }
 
@@ -141,7 +148,7 @@ export class LiveTranscripts {
   }
 
   /** The batches after `since` when the op journal still reaches it (`complete`), oldest first. */
-  since(e: Entry, agentId: string, since: number): { batches: OpBatch[]; latest: number; complete: boolean } {
+  since(e: Entry, agentId: string, since: number): { batches: KeptBatch[]; latest: number; complete: boolean } {
     const log = this.log(e, agentId);
     const oldest = log.batches[0]?.seq ?? log.seq + 1;
     if (since > log.seq || since < oldest - 1) return { batches: [], latest: log.seq, complete: false };
@@ -155,7 +162,7 @@ export class LiveTranscripts {
 
   private log(e: Entry, agentId: string): AgentLog {
     let l = e.logs.get(agentId);
-    if (!l) e.logs.set(agentId, (l = { seq: e.base, batches: [] }));
+    if (!l) e.logs.set(agentId, (l = { seq: e.base, batches: [], bytes: 0 }));
     return l;
   }
 
@@ -227,9 +234,14 @@ export class LiveTranscripts {
 
   private issue(e: Entry, agentId: string, rank: Rank, ops: RecOp[], volatile: boolean): void {
     const log = this.log(e, agentId);
-    const b: OpBatch = { sessionId: e.sessionId, agentId, seq: ++log.seq, rank, ops, volatile };
-    log.batches.push(b);
-    if (log.batches.length > OP_JOURNAL) log.batches.splice(0, log.batches.length - OP_JOURNAL);
+    const seq = ++log.seq;
+    const text = opsFrame({ sessionId: e.sessionId, agentId, seq, volatile, ops, ts: this.deps.clock.now().toISOString() });
+    const b: OpBatch = { sessionId: e.sessionId, agentId, seq, rank, ops, volatile, text };
+    log.batches.push({ sessionId: e.sessionId, agentId, seq, rank, volatile, text });
+    log.bytes += text.length;
+    let drop = 0;
+    while (log.batches.length - drop > OP_JOURNAL || (log.bytes > OP_JOURNAL_BYTES && log.batches.length - drop > 1)) log.bytes -= log.batches[drop++]!.text.length;
+    if (drop) log.batches.splice(0, drop);
     try {
       this.onBatch(b);
     } catch (err) {
