@@ -144,12 +144,13 @@ export class LiveTranscripts {
   async read<T>(sessionId: string, view: (state: TranscriptState, watermark: (agentId: string) => number, e: Entry) => T): Promise<T> {
     const e = await this.ensure(sessionId);
     this.flushPending(e);
-    return structuredClone(view(e.state!, (agentId) => this.log(e, agentId).seq, e));
+    return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
   }
 
   /** The batches after `since` when the op journal still reaches it (`complete`), oldest first. */
   since(e: Entry, agentId: string, since: number): { batches: KeptBatch[]; latest: number; complete: boolean } {
-    const log = this.log(e, agentId);
+    // Read without creating: a query for any agent id must not grow the map.
+    const log = e.logs.get(agentId) ?? { seq: e.base, batches: [], bytes: 0 };
     const oldest = log.batches[0]?.seq ?? log.seq + 1;
     if (since > log.seq || since < oldest - 1) return { batches: [], latest: log.seq, complete: false };
     return { batches: log.batches.filter((b) => b.seq > since), latest: log.seq, complete: true };
