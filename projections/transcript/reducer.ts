@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { StreamReducer } from '../projection.ts';
 import { interactions } from './interactions.ts';
 import { progress } from './progress.ts';
+import { records } from './records.ts';
 import { roster } from './roster.ts';
 import { newTranscriptState, type Family, type TranscriptState } from './state.ts';
 import { tasks } from './tasks.ts';
@@ -10,16 +11,23 @@ import { users } from './users.ts';
 
 /**
  * The record families, in the order they see an event both read: the turns before the user messages
- * (a user message looks up the turn that owns it).
+ * (a user message looks up the turn that owns it); the client records last (an undo reads what the turns family removed).
  */
-const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress];
+const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress, records];
 
 type AnyHandler = (s: TranscriptState, payload: unknown, e: JournalEvent) => void;
 
-const HANDLERS = new Map<string, AnyHandler[]>();
-for (const family of FAMILIES) {
-  for (const [type, handler] of Object.entries(family) as Array<[string, AnyHandler]>) HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
+function handlers(families: readonly Family[]): Map<string, AnyHandler[]> {
+  const out = new Map<string, AnyHandler[]>();
+  for (const family of families) {
+    for (const [type, handler] of Object.entries(family) as Array<[string, AnyHandler]>) out.set(type, [...(out.get(type) ?? []), handler]);
+  }
+  return out;
 }
+
+const HANDLERS = handlers(FAMILIES);
+/** What the live folds need (GET /transcript, the ops): the records, the roster and the compaction count. */
+const LIVE_HANDLERS = handlers([roster, progress, records]);
 
 /**
  * The transcript of a session (docs/transcript.md): per agent its turns, user messages, interactions, todos;
@@ -27,10 +35,24 @@ for (const family of FAMILIES) {
  */
 export const transcriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript',
-  version: 1,
+  version: 2,
   init: newTranscriptState,
   apply(state, event) {
-    const handlers = HANDLERS.get(event.type);
-    if (handlers) for (const h of handlers) h(state, event.payload, event);
+    const hs = HANDLERS.get(event.type);
+    if (hs) for (const h of hs) h(state, event.payload, event);
+  },
+};
+
+/**
+ * The same fold restricted to the families GET /transcript and the transcript channel read (records, roster,
+ * compactions): the live folds (src/ws/transcript/live.ts) do not hold the messages a second time.
+ */
+export const liveTranscriptReducer: StreamReducer<TranscriptState> = {
+  name: 'transcript-live',
+  version: 2,
+  init: newTranscriptState,
+  apply(state, event) {
+    const hs = LIVE_HANDLERS.get(event.type);
+    if (hs) for (const h of hs) h(state, event.payload, event);
   },
 };
