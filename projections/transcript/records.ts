@@ -445,6 +445,13 @@ export const records = {
     mergeMeta(s, 'main', { goal: p.goal });
     marker(s, 'main', 'goal', { goal: p.goal }, e.ts);
   },
+  'hook.result': ({ rec: s }, p, e) => marker(s, agentIdOf(p), 'hook', {
+    hookEvent: p.hook_event, command: p.command, origin: p.origin, outcome: p.outcome, durationMs: p.duration_ms,
+    ...(p.turn_id ? { turnId: p.turn_id } : {}), ...(p.matcher ? { matcher: p.matcher } : {}),
+    ...(p.tool_name ? { toolName: p.tool_name } : {}), ...(p.tool_call_id ? { toolCallId: p.tool_call_id } : {}),
+    ...(p.decision ? { decision: p.decision } : {}), ...(p.reason ? { reason: p.reason } : {}),
+    ...(p.exit_code !== undefined ? { exitCode: p.exit_code } : {}),
+  }, e.ts),
 } satisfies Family;
 
 type DeltaPayload = { agent_id?: string; turn_id: string; step: number };

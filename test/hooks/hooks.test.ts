@@ -107,9 +107,11 @@ test('a hook that times out, crashes or answers garbage never wedges the turn; P
   const pre = runs.filter((h: any) => h.hook_event === 'PreToolUse').map((h: any) => h.outcome);
   t.deepEqual(pre, ['timed_out', 'error', 'error']);
   t.deepEqual(runs.map((h: any) => h.hook_event).sort(), ['PostToolUse', 'PreToolUse', 'PreToolUse', 'PreToolUse', 'SessionStart', 'Stop', 'UserPromptSubmit']);
-  // The runs are in the agent's transcript ops.
-  const ops = await env.s.get(`/api/v1/sessions/${env.sid}/transcript/ops?agent_id=main&since_seq=0`);
-  t.true(ops.data.batches.some((b: any) => b.ops.some((o: any) => o.type === 'hook.result')));
+  // Each run is a `hook` marker in the agent's transcript (the same fold emits its marker.upsert op; see the fold-equivalence test).
+  const tr = await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main&page_size=50`);
+  const markers = tr.data.items.filter((i: any) => i.kind === 'marker' && i.marker === 'hook');
+  t.deepEqual(markers.map((m: any) => m.payload.hookEvent).sort(), runs.map((h: any) => h.hook_event).sort());
+  t.like(markers.find((m: any) => m.payload.hookEvent === 'PreToolUse' && m.payload.outcome === 'timed_out'), { payload: { origin: 'config' } });
 });
 
 test('UserPromptSubmit exit 2 blocks the prompt: the turn fails before any model request; plugin hooks join and stop with the plugin', async (t) => {
