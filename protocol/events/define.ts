@@ -29,6 +29,11 @@ export interface EventDef<
   /** One line for /asyncapi.json. */
   readonly summary: string;
   readonly payload: S;
+  /**
+   * Client superset (spec/clients.md E3/E4): the wire payload also carries a copy of the payload
+   * under this key (`payload.workspace`, `payload.session`); the journal keeps the spec's shape.
+   */
+  readonly nest?: string;
 }
 
 /** Declares one event type; `registry.ts` collects them and checks the combination of fields. */

@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import { schemaToJson } from '../../protocol/json-schema.ts';
 import type { EventDef } from '../../protocol/events/define.ts';
 import { eventDefs } from '../../protocol/events/registry.ts';
+import { wirePayloadSchema } from '../../protocol/events/wire.ts';
 import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
   SubscribeV2AckPayload, TerminalResizeAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
@@ -69,11 +70,15 @@ function clientMessage(type: keyof typeof ClientPayloads, summary: string): Json
 
 /** A durable event: the event frame envelope with `type` (and for globals `session_id`) fixed. */
 function eventMessage(def: EventDef): Json {
-  const global = def.receivers === 'broadcast';
+  const global = def.stream !== 'session';
   const frame = json(EventFrame);
-  frame.properties = { ...frame.properties, type: { const: def.type }, payload: json(def.payload) };
+  frame.properties = { ...frame.properties, type: { const: def.type }, payload: json(wirePayloadSchema(def, !global)) };
   if (global) frame.properties.session_id = { const: GLOBAL_SESSION_ID };
-  return message(def.type, def.summary, frame, global ? 'Global: sent to every connection, no subscription needed.' : 'Session: sent to subscribers of the session.');
+  const description = def.receivers === 'broadcast'
+    ? global ? 'Global: sent to every connection, no subscription needed.'
+      : 'Sent to every connection, no subscription needed, stamped with the session\'s own `session_id`, `seq` and `epoch` (journaled on its session stream, replayed with it).'
+    : 'Session: sent to subscribers of the session.';
+  return message(def.type, def.summary, frame, description);
 }
 
 function messages(): Json {
@@ -116,7 +121,7 @@ const TO_SUBSCRIBERS = [...eventDefs()].filter((d) => d.receivers === 'subscribe
 /** A volatile event: the volatile frame envelope with `type` fixed; `offset` is on the frame of events whose payload has one. */
 function volatileMessage(def: EventDef): Json {
   const frame = json(VolatileFrame);
-  const payload = json(def.payload);
+  const payload = json(wirePayloadSchema(def, true));
   frame.properties = { ...frame.properties, type: { const: def.type }, payload };
   if (payload.properties?.offset) frame.required = [...new Set([...(frame.required ?? []), 'offset'])];
   return message(def.type, def.summary, frame, 'Volatile: to subscribers only, never journaled or replayed.');

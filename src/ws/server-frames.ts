@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 import type { JournalEvent } from '../../journal/types.ts';
+import { eventDef } from '../../protocol/events/registry.ts';
+import { wirePayload } from '../../protocol/events/wire.ts';
 
 /** Server frames of `/api/v1/ws`: schemas (for /asyncapi.json and tests) and builders. */
 
@@ -107,14 +109,16 @@ export function ackFrame(a: Omit<AckFrame, 'type'>): string {
   return JSON.stringify({ type: 'ack', ...a });
 }
 
+/** A durable event's frame; the payload with the client superset (protocol/events/wire.ts). */
 export function durableFrame(e: JournalEvent, sessionId: string): string {
-  return JSON.stringify({ type: e.type, seq: e.seq, epoch: e.epoch, session_id: sessionId, timestamp: e.ts, payload: e.payload });
+  const payload = wirePayload(eventDef(e.type), sessionId === GLOBAL_SESSION_ID ? undefined : sessionId, e.payload);
+  return JSON.stringify({ type: e.type, seq: e.seq, epoch: e.epoch, session_id: sessionId, timestamp: e.ts, payload });
 }
 
 export function volatileFrame(f: { type: string; seq: number; offset?: number; sessionId: string; now: Date; payload: unknown }): string {
   const frame: Record<string, unknown> = { type: f.type, seq: f.seq, volatile: true };
   if (f.offset !== undefined) frame.offset = f.offset;
-  Object.assign(frame, { session_id: f.sessionId, timestamp: f.now.toISOString(), payload: f.payload });
+  Object.assign(frame, { session_id: f.sessionId, timestamp: f.now.toISOString(), payload: wirePayload(eventDef(f.type), f.sessionId, f.payload) });
   return JSON.stringify(frame);
 }
 

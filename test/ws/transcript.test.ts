@@ -1,3 +1,4 @@
+import { eventDef } from '../../protocol/events/registry.ts';
 import test, { type ExecutionContext } from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
@@ -30,8 +31,11 @@ const barrier = (c: WsClient) => c.request('client_hello', { client_id: 'barrier
 const ops = (c: WsClient, agentId = 'main') => c.frames.filter((f) => f.type === 'transcript.ops' && f.payload.agent_id === agentId);
 const durableOps = (c: WsClient) => ops(c).filter((f) => !f.payload.volatile);
 const opTypes = (frames: any[]) => frames.flatMap((f) => f.payload.ops.map((o: any) => o.type));
-const legacy = (c: WsClient, env: EngineEnv) => c.frames.filter((f) => f.session_id === env.sid && typeof f.seq === 'number');
-const mainEventsAfter = async (env: EngineEnv, seq: number) => (await journal(env)).filter((e) => e.seq > seq && (e.payload?.agent_id ?? 'main') === 'main');
+// Broadcast session events (event.session.work_changed / status_changed, session.meta.updated: spec/clients.md E5) are
+// on the session stream but in no transcript, and never give way to one.
+const broadcast = (type: string) => eventDef(type)?.receivers === 'broadcast';
+const legacy = (c: WsClient, env: EngineEnv) => c.frames.filter((f) => f.session_id === env.sid && typeof f.seq === 'number' && !broadcast(f.type));
+const mainEventsAfter = async (env: EngineEnv, seq: number) => (await journal(env)).filter((e) => e.seq > seq && (e.payload?.agent_id ?? 'main') === 'main' && !broadcast(e.type));
 
 test('subscribe_v2 sends a transcript.reset of each graded agent: the newest turns and the journal seq', async (t) => {
   const env = await startEngine(t);
