@@ -276,7 +276,7 @@ test('resync_required: more than 1000 behind, stale epoch, past the head; still 
   const ack = await c.request('subscribe', { session_ids: [id], cursors: { [id]: { seq: 1, epoch } } });
   t.is(ack.code, 0);
   const resync = await c.waitFor((f) => f.type === 'resync_required');
-  t.deepEqual(resync.payload, { session_id: id, reason: 'too_far_behind', head_seq: seq, epoch, max_event_buffer_size: 1000 });
+  t.deepEqual(resync.payload, { session_id: id, reason: 'too_far_behind', head_seq: seq, current_seq: seq, epoch, max_event_buffer_size: 1000 });
   t.is(resync.session_id, id);
   t.is(eventsOf(c, id).length, 0, 'nothing replayed');
   await appendEvents(s, id, 1);
