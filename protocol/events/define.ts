@@ -34,6 +34,8 @@ export interface EventDef<
    * under this key (`payload.workspace`, `payload.session`); the journal keeps the spec's shape.
    */
   readonly nest?: string;
+  /** Client superset: payload keys also sent under another name (`{goal: 'snapshot'}`: `payload.snapshot` = `payload.goal`). */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 /** Declares one event type; `registry.ts` collects them and checks the combination of fields. */

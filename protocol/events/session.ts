@@ -78,8 +78,9 @@ const runtimeBound = defineEvent({
 
 const goalUpdated = defineEvent({
   type: 'goal.updated', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
-  summary: 'The goal snapshot changed (null = cleared)',
+  summary: 'The goal snapshot changed (null = cleared); also sent as `snapshot` (clients read that name)',
   payload: v.object({ goal: v.nullable(GoalSnapshot) }),
+  aliases: { goal: 'snapshot' },
 });
 
 const titleGenerated = defineEvent({

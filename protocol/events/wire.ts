@@ -7,6 +7,7 @@ import type { EventDef, PayloadSchema } from './define.ts';
  * spec's fields; the superset is added once per frame, when it is serialised.
  *
  * - `nest` (E3/E4): a copy of the payload under `payload.workspace` / `payload.session`.
+ * - `aliases` (E10): a key also sent under the name clients read (`goal.updated`: `snapshot` beside `goal`).
  * - Session events (E10): `sessionId`, and a camelCase alias beside every top-level snake-case
  *   `*_id` key (`agent_id` -> `agentId`, `turn_id` -> `turnId`, ...), so a client reading camelCase
  *   keys tells a sub-agent's events from the main agent's. An existing camelCase key is never overwritten.
@@ -46,6 +47,10 @@ export function wirePayload(def: EventDef | undefined, sessionId: string | undef
     out ??= { ...payload };
     out[def.nest] = payload;
   }
+  if (def?.aliases) {
+    out ??= { ...payload };
+    for (const [k, alias] of Object.entries(def.aliases)) if (k in payload && !(alias in payload)) out[alias] = payload[k];
+  }
   return out ?? payload;
 }
 
@@ -62,7 +67,7 @@ function objectOf(schema: PayloadSchema): ObjectLike | undefined {
 /** The schema of the wire payload (for /asyncapi.json and the contract checks): the registry's plus the superset keys. */
 export function wirePayloadSchema(def: EventDef, sessionScoped: boolean): PayloadSchema {
   const obj = objectOf(def.payload);
-  if (!obj?.entries || (!sessionScoped && !def.nest)) return def.payload;
+  if (!obj?.entries || (!sessionScoped && !def.nest && !def.aliases)) return def.payload;
   const entries: Record<string, PayloadSchema> = { ...obj.entries };
   if (sessionScoped) {
     for (const k of Object.keys(obj.entries)) {
@@ -71,6 +76,7 @@ export function wirePayloadSchema(def: EventDef, sessionScoped: boolean): Payloa
     }
     if (!('sessionId' in entries)) entries.sessionId = v.pipe(v.string(), v.description('the session (alias of the envelope `session_id`)')) as PayloadSchema;
   }
+  for (const [k, alias] of Object.entries(def.aliases ?? {})) if (obj.entries[k] && !(alias in entries)) entries[alias] = obj.entries[k];
   if (def.nest) entries[def.nest] = v.pipe(def.payload, v.description('a copy of the payload (clients read this key)')) as PayloadSchema;
   const loose = obj.type === 'loose_object';
   return (loose ? v.looseObject(entries) : v.object(entries)) as PayloadSchema;
