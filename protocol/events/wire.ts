@@ -7,6 +7,7 @@ import type { EventDef, PayloadSchema } from './define.ts';
  * spec's fields; the superset is added once per frame, when it is serialised.
  *
  * - `nest` (E3/E4): a copy of the payload under `payload.workspace` / `payload.session`.
+ * - `extend` (A6): keys derived from the payload (`task.*`: `info`; `compaction.completed`: `result`).
  * - `aliases` (E10): a key also sent under the name clients read (`goal.updated`: `snapshot` beside `goal`).
  * - Session events (E10): `sessionId`, and a camelCase alias beside every top-level snake-case
  *   `*_id` key (`agent_id` -> `agentId`, `turn_id` -> `turnId`, ...), so a client reading camelCase
@@ -47,6 +48,10 @@ export function wirePayload(def: EventDef | undefined, sessionId: string | undef
     out ??= { ...payload };
     out[def.nest] = payload;
   }
+  if (def?.extend) {
+    out ??= { ...payload };
+    for (const [k, x] of Object.entries(def.extend.build(payload))) if (!(k in payload)) out[k] = x;
+  }
   if (def?.aliases) {
     out ??= { ...payload };
     for (const [k, alias] of Object.entries(def.aliases)) if (k in payload && !(alias in payload)) out[alias] = payload[k];
@@ -67,7 +72,7 @@ function objectOf(schema: PayloadSchema): ObjectLike | undefined {
 /** The schema of the wire payload (for /asyncapi.json and the contract checks): the registry's plus the superset keys. */
 export function wirePayloadSchema(def: EventDef, sessionScoped: boolean): PayloadSchema {
   const obj = objectOf(def.payload);
-  if (!obj?.entries || (!sessionScoped && !def.nest && !def.aliases)) return def.payload;
+  if (!obj?.entries || (!sessionScoped && !def.nest && !def.aliases && !def.extend)) return def.payload;
   const entries: Record<string, PayloadSchema> = { ...obj.entries };
   if (sessionScoped) {
     for (const k of Object.keys(obj.entries)) {
@@ -77,6 +82,7 @@ export function wirePayloadSchema(def: EventDef, sessionScoped: boolean): Payloa
     if (!('sessionId' in entries)) entries.sessionId = v.pipe(v.string(), v.description('the session (alias of the envelope `session_id`)')) as PayloadSchema;
   }
   for (const [k, alias] of Object.entries(def.aliases ?? {})) if (obj.entries[k] && !(alias in entries)) entries[alias] = obj.entries[k];
+  for (const [k, schema] of Object.entries(def.extend?.entries ?? {})) if (!(k in entries)) entries[k] = schema;
   if (def.nest) entries[def.nest] = v.pipe(def.payload, v.description('a copy of the payload (clients read this key)')) as PayloadSchema;
   const loose = obj.type === 'loose_object';
   return (loose ? v.looseObject(entries) : v.object(entries)) as PayloadSchema;
