@@ -22,8 +22,11 @@ function mainTurnEnded(ws: WsClient, sid: string, n: number) {
 async function journey(t: any, env: EngineEnv, web: WsClient) {
   const { s, sid, ws } = env;
   let turns = 0;
+  // The prompt body a web client sends (D2): swarm_mode and opaque metadata keys, accepted.
   const next = async (text: string) => {
-    t.is((await prompt(env, text)).code, 0);
+    const r = await prompt(env, { content: [{ type: 'text', text }], swarm_mode: false, metadata: { display_text: text } });
+    t.is(r.code, 0, JSON.stringify(r));
+    t.true(typeof r.data.prompt_id === 'string' && typeof r.data.user_message_id === 'string' && typeof r.data.status === 'string');
     return ++turns;
   };
 
