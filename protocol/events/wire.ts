@@ -9,9 +9,10 @@ import type { EventDef, PayloadSchema } from './define.ts';
  * - `nest` (E3/E4): a copy of the payload under `payload.workspace` / `payload.session`.
  * - `extend` (A6): keys derived from the payload (`task.*`: `info`; `compaction.completed`: `result`).
  * - `aliases` (E10): a key also sent under the name clients read (`goal.updated`: `snapshot` beside `goal`).
- * - Session events (E10): `sessionId`, and a camelCase alias beside every top-level snake-case
+ * - Durable session events (E10): `sessionId`, and a camelCase alias beside every top-level snake-case
  *   `*_id` key (`agent_id` -> `agentId`, `turn_id` -> `turnId`, ...), so a client reading camelCase
  *   keys tells a sub-agent's events from the main agent's. An existing camelCase key is never overwritten.
+ *   Volatile frames (deltas, progress) get only `agentId`: +17 bytes a frame instead of +109.
  */
 
 const ALIAS_CACHE = new Map<string, string>();
@@ -36,7 +37,10 @@ function isPlainObject(x: unknown): x is Record<string, unknown> {
 export function wirePayload(def: EventDef | undefined, sessionId: string | undefined, payload: unknown): unknown {
   if (!isPlainObject(payload)) return payload;
   let out: Record<string, unknown> | undefined;
-  if (sessionId !== undefined) {
+  if (sessionId !== undefined && def?.durability === 'volatile') {
+    // Streamed frames (deltas) stay lean: only `agentId`, the key that routes them to a sub-agent.
+    if (typeof payload.agent_id === 'string' && !('agentId' in payload)) out = { ...payload, agentId: payload.agent_id };
+  } else if (sessionId !== undefined) {
     out = { ...payload };
     for (const k of Object.keys(payload)) {
       const alias = camelAlias(k);
@@ -74,7 +78,9 @@ export function wirePayloadSchema(def: EventDef, sessionScoped: boolean): Payloa
   const obj = objectOf(def.payload);
   if (!obj?.entries || (!sessionScoped && !def.nest && !def.aliases && !def.extend)) return def.payload;
   const entries: Record<string, PayloadSchema> = { ...obj.entries };
-  if (sessionScoped) {
+  if (sessionScoped && def.durability === 'volatile') {
+    if (obj.entries.agent_id && !('agentId' in entries)) entries.agentId = obj.entries.agent_id;
+  } else if (sessionScoped) {
     for (const k of Object.keys(obj.entries)) {
       const alias = camelAlias(k);
       if (alias && !(alias in entries)) entries[alias] = obj.entries[k]!;

@@ -146,8 +146,8 @@ export const EventPayloads: Record<string, v.GenericSchema> = {
   'subagent.failed': v.looseObject({ subagentId: Str }),
   'task.started': v.looseObject({ info: v.looseObject({ taskId: Str, kind: Str, startedAt: Num, agentId: opt(Str) }), task: TaskWire }),
   'task.terminated': v.looseObject({ info: v.looseObject({ taskId: Str, status: Str, kind: Str }), task: TaskWire }),
-  'assistant.delta': v.looseObject({ agentId: Str, sessionId: Str }),
-  'thinking.delta': v.looseObject({ agentId: Str, sessionId: Str }),
+  'assistant.delta': v.looseObject({ agentId: Str }),
+  'thinking.delta': v.looseObject({ agentId: Str }),
   'tool.call.started': v.looseObject({ agentId: Str, toolCallId: Str }),
   'tool.result': v.looseObject({ agentId: Str, toolCallId: Str }),
 };
