@@ -3,6 +3,7 @@ import { COMPACTION_EVENTS } from './compaction.ts';
 import { CONFIG_EVENTS } from './config.ts';
 import type { EventDef, PayloadOfDef, TranscriptRole } from './define.ts';
 import { DELTA_EVENTS } from './deltas.ts';
+import { FILE_EVENTS } from './files.ts';
 import { GUI_EVENTS } from './gui.ts';
 import { HOOK_EVENTS } from './hooks.ts';
 import { PLUGIN_EVENTS } from './plugins.ts';
@@ -22,7 +23,7 @@ import { WORKSPACE_EVENTS } from './workspace.ts';
 const ALL = [
   ...SESSION_EVENTS, ...WORKSPACE_EVENTS, ...CONFIG_EVENTS, ...GUI_EVENTS, ...UPLOAD_EVENTS,
   ...TURN_EVENTS, ...DELTA_EVENTS, ...TOOL_EVENTS, ...APPROVAL_EVENTS, ...QUESTION_EVENTS,
-  ...TASK_EVENTS, ...SUBAGENT_EVENTS, ...SKILL_EVENTS, ...TODO_EVENTS, ...COMPACTION_EVENTS, ...TERMINAL_EVENTS,
+  ...TASK_EVENTS, ...SUBAGENT_EVENTS, ...SKILL_EVENTS, ...TODO_EVENTS, ...COMPACTION_EVENTS, ...TERMINAL_EVENTS, ...FILE_EVENTS,
   ...PLUGIN_EVENTS, ...HOOK_EVENTS,
 ] as const;
 
@@ -44,9 +45,11 @@ function assertCoherent(d: EventDef): void {
     throw new Error(`event ${d.type}: ${why}`);
   };
   if (!/^[a-z_]+(\.[a-z_]+)+$/.test(d.type)) fail('not a dotted lowercase name');
-  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : ['turn', 'block'];
+  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : d.receivers === 'subscribers' ? ['turn', 'block'] : ['none'];
   if (d.durability === 'volatile' && d.stream !== 'session') fail('volatile events belong to a session');
-  if (d.stream === 'session' && d.receivers !== 'subscribers') fail('session events go to subscribers');
+  // A session event broadcast to every connection (spec/clients.md E5): stamped with its session's seq and epoch.
+  // A session event for no client (a read model's input, such as file.changed) is durable too.
+  if (d.stream === 'session' && d.receivers !== 'subscribers' && d.durability !== 'durable') fail('a broadcast or internal session event is durable');
   if (d.stream === 'session' && !sessionRoles.includes(d.transcript)) fail(`transcript ${d.transcript} with ${d.durability}`);
   if (d.stream === 'global' && d.receivers === 'subscribers') fail('global events have no subscribers');
   if (d.stream === 'gui' && d.receivers !== 'internal') fail('gui events are internal');
