@@ -56,8 +56,17 @@ test('a session whose turn waits on an approval is not unloaded; reads that resu
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
   t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
   await until(() => !loaded(env), 3000);
+  // Whether the read's resume loaded it, checked when the resume returns (the 250 ms sweep may unload it again
+  // before the answer arrives on a loaded machine).
+  const engine = env.s.server.services.engine;
+  const resume = engine.resume.bind(engine);
+  const loadedByResume: boolean[] = [];
+  engine.resume = async (session) => {
+    await resume(session);
+    if (session.id === env.sid) loadedByResume.push(loaded(env));
+  };
   t.is((await env.s.get(`/api/v1/sessions/${env.sid}/messages`)).code, 0);
-  t.true(loaded(env), 'GET messages resumed it');
+  t.deepEqual(loadedByResume, [true], 'GET messages resumed it');
 });
 
 test('a :btw agent is unloaded with its session and rebuilt from the journal on its next prompt', async (t) => {
