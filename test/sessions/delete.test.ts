@@ -25,9 +25,13 @@ test(':delete removes the session from every list and read, removes its journal 
   const watcher = await env.s.ws();
   t.teardown(() => watcher.close());
 
+  const live = env.s.server.services.liveTranscripts;
+  t.is((await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).code, 0);
+  t.true(live.has(env.sid), 'a read keeps a live fold of the session');
   const r = await env.s.post(`/api/v1/sessions/${env.sid}:delete`);
   t.is(r.code, 0);
   t.deepEqual(r.data, { deleted: true });
+  t.false(live.has(env.sid), 'its live transcript fold and op journal are dropped');
 
   const gone = await watcher.waitFor((f) => f.type === 'event.session.deleted');
   t.like(gone, { session_id: '__global__', payload: { session_id: env.sid, sessionId: env.sid } });

@@ -6,6 +6,7 @@ import type { EmittedOp, RecOp } from '../../../projections/transcript/records-s
 import { liveTranscriptReducer } from '../../../projections/transcript/reducer.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
+import { GlobalEvents } from '../../../protocol/events/types.ts';
 import type { Logger } from '../../app/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DEFAULT_COALESCE_MS } from '../coalesce.ts';
@@ -117,6 +118,10 @@ export class LiveTranscripts {
   onCommitted(events: JournalEvent[]): void {
     for (const ev of events) {
       if (ev.imported) continue;
+      if (ev.type === GlobalEvents.sessionDeleted) {
+        this.forget((ev.payload as { session_id: string }).session_id);
+        continue;
+      }
       const e = this.entries.get(ev.stream);
       if (!e) {
         if (this.wanted(ev.stream)) void this.ensure(ev.stream).catch((err) => this.deps.log.error({ err, session_id: ev.stream }, 'live transcript fold failed'));
@@ -125,6 +130,14 @@ export class LiveTranscripts {
       if (!e.state) e.queue.push(ev);
       else this.input(e, ev);
     }
+  }
+
+  /** Drops a session's fold, its op journal and its held deltas (the session was deleted). */
+  forget(sessionId: string): void {
+    const e = this.entries.get(sessionId);
+    if (!e) return;
+    if (e.timer) clearTimeout(e.timer);
+    this.entries.delete(sessionId);
   }
 
   /** A streamed delta of a tracked session. */
