@@ -47,6 +47,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
 import { SERVER_VERSION } from './version.ts';
+import { SessionLogTap, tappedLogger } from '../archive/log-tap.ts';
 
 export interface StartOptions {
   home: string;
@@ -78,6 +79,8 @@ export interface Services {
   clock: Clock;
   ids: Ids;
   log: Logger;
+  /** The recent log lines of each session (session exports). */
+  logTap: SessionLogTap;
   journal: EventJournal;
   bus: VolatileBus;
   config: ConfigService;
@@ -168,7 +171,9 @@ function formatHost(host: string): string {
  */
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { home, options, checker } = opts;
-  const log = opts.log ?? createLogger();
+  // Every line also goes to the tap, which keeps each session's recent lines for its export.
+  const logTap = new SessionLogTap();
+  const log = tappedLogger(opts.log ?? createLogger(), logTap);
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? ulidIds();
   await mkdir(home, { recursive: true });
@@ -242,7 +247,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const shutdown = new AbortController();
   const hub = new WsHub({ token, options, journal, transcripts, clock, ids, log, sessions, workspaces, instances, terminals, engine }, ban, access);
   const services: Services = {
-    home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
+    home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
     questions, tools, mcp, mcpManagement, mcpOAuth, engine, autoTitle,
     connections: () => hub.connections(),
