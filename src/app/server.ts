@@ -11,6 +11,7 @@ import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { MessageLog } from '../../projections/messages/message-log.ts';
 import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import { createProjections } from './projections.ts';
+import { SearchService, budgetsFromEnv } from '../search/service.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../../protocol/access/host.ts';
@@ -126,6 +127,8 @@ export interface Services {
   mcpOAuth: OAuthFlows;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
+  /** Cross-session search (POST /api/v1/search; docs/search.md). */
+  search: SearchService;
   autoTitle: AutoTitle;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */
   connections(): ConnectionInfo[];
@@ -231,6 +234,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp,
   });
+  // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
+  const search = new SearchService({ journal, sessions, engine, ids, log, useWorker: config.current().database.search, budgets: budgetsFromEnv() });
   const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });
 
   // Startup recovery: what a previous run left open is settled before anything is served.
@@ -246,7 +251,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, engine, autoTitle,
+    questions, tools, mcp, mcpManagement, mcpOAuth, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
@@ -256,8 +261,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp, search }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
+  void search.start();
 
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
@@ -283,6 +289,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await auth.close();
       await hub.close();
       await autoTitle.stop();
+      await search.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

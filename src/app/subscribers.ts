@@ -9,6 +9,7 @@ import type { TerminalService } from '../terminals/service.ts';
 import type { WsHub } from '../ws/hub.ts';
 import type { McpService } from '../mcp/service.ts';
 import type { Instances } from './instances.ts';
+import type { SearchService } from '../search/service.ts';
 import type { Logger } from './logger.ts';
 
 /** A reaction to committed events: runs after each batch is on disk, never before. */
@@ -31,6 +32,7 @@ export function committedSubscribers(s: {
   hub: Pick<WsHub, 'onCommitted'>;
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
   mcp: Pick<McpService, 'onCommitted'>;
+  search: Pick<SearchService, 'onCommitted'>;
 }): CommittedSubscriber[] {
   return [
     // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
@@ -51,6 +53,8 @@ export function committedSubscribers(s: {
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
     // workspace.trust_changed: live sessions of the workspace gain or lose the project MCP layers.
     { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
+    // Messages, titles, archive, undo, workspace deletion: the search index (docs/search.md).
+    { name: 'search index', onCommitted: s.search.onCommitted },
   ];
 }
 

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { CANARY, entries, exportRaw, exportZip, importZip, recordSession } from '../helpers/archive.ts';
 import { serverFor, type TestServer } from '../helpers/server.ts';
 import { engineConfig } from '../helpers/llm.ts';
+import { until } from '../helpers/wait.ts';
 
 /** Reads that must answer the same on the origin daemon and after an import elsewhere. */
 const READS = (id: string) => [
@@ -125,6 +126,15 @@ test('import into another home: same id, and every read answers field by field a
   t.like(res.body.data, { original_id: r.sid, id_changed: false });
   t.is(res.body.data.session.id, r.sid);
   t.deepEqual(await compareReads(r.s, r.sid, other, r.sid), []);
+  // Search finds the same hits (title times included: they come from the session's events).
+  await other.server.services.search.whenReady();
+  const hits = async (s: TestServer) => (await s.post('/api/v1/search', { query: 'zebra giraffe', op: 'OR' })).data.items;
+  const expected = await hits(r.s);
+  t.true(expected.length >= 2);
+  t.deepEqual(await until(async () => {
+    const got = await hits(other);
+    return got.length === expected.length ? got : undefined;
+  }, 5000, 'imported session indexed'), expected);
   // The imported session is listed, and its workspace registered.
   const list = (await other.get('/api/v1/sessions')).data;
   t.true(list.items.some((s: { id: string }) => s.id === r.sid));
