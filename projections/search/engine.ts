@@ -58,12 +58,24 @@ class Column<T extends Int32Array | Float64Array | Uint8Array> {
   constructor(public data: T, public length = 0) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new (this.data.constructor as new (n: number) => T)(Math.max(4, this.data.length * 2));
+      const next = new (this.data.constructor as new (n: number) => T)(Math.max(4, Math.ceil(this.data.length * 1.5)));
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
   }
+
+  /** Drops the spare capacity (after a build, most postings lists stop growing). */
+  trim(): void {
+    if (this.data.length > this.length) this.data = this.data.slice(0, this.length) as T;
+  }
+}
+
+/** 32-bit FNV-1a of a message id: undo finds a session's documents by it without keeping the ids. */
+function keyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return h | 0;
 }
 
 interface SessionMeta {
@@ -90,7 +102,7 @@ export class SearchEngine {
   private readonly agentIdx = new Map<string, number>();
   private readonly postings = new Map<string, Column<Int32Array>>();
   private readonly texts: (string | undefined)[] = [];
-  private readonly keys: string[] = [];
+  private readonly keys = new Column(new Int32Array(1024));
   private readonly turns: (string | undefined)[] = [];
   private readonly times = new Column(new Float64Array(1024));
   private readonly docSession = new Column(new Int32Array(1024));
@@ -106,6 +118,12 @@ export class SearchEngine {
 
   get sessionCount(): number {
     return this.sessions.length;
+  }
+
+  /** Gives back the spare capacity of every column and postings list (call when a build is done). */
+  trim(): void {
+    for (const p of this.postings.values()) p.trim();
+    for (const c of [this.keys, this.times, this.docSession, this.docAgent, this.docRole]) c.trim();
   }
 
   apply(op: SearchOp): void {
@@ -132,8 +150,8 @@ export class SearchEngine {
       case 'remove': {
         const s = this.sessions[this.sessionIdx.get(op.session_id) ?? -1];
         if (!s) return;
-        const keys = new Set(op.keys);
-        for (const d of s.docs) if (this.texts[d] !== undefined && keys.has(this.keys[d]) && d !== s.titleDoc) this.drop(d);
+        const keys = new Set(op.keys.map(keyHash));
+        for (const d of s.docs) if (this.texts[d] !== undefined && keys.has(this.keys.data[d]) && d !== s.titleDoc) this.drop(d);
         return;
       }
     }
@@ -161,7 +179,7 @@ export class SearchEngine {
     // Documents of one turn share its id string.
     const prev = s.docs.length ? this.turns[s.docs[s.docs.length - 1]] : undefined;
     this.texts.push(text);
-    this.keys.push(key);
+    this.keys.push(keyHash(key));
     this.turns.push(turn !== undefined && turn === prev ? prev : turn);
     this.times.push(time);
     this.docSession.push(session);

@@ -9,6 +9,10 @@ export type SearchReply = { page: SearchPage | QueryError; documents: number; se
 export interface SearchBackend {
   readonly kind: 'worker' | 'in-process';
   apply(ops: SearchOp[]): void;
+  /** Resolves once at most `max` batches wait to be applied (the build's backpressure). */
+  caughtUp(max: number): Promise<void>;
+  /** The build is done: spare capacity is given back. */
+  built(): void;
   search(q: SearchQuery): Promise<SearchReply>;
   close(): Promise<void>;
 }
@@ -20,14 +24,16 @@ export function inProcessBackend(budgets?: SearchBudgets): SearchBackend {
     apply: (ops) => {
       for (const op of ops) engine.apply(op);
     },
+    caughtUp: async () => undefined,
+    built: () => engine.trim(),
     search: async (q) => ({ page: engine.search(q), documents: engine.documents, sessions: engine.sessionCount }),
     close: async () => undefined,
   };
 }
 
 /** Messages to the worker (worker.ts). */
-export type ToWorker = { t: 'ops'; ops: SearchOp[] } | { t: 'search'; id: number; q: SearchQuery };
-export type FromWorker = { t: 'reply'; id: number; reply: SearchReply };
+export type ToWorker = { t: 'ops'; ops: SearchOp[] } | { t: 'built' } | { t: 'search'; id: number; q: SearchQuery };
+export type FromWorker = { t: 'reply'; id: number; reply: SearchReply } | { t: 'applied' };
 
 /**
  * The worker's module beside this one: `.js` in dist/; under tsx (tests, dev) `.ts`, loaded by a bootstrap
@@ -50,7 +56,21 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
   const pending = new Map<number, { resolve: (r: SearchReply) => void; reject: (e: Error) => void }>();
   let next = 1;
   let closed = false;
+  let inFlight = 0;
+  let waiter: { max: number; resolve: () => void } | undefined;
+  const wake = () => {
+    if (waiter && (inFlight <= waiter.max || closed)) {
+      const w = waiter;
+      waiter = undefined;
+      w.resolve();
+    }
+  };
   worker.on('message', (m: FromWorker) => {
+    if (m.t === 'applied') {
+      inFlight -= 1;
+      wake();
+      return;
+    }
     const p = pending.get(m.id);
     pending.delete(m.id);
     p?.resolve(m.reply);
@@ -60,13 +80,23 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
     pending.clear();
     if (!closed) onExit(err);
     closed = true;
+    wake();
   };
   worker.on('error', fail);
   worker.on('exit', (code) => fail(new Error(`search worker exited (${code})`)));
   return {
     kind: 'worker',
     apply: (ops) => {
-      if (!closed && ops.length) worker.postMessage({ t: 'ops', ops } satisfies ToWorker);
+      if (closed || !ops.length) return;
+      inFlight += 1;
+      worker.postMessage({ t: 'ops', ops } satisfies ToWorker);
+    },
+    caughtUp: (max) => new Promise<void>((resolve) => {
+      waiter = { max, resolve };
+      wake();
+    }),
+    built: () => {
+      if (!closed) worker.postMessage({ t: 'built' } satisfies ToWorker);
     },
     search: (q) => new Promise<SearchReply>((resolve, reject) => {
       if (closed) return reject(new Error('search worker stopped'));

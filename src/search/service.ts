@@ -15,6 +15,8 @@ import { inProcessBackend, workerBackend, type SearchBackend } from './backend.t
 /** Events per build chunk: the server answers requests between chunks. */
 const BUILD_CHUNK = 2000;
 const DEFAULT_PAGE = 20;
+/** Build batches posted to the worker and not yet applied, at most. */
+const BUILD_IN_FLIGHT = 2;
 
 export interface SearchDeps {
   journal: Journal;
@@ -91,6 +93,7 @@ export class SearchService {
 
   private async build(): Promise<void> {
     const backend = this.backend;
+    const started = performance.now();
     const scanned = new Map<string, number>();
     let ops: SearchOp[] = [];
     let n = 0;
@@ -101,6 +104,8 @@ export class SearchService {
       if (++n % BUILD_CHUNK === 0) {
         backend.apply(ops);
         ops = [];
+        // Backpressure: the scan waits for the worker, so batches do not pile up in memory.
+        await backend.caughtUp(BUILD_IN_FLIGHT);
         await yieldToLoop();
       }
     }
@@ -108,7 +113,9 @@ export class SearchService {
     const waiting = this.pendingDuringBuild;
     this.pendingDuringBuild = [];
     backend.apply(waiting.filter((e) => e.seq > (scanned.get(e.stream) ?? 0)).flatMap(searchOps));
+    backend.built();
     this.state = 'ready';
+    this.deps.log.info({ events: n, ms: Math.round(performance.now() - started), in: backend.kind }, 'search index ready');
   }
 
   /** Committed-event subscriber `search index`. */

@@ -7,6 +7,11 @@ const engine = new SearchEngine((workerData as { budgets?: ConstructorParameters
 parentPort!.on('message', (m: ToWorker) => {
   if (m.t === 'ops') {
     for (const op of m.ops) engine.apply(op);
+    parentPort!.postMessage({ t: 'applied' } satisfies FromWorker);
+    return;
+  }
+  if (m.t === 'built') {
+    engine.trim();
     return;
   }
   const reply: FromWorker = { t: 'reply', id: m.id, reply: { page: engine.search(m.q), documents: engine.documents, sessions: engine.sessionCount } };
