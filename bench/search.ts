@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
@@ -91,15 +92,18 @@ async function timePosts(client: ApiClient, bodies: () => unknown, n: number): P
 }
 
 runBench('search', 15 * 60_000, async (scope) => {
-  const home = await scope.tempDir('home');
-  const rootsDir = await scope.tempDir('roots');
+  // BENCH_HOME: a home populated by an earlier run is reused (populate once, then compare daemons).
+  const reuse = process.env.BENCH_HOME;
+  const home = reuse ?? await scope.tempDir('home');
+  const rootsDir = reuse ? path.join(reuse, '..', 'roots') : await scope.tempDir('roots');
   const roots = await Promise.all(Array.from({ length: WORKSPACES }, async (_, i) => {
     const dir = path.join(rootsDir, `ws${i}`);
     await mkdir(dir, { recursive: true });
     return dir;
   }));
-  progress(`populating ${SESSIONS} sessions x ${MESSAGES} messages`);
-  const pop = await populate(home, roots);
+  const populated = reuse && existsSync(path.join(reuse, 'db'));
+  progress(populated ? `reusing ${home}` : `populating ${SESSIONS} sessions x ${MESSAGES} messages`);
+  const pop = populated ? { ms: 0, documents: 0 } : await populate(home, roots);
   progress(`  done in ${pop.ms} ms`);
 
   const mode = process.env.SVC_CODE_SEARCH_WORKER === '0' ? 'in-process' : 'worker';

@@ -71,6 +71,35 @@ class Column<T extends Int32Array | Float64Array | Uint8Array> {
   }
 }
 
+/**
+ * UTF-8 bytes of every document text (and turn id) end to end, off the JS heap: the index's bulk does not
+ * grow the garbage-collected heap, and a literal search is one `lastIndexOf` walk over the bytes.
+ */
+class Arena {
+  buf = Buffer.allocUnsafe(1 << 16);
+  length = 0;
+
+  append(text: string): number {
+    const need = Buffer.byteLength(text, 'utf8');
+    if (this.length + need > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.length + need, Math.ceil(this.buf.length * 1.5)));
+      this.buf.copy(next, 0, 0, this.length);
+      this.buf = next;
+    }
+    const at = this.length;
+    this.length += this.buf.write(text, at, 'utf8');
+    return at;
+  }
+
+  text(at: number, end: number): string {
+    return this.buf.toString('utf8', at, end);
+  }
+
+  trim(): void {
+    if (this.buf.length > this.length) this.buf = Buffer.from(this.buf.subarray(0, this.length));
+  }
+}
+
 /** 32-bit FNV-1a of a message id: undo finds a session's documents by it without keeping the ids. */
 function keyHash(key: string): number {
   let h = 0x811c9dc5;
@@ -87,6 +116,8 @@ interface SessionMeta {
   /** Documents of the session (title document included), ascending. */
   docs: number[];
   titleDoc: number;
+  /** The last document's turn, so the next one of the same turn shares its bytes. */
+  lastTurn?: { id: string; at: number; len: number };
 }
 
 /**
@@ -101,9 +132,14 @@ export class SearchEngine {
   private readonly agents: string[] = [];
   private readonly agentIdx = new Map<string, number>();
   private readonly postings = new Map<string, Column<Int32Array>>();
-  private readonly texts: (string | undefined)[] = [];
+  private readonly arena = new Arena();
+  /** Per document: its text is arena[textAt, textAt[d+1]) (the next document's start, or the arena's end). */
+  private readonly textAt = new Column(new Int32Array(1024));
+  private readonly alive = new Column(new Uint8Array(1024));
   private readonly keys = new Column(new Int32Array(1024));
-  private readonly turns: (string | undefined)[] = [];
+  /** Per document: its turn id in the arena, -1 when none (documents of one turn share the bytes). */
+  private readonly turnAt = new Column(new Int32Array(1024));
+  private readonly turnLen = new Column(new Uint8Array(1024));
   private readonly times = new Column(new Float64Array(1024));
   private readonly docSession = new Column(new Int32Array(1024));
   private readonly docAgent = new Column(new Int32Array(1024));
@@ -123,7 +159,8 @@ export class SearchEngine {
   /** Gives back the spare capacity of every column and postings list (call when a build is done). */
   trim(): void {
     for (const p of this.postings.values()) p.trim();
-    for (const c of [this.keys, this.times, this.docSession, this.docAgent, this.docRole]) c.trim();
+    for (const c of [this.textAt, this.alive, this.keys, this.turnAt, this.turnLen, this.times, this.docSession, this.docAgent, this.docRole]) c.trim();
+    this.arena.trim();
   }
 
   apply(op: SearchOp): void {
@@ -151,7 +188,7 @@ export class SearchEngine {
         const s = this.sessions[this.sessionIdx.get(op.session_id) ?? -1];
         if (!s) return;
         const keys = new Set(op.keys.map(keyHash));
-        for (const d of s.docs) if (this.texts[d] !== undefined && keys.has(this.keys.data[d]) && d !== s.titleDoc) this.drop(d);
+        for (const d of s.docs) if (this.alive.data[d] && keys.has(this.keys.data[d]) && d !== s.titleDoc) this.drop(d);
         return;
       }
     }
@@ -168,7 +205,7 @@ export class SearchEngine {
   }
 
   private add(session: number, key: string, agent: string, role: DocRole, text: string, time: number, turn: string | undefined): number {
-    const doc = this.texts.length;
+    const doc = this.textAt.length;
     let a = this.agentIdx.get(agent);
     if (a === undefined) {
       a = this.agents.length;
@@ -176,11 +213,20 @@ export class SearchEngine {
       this.agentIdx.set(agent, a);
     }
     const s = this.sessions[session];
-    // Documents of one turn share its id string.
-    const prev = s.docs.length ? this.turns[s.docs[s.docs.length - 1]] : undefined;
-    this.texts.push(text);
+    this.textAt.push(this.arena.append(text));
+    this.alive.push(1);
     this.keys.push(keyHash(key));
-    this.turns.push(turn !== undefined && turn === prev ? prev : turn);
+    if (turn === undefined) {
+      this.turnAt.push(-1);
+      this.turnLen.push(0);
+    } else {
+      if (s.lastTurn?.id !== turn) {
+        const at = this.arena.append(turn.slice(0, 64));
+        s.lastTurn = { id: turn, at, len: this.arena.length - at };
+      }
+      this.turnAt.push(s.lastTurn.at);
+      this.turnLen.push(s.lastTurn.len);
+    }
     this.times.push(time);
     this.docSession.push(session);
     this.docAgent.push(a);
@@ -196,14 +242,14 @@ export class SearchEngine {
   }
 
   private drop(doc: number): void {
-    if (this.texts[doc] === undefined) return;
-    this.texts[doc] = undefined;
+    if (!this.alive.data[doc]) return;
+    this.alive.data[doc] = 0;
     this.live -= 1;
   }
 
   /** Whether a live document passes the query's filters (archived sessions and deleted workspaces only when named). */
   private passes(doc: number, q: SearchQuery, container: number | undefined): boolean {
-    if (this.texts[doc] === undefined) return false;
+    if (!this.alive.data[doc]) return false;
     const s = this.docSession.data[doc];
     if (container !== undefined) {
       if (s !== container) return false;
@@ -232,21 +278,10 @@ export class SearchEngine {
     if (q.mode === 'literal') {
       if (!q.query.length) return { error: 'empty_query' };
       needles = [q.query];
-      found = [];
-      for (let d = this.texts.length - 1; d >= 0; d--) {
-        if ((d & 4095) === 0 && this.now() - started >= this.budgets.deadlineMs) {
-          incomplete = 'deadline';
-          break;
-        }
-        const text = this.texts[d];
-        if (text === undefined || !text.includes(q.query) || !this.passes(d, q, container)) continue;
-        found.push({ doc: d, score: 1 });
-        if (found.length >= this.budgets.candidateCap) {
-          incomplete = 'candidate_cap';
-          break;
-        }
-      }
-      found.sort((a, b) => this.times.data[b.doc] - this.times.data[a.doc] || b.doc - a.doc);
+      // Newest first is commit order (documents are numbered as their events commit): the walk stops one past the page.
+      const r = this.literal(q, container, started, q.offset + q.page_size + 1);
+      found = r.found;
+      incomplete = r.incomplete;
     } else {
       needles = terms(q.query);
       if (!needles.length) return { error: 'empty_query' };
@@ -265,6 +300,51 @@ export class SearchEngine {
       has_more: found.length > q.offset + q.page_size,
       ...(incomplete ? { incomplete } : {}),
     };
+  }
+
+  /** Start of document `d`'s text in the arena, and its end. */
+  private span(d: number): [number, number] {
+    const end = d + 1 < this.textAt.length ? this.textAt.data[d + 1] : this.arena.length;
+    // A turn id appended right after the text is not part of it.
+    const turn = this.turnAt.data[d];
+    return [this.textAt.data[d], turn > this.textAt.data[d] && turn < end ? turn : end];
+  }
+
+  /** The document whose bytes hold arena offset `at` (offsets ascend with document ids). */
+  private docAt(at: number): number {
+    let lo = 0;
+    let hi = this.textAt.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.textAt.data[mid] <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Exact substring, newest documents first: `lastIndexOf` over the arena, one match per document. */
+  private literal(q: SearchQuery, container: number | undefined, started: number, enough: number) {
+    const found: Array<{ doc: number; score: number }> = [];
+    const needle = Buffer.from(q.query, 'utf8');
+    const bytes = this.arena.buf.subarray(0, this.arena.length);
+    let from = bytes.length - needle.length;
+    let steps = 0;
+    while (from >= 0) {
+      const at = bytes.lastIndexOf(needle, from);
+      if (at < 0) break;
+      const d = this.docAt(at);
+      const [start, end] = this.span(d);
+      if (at + needle.length <= end && this.passes(d, q, container)) {
+        found.push({ doc: d, score: 1 });
+        if (found.length >= enough) return { found };
+        if (found.length >= this.budgets.candidateCap) return { found, incomplete: 'candidate_cap' as const };
+      }
+      from = at + needle.length <= end ? start - needle.length : at - 1;
+      if ((++steps & 1023) === 0 && this.now() - started >= this.budgets.deadlineMs) return { found, incomplete: 'deadline' as const };
+    }
+    // A deadline set below one scan's time still cuts it (the check above runs every 1,024 matches).
+    if (this.now() - started >= this.budgets.deadlineMs) return { found, incomplete: 'deadline' as const };
+    return { found };
   }
 
   private idf(df: number): number {
@@ -348,8 +428,9 @@ export class SearchEngine {
 
   private hit(doc: number, score: number, needles: string[], mode: SearchQuery['mode']): SearchHit {
     const s = this.sessions[this.docSession.data[doc]];
-    const text = this.texts[doc] ?? '';
-    const turn = this.turns[doc];
+    const [start, end] = this.span(doc);
+    const text = this.arena.text(start, end);
+    const turn = this.turnAt.data[doc] >= 0 ? this.arena.text(this.turnAt.data[doc], this.turnAt.data[doc] + this.turnLen.data[doc]) : undefined;
     return {
       session_id: s.id, workspace_id: s.workspace_id, session_title: s.title, agent_id: this.agents[this.docAgent.data[doc]],
       role: ROLES[this.docRole.data[doc]], snippet: snippet(text, needles, mode), time: this.times.data[doc],

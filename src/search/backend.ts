@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { SearchOp } from '../../projections/search/documents.ts';
+import { collectGarbage } from './gc.ts';
 import { SearchEngine, type QueryError, type SearchBudgets, type SearchPage, type SearchQuery } from '../../projections/search/engine.ts';
 
 /** A search answer with the index's size when it was computed. */
@@ -25,7 +26,10 @@ export function inProcessBackend(budgets?: SearchBudgets): SearchBackend {
       for (const op of ops) engine.apply(op);
     },
     caughtUp: async () => undefined,
-    built: () => engine.trim(),
+    built: () => {
+      engine.trim();
+      collectGarbage();
+    },
     search: async (q) => ({ page: engine.search(q), documents: engine.documents, sessions: engine.sessionCount }),
     close: async () => undefined,
   };
