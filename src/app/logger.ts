@@ -2,13 +2,16 @@ import pino from 'pino';
 
 export type Logger = pino.Logger;
 
+/** Fields never written to a log (a second line of defence behind not logging secrets at all). */
+export const LOG_REDACT_PATHS = ['token', 'api_key', '*.api_key', 'authorization', '*.authorization', 'headers.authorization'];
+
 /** Structured logs to stderr; secrets are redacted by path as a second line of defence. */
 export function createLogger(level = process.env.SVC_CODE_LOG_LEVEL ?? 'info'): Logger {
   return pino(
     {
       level,
       base: undefined,
-      redact: { paths: ['token', 'api_key', '*.api_key', 'authorization', '*.authorization', 'headers.authorization'], censor: '[redacted]' },
+      redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' },
     },
     pino.destination(2),
   );

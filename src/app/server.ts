@@ -3,14 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
 import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
-import { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { MessageLog } from '../../projections/messages/message-log.ts';
-import { UsageProjection } from '../../projections/usage/session-usage.ts';
-import { SessionIndex } from '../../projections/session-index/session-index.ts';
-import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import { transcriptProjection, type TranscriptProjection } from '../../projections/transcript/projection.ts';
-import { fileHistoryProjection, type FileHistoryProjection } from '../../projections/file-history/projection.ts';
+import type { TranscriptProjection } from '../../projections/transcript/projection.ts';
+import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
+import type { MessageLog } from '../../projections/messages/message-log.ts';
+import type { UsageProjection } from '../../projections/usage/session-usage.ts';
+import { createProjections } from './projections.ts';
+import { SearchService, budgetsFromEnv } from '../search/service.ts';
+import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../../protocol/access/host.ts';
@@ -56,6 +58,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
 import { SERVER_VERSION } from './version.ts';
+import { SessionLogTap, tappedLogger } from '../archive/log-tap.ts';
 
 export interface StartOptions {
   home: string;
@@ -87,6 +90,8 @@ export interface Services {
   clock: Clock;
   ids: Ids;
   log: Logger;
+  /** The recent log lines of each session (session exports). */
+  logTap: SessionLogTap;
   journal: EventJournal;
   bus: VolatileBus;
   config: ConfigService;
@@ -139,6 +144,8 @@ export interface Services {
   capabilities: CapabilityService;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
+  /** Cross-session search (POST /api/v1/search; docs/search.md). */
+  search: SearchService;
   autoTitle: AutoTitle;
   /** Connections of the WebSocket hub, for GET /api/v1/connections. */
   connections(): ConnectionInfo[];
@@ -185,7 +192,9 @@ function formatHost(host: string): string {
  */
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { home, options, checker } = opts;
-  const log = opts.log ?? createLogger();
+  // Every line also goes to the tap, which keeps each session's recent lines for its export.
+  const logTap = new SessionLogTap();
+  const log = tappedLogger(opts.log ?? createLogger(), logTap);
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? ulidIds();
   await mkdir(home, { recursive: true });
@@ -198,14 +207,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   await journal.load();
   const config = await ConfigService.load(home, { journal, log });
-  const sessions = new SessionIndex();
-  const workspaces = new WorkspaceRegistry();
-  const gui = new GuiStore();
-  const messages = new MessageLog(journal.db);
-  const usage = new UsageProjection();
-  const transcripts = transcriptProjection(journal);
-  const fileHistory = fileHistoryProjection(journal);
-  await new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage, transcripts, fileHistory]).start({ forceRebuild: options.rebuildProjections });
+  const projections = createProjections(journal);
+  const { sessions, workspaces, gui, messages, usage, transcripts, fileHistory } = projections;
+  await new ProjectionRunner(journal, projections.all).start({ forceRebuild: options.rebuildProjections });
   // Readers that wait for a stream's events to be on disk (the snapshot's messages).
   const commits = new CommitWaits(journal);
   for (const slot of adoptable) await importSlot(journal, slot, log);
@@ -253,6 +257,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
   });
+  // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
+  const search = new SearchService({ journal, sessions, engine, ids, log, useWorker: config.current().database.search, budgets: budgetsFromEnv() });
   const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });
 
   // Startup recovery: what a previous run left open is settled before anything is served.
@@ -267,9 +273,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const liveTranscripts = new LiveTranscripts({ journal, clock, log }, coalesceMsFromEnv(process.env));
   const hub = new WsHub({ token, options, journal, liveTranscripts, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
   const services: Services = {
-    home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
+    home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, liveTranscripts, fileHistory, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, autoTitle,
+    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
@@ -284,8 +290,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp, goals }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp, goals, search }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
+  void search.start();
 
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
@@ -312,6 +319,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await hub.close();
       liveTranscripts.close();
       await autoTitle.stop();
+      await search.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -10,6 +10,7 @@ import type { WsHub } from '../ws/hub.ts';
 import type { McpService } from '../mcp/service.ts';
 import type { GoalDriver } from '../goals/driver.ts';
 import type { Instances } from './instances.ts';
+import type { SearchService } from '../search/service.ts';
 import type { Logger } from './logger.ts';
 
 /** A reaction to committed events: runs after each batch is on disk, never before. */
@@ -33,6 +34,7 @@ export function committedSubscribers(s: {
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
   mcp: Pick<McpService, 'onCommitted'>;
   goals: Pick<GoalDriver, 'onCommitted'>;
+  search: Pick<SearchService, 'onCommitted'>;
 }): CommittedSubscriber[] {
   return [
     // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
@@ -55,6 +57,8 @@ export function committedSubscribers(s: {
     { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
     // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).
     { name: 'goals', onCommitted: s.goals.onCommitted },
+    // Messages, titles, archive, undo, workspace deletion: the search index (docs/search.md).
+    { name: 'search index', onCommitted: s.search.onCommitted },
   ];
 }
 

@@ -4,10 +4,16 @@ import { createLogger } from '../app/logger.ts';
 import { DEFAULT_PORT, defaultServeOptions, type ServeOptions } from '../app/options.ts';
 import { startServer } from '../app/server.ts';
 import { ContractChecker } from '../../protocol/contract-check.ts';
+import { importCommand } from './import.ts';
+import { journalCommand } from './journal-dump.ts';
+import { reindexCommand } from './reindex.ts';
 
 const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
                       [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]
                       [--web-title TITLE] [--rebuild-projections] [--allowed-host NAME]...
+       svc-code import <export.zip>
+       svc-code journal dump <session_id> [--after-seq N]
+       svc-code reindex
 home: $SVC_CODE_HOME or ~/.svc-code; token: $SVC_CODE_SERVER_TOKEN or <home>/server.token`;
 
 function parseServe(argv: string[]): ServeOptions {
@@ -74,6 +80,11 @@ async function serve(argv: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === 'serve') return serve(rest);
+  const tools: Record<string, (home: string, argv: string[]) => Promise<number>> = { import: importCommand, journal: journalCommand, reindex: reindexCommand };
+  if (tools[command]) {
+    const code = await tools[command](resolveHome(), rest);
+    process.exit(code);
+  }
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return;

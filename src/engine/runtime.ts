@@ -314,6 +314,7 @@ export class SessionRuntime {
       ...(more ? [] : this.workEvents(ended.reason)),
     ]);
     this.active = undefined;
+    deps.log.info({ session_id: this.sessionId, agent_id: this.agentId, turn_id: turnId, reason: outcome.reason, steps: outcome.steps }, 'turn ended');
     mark(this.sessionId, 'turn.ended');
     flushTrace(this.sessionId);
     // Not awaited: a slow Stop hook never holds the next turn.

@@ -1,9 +1,12 @@
 import type { ExecutionContext } from 'ava';
 import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { buildScript, ROOT } from './built.ts';
+import { buildScript, daemonEnv, ROOT } from './built.ts';
+import { TEST_TOKEN } from './wire.ts';
+import { until } from './wait.ts';
 import type { Smoke } from './smoke.ts';
 
 // One function per capability of the built daemon (test/smoke.test.ts lists them in order).
@@ -101,6 +104,34 @@ export async function promptWithApprovedToolCall(d: Smoke, t: T) {
   const streamed = ws.frames.filter((f) => f.type === 'assistant.delta' && f.session_id === sid).map((f) => f.payload.text).join('');
   t.is(streamed, 'Hello, world');
   t.is(await readFile(path.join(d.root, 'smoke.txt'), 'utf8'), 'smoke\n');
+}
+
+/**
+ * The shared session exported as a zip, imported back with `svc-code import` (dist's CLI, through the running
+ * daemon: the id is taken, so a new one), its messages equal; the search index (dist's worker thread) finds both.
+ */
+export async function exportImportSearch(d: Smoke, t: T) {
+  const sid = await d.session();
+  const res = await fetch(`${d.baseUrl}/api/v1/sessions/${sid}/export`, {
+    method: 'POST', headers: { Authorization: `Bearer ${TEST_TOKEN}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ web_log: 'smoke' }),
+  });
+  t.is(res.headers.get('content-type'), 'application/zip');
+  const zipFile = path.join(d.home, 'smoke-export.zip');
+  await writeFile(zipFile, Buffer.from(await res.arrayBuffer()));
+  const cli = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), 'import', zipFile], { env: daemonEnv(d.home), encoding: 'utf8' });
+  t.is(cli.status, 0, cli.stderr);
+  const imported = JSON.parse(cli.stdout);
+  t.like(imported, { original_id: sid, id_changed: true });
+  const copy = imported.session.id;
+  const a = await d.req('GET', `/api/v1/sessions/${sid}/messages?page_size=100`);
+  const b = await d.req('GET', `/api/v1/sessions/${copy}/messages?page_size=100`);
+  t.deepEqual(JSON.parse(JSON.stringify(b.body.data).split(copy).join(sid)), a.body.data);
+  const found = await until(async () => {
+    const r = await d.req('POST', '/api/v1/search', { query: 'smoke.txt', mode: 'literal', role: 'user' });
+    return r.body.data.items.length === 2 ? r.body.data : undefined;
+  }, WAIT_MS, 'both sessions found by search');
+  t.deepEqual(found.items.map((i: { session_id: string }) => i.session_id).sort(), [sid, copy].sort());
+  t.is(found.index_state.state, 'ready');
 }
 
 export async function terminalEcho(d: Smoke, t: T) {

@@ -36,6 +36,8 @@ import { mcpV2Routes } from './mcp-v2.ts';
 import { mcpAuthRoutes } from './mcp-auth.ts';
 import { pluginRoutes } from './plugins.ts';
 import { capabilityRoutes } from './capabilities.ts';
+import { sessionArchiveRoutes } from './session-archive.ts';
+import { searchRoutes } from './search.ts';
 
 type DepsOf<F extends (deps: never, ...rest: never[]) => RouteDef[]> = Parameters<F>[0];
 
@@ -49,7 +51,8 @@ export type RouteDeps =
   & DepsOf<typeof promptRoutes> & DepsOf<typeof messageRoutes> & DepsOf<typeof snapshotRoutes> & DepsOf<typeof titleRoutes>
   & DepsOf<typeof mediaRoutes> & DepsOf<typeof toolRoutes> & DepsOf<typeof approvalRoutes> & DepsOf<typeof questionRoutes>
   & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof fileHistoryRoutes> & DepsOf<typeof debugRoutes>
-  & DepsOf<typeof mcpRoutes> & DepsOf<typeof mcpV2Routes> & DepsOf<typeof mcpAuthRoutes> & DepsOf<typeof pluginRoutes> & DepsOf<typeof capabilityRoutes>;
+  & DepsOf<typeof mcpRoutes> & DepsOf<typeof mcpV2Routes> & DepsOf<typeof mcpAuthRoutes> & DepsOf<typeof pluginRoutes> & DepsOf<typeof capabilityRoutes>
+  & DepsOf<typeof sessionArchiveRoutes> & DepsOf<typeof searchRoutes>;
 
 /** Every route of the server: every file of this folder, one factory each. */
 export function allRoutes(deps: RouteDeps): RouteDef[] {
@@ -87,6 +90,8 @@ export function allRoutes(deps: RouteDeps): RouteDef[] {
     ...skillRoutes(deps),
     ...transcriptRoutes(deps),
     ...fileHistoryRoutes(deps),
+    ...sessionArchiveRoutes(deps),
+    ...searchRoutes(deps),
     ...mcpRoutes(deps), ...mcpV2Routes(deps), ...mcpAuthRoutes(deps),
     ...pluginRoutes(deps), ...capabilityRoutes(deps),
     ...debugRoutes(deps),

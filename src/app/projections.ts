@@ -1,0 +1,33 @@
+import type { Journal } from '../../journal/journal.ts';
+import { fileHistoryProjection, type FileHistoryProjection } from '../../projections/file-history/projection.ts';
+import { GuiStore } from '../../projections/gui-store/gui-store.ts';
+import { MessageLog } from '../../projections/messages/message-log.ts';
+import type { Projection } from '../../projections/projection.ts';
+import { SessionIndex } from '../../projections/session-index/session-index.ts';
+import { transcriptProjection, type TranscriptProjection } from '../../projections/transcript/projection.ts';
+import { UsageProjection } from '../../projections/usage/session-usage.ts';
+import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+
+export interface Projections {
+  sessions: SessionIndex;
+  workspaces: WorkspaceRegistry;
+  gui: GuiStore;
+  messages: MessageLog;
+  usage: UsageProjection;
+  transcripts: TranscriptProjection;
+  fileHistory: FileHistoryProjection;
+  /** In the order the runner applies them. */
+  all: Projection[];
+}
+
+/** The journal's read models (docs/journal.md "Projections"): built by the server and by `svc-code reindex`. */
+export function createProjections(journal: Journal): Projections {
+  const sessions = new SessionIndex();
+  const workspaces = new WorkspaceRegistry();
+  const gui = new GuiStore();
+  const messages = new MessageLog(journal.db);
+  const usage = new UsageProjection();
+  const transcripts = transcriptProjection(journal);
+  const fileHistory = fileHistoryProjection(journal);
+  return { sessions, workspaces, gui, messages, usage, transcripts, fileHistory, all: [sessions, workspaces, gui, messages, usage, transcripts, fileHistory] };
+}
