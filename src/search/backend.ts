@@ -50,13 +50,21 @@ function startWorker(workerData: unknown): Worker {
   return new Worker(boot, { eval: true, workerData });
 }
 
+/** Ops held before the worker starts, at most (then it starts anyway). */
+const HELD_OPS_MAX = 50_000;
+
 /**
  * The index in a worker thread: ops are posted (structured clone; the server keeps no copy), queries
  * answered by id. A worker that dies fails its pending queries; `onExit` lets the service fall back.
+ * The worker (about 12 MB of RSS for its own heap and loop) starts with the first message document, the
+ * first query, or once HELD_OPS_MAX session/workspace ops wait: until then those small ops are held here,
+ * so a daemon whose sessions have no messages yet runs no worker.
  */
 export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: Error) => void): SearchBackend {
-  const worker = startWorker({ budgets });
-  worker.unref();
+  let worker: Worker | undefined;
+  let held: SearchOp[][] = [];
+  let heldOps = 0;
+  let builtPending = false;
   const pending = new Map<number, { resolve: (r: SearchReply) => void; reject: (e: Error) => void }>();
   let next = 1;
   let closed = false;
@@ -69,16 +77,6 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
       w.resolve();
     }
   };
-  worker.on('message', (m: FromWorker) => {
-    if (m.t === 'applied') {
-      inFlight -= 1;
-      wake();
-      return;
-    }
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    p?.resolve(m.reply);
-  });
   const fail = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
@@ -86,31 +84,63 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
     closed = true;
     wake();
   };
-  worker.on('error', fail);
-  worker.on('exit', (code) => fail(new Error(`search worker exited (${code})`)));
+  const post = (ops: SearchOp[]) => {
+    inFlight += 1;
+    worker!.postMessage({ t: 'ops', ops } satisfies ToWorker);
+  };
+  const started = (): Worker => {
+    if (worker) return worker;
+    worker = startWorker({ budgets });
+    worker.unref();
+    worker.on('message', (m: FromWorker) => {
+      if (m.t === 'applied') {
+        inFlight -= 1;
+        wake();
+        return;
+      }
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      p?.resolve(m.reply);
+    });
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`search worker exited (${code})`)));
+    for (const ops of held) post(ops);
+    held = [];
+    heldOps = 0;
+    if (builtPending) worker.postMessage({ t: 'built' } satisfies ToWorker);
+    return worker;
+  };
   return {
     kind: 'worker',
     apply: (ops) => {
       if (closed || !ops.length) return;
-      inFlight += 1;
-      worker.postMessage({ t: 'ops', ops } satisfies ToWorker);
+      if (!worker && heldOps + ops.length <= HELD_OPS_MAX && !ops.some((op) => op.op === 'add')) {
+        held.push(ops);
+        heldOps += ops.length;
+        return;
+      }
+      started();
+      post(ops);
     },
     caughtUp: (max) => new Promise<void>((resolve) => {
       waiter = { max, resolve };
       wake();
     }),
     built: () => {
-      if (!closed) worker.postMessage({ t: 'built' } satisfies ToWorker);
+      if (closed) return;
+      if (worker) worker.postMessage({ t: 'built' } satisfies ToWorker);
+      else builtPending = true;
     },
     search: (q) => new Promise<SearchReply>((resolve, reject) => {
       if (closed) return reject(new Error('search worker stopped'));
       const id = next++;
       pending.set(id, { resolve, reject });
-      worker.postMessage({ t: 'search', id, q } satisfies ToWorker);
+      started().postMessage({ t: 'search', id, q } satisfies ToWorker);
     }),
     close: async () => {
       closed = true;
-      await worker.terminate();
+      held = [];
+      await worker?.terminate();
     },
   };
 }
