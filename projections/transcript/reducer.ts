@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { StreamReducer } from '../projection.ts';
 import { interactions } from './interactions.ts';
 import { progress } from './progress.ts';
+import { records } from './records.ts';
 import { roster } from './roster.ts';
 import { newTranscriptState, type Family, type TranscriptState } from './state.ts';
 import { tasks } from './tasks.ts';
@@ -10,9 +11,9 @@ import { users } from './users.ts';
 
 /**
  * The record families, in the order they see an event both read: the turns before the user messages
- * (a user message looks up the turn that owns it).
+ * (a user message looks up the turn that owns it); the client records last (an undo reads what the turns family removed).
  */
-const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress];
+const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress, records];
 
 type AnyHandler = (s: TranscriptState, payload: unknown, e: JournalEvent) => void;
 
@@ -27,7 +28,7 @@ for (const family of FAMILIES) {
  */
 export const transcriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript',
-  version: 1,
+  version: 2,
   init: newTranscriptState,
   apply(state, event) {
     const handlers = HANDLERS.get(event.type);

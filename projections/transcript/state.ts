@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type {
   AgentRec, AttachmentRec, ContentPart, DurableType, InteractionRec, Message, PayloadOf, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
 } from '../contract.ts';
+import { newRecordsState, type RecordsState } from './records-state.ts';
 
 /** One user message of an agent while folding: its turn's state is looked up when viewed. */
 export interface UserEntry {
@@ -41,6 +42,8 @@ export interface TranscriptState {
   tasks: Map<string, TaskRec>;
   /** Prompts that activated a skill (skill.activated with a prompt_id). */
   skillPrompts: Set<string>;
+  /** The client records (spec/clients.md B), folded by records.ts. */
+  rec: RecordsState;
 }
 
 export function newAgentState(): AgentState {
@@ -56,6 +59,7 @@ export function newTranscriptState(): TranscriptState {
     roster: new Map([['main', { agent_id: 'main', kind: 'main', state: 'idle' }]]),
     tasks: new Map(),
     skillPrompts: new Set(),
+    rec: newRecordsState(),
   };
 }
 

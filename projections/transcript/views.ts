@@ -1,61 +1,10 @@
-import type { AgentRec, InteractionRec, PlanRec, TurnRec, UserMessageRec } from '../contract.ts';
+import type { PlanRec, UserMessageRec } from '../contract.ts';
 import { newAgentState, type AgentState, type TranscriptState, type UserEntry } from './state.ts';
 
 // Read models over the folded state: pure functions, no journal or engine access.
 
-export const DEFAULT_TURN_PAGE = 20;
-
-export interface TurnCursor { before_turn?: string; after_turn?: string; page_size?: number }
-
-/** Page of turns, oldest first; undefined when the cursor names no turn of the agent. */
-export function turnPage(a: AgentState, c: TurnCursor): { items: TurnRec[]; has_more: boolean } | undefined {
-  const n = c.page_size ?? DEFAULT_TURN_PAGE;
-  const all = a.turns;
-  const anchor = c.before_turn ?? c.after_turn;
-  if (anchor === undefined) return { items: all.slice(Math.max(0, all.length - n)), has_more: all.length > n };
-  const i = all.findIndex((t) => t.turn_id === anchor);
-  if (i < 0) return undefined;
-  if (c.before_turn !== undefined) return { items: all.slice(Math.max(0, i - n), i), has_more: i - n > 0 };
-  return { items: all.slice(i + 1, i + 1 + n), has_more: i + 1 + n < all.length };
-}
-
 export function agentOf(s: TranscriptState, agentId: string): AgentState {
   return s.agents.get(agentId) ?? newAgentState();
-}
-
-/** The roster: main and every spawned agent; `running` while a turn of the agent is open. */
-export function roster(s: TranscriptState): AgentRec[] {
-  return [...s.roster.values()].map((r) => (s.agents.get(r.agent_id)?.current ? { ...r, state: 'running' as const } : r));
-}
-
-export function meta(a: AgentState) {
-  const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
-  for (const t of a.turns) for (const k of Object.keys(usage) as Array<keyof typeof usage>) usage[k] += t.usage?.[k] ?? 0;
-  const last = a.turns.at(-1);
-  return {
-    turns: a.turns.length, usage, compactions: a.compactions,
-    ...(last?.model ? { model: last.model } : {}), ...(last?.reason ? { last_turn_reason: last.reason } : {}),
-  };
-}
-
-export function interactions(a: AgentState): InteractionRec[] {
-  return [...a.interactions.values()];
-}
-
-/**
- * GET /transcript: a page of the agent's turns with its unpaginated state; `seq` only when given (live
- * sessions). Undefined when the cursor names no turn of the agent.
- */
-export function transcriptPage(s: TranscriptState, q: TurnCursor & { agent_id: string }, seq: number | undefined) {
-  const a = agentOf(s, q.agent_id);
-  const page = turnPage(a, q);
-  if (!page) return undefined;
-  const all = interactions(a);
-  return {
-    agent_id: q.agent_id, ...page, tasks: [...s.tasks.values()], interactions: all, attachments: [...a.attachments.values()],
-    todos: a.todos, meta: meta(a), agents: roster(s), pending_interactions: all.filter((x) => x.state === 'pending'),
-    ...(seq !== undefined ? { seq } : {}),
-  };
 }
 
 /** Text of a prompt without the skill bodies the server prepended. */

@@ -2,6 +2,9 @@ import * as v from 'valibot';
 import { AgentId, Id, queryInt } from './common.ts';
 import { MessageObject } from './messages.ts';
 import { TaskObject } from './tasks.ts';
+import {
+  AgentRecordB, AttachmentRecordB, InteractionRecordB, PromptRecordB, TaskRecordB, TodoRecordB, TranscriptItem, TranscriptMeta, TranscriptOpRecord,
+} from './transcript-records.ts';
 
 // Core "Messages and transcript": record shapes are ours (docs/transcript.md); the spec fixes the containers.
 
@@ -88,26 +91,27 @@ export const MetaRecord = v.object({
   last_turn_reason: v.optional(v.picklist(['completed', 'cancelled', 'failed'])),
 });
 
+/** GET /transcript: the spec's containers (plus `prompts`) holding the client records of spec/clients.md B. */
 export const TranscriptData = v.object({
   agent_id: v.string(),
-  items: v.pipe(v.array(TurnRecord), v.description('the page of turns, oldest first')),
+  items: v.pipe(v.array(TranscriptItem), v.description('whole turns with the markers and taskrefs that follow each, oldest first')),
   has_more: v.pipe(v.boolean(), v.description('older turns exist (no cursor / before_turn) or newer ones (after_turn)')),
-  tasks: v.array(TaskObject),
-  interactions: v.array(InteractionRecord),
-  attachments: v.array(AttachmentRecord),
-  todos: v.array(TodoRecord),
-  meta: MetaRecord,
-  agents: v.array(AgentRecord),
-  pending_interactions: v.array(InteractionRecord),
-  seq: v.optional(v.pipe(v.number(), v.description('journal head seq of the session: the ops watermark (live sessions only)'))),
+  tasks: v.array(TaskRecordB),
+  interactions: v.array(InteractionRecordB),
+  attachments: v.array(AttachmentRecordB),
+  todos: v.array(TodoRecordB),
+  prompts: v.pipe(v.array(PromptRecordB), v.description('the agent\'s prompts and their statuses (beyond the spec\'s list; clients need it)')),
+  meta: TranscriptMeta,
+  agents: v.array(v.pipe(AgentRecordB, v.description('agentId / type / parentAgentId / label plus our agent_id, kind, state, parent_agent_id, ...'))),
+  pending_interactions: v.pipe(v.array(v.string()), v.description('interactionId of each pending interaction')),
+  seq: v.optional(v.pipe(v.number(), v.description('the agent\'s op-batch watermark (live sessions only): the `transcript_since` to resume from'))),
 });
 
-export const OpRecord = v.object({ type: v.string(), payload: v.unknown() });
 export const OpsData = v.object({
   agent_id: v.string(),
-  batches: v.array(v.object({ seq: v.number(), ops: v.array(OpRecord) })),
-  latest_seq: v.pipe(v.number(), v.description('journal head seq of the session')),
-  complete: v.pipe(v.boolean(), v.description('false: the bounded journal (last 1000 events) does not reach since_seq, or the session is not live; refresh the transcript')),
+  batches: v.array(v.object({ seq: v.number(), ops: v.array(TranscriptOpRecord) })),
+  latest_seq: v.pipe(v.number(), v.description('the agent\'s op-batch watermark')),
+  complete: v.pipe(v.boolean(), v.description('false: the bounded op journal (last 2000 batches) does not reach since_seq, or the session is not live; refresh the transcript')),
 });
 
 export const UserMessageRecord = v.object({

@@ -19,6 +19,8 @@ import { TerminalService } from '../terminals/service.ts';
 import { TaskNotifier } from '../tasks/notify.ts';
 import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
+import { LiveTranscripts } from '../ws/transcript/live.ts';
+import { coalesceMsFromEnv } from '../ws/coalesce.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
 import { createAutoTitle, type AutoTitle } from '../engine/titles/auto.ts';
@@ -90,6 +92,8 @@ export interface Services {
   usage: UsageProjection;
   /** Transcripts of the sessions read most recently (folded on first read, then kept up to date). */
   transcripts: TranscriptProjection;
+  /** The live transcript folds: ops, batch counters, the op journal (src/ws/transcript/live.ts). */
+  liveTranscripts: LiveTranscripts;
   /** Waits for a stream's events to be on disk (reads of on-disk records bounded by the head). */
   commits: CommitWaits;
   instances: Instances;
@@ -240,10 +244,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const ban = newAuthBan(options.host);
   const access = accessPolicy(options);
   const shutdown = new AbortController();
-  const hub = new WsHub({ token, options, journal, transcripts, clock, ids, log, sessions, workspaces, instances, terminals, engine }, ban, access);
+  const liveTranscripts = new LiveTranscripts({ journal, clock, log }, coalesceMsFromEnv(process.env));
+  const hub = new WsHub({ token, options, journal, liveTranscripts, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
-    gui, messages, usage, transcripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
+    gui, messages, usage, transcripts, liveTranscripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
     questions, tools, mcp, mcpManagement, mcpOAuth, engine, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
@@ -280,6 +285,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await tasks.closeAll();
       await auth.close();
       await hub.close();
+      liveTranscripts.close();
       await autoTitle.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

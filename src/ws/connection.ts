@@ -1,7 +1,7 @@
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
 import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
-import { carries, gradeOf, suppressesLegacy, type HeldOp, type TranscriptSub } from './transcript/state.ts';
+import { carriesRank, gradeOf, suppressesLegacy, type HeldOp, type TranscriptSub } from './transcript/state.ts';
 
 /** A frame waiting behind a cursor replay. */
 interface HeldFrame {
@@ -113,13 +113,7 @@ export class WsConnection {
     return suppressesLegacy(this.transcripts.get(sessionId), type, agentId, volatile);
   }
 
-  /** Whether this connection takes an op of `type` for the agent (its grade carries it). */
-  wantsOps(sessionId: string, agentId: string, type: string, volatile: boolean): boolean {
-    const sub = this.transcripts.get(sessionId);
-    return sub !== undefined && this.open && carries(gradeOf(sub, agentId), type, volatile);
-  }
-
-  /** A transcript ops frame the connection wants (`wantsOps`): sent, or held during the baseline read. */
+  /** A transcript ops frame the connection wants (`wantsBatch`): sent, or held during the baseline read. */
   deliverOps(sessionId: string, op: HeldOp): void {
     const sub = this.transcripts.get(sessionId);
     if (!sub || !this.open) return;
@@ -130,18 +124,19 @@ export class WsConnection {
   }
 
   /**
-   * Ends a transcript baseline: per agent, held durable ops at or below its baseline seq (volatile: below)
-   * are already in the reset / catch-up; agents without a baseline (spawned since) get everything held.
+   * Ends a transcript baseline: the ops held while it was read are all covered by it (the baseline is read
+   * and sent in one synchronous step, after every held batch was applied to the fold), so they are dropped.
    */
-  releaseOps(sessionId: string, sub: TranscriptSub, baselines: Map<string, number>): void {
+  releaseOps(sessionId: string, sub: TranscriptSub): void {
     if (this.transcripts.get(sessionId) !== sub || !sub.held) return;
-    const held = sub.held;
+    for (const f of sub.held) this.heldBytes -= f.text.length;
     sub.held = null;
-    for (const f of held) this.heldBytes -= f.text.length;
-    for (const f of held) {
-      const base = baselines.get(f.agentId) ?? -1;
-      if (gradeOf(sub, f.agentId) !== 'off' && (f.volatile ? f.seq >= base : f.seq > base)) this.send(f.text);
-    }
+  }
+
+  /** Whether this connection takes an ops batch of the agent at this rank (its grade carries it). */
+  wantsBatch(sessionId: string, agentId: string, rank: number): boolean {
+    const sub = this.transcripts.get(sessionId);
+    return sub !== undefined && this.open && carriesRank(gradeOf(sub, agentId), rank);
   }
 
   /** Sets (or replaces) a session's transcript channel; a replaced baseline read stops at its next step. */

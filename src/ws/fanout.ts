@@ -4,10 +4,11 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../app/logger.ts';
 import type { WsConnection } from './connection.ts';
+import { DEFAULT_COALESCE_MS, DeltaCoalescer } from './coalesce.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
 import { opsFrame } from './transcript/frames.ts';
-import { isDeltaType, transcriptAgent } from './transcript/state.ts';
+import type { LiveTranscripts, OpBatch } from './transcript/live.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 
 /** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */
@@ -18,10 +19,30 @@ const VOLATILE_FLUSH_MS = 4;
  * subscribers. Each frame is serialised once, whatever the number of receivers.
  */
 export class FanOut {
+  private readonly coalescer: DeltaCoalescer;
   constructor(
-    private readonly deps: { journal: Journal; clock: Clock; log: Logger },
+    private readonly deps: { journal: Journal; clock: Clock; log: Logger; liveTranscripts: LiveTranscripts },
     private readonly connections: () => Iterable<WsConnection>,
-  ) {}
+    coalesceMs = DEFAULT_COALESCE_MS,
+  ) {
+    this.coalescer = new DeltaCoalescer(coalesceMs, this.sendVolatile);
+    deps.liveTranscripts.onBatch = this.sendBatch;
+    deps.liveTranscripts.wanted = (sid) => {
+      for (const c of this.connections()) if (c.transcripts.has(sid)) return true;
+      return false;
+    };
+  }
+
+  /** A transcript ops batch of the live folds (transcript/live.ts) to the connections whose grade carries it. */
+  private readonly sendBatch = (b: OpBatch): void => {
+    let text: string | undefined;
+    for (const c of this.connections()) {
+      if (!c.transcripts.size || !c.wantsBatch(b.sessionId, b.agentId, b.rank)) continue;
+      text ??= opsFrame({ sessionId: b.sessionId, agentId: b.agentId, seq: b.seq, volatile: b.volatile, ops: b.ops, ts: this.deps.clock.now().toISOString() });
+      if (b.volatile) this.corkUntilFlush(c);
+      c.deliverOps(b.sessionId, { agentId: b.agentId, seq: b.seq, volatile: b.volatile, text });
+    }
+  };
 
   /** Listener of the journal's `committed` event: runs after each batch is on disk. */
   readonly onCommitted = (events: JournalEvent[]): void => {
@@ -29,6 +50,13 @@ export class FanOut {
     // One socket write per connection per batch instead of one per frame.
     for (const c of conns) c.cork();
     try {
+      // Transcript ops first: a client that reads both sees the ops of an event no later than its legacy frame.
+      this.deps.liveTranscripts.onCommitted(events);
+      // Held deltas of a session leave before its next durable frame.
+      for (const e of events) {
+        this.coalescer.flush(e.stream);
+        if (e.type === 'turn.ended') this.coalescer.forget(e.stream);
+      }
       for (const e of events) this.route(e, conns);
     } catch (err) {
       // Never let a fan-out fault break the journal's flush loop; the events are safe on disk.
@@ -38,27 +66,28 @@ export class FanOut {
     }
   };
 
-  /** A volatile frame to a session's subscribers: never journaled, never replayed. */
+  /** A volatile frame to a session's subscribers: never journaled, never replayed; later deltas of a step coalesced. */
   publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void {
+    this.deps.liveTranscripts.onVolatile(sessionId, type, payload);
+    if (!this.coalescer.push(sessionId, type, payload, offset)) this.sendVolatile(sessionId, type, payload, offset);
+  }
+
+  close(): void {
+    this.coalescer.close();
+  }
+
+  private readonly sendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number): void => {
     let text: string | undefined;
     const agentId = agentIdOf(payload);
     const seq = this.deps.journal.headSeq(sessionId);
-    let ops: string | undefined;
-    const agent = isDeltaType(type) ? transcriptAgent(agentId, true) : undefined;
     for (const c of this.connections()) {
       if (c.subs.has(sessionId)) {
         text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
         this.corkUntilFlush(c);
         c.deliver(sessionId, type, { seq, volatile: true, text }, agentId);
       }
-      // Cheap for connections without subscribe_v2: one size check.
-      if (!c.transcripts.size || agent === undefined || !c.wantsOps(sessionId, agent, type, true)) continue;
-      const op = offset === undefined ? { type, payload } : { type, payload, offset };
-      ops ??= opsFrame({ sessionId, agentId: agent, seq, volatile: true, ops: [op], ts: this.deps.clock.now().toISOString() });
-      this.corkUntilFlush(c);
-      c.deliverOps(sessionId, { agentId: agent, seq, volatile: true, text: ops });
     }
-  }
+  };
 
   private readonly corked = new Set<WsConnection>();
   private flushScheduled = false;
@@ -99,18 +128,11 @@ export class FanOut {
     }
     if (receivers === 'internal') return;
     let text: string | undefined;
-    let ops: string | undefined;
     const agentId = agentIdOf(e.payload);
     for (const c of conns) {
-      if (c.subs.has(e.stream)) {
-        text ??= durableFrame(e, e.stream);
-        c.deliver(e.stream, e.type, { seq: e.seq, volatile: false, text }, agentId);
-      }
-      if (!c.transcripts.size) continue;
-      const agent = transcriptAgent(agentId, false)!;
-      if (!c.wantsOps(e.stream, agent, e.type, false)) continue;
-      ops ??= opsFrame({ sessionId: e.stream, agentId: agent, seq: e.seq, volatile: false, ops: [{ type: e.type, payload: e.payload }], ts: e.ts });
-      c.deliverOps(e.stream, { agentId: agent, seq: e.seq, volatile: false, text: ops });
+      if (!c.subs.has(e.stream)) continue;
+      text ??= durableFrame(e, e.stream);
+      c.deliver(e.stream, e.type, { seq: e.seq, volatile: false, text }, agentId);
     }
   }
 }

@@ -14,7 +14,9 @@ import type { AuthBan } from '../../protocol/access/token.ts';
 import type { AccessPolicy } from '../../protocol/access/host.ts';
 import { handleClientMessage, type ClientFrameDeps } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
+import { coalesceMsFromEnv } from './coalesce.ts';
 import { FanOut } from './fanout.ts';
+import type { LiveTranscripts } from './transcript/live.ts';
 import { serverHello } from './server-frames.ts';
 import { bearerProtocol, checkUpgrade, refuseUpgrade, type UpgradeAuth } from './upgrade.ts';
 
@@ -35,6 +37,7 @@ export type WsHubDeps = ClientFrameDeps & {
   token: string;
   options: Pick<ServeOptions, 'dangerousBypassAuth'>;
   journal: Journal;
+  liveTranscripts: LiveTranscripts;
   clock: Clock;
   ids: Ids;
   log: Logger;
@@ -64,7 +67,7 @@ export class WsHub {
       // Browsers must get back the bearer subprotocol they offered, or they drop the connection.
       handleProtocols: (offered) => bearerProtocol(offered) ?? false,
     });
-    this.fanout = new FanOut(deps, () => this.conns.values());
+    this.fanout = new FanOut(deps, () => this.conns.values(), coalesceMsFromEnv(process.env));
   }
 
   attach(server: Server): void {
@@ -88,6 +91,7 @@ export class WsHub {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.fanout.close();
     const open = [...this.conns.values()];
     this.conns.clear();
     await Promise.all(open.map((c) => c.shutdown(SHUTDOWN_GRACE_MS)));

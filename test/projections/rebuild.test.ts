@@ -38,6 +38,11 @@ async function answers(t: ExecutionContext, s: TestServer, ids: string[]) {
   for (const url of [...READS, ...PER_SESSION.flatMap((suffix) => ids.map((id) => `/api/v1/sessions/${id}${suffix}`))]) {
     const { code, data } = await s.get(url);
     t.is(code, expectedCode(url, ids), url);
+    // The transcript's batch counter is per fold (a restart's fresh fold starts a new range): not a projection answer.
+    if (url.includes('/transcript') && data && typeof data === 'object') {
+      delete (data as { seq?: number }).seq;
+      delete (data as { latest_seq?: number }).latest_seq;
+    }
     out.push({ url, code, data });
   }
   return out;
@@ -74,7 +79,7 @@ test('deleting the projection data and restarting gives identical answers', asyn
   const ids = await populate(s1);
   const before = await answers(t, s1, ids);
   const transcript = before.find((a) => a.url === `/api/v1/sessions/${ids[5]}/transcript?agent_id=main`)!.data as { items: unknown[]; agents: unknown[] };
-  t.is(transcript.items.length, 2, 'the undone third turn is left out');
+  t.is(transcript.items.filter((i: any) => i.kind === 'turn').length, 2, 'the undone third turn is left out');
   t.is(transcript.agents.length, 2, 'main and the subagent');
   await s1.stop();
 

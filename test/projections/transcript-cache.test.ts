@@ -1,6 +1,7 @@
 import test from 'ava';
 import { foldTranscript, transcriptProjection } from '../../projections/transcript/projection.ts';
-import { agentOf, roster, turnPage, userMessages } from '../../projections/transcript/views.ts';
+import { userMessages } from '../../projections/transcript/views.ts';
+import { itemPage, recAgentOf, recordsPage, rosterB } from '../../projections/transcript/records-view.ts';
 import type { TranscriptState } from '../../projections/transcript/state.ts';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine } from '../helpers/engine.ts';
@@ -29,7 +30,7 @@ function turnEvents(sid: string, n: number) {
 }
 
 const view = (state: TranscriptState, seq: number) => ({
-  seq, page: turnPage(agentOf(state, 'main'), {}), users: userMessages(state, 'main'), agents: roster(state),
+  seq, page: recordsPage(state, { agent_id: 'main' }, undefined), users: userMessages(state, 'main'), agents: rosterB(state),
 });
 
 async function setup(t: { teardown(fn: () => unknown): void }): Promise<{ s: TestServer; sid: string }> {
@@ -58,7 +59,7 @@ test('a view a caller holds does not change when a later read folds more events;
   // Turn 0 is open (its tool call has no result yet) when the first view is taken.
   const turn0 = turnEvents(sid, 0);
   await journal.append(turn0.slice(0, 5));
-  const first = await cache.read(sid, (state, seq) => ({ seq, turns: turnPage(agentOf(state, 'main'), {})!.items }));
+  const first = await cache.read(sid, (state, seq) => ({ seq, turns: itemPage(recAgentOf(state, 'main'), {})!.items }));
   const before = JSON.stringify(first);
   await journal.append([...turn0.slice(5), ...turnEvents(sid, 1)]);
   const [a, b] = await Promise.all([cache.read(sid, view), cache.read(sid, view)]);
@@ -90,7 +91,7 @@ test('a transcript kept up to date as the engine appends equals a fresh fold, tu
   const { journal, transcripts } = env.s.server.services;
   const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });
   // Kept from here on: read once while the session is idle, then every event is applied as it is appended.
-  t.is((await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).code, 0);
+  await transcripts.read(env.sid, () => 0);
   const same = async (step: string) => {
     await journal.drain();
     const kept = transcripts.peek(env.sid);
@@ -98,6 +99,10 @@ test('a transcript kept up to date as the engine appends equals a fresh fold, tu
     t.truthy(kept, step);
     t.is(kept!.seq, journal.headSeq(env.sid), `${step}: every event applied as appended (no catch-up read)`);
     t.deepEqual(kept!.state, fresh.state, step);
+    // The live fold (events and deltas, what GET /transcript of a live session reads) answers as the journal's.
+    const live = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).data;
+    const { seq: _seq, ...rest } = live;
+    t.deepEqual(rest, structuredClone(recordsPage(fresh.state, { agent_id: 'main' }, undefined)), `${step}: live fold`);
   };
 
   env.llm.setScript(call('w1', 'Write', { file_path: 'out.txt', content: 'hi\n' }), scripts.helloText);
@@ -130,7 +135,9 @@ test('a transcript kept up to date as the engine appends equals a fresh fold, tu
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}:undo`, {})).code, 0);
   await same('undo');
   const page = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).data;
-  t.is(page.items.length, 3, 'the undone turn is left out');
+  t.is(page.items.filter((i: any) => i.kind === 'turn').length, 3, 'the undone turn is left out');
   t.is(page.meta.compactions, 1);
   t.is(page.agents.length, 2);
+  t.true(page.items.some((i: any) => i.kind === 'marker' && i.marker === 'undo'), 'an undo marker');
+  t.true(page.items.some((i: any) => i.kind === 'marker' && i.marker === 'compaction'), 'compaction markers');
 });

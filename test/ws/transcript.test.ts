@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
+import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
+import { assertContract, OpsFrame, ResetFrame } from '../contract/transcript-schemas.ts';
 import type { WsClient } from '../helpers/server.ts';
 
 // Core "Transcript protocol": subscribe_v2 / unsubscribe_v2 (docs/websocket.md "Transcript channel").
@@ -28,72 +29,84 @@ async function turn(env: EngineEnv, n: number) {
 const barrier = (c: WsClient) => c.request('client_hello', { client_id: 'barrier' });
 
 const ops = (c: WsClient, agentId = 'main') => c.frames.filter((f) => f.type === 'transcript.ops' && f.payload.agent_id === agentId);
-const durableOps = (c: WsClient) => ops(c).filter((f) => !f.payload.volatile);
-const opTypes = (frames: any[]) => frames.flatMap((f) => f.payload.ops.map((o: any) => o.type));
+const opKinds = (frames: any[]) => frames.flatMap((f) => f.payload.ops.map((o: any) => o.op));
 const legacy = (c: WsClient, env: EngineEnv) => c.frames.filter((f) => f.session_id === env.sid && typeof f.seq === 'number');
-const mainEventsAfter = async (env: EngineEnv, seq: number) => (await journal(env)).filter((e) => e.seq > seq && (e.payload?.agent_id ?? 'main') === 'main');
+const restSeq = async (env: EngineEnv) => (await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).data.seq as number;
+/** Every transcript frame a client got satisfies the client contract (spec/clients.md A8, C). */
+const contractOk = (t: ExecutionContext, c: WsClient) => {
+  for (const f of c.frames) {
+    if (f.type === 'transcript.reset') assertContract(ResetFrame, f, 'transcript.reset');
+    if (f.type === 'transcript.ops') assertContract(OpsFrame, f, 'transcript.ops');
+  }
+  t.pass();
+};
 
-test('subscribe_v2 sends a transcript.reset of each graded agent: the newest turns and the journal seq', async (t) => {
+test('subscribe_v2 sends a transcript.reset of each graded agent: the newest turns and the batch counter REST answers', async (t) => {
   const env = await startEngine(t);
   await turn(env, 1);
   const c = await client(t, env);
   const ack = await subscribeV2(c, env, { main: 'block' });
   t.deepEqual(ack.payload, { session_id: env.sid, transcript: { main: 'block' } });
   const reset = await c.waitFor((f) => f.type === 'transcript.reset');
-  t.like(reset, { session_id: env.sid, payload: { agent_id: 'main', has_more: false } });
-  t.is(reset.payload.seq, (await journal(env)).at(-1)!.seq);
-  t.is(reset.payload.turns.length, 1);
-  t.like(reset.payload.turns[0], { agent_id: 'main', state: 'completed' });
+  t.like(reset, { session_id: env.sid, payload: { agent_id: 'main', has_more_older: false } });
+  t.is(reset.payload.seq, await restSeq(env));
+  t.is(reset.payload.snapshot.items.length, 1);
+  t.like(reset.payload.snapshot.items[0], { kind: 'turn', turnId: 't0', state: 'completed' });
+  t.like(reset.payload.snapshot.meta, { activity: 'idle' });
   t.true(c.frames.indexOf(reset) > c.frames.findIndex((f) => f.type === 'ack'), 'reset after the ack');
+  contractOk(t, c);
 });
 
-test('grade block: every durable event of the agent as one ops batch, seq strictly increasing, nothing missing', async (t) => {
+test('grade delta: every batch of the agent, seq +1 each, deltas merged into appends with exact per-frame offsets', async (t) => {
   const env = await startEngine(t);
   const c = await client(t, env);
-  await subscribeV2(c, env, { '*': 'block' });
+  await subscribeV2(c, env, { main: 'delta' });
   const reset = await c.waitFor((f) => f.type === 'transcript.reset');
   await turn(env, 1);
   await barrier(c);
-  const batches = durableOps(c);
-  const seqs = batches.map((f) => f.payload.seq);
-  t.true(seqs.every((s, i) => i === 0 || s > seqs[i - 1]), `strictly increasing: ${seqs}`);
-  const expected = await mainEventsAfter(env, reset.payload.seq);
-  t.deepEqual(seqs, expected.map((e) => e.seq));
-  t.deepEqual(opTypes(batches), expected.map((e) => e.type));
-  t.true(opTypes(batches).includes('turn.step.started'));
-  t.false(batches.some((f) => f.payload.volatile), 'no deltas at block grade');
+  const seqs = ops(c).map((f) => f.payload.seq);
+  t.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => reset.payload.seq + 1 + i), 'consecutive from the reset');
+  t.is(seqs.at(-1), await restSeq(env), 'REST seq shares the counter');
+  const appends = ops(c).flatMap((f) => f.payload.ops).filter((o: any) => o.op === 'append');
+  t.true(appends.length >= 1);
+  t.is(appends.map((o: any) => o.text).join(''), 'Hello, world');
+  let at = 0;
+  for (const o of appends) {
+    t.is(o.offset, at, 'offsets exact within the frame');
+    at += o.text.length;
+  }
+  const opened = ops(c).flatMap((f) => f.payload.ops).find((o: any) => o.op === 'frame.upsert' && o.frame.kind === 'text');
+  t.like(opened, { turnId: 't0', stepId: 't0.1', frame: { frameId: 't0.1.f1', role: 'assistant', text: '' } });
+  t.true(ops(c).some((f) => f.payload.volatile));
+  t.deepEqual(opKinds(ops(c)).filter((k: string) => k === 'turn.upsert').length, 2, 'started and ended');
+  contractOk(t, c);
 });
 
-test('grade turn: only turn boundaries (and subagent / interaction events) are pushed', async (t) => {
+test('grade block: the durable batches only (delta batches skipped), seq strictly increasing', async (t) => {
+  const env = await startEngine(t);
+  const c = await client(t, env);
+  await subscribeV2(c, env, { '*': 'block' });
+  await c.waitFor((f) => f.type === 'transcript.reset');
+  await turn(env, 1);
+  await barrier(c);
+  const seqs = ops(c).map((f) => f.payload.seq);
+  t.true(seqs.every((x, i) => i === 0 || x > seqs[i - 1]), `strictly increasing: ${seqs}`);
+  t.false(ops(c).some((f) => f.payload.volatile), 'no deltas at block grade');
+  t.true(opKinds(ops(c)).includes('step.upsert'));
+  const text = ops(c).flatMap((f) => f.payload.ops).find((o: any) => o.op === 'frame.upsert' && o.frame.kind === 'text');
+  t.is(text.frame.text, 'Hello, world', 'the step\'s message completes the frame');
+});
+
+test('grade turn: only the batches of turn boundaries (and subagent / interaction events)', async (t) => {
   const env = await startEngine(t);
   const c = await client(t, env);
   await subscribeV2(c, env, { main: 'turn' });
   await c.waitFor((f) => f.type === 'transcript.reset');
   await turn(env, 1);
   await barrier(c);
-  t.deepEqual(opTypes(ops(c)), ['turn.started', 'turn.ended']);
-});
-
-test('grade delta: the agent\'s streamed deltas come as volatile ops that do not advance seq', async (t) => {
-  const env = await startEngine(t);
-  const c = await client(t, env);
-  await subscribeV2(c, env, { main: 'delta' });
-  await c.waitFor((f) => f.type === 'transcript.reset');
-  await turn(env, 1);
-  await barrier(c);
-  const deltas = ops(c).filter((f) => f.payload.volatile);
-  t.true(deltas.length >= 1);
-  const parts = deltas.flatMap((f) => f.payload.ops).filter((o: any) => o.type === 'assistant.delta');
-  t.is(parts.map((o: any) => o.payload.text).join(''), 'Hello, world');
-  let at = 0;
-  for (const o of parts) {
-    t.is(o.offset, at, 'offsets carried, contiguous');
-    at += o.payload.text.length;
-  }
-  const durable = durableOps(c);
-  const started = durable.find((f) => f.payload.ops[0].type === 'turn.started')!.payload.seq;
-  const ended = durable.find((f) => f.payload.ops[0].type === 'turn.ended')!.payload.seq;
-  for (const d of deltas) t.true(d.payload.seq >= started && d.payload.seq < ended, 'a delta repeats a head seq inside its turn');
+  t.is(ops(c).length, 2);
+  t.false(opKinds(ops(c)).includes('step.upsert'));
+  t.deepEqual(ops(c).map((f) => f.payload.ops.find((o: any) => o.op === 'turn.upsert').turn.state), ['running', 'completed']);
 });
 
 test('legacy frames of a graded agent are suppressed on that connection only; other agents\' grades leave them', async (t) => {
@@ -106,42 +119,42 @@ test('legacy frames of a graded agent are suppressed on that connection only; ot
   await turn(env, 1);
   await Promise.all([barrier(graded), barrier(other)]);
   t.false(legacy(graded, env).some((f) => (f.payload?.agent_id ?? 'main') === 'main'), 'no legacy frame of main');
-  t.true(opTypes(ops(graded)).includes('turn.ended'));
+  t.true(opKinds(ops(graded)).includes('turn.upsert'));
   t.true(legacy(other, env).some((f) => f.type === 'turn.ended'));
   t.true(legacy(other, env).some((f) => f.type === 'assistant.delta'));
   t.is(ops(other).length, 0);
 });
 
-test('resume: transcript_since inside the op window sends the missed batches instead of a reset', async (t) => {
+test('resume: transcript_since inside the op journal sends the missed batches instead of a reset', async (t) => {
   const env = await startEngine(t);
   const first = await env.s.ws();
-  await subscribeV2(first, env, { main: 'block' });
+  await subscribeV2(first, env, { main: 'delta' });
   await turn(env, 1);
   await barrier(first);
-  const cursor = durableOps(first).at(-1)!.payload.seq;
+  const cursor = ops(first).at(-1)!.payload.seq;
   await first.close();
   await turn(env, 2);
   const c = await client(t, env);
-  await subscribeV2(c, env, { main: 'block' }, { main: cursor });
+  await subscribeV2(c, env, { main: 'delta' }, { main: cursor });
   await turn(env, 3);
   await barrier(c);
   t.false(c.frames.some((f) => f.type === 'transcript.reset'));
-  const expected = await mainEventsAfter(env, cursor);
-  t.deepEqual(durableOps(c).map((f) => f.payload.seq), expected.map((e) => e.seq), 'the gap, then live, no duplicate');
-  t.deepEqual(opTypes(durableOps(c)).filter((x) => x === 'turn.ended').length, 2);
+  const seqs = ops(c).map((f) => f.payload.seq);
+  t.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => cursor + 1 + i), 'the gap, then live: no hole, no duplicate');
+  t.is(seqs.at(-1), await restSeq(env));
+  t.is(ops(c).flatMap((f) => f.payload.ops).filter((o: any) => o.op === 'turn.upsert' && o.turn.state === 'completed').length, 2);
+  contractOk(t, c);
 });
 
-test('resume: a cursor older than the op window gets a transcript.reset', async (t) => {
+test('resume: a transcript_since the op journal does not cover gets a transcript.reset', async (t) => {
   const env = await startEngine(t);
   await turn(env, 1);
-  const events = Array.from({ length: 1001 }, (_, i) => ({ stream: env.sid, type: 'session.profile_updated' as const, payload: { title: `t${i}` } }));
-  await env.s.server.services.journal.append(events);
   const c = await client(t, env);
   await subscribeV2(c, env, { main: 'block' }, { main: 1 });
   const reset = await c.waitFor((f) => f.type === 'transcript.reset');
-  t.is(reset.payload.seq, (await journal(env)).at(-1)!.seq);
-  t.is(reset.payload.turns.length, 1);
-  t.is(durableOps(c).length, 0);
+  t.is(reset.payload.seq, await restSeq(env));
+  t.is(reset.payload.snapshot.items.length, 1);
+  t.is(ops(c).length, 0);
 });
 
 test('unsubscribe_v2 stops the agent\'s ops and its legacy frames flow again', async (t) => {

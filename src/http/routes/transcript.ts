@@ -1,8 +1,7 @@
-import type { Journal } from '../../../journal/journal.ts';
-import { readOps } from '../../../projections/transcript/ops.ts';
 import type { TranscriptProjection } from '../../../projections/transcript/projection.ts';
-import { agentOf, plans, transcriptPage, userMessages } from '../../../projections/transcript/views.ts';
-import type { EngineRegistry } from '../../engine/runtime-registry.ts';
+import { agentOf, plans, userMessages } from '../../../projections/transcript/views.ts';
+import { recordsPage } from '../../../projections/transcript/records-view.ts';
+import type { LiveTranscripts } from '../../ws/transcript/live.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound, validationError } from '../../../protocol/errors.ts';
@@ -14,12 +13,10 @@ import {
 
 /** What the transcript routes read. */
 export interface TranscriptRouteDeps extends SessionLookup {
-  /** The op window (`/ops`). */
-  journal: Journal;
-  /** Everything else: the folded transcripts. */
+  /** user-messages and plan: the folded transcripts. */
   transcripts: TranscriptProjection;
-  /** Whether the session's runtime is in memory: only then do answers carry `seq` and do ops reach back. */
-  engine: Pick<EngineRegistry, 'get'>;
+  /** GET /transcript and /ops: the live folds with their batch counters and op journals. */
+  liveTranscripts: LiveTranscripts;
 }
 
 const MUTUALLY_EXCLUSIVE = 'before_turn and after_turn are mutually exclusive';
@@ -38,21 +35,27 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
         if (query.before_turn !== undefined && query.after_turn !== undefined) {
           throw validationError([{ field: 'before_turn', message: MUTUALLY_EXCLUSIVE }, { field: 'after_turn', message: MUTUALLY_EXCLUSIVE }]);
         }
-        const live = (deps.engine.get(params.session_id) !== undefined);
-        return transcripts.read(params.session_id, (state, seq) => {
-          const page = transcriptPage(state, query, live ? seq : undefined);
-          if (!page) throw validationError([{ field: query.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
+        const unknownTurn = () => validationError([{ field: query.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
+        // Always the live fold (a fold, never the runtime): its `seq` is what transcript_since resumes from.
+        return deps.liveTranscripts.read(params.session_id, (state, watermark) => {
+          const page = recordsPage(state, query, watermark(query.agent_id));
+          if (!page) throw unknownTurn();
           return page;
         });
       },
     }),
     route({
       method: 'GET', path: '/api/v1/sessions/{session_id}/transcript/ops', operationId: 'getSessionTranscriptOps', tags: ['messages'],
-      summary: 'The agent\'s journaled events after since_seq as op batches (bounded to the last 1000 events; live sessions only)',
+      summary: 'The agent\'s op batches after since_seq (the op journal keeps the last 2000; live sessions only)',
       params: SessionIdParams, query: OpsQuery, data: OpsData, codes,
-      handler: ({ params, query }) => {
+      handler: async ({ params, query }) => {
         findSession(deps, params.session_id);
-        return readOps(deps.journal, params.session_id, query.agent_id, query.since_seq, (deps.engine.get(params.session_id) !== undefined));
+        const base = { agent_id: query.agent_id };
+        if (!deps.liveTranscripts.has(params.session_id)) return { ...base, batches: [], latest_seq: 0, complete: false };
+        return deps.liveTranscripts.read(params.session_id, (_state, _wm, e) => {
+          const r = deps.liveTranscripts.since(e, query.agent_id, query.since_seq);
+          return { ...base, batches: r.batches.map((b) => ({ seq: b.seq, ops: b.ops })), latest_seq: r.latest, complete: r.complete };
+        });
       },
     }),
     route({

@@ -1,18 +1,18 @@
 import * as v from 'valibot';
-import { TurnRecord } from '../../../protocol/schemas/transcript.ts';
+import { TranscriptItem, TranscriptOpRecord } from '../../../protocol/schemas/transcript-records.ts';
+import {
+  AttachmentRecordB, InteractionRecordB, PromptRecordB, TaskRecordB, TodoRecordB, TranscriptMeta,
+} from '../../../protocol/schemas/transcript-records.ts';
 
-/** Server frames of the transcript channel (`subscribe_v2`, docs/websocket.md "Transcript channel"). */
+/** Server frames of the transcript channel (`subscribe_v2`, docs/websocket.md "Transcript channel"; spec/clients.md A8, C). */
 
 const Timestamp = v.pipe(v.string(), v.description('ISO 8601'));
 
-export const TranscriptOp = v.pipe(
-  v.object({
-    type: v.pipe(v.string(), v.description('the event type')),
-    payload: v.pipe(v.unknown(), v.description('the event payload, as journaled (durable) or as streamed (deltas)')),
-    offset: v.optional(v.pipe(v.number(), v.description('deltas only: cumulative character offset within the turn'))),
-  }),
-  v.title('TranscriptOp'),
-);
+export const TranscriptSnapshot = v.object({
+  items: v.pipe(v.array(TranscriptItem), v.description('the newest page of GET /transcript items (20 turns), oldest first')),
+  tasks: v.array(TaskRecordB), interactions: v.array(InteractionRecordB), attachments: v.array(AttachmentRecordB), todos: v.array(TodoRecordB),
+  prompts: v.array(PromptRecordB), meta: TranscriptMeta, pending_interactions: v.array(v.string()), hasMoreOlder: v.boolean(),
+});
 
 export const TranscriptResetFrame = v.pipe(
   v.object({
@@ -21,9 +21,10 @@ export const TranscriptResetFrame = v.pipe(
     timestamp: Timestamp,
     payload: v.object({
       agent_id: v.string(),
-      seq: v.pipe(v.number(), v.description('session journal seq the snapshot is folded up to; the agent\'s next ops batch has a higher seq; the `transcript_since` to resume from')),
-      turns: v.pipe(v.array(TurnRecord), v.description('the newest page of the agent\'s turns, oldest first (as GET /transcript `items`); older pages over REST with `before_turn`')),
-      has_more: v.pipe(v.boolean(), v.description('older turns exist')),
+      seq: v.pipe(v.number(), v.description('the agent\'s batch counter the snapshot is at: the next ops batch is seq + 1; the `transcript_since` to resume from')),
+      snapshot: TranscriptSnapshot,
+      has_more_older: v.pipe(v.boolean(), v.description('older turns exist (GET /transcript with before_turn)')),
+      has_more: v.pipe(v.boolean(), v.description('same as has_more_older')),
     }),
   }),
   v.title('TranscriptReset'),
@@ -37,20 +38,17 @@ export const TranscriptOpsFrame = v.pipe(
     timestamp: Timestamp,
     payload: v.object({
       agent_id: v.string(),
-      seq: v.pipe(v.number(), v.description(
-        'durable batches: the session journal seq of the event, strictly increasing per agent (the cursor for `transcript_since`); ' +
-          'volatile batches: the session head seq when sent, not advancing the cursor',
-      )),
-      volatile: v.optional(v.pipe(v.literal(true), v.description('grade `delta` only: a streamed delta, never journaled nor replayed'))),
-      ops: v.array(TranscriptOp),
+      seq: v.pipe(v.number(), v.description('the agent\'s batch counter: exactly previous + 1 for every batch, delta batches included (grades below delta skip the seqs of batches they do not carry)')),
+      volatile: v.optional(v.pipe(v.literal(true), v.description('a batch of streamed deltas (grade delta)'))),
+      ops: v.array(TranscriptOpRecord),
     }),
   }),
   v.title('TranscriptOps'),
-  v.description('Incremental batch of one agent: one durable event (grade-filtered) or one streamed delta.'),
+  v.description('Incremental batch of one agent: the ops of one durable event, or the merged deltas of one ~16 ms window (spec/clients.md C).'),
 );
 
-export function resetFrame(f: { sessionId: string; agentId: string; seq: number; turns: unknown[]; hasMore: boolean; now: Date }): string {
-  const payload = { agent_id: f.agentId, seq: f.seq, turns: f.turns, has_more: f.hasMore };
+export function resetFrame(f: { sessionId: string; agentId: string; seq: number; snapshot: unknown; hasMoreOlder: boolean; now: Date }): string {
+  const payload = { agent_id: f.agentId, seq: f.seq, snapshot: f.snapshot, has_more_older: f.hasMoreOlder, has_more: f.hasMoreOlder };
   return JSON.stringify({ type: 'transcript.reset', session_id: f.sessionId, timestamp: f.now.toISOString(), payload });
 }
 

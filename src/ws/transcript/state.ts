@@ -34,6 +34,11 @@ export function carries(grade: Grade, type: string, volatile: boolean): boolean 
   return RANK[grade] >= ROLE_RANK[transcriptRole(type, volatile)];
 }
 
+/** Whether a grade carries an ops batch of this rank (1 turn, 2 block, 3 delta: live.ts). */
+export function carriesRank(grade: Grade, rank: number): boolean {
+  return RANK[grade] >= rank;
+}
+
 /** Whether this volatile type is ever carried as an op (grade `delta`). */
 export function isDeltaType(type: string): boolean {
   return transcriptRole(type, true) === 'delta';

@@ -1,0 +1,84 @@
+import type {
+  RecAgentRec, RecAttachment, RecFrame, RecInteraction, RecItem, RecMarker, RecOp, RecPrompt, RecStep, RecTask, RecTodo, RecTurn,
+} from '../../protocol/schemas/transcript-records.ts';
+
+// The client records of the transcript (docs/transcript.md "Records"; spec/clients.md B): what GET /transcript
+// answers and what the ops of the transcript channel build, folded by records.ts.
+
+export type { RecAgentRec, RecAttachment, RecFrame, RecInteraction, RecItem, RecMarker, RecOp, RecPrompt, RecStep, RecTask, RecTodo, RecTurn };
+
+/** Frame bookkeeping of one step: text and thinking frames opened by deltas, not yet matched by the step's message. */
+export interface StepSide {
+  /** k of the last `<stepId>.f<k>` frame. */
+  frames: number;
+  /** The text / thinking frame deltas are appended to (closed by a tool call or a message). */
+  open?: RecFrame & { kind: 'text' | 'thinking' };
+  /** Frames deltas opened, in order, that no message.created has claimed yet. */
+  unclaimed: Array<RecFrame & { kind: 'text' | 'thinking' }>;
+}
+
+/** One agent's records. */
+export interface RecAgent {
+  items: RecItem[];
+  /** Turns by `t<ordinal>` and by the engine's turn id. */
+  turns: Map<string, RecTurn>;
+  byEngineTurn: Map<string, RecTurn>;
+  /** The engine turn id behind each `t<ordinal>` (undo removes by it). */
+  engineTurn: Map<string, string>;
+  nextOrdinal: number;
+  markers: number;
+  steps: Map<string, StepSide>;
+  /** User-role frames (steers, task notes) waiting for the next step of their turn. */
+  pendingUser: Map<string, RecFrame[]>;
+  /** Tool frames by tool call id, with the step that holds them. */
+  tools: Map<string, { turn: RecTurn; step: RecStep }>;
+  interactions: Map<string, RecInteraction>;
+  attachments: Map<string, RecAttachment>;
+  todos: Map<string, RecTodo>;
+  prompts: Map<string, RecPrompt>;
+  /** Text and attachment ids of each prompt (the turn it starts shows them). */
+  promptText: Map<string, { text: string; attachmentIds: string[] }>;
+  meta: Record<string, unknown>;
+}
+
+/** An op with the agent whose channel carries it. */
+export interface EmittedOp { agentId: string; op: RecOp }
+
+export interface RecordsState {
+  agents: Map<string, RecAgent>;
+  tasks: Map<string, RecTask>;
+  /** Set by the live transcript while it applies one event: the ops that event makes, in order. Null when folding. */
+  sink: EmittedOp[] | null;
+}
+
+export function newRecAgent(): RecAgent {
+  return {
+    items: [], turns: new Map(), byEngineTurn: new Map(), engineTurn: new Map(), nextOrdinal: 0, markers: 0, steps: new Map(), pendingUser: new Map(),
+    tools: new Map(), interactions: new Map(), attachments: new Map(), todos: new Map(), prompts: new Map(), promptText: new Map(), meta: {},
+  };
+}
+
+export function newRecordsState(): RecordsState {
+  return { agents: new Map(), tasks: new Map(), sink: null };
+}
+
+export function recAgent(s: RecordsState, agentId: string): RecAgent {
+  let a = s.agents.get(agentId);
+  if (!a) s.agents.set(agentId, (a = newRecAgent()));
+  return a;
+}
+
+export function emit(s: RecordsState, agentId: string, op: RecOp): void {
+  s.sink?.push({ agentId, op });
+}
+
+/** A turn header as `turn.upsert` carries it: the record without its steps. */
+export function turnHeader(t: RecTurn): Omit<RecTurn, 'steps'> {
+  const { steps: _steps, ...rest } = t;
+  return rest;
+}
+
+export function stepHeader(st: RecStep): Omit<RecStep, 'frames'> {
+  const { frames: _frames, ...rest } = st;
+  return rest;
+}
