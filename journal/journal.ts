@@ -121,6 +121,34 @@ export class Journal extends EventEmitter {
    * it is on disk (prompt intake queues the prompt) knows at once whether it was taken.
    */
   appendNow(pending: PendingEvent[]): Promise<JournalEvent[]> {
+    return this.appendWith(pending, []);
+  }
+
+  /**
+   * Removes a whole stream (its events and head) and the keys of `ranges` (projection records of
+   * that stream) in the one batch that appends `pending` on other streams: a reader sees the stream
+   * and the events announcing its removal together, or neither. Keys are listed first; an event
+   * appended to the stream meanwhile makes the listing start over.
+   */
+  async removeStream(stream: string, pending: PendingEvent[], ranges: { gte: string; lt: string }[] = []): Promise<JournalEvent[]> {
+    if (pending.some((p) => p.stream === stream)) throw new Error('removeStream: an event on the removed stream');
+    for (;;) {
+      const seq = this.headSeq(stream);
+      const keys: string[] = [];
+      for (const r of [eventRange(stream), ...ranges]) for await (const k of this.db.keys(r)) keys.push(k as string);
+      if (this.headSeq(stream) !== seq) continue;
+      const head = this.heads.get(stream);
+      this.heads.delete(stream);
+      try {
+        return await this.appendWith(pending, [...keys, headKey(stream)].map((key) => ({ type: 'del' as const, key })));
+      } catch (err) {
+        if (head && !this.heads.has(stream)) this.heads.set(stream, head);
+        throw err;
+      }
+    }
+  }
+
+  private appendWith(pending: PendingEvent[], extra: EncodedOp[]): Promise<JournalEvent[]> {
     if (this.trace) for (const p of pending) this.trace(p.stream, `ja:${p.type}`);
     if (this.failed) throw this.failed;
     const ts = this.clock.now().toISOString();
@@ -138,7 +166,7 @@ export class Journal extends EventEmitter {
       touched.set(p.stream, head);
       return { stream: p.stream, seq: head.seq, epoch: head.epoch, type: p.type, ts, payload: p.payload };
     });
-    const ops: EncodedOp[] = events.map((e, i) => put(eventKey(e.stream, e.seq), values[i]));
+    const ops: EncodedOp[] = [...extra, ...events.map((e, i) => put(eventKey(e.stream, e.seq), values[i]))];
     for (const [stream, head] of touched) ops.push(put(headKey(stream), JSON.stringify(head)));
     try {
       ops.push(...encodeOps(this.deriver(events)));

@@ -19,6 +19,11 @@ const NAME = 'messages';
  * messages contiguous and in order, so every page is one bounded range read.
  */
 const msgPrefix = (session: string) => `m!${session}!`;
+
+/** Every record key range of one session (POST /sessions/{id}:delete removes them with its stream). */
+export function sessionMessageRanges(session: string): { gte: string; lt: string }[] {
+  return ['m', 'i', 'u'].map((k) => ({ gte: projectionKey(NAME, `${k}!${session}!`), lt: projectionKey(NAME, `${k}!${session}!~`) }));
+}
 const msgKey = (session: string, seq: number) => `${msgPrefix(session)}${padSeq(seq)}`;
 const idxKey = (session: string, id: string) => `i!${session}!${id}`;
 const undoPrefix = (session: string) => `u!${session}!`;

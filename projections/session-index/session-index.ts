@@ -56,6 +56,13 @@ export class SessionIndex implements Projection {
   }
 
   apply(event: JournalEvent): RecordWrite[] {
+    if (event.type === 'event.session.deleted') {
+      // POST /sessions/{id}:delete: gone from every list and read (its stream is removed in the same batch).
+      const id = (event.payload as { session_id: string }).session_id;
+      if (!this.byId.has(id)) return [];
+      this.drop(id);
+      return [{ key: id, delete: true }];
+    }
     if (event.stream === GLOBAL_STREAM || event.stream === GUI_STREAM) return [];
     const next = this.reduce(this.byId.get(event.stream), event);
     if (!next) return [];

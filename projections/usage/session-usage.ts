@@ -72,6 +72,11 @@ export class UsageProjection implements Projection {
   }
 
   apply(event: JournalEvent): RecordWrite[] {
+    if (event.type === 'event.session.deleted') {
+      const id = (event.payload as { session_id: string }).session_id;
+      if (!this.bySession.delete(id)) return [];
+      return [{ key: id, delete: true }];
+    }
     if (!TRACKED.has(event.type) || event.stream === GLOBAL_STREAM || event.stream === GUI_STREAM) return [];
     const cur = this.bySession.get(event.stream) ?? emptyUsage();
     const next = reduce(cur, known(event));

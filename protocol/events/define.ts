@@ -29,6 +29,13 @@ export interface EventDef<
   /** One line for /asyncapi.json. */
   readonly summary: string;
   readonly payload: S;
+  /**
+   * Client superset (spec/clients.md E3/E4): the wire payload also carries a copy of the payload
+   * under this key (`payload.workspace`, `payload.session`); the journal keeps the spec's shape.
+   */
+  readonly nest?: string;
+  /** Client superset: payload keys also sent under another name (`{goal: 'snapshot'}`: `payload.snapshot` = `payload.goal`). */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 /** Declares one event type; `registry.ts` collects them and checks the combination of fields. */

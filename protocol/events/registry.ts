@@ -41,9 +41,11 @@ function assertCoherent(d: EventDef): void {
     throw new Error(`event ${d.type}: ${why}`);
   };
   if (!/^[a-z_]+(\.[a-z_]+)+$/.test(d.type)) fail('not a dotted lowercase name');
-  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : ['turn', 'block'];
+  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : d.receivers === 'broadcast' ? ['none'] : ['turn', 'block'];
   if (d.durability === 'volatile' && d.stream !== 'session') fail('volatile events belong to a session');
-  if (d.stream === 'session' && d.receivers !== 'subscribers') fail('session events go to subscribers');
+  // A session event broadcast to every connection (spec/clients.md E5): stamped with its session's seq and epoch.
+  if (d.stream === 'session' && d.receivers === 'internal') fail('session events go to subscribers (or, durable, to every connection)');
+  if (d.stream === 'session' && d.receivers === 'broadcast' && d.durability !== 'durable') fail('a broadcast session event is durable');
   if (d.stream === 'session' && !sessionRoles.includes(d.transcript)) fail(`transcript ${d.transcript} with ${d.durability}`);
   if (d.stream === 'global' && d.receivers === 'subscribers') fail('global events have no subscribers');
   if (d.stream === 'gui' && d.receivers !== 'internal') fail('gui events are internal');

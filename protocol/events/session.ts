@@ -78,8 +78,9 @@ const runtimeBound = defineEvent({
 
 const goalUpdated = defineEvent({
   type: 'goal.updated', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
-  summary: 'The goal snapshot changed (null = cleared)',
+  summary: 'The goal snapshot changed (null = cleared); also sent as `snapshot` (clients read that name)',
   payload: v.object({ goal: v.nullable(GoalSnapshot) }),
+  aliases: { goal: 'snapshot' },
 });
 
 const titleGenerated = defineEvent({
@@ -90,8 +91,9 @@ const titleGenerated = defineEvent({
 
 const broadcastCreated = defineEvent({
   type: 'event.session.created', stream: 'global', durability: 'durable', receivers: 'broadcast', transcript: 'none',
-  summary: 'A session was created (create, :fork, child creation)',
+  summary: 'A session was created (create, :fork, child creation); the payload is the session object, also nested as `session`',
   payload: SessionObject,
+  nest: 'session',
 });
 
 const broadcastArchived = defineEvent({
@@ -101,30 +103,57 @@ const broadcastArchived = defineEvent({
 });
 
 const metaUpdated = defineEvent({
-  type: 'session.meta.updated', stream: 'global', durability: 'durable', receivers: 'broadcast', transcript: 'none',
+  type: 'session.meta.updated', stream: 'session', durability: 'durable', receivers: 'broadcast', transcript: 'none',
   summary: 'A session title changed (profile update, title generation)',
-  payload: v.object({ session_id: v.string(), workspace_id: v.string(), title: v.string(), updated_at: v.string() }),
+  payload: v.object({
+    session_id: v.string(), workspace_id: v.string(), title: v.string(), updated_at: v.string(),
+    patch: v.pipe(
+      v.object({ title: v.string(), isCustomTitle: v.boolean(), lastPrompt: v.optional(v.string()) }),
+      v.description('what changed, as clients read it (spec/clients.md E8)'),
+    ),
+  }),
 });
 
-const Work = { session_id: v.string(), workspace_id: v.string(), busy: v.boolean(), main_turn_active: v.boolean() };
+export const SessionStatus = v.picklist(['idle', 'running', 'awaiting_approval', 'awaiting_question', 'aborted']);
+export type SessionStatus = v.InferOutput<typeof SessionStatus>;
+const PendingInteraction = v.picklist(['none', 'approval', 'question']);
+const LastTurnReason = v.picklist(['completed', 'cancelled', 'failed']);
+
+const Work = {
+  session_id: v.string(), workspace_id: v.string(), busy: v.boolean(), main_turn_active: v.boolean(),
+  pending_interaction: PendingInteraction,
+  last_turn_reason: v.optional(v.pipe(LastTurnReason, v.description('how the session\'s last main turn ended; absent before the first'))),
+};
 
 const workChanged = defineEvent({
-  type: 'event.session.work_changed', stream: 'global', durability: 'durable', receivers: 'broadcast', transcript: 'none',
+  type: 'event.session.work_changed', stream: 'session', durability: 'durable', receivers: 'broadcast', transcript: 'none',
   summary: 'A session\'s busy / main_turn_active changed',
   payload: v.object(Work),
 });
 
 const statusChanged = defineEvent({
-  type: 'event.session.status_changed', stream: 'global', durability: 'durable', receivers: 'broadcast', transcript: 'none',
+  type: 'event.session.status_changed', stream: 'session', durability: 'durable', receivers: 'broadcast', transcript: 'none',
   summary: 'A session\'s busy / main_turn_active / pending_interaction changed',
-  payload: v.object({ ...Work, pending_interaction: v.picklist(['none', 'approval', 'question']) }),
+  payload: v.object({
+    ...Work,
+    status: v.pipe(SessionStatus, v.description('awaiting_approval / awaiting_question while one is open, else running while busy, else idle')),
+    previous_status: v.optional(SessionStatus),
+  }),
+});
+
+const broadcastDeleted = defineEvent({
+  type: 'event.session.deleted', stream: 'global', durability: 'durable', receivers: 'broadcast', transcript: 'none',
+  summary: 'A session was deleted (POST /sessions/{id}:delete): gone from every list and read, its journal data removed',
+  payload: v.object({ session_id: v.string(), sessionId: v.string(), workspace_id: v.string() }),
 });
 
 export const SESSION_EVENTS = [
   created, profileUpdated, archived, restored, runtimeBound, goalUpdated, titleGenerated,
-  broadcastCreated, broadcastArchived, metaUpdated, workChanged, statusChanged,
+  broadcastCreated, broadcastArchived, broadcastDeleted, metaUpdated, workChanged, statusChanged,
 ] as const;
 
 export type SessionCreatedPayload = PayloadOfDef<typeof created>;
 export type ProfileUpdatedPayload = PayloadOfDef<typeof profileUpdated>;
 export type StatusChangedPayload = PayloadOfDef<typeof statusChanged>;
+export type WorkChangedPayload = PayloadOfDef<typeof workChanged>;
+export type MetaUpdatedPayload = PayloadOfDef<typeof metaUpdated>;

@@ -13,6 +13,7 @@ export const SessionEvents = {
 export const GlobalEvents = {
   sessionCreated: 'event.session.created',
   sessionArchived: 'event.session.archived',
+  sessionDeleted: 'event.session.deleted',
   sessionMetaUpdated: 'session.meta.updated',
   workspaceCreated: 'event.workspace.created',
   workspaceUpdated: 'event.workspace.updated',

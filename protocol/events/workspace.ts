@@ -9,14 +9,16 @@ export type WorkspaceState = Omit<v.InferOutput<typeof WorkspaceObject>, 'sessio
 
 const created = defineEvent({
   type: 'event.workspace.created', stream: 'global', durability: 'durable', receivers: 'broadcast', transcript: 'none',
-  summary: 'A workspace was registered',
+  summary: 'A workspace was registered; the payload is the workspace object, also nested as `workspace`',
   payload: WorkspaceObject,
+  nest: 'workspace',
 });
 
 const updated = defineEvent({
   type: 'event.workspace.updated', stream: 'global', durability: 'durable', receivers: 'broadcast', transcript: 'none',
-  summary: 'A workspace changed (also when a session creation touches it)',
+  summary: 'A workspace changed (also when a session creation touches it); the payload is the workspace object, also nested as `workspace`',
   payload: WorkspaceObject,
+  nest: 'workspace',
 });
 
 const deleted = defineEvent({

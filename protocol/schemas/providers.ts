@@ -123,4 +123,10 @@ export const ModelCatalogChangedPayload = v.object({
   added: v.array(v.string()),
   removed: v.array(v.string()),
   updated: v.array(v.string()),
+  changed: v.pipe(
+    v.array(v.object({ provider_id: v.string(), provider_name: v.string(), added: v.array(v.string()), removed: v.array(v.string()) })),
+    v.description('the refresh-report shape clients read: per provider whose aliases changed'),
+  ),
+  unchanged: v.pipe(v.array(v.string()), v.description('providers a refresh looked at and left as they were; [] for other writes')),
+  failed: v.pipe(v.array(v.object({ provider: v.string(), reason: v.string() })), v.description('providers a refresh could not read; [] for other writes')),
 });

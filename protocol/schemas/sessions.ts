@@ -90,6 +90,8 @@ export const SessionStatus = v.object({
   permission: v.string(),
   plan_mode: v.boolean(),
   dynamic_workflow_mode: v.boolean(),
+  swarm_mode: v.pipe(v.boolean(), v.description('the same as dynamic_workflow_mode, named as web clients read it')),
+  tower_mode: v.pipe(v.boolean(), v.description('web clients read it; true only when agent_config.tower_mode is true')),
   context_tokens: v.number(),
   max_context_tokens: v.optional(v.number()),
   context_usage: v.optional(v.number()),

@@ -10,6 +10,7 @@ export const TaskObject = v.object({
   kind: v.picklist(['bash', 'subagent', 'tool']),
   description: v.string(),
   status: TaskStatus,
+  run_in_background: v.pipe(v.boolean(), v.description('true once the task runs in the background (started so, or moved there); clients require it')),
   created_at: v.string(),
   started_at: v.optional(v.string()),
   completed_at: v.optional(v.string()),

@@ -56,7 +56,7 @@ export class SubagentTask implements LiveTask {
     const s = this.spec;
     const o: TaskObject = {
       id: s.id, session_id: s.sessionId, kind: 'subagent', description: s.description, status: this.status,
-      created_at: this.createdAt.toISOString(), started_at: this.createdAt.toISOString(),
+      run_in_background: this.background, created_at: this.createdAt.toISOString(), started_at: this.createdAt.toISOString(),
       model: s.model, thinking_effort: s.thinkingEffort, agent_id: s.agentId, subagent_type: s.subagentType,
       ...(s.parentToolCallId ? { parent_tool_call_id: s.parentToolCallId } : {}),
     };

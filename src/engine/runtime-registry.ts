@@ -263,6 +263,19 @@ export class EngineRegistry {
     return unloaded;
   }
 
+  /** Unloads one session's runtimes (main and `:btw` agents) now, whatever their idle time (a deleted session). */
+  async unload(id: string): Promise<void> {
+    const main = this.runtimes.get(id);
+    const agentKeys = [...this.agents.keys()].filter((k) => k.startsWith(`${id}/`));
+    const all = [...(main ? [main] : []), ...agentKeys.map((k) => this.agents.get(k)!)];
+    this.runtimes.delete(id);
+    for (const k of agentKeys) this.agents.delete(k);
+    this.lastUsed.delete(id);
+    this.deps.live.delete(id);
+    await Promise.all(all.map((r) => r.close()));
+    if (main) await this.deps.lifecycle?.unloaded(id);
+  }
+
   /** The daemon is stopping: turns still running leave their end to the next start. */
   get stopping(): boolean {
     return this.closing;

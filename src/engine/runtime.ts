@@ -307,7 +307,7 @@ export class SessionRuntime {
     const ended: TurnEndedPayload = { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: deps.clock.now().toISOString() };
     await deps.journal.append([
       { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended },
-      ...(more ? [] : this.workEvents()),
+      ...(more ? [] : this.workEvents(ended.reason)),
     ]);
     this.active = undefined;
     mark(this.sessionId, 'turn.ended');
@@ -329,7 +329,7 @@ export class SessionRuntime {
       steps: 0, ended_at: deps.clock.now().toISOString(),
     };
     try {
-      await deps.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents())]);
+      await deps.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents('failed'))]);
     } catch (appendErr) {
       deps.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');
     }
@@ -346,8 +346,8 @@ export class SessionRuntime {
   }
 
   /** `work_changed` + `status_changed` from the live state (set by `live` just before). */
-  private workEvents() {
-    return workChangedEvents(this.deps, this.sessionId);
+  private workEvents(mainTurnEnded?: 'completed' | 'cancelled' | 'failed') {
+    return workChangedEvents(this.deps, this.sessionId, this.isMain ? mainTurnEnded : undefined);
   }
 
   /** Live state and work events describe the main agent only (`main_turn_active`). */

@@ -28,4 +28,13 @@ export class EventJournal extends Journal {
     }
     return super.appendNow(events);
   }
+
+  /** `removeStream` with registry-typed events, checked like any append. */
+  override removeStream(stream: string, events: NewStreamEvent[], ranges?: { gte: string; lt: string }[]): Promise<JournalEvent[]> {
+    if (this.checker) {
+      const found = events.flatMap((e) => this.checker!.check(e.type, e.stream, 'durable', e.payload) ?? []);
+      if (found.length) return Promise.reject(new EventCheckError(found));
+    }
+    return super.removeStream(stream, events, ranges);
+  }
 }

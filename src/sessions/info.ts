@@ -58,6 +58,9 @@ export function sessionStatus(deps: SessionInfoDeps, s: SessionRecord) {
   out.permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : deps.config.defaultPermissionMode();
   out.plan_mode = typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : deps.config.defaultPlanMode();
   out.dynamic_workflow_mode = cfg.dynamic_workflow_mode === true;
+  // The names web clients read (spec/clients.md E15): swarm mode is dynamic workflow mode; no tower mode here.
+  out.swarm_mode = out.dynamic_workflow_mode;
+  out.tower_mode = cfg.tower_mode === true;
   const ctx = sessionContext(deps, s);
   out.context_tokens = ctx.tokens;
   if (ctx.limit !== undefined) out.max_context_tokens = ctx.limit;

@@ -1,7 +1,6 @@
-import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { EngineEvents } from '../engine/events.ts';
-import type { StatusChangedPayload } from '../../protocol/events/session.ts';
+import type { SessionStatus, StatusChangedPayload, WorkChangedPayload } from '../../protocol/events/session.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { LiveSessions } from './live.ts';
@@ -24,24 +23,43 @@ export function setPendingInteraction(deps: { live: LiveSessions }, sessionId: s
   deps.live.set(sessionId, { ...prev, pending_interaction });
 }
 
-/** `event.session.status_changed` carrying the session's current live state. */
-export function statusChangedEvent(deps: LiveStatus, sessionId: string): NewStreamEvent {
+type LastTurnReason = 'completed' | 'cancelled' | 'failed';
+
+/** The fields work_changed and status_changed share: the live state, and how the last main turn ended. */
+function workFields(deps: LiveStatus, sessionId: string, lastTurnReason?: LastTurnReason) {
   const st = deps.live.get(sessionId);
-  const payload: StatusChangedPayload = {
-    session_id: sessionId, workspace_id: deps.sessions.get(sessionId)?.workspace_id ?? '',
+  const rec = deps.sessions.get(sessionId);
+  const reason = lastTurnReason ?? rec?.last_turn_reason;
+  return {
+    session_id: sessionId, workspace_id: rec?.workspace_id ?? '',
     busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false, pending_interaction: st?.pending_interaction ?? 'none',
-  };
-  return { stream: GLOBAL_STREAM, type: EngineEvents.statusChanged, payload };
+    ...(reason ? { last_turn_reason: reason } : {}),
+  } satisfies WorkChangedPayload;
 }
 
-/** `work_changed` + `status_changed` describing the session's current live state. */
-export function workChangedEvents(deps: LiveStatus, sessionId: string): NewStreamEvent[] {
-  const st = deps.live.get(sessionId);
-  const payload = {
-    session_id: sessionId, workspace_id: deps.sessions.get(sessionId)?.workspace_id ?? '',
-    busy: st?.busy ?? false, main_turn_active: st?.main_turn_active ?? false,
-  };
-  return [{ stream: GLOBAL_STREAM, type: EngineEvents.workChanged, payload }, statusChangedEvent(deps, sessionId)];
+/** The status clients read (spec/clients.md E6): an open interaction first, then busy. */
+function statusOf(w: WorkChangedPayload): SessionStatus {
+  if (w.pending_interaction === 'approval') return 'awaiting_approval';
+  if (w.pending_interaction === 'question') return 'awaiting_question';
+  return w.busy ? 'running' : 'idle';
+}
+
+/**
+ * `event.session.status_changed` carrying the session's current live state, on the session's own
+ * stream (broadcast to every connection with the session's seq and epoch, spec/clients.md E5).
+ */
+export function statusChangedEvent(deps: LiveStatus, sessionId: string, lastTurnReason?: LastTurnReason): NewStreamEvent {
+  const work = workFields(deps, sessionId, lastTurnReason);
+  const status = statusOf(work);
+  const previous = deps.live.swapStatus(sessionId, status);
+  const payload: StatusChangedPayload = { ...work, status, ...(previous ? { previous_status: previous } : {}) };
+  return { stream: sessionId, type: EngineEvents.statusChanged, payload };
+}
+
+/** `work_changed` + `status_changed` describing the session's current live state (`lastTurnReason`: a main turn ending in the same batch). */
+export function workChangedEvents(deps: LiveStatus, sessionId: string, lastTurnReason?: LastTurnReason): NewStreamEvent[] {
+  const payload = workFields(deps, sessionId, lastTurnReason);
+  return [{ stream: sessionId, type: EngineEvents.workChanged, payload }, statusChangedEvent(deps, sessionId, lastTurnReason)];
 }
 
 /**

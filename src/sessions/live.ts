@@ -28,6 +28,17 @@ export class LiveSessions {
   delete(id: string): void {
     this.states.delete(id);
     this.work.delete(id);
+    this.statuses.delete(id);
+  }
+
+  /** The status last journaled for a session (status_changed `previous_status`). */
+  private statuses = new Map<string, string>();
+
+  /** Records `status` as the session's last journaled status; returns the one before. */
+  swapStatus<S extends string>(id: string, status: S): S | undefined {
+    const prev = this.statuses.get(id) as S | undefined;
+    this.statuses.set(id, status);
+    return prev;
   }
 
   /** Marks a unit of work running (`on`) or done; true when the session's `busy` flipped. */

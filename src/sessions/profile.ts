@@ -1,4 +1,3 @@
-import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -56,9 +55,12 @@ export async function updateProfile(deps: OwnedSessionLookup & { journal: EventJ
   if (goal !== undefined) events.push({ stream: id, type: SessionEvents.goalUpdated, payload: { goal } });
   if (input.title !== undefined) {
     events.push({
-      stream: GLOBAL_STREAM,
+      stream: id,
       type: GlobalEvents.sessionMetaUpdated,
-      payload: { session_id: id, workspace_id: cur.workspace_id, title: input.title, updated_at: deps.clock.now().toISOString() },
+      payload: {
+        session_id: id, workspace_id: cur.workspace_id, title: input.title, updated_at: deps.clock.now().toISOString(),
+        patch: { title: input.title, isCustomTitle: true, ...(cur.last_prompt !== undefined ? { lastPrompt: cur.last_prompt } : {}) },
+      },
     });
   }
   await deps.journal.append(events);

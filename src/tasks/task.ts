@@ -8,6 +8,8 @@ export const TASK_STATUSES: readonly TaskStatus[] = ['running', 'completed', 'fa
 /** Core "Task object" (output fields are added by the read route). */
 export interface TaskObject {
   id: string; session_id: string; kind: 'bash' | 'subagent'; description: string; status: TaskStatus;
+  /** Clients require it (spec/clients.md E14): false while a foreground tool call waits on the task. */
+  run_in_background: boolean;
   created_at: string; started_at?: string; completed_at?: string; command?: string;
   model?: string; thinking_effort?: string; agent_id?: string; subagent_type?: string; parent_tool_call_id?: string;
 }
@@ -126,7 +128,7 @@ export class BashTask implements LiveTask {
   toObject(): TaskObject {
     const o: TaskObject = {
       id: this.spec.id, session_id: this.spec.sessionId, kind: 'bash', description: this.spec.description, status: this.status,
-      created_at: this.createdAt.toISOString(), started_at: this.createdAt.toISOString(), command: this.spec.command,
+      run_in_background: this.background, created_at: this.createdAt.toISOString(), started_at: this.createdAt.toISOString(), command: this.spec.command,
     };
     if (this.completedAt) o.completed_at = this.completedAt.toISOString();
     return o;

@@ -2,9 +2,10 @@ import type * as v from 'valibot';
 import { schemaToJson } from '../../protocol/json-schema.ts';
 import type { EventDef } from '../../protocol/events/define.ts';
 import { eventDefs } from '../../protocol/events/registry.ts';
+import { wirePayloadSchema } from '../../protocol/events/wire.ts';
 import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
-  SubscribeV2AckPayload, TerminalResizeAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
+  SubscribeV2AckPayload, TerminalResizeAckPayload, TerminalCloseAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
 } from './frames.ts';
 import { TranscriptOpsFrame, TranscriptResetFrame } from './transcript/frames.ts';
 import {
@@ -69,11 +70,15 @@ function clientMessage(type: keyof typeof ClientPayloads, summary: string): Json
 
 /** A durable event: the event frame envelope with `type` (and for globals `session_id`) fixed. */
 function eventMessage(def: EventDef): Json {
-  const global = def.receivers === 'broadcast';
+  const global = def.stream !== 'session';
   const frame = json(EventFrame);
-  frame.properties = { ...frame.properties, type: { const: def.type }, payload: json(def.payload) };
+  frame.properties = { ...frame.properties, type: { const: def.type }, payload: json(wirePayloadSchema(def, !global)) };
   if (global) frame.properties.session_id = { const: GLOBAL_SESSION_ID };
-  return message(def.type, def.summary, frame, global ? 'Global: sent to every connection, no subscription needed.' : 'Session: sent to subscribers of the session.');
+  const description = def.receivers === 'broadcast'
+    ? global ? 'Global: sent to every connection, no subscription needed.'
+      : 'Sent to every connection, no subscription needed, stamped with the session\'s own `session_id`, `seq` and `epoch` (journaled on its session stream, replayed with it).'
+    : 'Session: sent to subscribers of the session.';
+  return message(def.type, def.summary, frame, description);
 }
 
 function messages(): Json {
@@ -86,6 +91,7 @@ function messages(): Json {
         `Payloads: subscribe ${JSON.stringify(json(SubscribeAckPayload))}, unsubscribe ${JSON.stringify(json(UnsubscribeAckPayload))}, client_hello ${JSON.stringify(json(ClientHelloAckPayload))}, ` +
         `terminal_attach ${JSON.stringify(json(TerminalAttachAckPayload))}, terminal_detach ${JSON.stringify(json(TerminalDetachAckPayload))}, ` +
         `terminal_input ${JSON.stringify(json(TerminalInputAckPayload))}, terminal_resize ${JSON.stringify(json(TerminalResizeAckPayload))}, ` +
+        `terminal_close ${JSON.stringify(json(TerminalCloseAckPayload))}, ` +
         `subscribe_v2 ${JSON.stringify(json(SubscribeV2AckPayload))}, unsubscribe_v2 ${JSON.stringify(json(UnsubscribeV2AckPayload))}.`),
     subscribe: clientMessage('subscribe', 'Subscribe to sessions; cursors replay missed durable events'),
     unsubscribe: clientMessage('unsubscribe', 'Drop subscriptions'),
@@ -98,6 +104,7 @@ function messages(): Json {
     terminal_detach: clientMessage('terminal_detach', 'Stop receiving a terminal\'s output'),
     terminal_input: clientMessage('terminal_input', 'Write to a terminal (keys, paste)'),
     terminal_resize: clientMessage('terminal_resize', 'Resize a terminal (SIGWINCH to its foreground job)'),
+    terminal_close: clientMessage('terminal_close', 'Kill a terminal (as POST …/terminals/{terminal_id}:close)'),
     terminal_output: message('terminal_output', 'Terminal output, to attached connections', json(TerminalOutputFrame)),
     terminal_exit: message('terminal_exit', 'A terminal\'s process ended, to attached connections', json(TerminalExitFrame)),
     event: message('event', 'Any durable event', json(EventFrame)),
@@ -116,7 +123,7 @@ const TO_SUBSCRIBERS = [...eventDefs()].filter((d) => d.receivers === 'subscribe
 /** A volatile event: the volatile frame envelope with `type` fixed; `offset` is on the frame of events whose payload has one. */
 function volatileMessage(def: EventDef): Json {
   const frame = json(VolatileFrame);
-  const payload = json(def.payload);
+  const payload = json(wirePayloadSchema(def, true));
   frame.properties = { ...frame.properties, type: { const: def.type }, payload };
   if (payload.properties?.offset) frame.required = [...new Set([...(frame.required ?? []), 'offset'])];
   return message(def.type, def.summary, frame, 'Volatile: to subscribers only, never journaled or replayed.');
@@ -130,7 +137,7 @@ function operations(): Json {
   return {
     receiveClientFrames: {
       action: 'receive', channel, summary: 'Client request frames, each answered by one ack',
-      messages: ['subscribe', 'unsubscribe', 'client_hello', 'subscribe_v2', 'unsubscribe_v2', 'terminal_attach', 'terminal_detach', 'terminal_input', 'terminal_resize'].map(ref),
+      messages: ['subscribe', 'unsubscribe', 'client_hello', 'subscribe_v2', 'unsubscribe_v2', 'terminal_attach', 'terminal_detach', 'terminal_input', 'terminal_resize', 'terminal_close'].map(ref),
       reply: { channel, messages: [ref('ack')] },
     },
     sendServerHello: send('Sent once on connect', ['server_hello']),

@@ -3,13 +3,13 @@ import type WebSocket from 'ws';
 import { LIMITS } from '../../protocol/schemas/common.ts';
 import { toFieldIssues } from '../../protocol/validate.ts';
 import type { WsConnection } from './connection.ts';
-import { terminalAttach, terminalDetach, terminalInput, terminalResize, type TerminalFrameDeps } from '../terminals/ws.ts';
+import { terminalAttach, terminalClose, terminalDetach, terminalInput, terminalResize, type TerminalFrameDeps } from '../terminals/ws.ts';
 import {
-  ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload,
+  ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload, TerminalClosePayload,
   SubscribeV2Payload, UnsubscribePayload, UnsubscribeV2Payload, type ClientFrameType,
 } from './frames.ts';
 import { ackFrame } from './server-frames.ts';
-import { subscribe, type SubscribeDeps } from './subscribe.ts';
+import { clientHello, subscribe, type SubscribeDeps } from './subscribe.ts';
 import { errorOutcome, invalid, ok, type Outcome } from './outcome.ts';
 import { subscribeV2, unsubscribeV2 } from './transcript/subscribe.ts';
 
@@ -69,10 +69,7 @@ function answer(deps: ClientFrameDeps, conn: WsConnection, raw: unknown): Outcom
         return ok({ unsubscribed: session_ids });
       });
     case 'client_hello':
-      return withPayload(ClientHelloPayload, payload, () => {
-        conn.hasClientHello = true;
-        return ok({ ws_connection_id: conn.id });
-      });
+      return withPayload(ClientHelloPayload, payload, (p) => clientHello(deps, conn, p));
     case 'subscribe_v2':
       return withPayload(SubscribeV2Payload, payload, (p) => subscribeV2(deps, conn, p));
     case 'unsubscribe_v2':
@@ -85,5 +82,7 @@ function answer(deps: ClientFrameDeps, conn: WsConnection, raw: unknown): Outcom
       return withPayload(TerminalInputPayload, payload, (p) => terminalInput(deps, p));
     case 'terminal_resize':
       return withPayload(TerminalResizePayload, payload, (p) => terminalResize(deps, p));
+    case 'terminal_close':
+      return withPayload(TerminalClosePayload, payload, (p) => terminalClose(deps, p));
   }
 }

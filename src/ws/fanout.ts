@@ -127,6 +127,16 @@ export class FanOut {
       return;
     }
     if (receivers === 'internal') return;
+    if (receivers === 'broadcast') {
+      // A session event for every connection (spec/clients.md E5: work/status/meta), stamped with
+      // the session's own id, seq and epoch; subscribers get it in order with their replay.
+      const text = durableFrame(e, e.stream);
+      for (const c of conns) {
+        if (c.subs.has(e.stream)) c.deliver(e.stream, e.type, { seq: e.seq, volatile: false, text }, undefined);
+        else c.send(text);
+      }
+      return;
+    }
     let text: string | undefined;
     const agentId = agentIdOf(e.payload);
     for (const c of conns) {

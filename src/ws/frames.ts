@@ -6,6 +6,13 @@ import { TerminalDimension, TerminalStatus } from '../../protocol/schemas/termin
 
 const SessionId = Id;
 
+/** The keys web clients read in subscribe acks (spec/clients.md A2, E12, E13). */
+const ClientAckKeys = {
+  accepted: v.pipe(v.array(v.string()), v.description('sessions now subscribed (the same as `subscribed`)')),
+  not_found: v.pipe(v.array(v.string()), v.description('unknown session ids (the ack code is then 40401)')),
+  resync_required: v.pipe(v.array(v.string()), v.description('sessions whose cursor cannot be replayed: a resync_required frame follows the ack for each')),
+};
+
 /** Envelope of every client frame; `payload` is checked per `type`. */
 export const ClientFrame = v.pipe(
   v.object({
@@ -58,7 +65,10 @@ export const ClientHelloPayload = v.pipe(
     agent_filter: v.optional(AgentFilter),
   }),
   v.title('ClientHelloPayload'),
-  v.description('Handshake; fields other than `client_id` are legacy and ignored (`subscriptions`, `cursors`, `agent_filter` are still checked).'),
+  v.description(
+    'Handshake. `subscriptions` (with `cursors` and `agent_filter`) subscribe as a `subscribe` does, which is how web clients re-subscribe after a reconnect ' +
+      '(spec/clients.md E12): a cursor without `epoch` is taken in the current epoch. The ack (code 0) names `accepted_subscriptions`, `resync_required` and `not_found`.',
+  ),
 );
 
 const Grade = v.pipe(
@@ -96,7 +106,7 @@ export const UnsubscribeV2Payload = v.pipe(
 export type UnsubscribeV2Payload = v.InferOutput<typeof UnsubscribeV2Payload>;
 
 export const SubscribeV2AckPayload = v.pipe(
-  v.object({ session_id: v.string(), transcript: v.record(v.string(), v.string()) }),
+  v.object({ session_id: v.string(), transcript: v.record(v.string(), v.string()), ...ClientAckKeys }),
   v.title('SubscribeV2AckPayload'),
 );
 
@@ -110,28 +120,40 @@ const TerminalId = Id;
 /** Terminal input per frame (a paste): 1 MiB characters, as the frame itself. */
 const TERMINAL_INPUT_CHARS = LIMITS.textChars;
 
+/** Web clients name the terminal's session on every terminal frame (spec/clients.md A3): checked when given. */
+const TerminalSession = v.optional(v.pipe(SessionId, v.description('the terminal\'s session; when given, a terminal of another session is 40414')));
+
 export const TerminalAttachPayload = v.pipe(
   v.object({
+    session_id: TerminalSession,
     terminal_id: TerminalId,
     since: v.optional(v.pipe(SafeUint,
       v.description('output offset already held by the client (offset + data.length of its last terminal_output); omitted = replay all the scrollback'))),
+    since_seq: v.optional(v.pipe(SafeUint, v.description('the same as `since`, named as web clients send it: the envelope `seq` of the last terminal_output held; `since` wins when both are given'))),
   }),
   v.title('TerminalAttachPayload'),
   v.description('Starts streaming a terminal\'s output to this connection: after the ack, the scrollback from `since` as terminal_output frames with `replay: true`, then live output.'),
 );
 export type TerminalAttachPayload = v.InferOutput<typeof TerminalAttachPayload>;
 
-export const TerminalDetachPayload = v.pipe(v.object({ terminal_id: TerminalId }), v.title('TerminalDetachPayload'));
+export const TerminalDetachPayload = v.pipe(v.object({ session_id: TerminalSession, terminal_id: TerminalId }), v.title('TerminalDetachPayload'));
+
+export const TerminalClosePayload = v.pipe(
+  v.object({ session_id: TerminalSession, terminal_id: TerminalId }),
+  v.title('TerminalClosePayload'),
+  v.description('Kills the terminal as POST …/terminals/{terminal_id}:close does; the ack comes at once, terminal_exit once the process is gone.'),
+);
+export type TerminalClosePayload = v.InferOutput<typeof TerminalClosePayload>;
 export type TerminalDetachPayload = v.InferOutput<typeof TerminalDetachPayload>;
 
 export const TerminalInputPayload = v.pipe(
-  v.object({ terminal_id: TerminalId, data: v.pipe(maxString(TERMINAL_INPUT_CHARS), v.description('written to the PTY as is (keys, pasted text, control characters such as \\r or \\u0003)')) }),
+  v.object({ session_id: TerminalSession, terminal_id: TerminalId, data: v.pipe(maxString(TERMINAL_INPUT_CHARS), v.description('written to the PTY as is (keys, pasted text, control characters such as \\r or \\u0003)')) }),
   v.title('TerminalInputPayload'),
 );
 export type TerminalInputPayload = v.InferOutput<typeof TerminalInputPayload>;
 
 export const TerminalResizePayload = v.pipe(
-  v.object({ terminal_id: TerminalId, cols: TerminalDimension, rows: TerminalDimension }),
+  v.object({ session_id: TerminalSession, terminal_id: TerminalId, cols: TerminalDimension, rows: TerminalDimension }),
   v.title('TerminalResizePayload'),
 );
 export type TerminalResizePayload = v.InferOutput<typeof TerminalResizePayload>;
@@ -147,18 +169,27 @@ export const ClientPayloads = {
   terminal_detach: TerminalDetachPayload,
   terminal_input: TerminalInputPayload,
   terminal_resize: TerminalResizePayload,
+  terminal_close: TerminalClosePayload,
 } as const;
 export type ClientFrameType = keyof typeof ClientPayloads;
 
 export const SubscribeAckPayload = v.pipe(
-  v.object({ subscribed: v.array(v.string()) }),
+  v.object({ subscribed: v.array(v.string()), ...ClientAckKeys }),
   v.title('SubscribeAckPayload'),
   v.description('Sessions now subscribed. Unknown ids (40401) or ids held by another instance (40901) are left out and named in `details`.'),
 );
 
 export const UnsubscribeAckPayload = v.pipe(v.object({ unsubscribed: v.array(v.string()) }), v.title('UnsubscribeAckPayload'));
 
-export const ClientHelloAckPayload = v.pipe(v.object({ ws_connection_id: v.string() }), v.title('ClientHelloAckPayload'));
+export const ClientHelloAckPayload = v.pipe(
+  v.object({
+    ws_connection_id: v.string(),
+    accepted_subscriptions: v.pipe(v.array(v.string()), v.description('sessions of `subscriptions` now subscribed')),
+    resync_required: v.pipe(v.array(v.string()), v.description('sessions whose cursor cannot be replayed (a resync_required frame follows for each)')),
+    not_found: v.pipe(v.array(v.string()), v.description('unknown session ids of `subscriptions` (or held by another instance); left out, the code stays 0')),
+  }),
+  v.title('ClientHelloAckPayload'),
+);
 
 export const TerminalAttachAckPayload = v.pipe(
   v.object({
@@ -175,3 +206,6 @@ export const TerminalDetachAckPayload = v.pipe(v.object({ terminal_id: v.string(
 export const TerminalInputAckPayload = v.pipe(v.object({ terminal_id: v.string() }), v.title('TerminalInputAckPayload'));
 
 export const TerminalResizeAckPayload = v.pipe(v.object({ terminal_id: v.string(), cols: v.number(), rows: v.number() }), v.title('TerminalResizeAckPayload'));
+
+export const TerminalCloseAckPayload = v.pipe(v.object({ terminal_id: v.string(), closing: v.boolean() }), v.title('TerminalCloseAckPayload'),
+  v.description('`closing` false when the terminal had already exited.'));

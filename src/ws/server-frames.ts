@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 import type { JournalEvent } from '../../journal/types.ts';
+import { eventDef } from '../../protocol/events/registry.ts';
+import { wirePayload } from '../../protocol/events/wire.ts';
 
 /** Server frames of `/api/v1/ws`: schemas (for /asyncapi.json and tests) and builders. */
 
@@ -79,6 +81,7 @@ export const ResyncRequiredFrame = v.pipe(
       session_id: v.string(),
       reason: ResyncReason,
       head_seq: v.pipe(v.number(), v.description('current head seq of the session stream')),
+      current_seq: v.pipe(v.number(), v.description('the same as `head_seq`, named as web clients read it (spec/clients.md E9)')),
       epoch: v.nullable(v.string()),
       max_event_buffer_size: v.literal(MAX_EVENT_BUFFER_SIZE),
     }),
@@ -107,14 +110,16 @@ export function ackFrame(a: Omit<AckFrame, 'type'>): string {
   return JSON.stringify({ type: 'ack', ...a });
 }
 
+/** A durable event's frame; the payload with the client superset (protocol/events/wire.ts). */
 export function durableFrame(e: JournalEvent, sessionId: string): string {
-  return JSON.stringify({ type: e.type, seq: e.seq, epoch: e.epoch, session_id: sessionId, timestamp: e.ts, payload: e.payload });
+  const payload = wirePayload(eventDef(e.type), sessionId === GLOBAL_SESSION_ID ? undefined : sessionId, e.payload);
+  return JSON.stringify({ type: e.type, seq: e.seq, epoch: e.epoch, session_id: sessionId, timestamp: e.ts, payload });
 }
 
 export function volatileFrame(f: { type: string; seq: number; offset?: number; sessionId: string; now: Date; payload: unknown }): string {
   const frame: Record<string, unknown> = { type: f.type, seq: f.seq, volatile: true };
   if (f.offset !== undefined) frame.offset = f.offset;
-  Object.assign(frame, { session_id: f.sessionId, timestamp: f.now.toISOString(), payload: f.payload });
+  Object.assign(frame, { session_id: f.sessionId, timestamp: f.now.toISOString(), payload: wirePayload(eventDef(f.type), f.sessionId, f.payload) });
   return JSON.stringify(frame);
 }
 
@@ -123,7 +128,7 @@ export function resyncFrame(sessionId: string, reason: ResyncReason, head: { seq
     type: 'resync_required',
     session_id: sessionId,
     timestamp: now.toISOString(),
-    payload: { session_id: sessionId, reason, head_seq: head?.seq ?? 0, epoch: head?.epoch ?? null, max_event_buffer_size: MAX_EVENT_BUFFER_SIZE },
+    payload: { session_id: sessionId, reason, head_seq: head?.seq ?? 0, current_seq: head?.seq ?? 0, epoch: head?.epoch ?? null, max_event_buffer_size: MAX_EVENT_BUFFER_SIZE },
   });
 }
 
@@ -131,6 +136,8 @@ export const TerminalOutputFrame = v.pipe(
   v.object({
     type: v.literal('terminal_output'),
     session_id: v.string(),
+    terminal_id: v.pipe(v.string(), v.description('the same as `payload.terminal_id` (web clients read the envelope)')),
+    seq: v.pipe(v.number(), v.description('`offset + data.length`: the output offset just past this frame, strictly increasing per terminal; give it back as `since_seq` (or `since`) on re-attach')),
     timestamp: Timestamp,
     payload: v.object({
       terminal_id: v.string(),
@@ -150,6 +157,7 @@ export const TerminalExitFrame = v.pipe(
   v.object({
     type: v.literal('terminal_exit'),
     session_id: v.string(),
+    terminal_id: v.pipe(v.string(), v.description('the same as `payload.terminal_id`')),
     timestamp: Timestamp,
     payload: v.object({
       terminal_id: v.string(),
@@ -164,10 +172,12 @@ export const TerminalExitFrame = v.pipe(
 export function terminalOutputFrame(f: { sessionId: string; terminalId: string; offset: number; data: string; replay: boolean; now: Date }): string {
   const payload: Record<string, unknown> = { terminal_id: f.terminalId, offset: f.offset, data: f.data };
   if (f.replay) payload.replay = true;
-  return JSON.stringify({ type: 'terminal_output', session_id: f.sessionId, timestamp: f.now.toISOString(), payload });
+  return JSON.stringify({
+    type: 'terminal_output', session_id: f.sessionId, terminal_id: f.terminalId, seq: f.offset + f.data.length, timestamp: f.now.toISOString(), payload,
+  });
 }
 
 export function terminalExitFrame(f: { sessionId: string; terminalId: string; exitCode: number | null; exitedAt: string; now: Date }): string {
   const payload = { terminal_id: f.terminalId, exit_code: f.exitCode, exited_at: f.exitedAt };
-  return JSON.stringify({ type: 'terminal_exit', session_id: f.sessionId, timestamp: f.now.toISOString(), payload });
+  return JSON.stringify({ type: 'terminal_exit', session_id: f.sessionId, terminal_id: f.terminalId, timestamp: f.now.toISOString(), payload });
 }

@@ -29,30 +29,44 @@ function refuse(deps: OwnedSessionLookup, id: string, refused: Refused): boolean
   }
 }
 
+/** A cursor as `subscribe` or `client_hello` carries it (client_hello's may leave out the epoch). */
+type LooseCursor = { seq: number; epoch?: string | undefined };
+
+interface Subscribed {
+  subscribed: string[];
+  refused: Refused;
+  /** Sessions told to resync (a resync_required frame follows the ack). */
+  resync: string[];
+  after: () => void;
+}
+
 /**
- * `subscribe`: subscribes every known session; a session with a cursor is
- * held (live frames buffered) from now, and replayed or told to resync once
- * the ack has gone out. Order on the wire: ack, replay (or resync_required), live.
+ * Subscribes every known session of `ids`; a session with a cursor is held (live frames
+ * buffered) from now, and replayed or told to resync once the ack has gone out (`after`).
+ * A cursor without an epoch is taken in the stream's current epoch.
  */
-export function subscribe(deps: SubscribeDeps, conn: WsConnection, p: SubscribePayload): Outcome {
-  const agents = p.agent_filter ? new Set(p.agent_filter) : null;
+function subscribeSessions(deps: SubscribeDeps, conn: WsConnection, ids: Iterable<string>, cursors: Record<string, LooseCursor> | undefined, filter: string[] | null | undefined): Subscribed {
+  const agents = filter ? new Set(filter) : null;
   const refused: Refused = { not_found: [], held_by_other_instance: [] };
   const subscribed: string[] = [];
+  const resync: string[] = [];
   const followUps: (() => void)[] = [];
-  for (const id of new Set(p.session_ids)) {
+  for (const id of new Set(ids)) {
     if (refuse(deps, id, refused)) continue;
     subscribed.push(id);
-    const cursor = p.cursors?.[id];
+    const loose = cursors?.[id];
     const existing = conn.subs.get(id);
-    if (!cursor) {
+    if (!loose) {
       if (existing) existing.agents = agents;
       else conn.subscribe(id, { agents, held: null });
       continue;
     }
     const head = deps.journal.head(id);
+    const cursor = { seq: loose.seq, epoch: loose.epoch ?? head?.epoch ?? '' };
     const reason = resyncReason(cursor, head);
     if (reason) {
       conn.subscribe(id, { agents, held: null });
+      resync.push(id);
       followUps.push(() => conn.send(resyncFrame(id, reason, head, deps.clock.now())));
       continue;
     }
@@ -60,8 +74,18 @@ export function subscribe(deps: SubscribeDeps, conn: WsConnection, p: SubscribeP
     conn.subscribe(id, sub);
     followUps.push(() => void replay(deps.journal, deps.log, conn, id, sub, cursor.seq));
   }
-  const after = () => followUps.forEach((f) => f());
-  const payload = { subscribed };
+  return { subscribed, refused, resync, after: () => followUps.forEach((f) => f()) };
+}
+
+/**
+ * `subscribe`: subscribes every known session; a session with a cursor is
+ * held (live frames buffered) from now, and replayed or told to resync once
+ * the ack has gone out. Order on the wire: ack, replay (or resync_required), live.
+ * The payload carries the keys web clients read (`accepted`, `not_found`, `resync_required`).
+ */
+export function subscribe(deps: SubscribeDeps, conn: WsConnection, p: SubscribePayload): Outcome {
+  const { subscribed, refused, resync, after } = subscribeSessions(deps, conn, p.session_ids, p.cursors, p.agent_filter);
+  const payload = { subscribed, accepted: subscribed, not_found: refused.not_found, resync_required: resync };
   if (refused.not_found.length) {
     return { code: Codes.SESSION_NOT_FOUND, msg: `session not found: ${refused.not_found.join(', ')}`, payload, details: compact(refused), after };
   }
@@ -69,6 +93,17 @@ export function subscribe(deps: SubscribeDeps, conn: WsConnection, p: SubscribeP
     return { code: Codes.SESSION_BUSY, msg: 'session is held by another svc-code instance on this home; use that instance', payload, details: compact(refused), after };
   }
   return ok(payload, after);
+}
+
+/**
+ * `client_hello` with `subscriptions` (spec/clients.md E12): subscribed as `subscribe` does; the ack
+ * is code 0 whatever the sessions, naming `accepted_subscriptions`, `resync_required` and `not_found`.
+ */
+export function clientHello(deps: SubscribeDeps, conn: WsConnection, p: { subscriptions?: string[] | undefined; cursors?: Record<string, LooseCursor> | undefined; agent_filter?: string[] | null | undefined }): Outcome {
+  conn.hasClientHello = true;
+  const { subscribed, refused, resync, after } = subscribeSessions(deps, conn, p.subscriptions ?? [], p.cursors, p.agent_filter);
+  const notFound = [...refused.not_found, ...refused.held_by_other_instance.map((d) => (d as { session_id?: string })?.session_id).filter((x): x is string => !!x)];
+  return ok({ ws_connection_id: conn.id, accepted_subscriptions: subscribed, resync_required: resync, not_found: notFound }, after);
 }
 
 function compact(r: Refused): Partial<Refused> {

@@ -51,7 +51,7 @@ test('reconnecting mid-turn with a cursor receives every durable event once, in 
   t.is(ack.code, 0);
   const ended = await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === env.sid, 10_000);
   t.is(ended.payload.reason, 'completed');
-  const got = ws.frames.filter((f) => f.session_id === env.sid && !f.volatile && typeof f.seq === 'number');
+  const got = ws.frames.filter((f) => f.session_id === env.sid && !f.volatile && typeof f.seq === 'number' && f.seq <= ended.seq);
   const all = await journal(env);
   const expected = all.filter((e) => e.seq > last.seq && e.seq <= ended.seq);
   t.deepEqual(got.map((f) => f.seq), expected.map((e) => e.seq));

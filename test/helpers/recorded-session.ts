@@ -37,7 +37,7 @@ export function recordedSession(sid: string): NewStreamEvent[] {
     e('turn.ended', { ...turn(n), prompt_id: `p${n}`, reason: 'completed', usage, steps: 2, ended_at: at }),
   ];
   const sub = 'agent_sub1';
-  const task = { id: 'task_1', session_id: sid, kind: 'bash' as const, description: 'build', status: 'completed' as const, created_at: at, command: 'make' };
+  const task = { run_in_background: true, id: 'task_1', session_id: sid, kind: 'bash' as const, description: 'build', status: 'completed' as const, created_at: at, command: 'make' };
   return [
     ...mainTurn(1),
     e('subagent.spawned', {

@@ -43,8 +43,14 @@ test('a pending approval is listed, visible on the session and in /snapshot, and
   t.deepEqual((await s.get(`${url(sid)}?status=pending`)).data.items, []);
   t.is((await sessionEvents(s, sid, 'event.approval.requested')).length, 1);
   t.like((await sessionEvents(s, sid, 'event.approval.resolved'))[0].payload, { approval_id: item.approval_id, decision: 'approved' });
-  const status = (await s.server.services.journal.readRange('__global__', 1)).filter((e) => e.type === 'event.session.status_changed' && (e.payload as { session_id: string }).session_id === sid);
-  t.deepEqual(status.map((e) => (e.payload as { pending_interaction: string }).pending_interaction), ['approval', 'none']);
+  // On the session's own stream (spec/clients.md E5), with the status clients read (E6).
+  const status = (await s.server.services.journal.readRange(sid, 1)).filter((e) => e.type === 'event.session.status_changed' && (e.payload as { pending_interaction: string }).pending_interaction !== undefined);
+  const seen = status.map((e) => e.payload as { pending_interaction: string; status: string; previous_status?: string });
+  const asked = seen.findIndex((p) => p.pending_interaction === 'approval');
+  t.is(seen[asked]?.status, 'awaiting_approval');
+  t.is(seen[asked + 1]?.pending_interaction, 'none');
+  t.is(seen[asked + 1]?.previous_status, 'awaiting_approval');
+  t.not(seen[asked + 1]?.status, 'awaiting_approval');
 });
 
 test('rejecting with feedback denies with the feedback; a second answer is 40902 with data', async (t) => {

@@ -40,7 +40,11 @@ test('create answers 201 with the provider item, writes aliases and seeds the de
   t.is(doc.default_model, 'acme/smart-2');
   t.deepEqual(doc.models['acme/fast-1'], { provider: 'acme', model: 'fast-1', max_context_size: 128000, display_name: 'Fast' });
   t.is(events.length, 1);
-  t.deepEqual(events[0].payload, { reason: 'provider.created', providers: ['acme'], added: ['acme/fast-1', 'acme/smart-2'], removed: [], updated: [] });
+  t.deepEqual(events[0].payload, {
+    reason: 'provider.created', providers: ['acme'], added: ['acme/fast-1', 'acme/smart-2'], removed: [], updated: [],
+    // The refresh-report shape clients read (spec/clients.md E7).
+    changed: [{ provider_id: 'acme', provider_name: 'acme', added: ['acme/fast-1', 'acme/smart-2'], removed: [] }], unchanged: [], failed: [],
+  });
   // A second provider never modifies an existing default.
   const second = await s.req('POST', P, body('beta'));
   t.is(second.status, 201);
@@ -265,7 +269,7 @@ test('the served specs document the routes and event.model_catalog.changed', asy
   const asyncapi = (await s.req('GET', '/asyncapi.json')).body as any;
   const msg = asyncapi.components.messages['event.model_catalog.changed'];
   t.truthy(msg);
-  t.deepEqual(Object.keys(msg.payload.properties.payload.properties), ['reason', 'providers', 'added', 'removed', 'updated']);
+  t.deepEqual(Object.keys(msg.payload.properties.payload.properties), ['reason', 'providers', 'added', 'removed', 'updated', 'changed', 'unchanged', 'failed']);
   const openapi = (await s.req('GET', '/openapi.json')).body as any;
   const ops = JSON.stringify(openapi.paths);
   for (const op of ['createProvider', 'importRegistryProviders', 'importCatalogProvider', 'setDefaultModel', 'listCatalogProviders', 'refreshOAuthProviders']) t.true(ops.includes(op), op);

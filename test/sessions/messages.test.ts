@@ -122,7 +122,9 @@ test('/asyncapi.json documents the engine events and the two volatile deltas; /o
   t.deepEqual(Object.keys(created.payload.properties.message.properties), ['id', 'session_id', 'role', 'content', 'created_at', 'prompt_id', 'parent_message_id', 'metadata']);
   t.true('context_tokens' in msgs['turn.step.completed'].payload.properties.payload.properties);
   t.deepEqual(msgs['turn.ended'].payload.properties.payload.properties.reason.enum, ['completed', 'cancelled', 'failed']);
-  t.is(msgs['event.session.status_changed'].payload.properties.session_id.const, '__global__');
+  // Broadcast, yet stamped with the session's own id (spec/clients.md E5).
+  t.is(msgs['event.session.status_changed'].payload.properties.session_id.const, undefined);
+  t.true(msgs['event.session.status_changed'].payload.properties.payload.required.includes('status'));
   for (const type of ['assistant.delta', 'thinking.delta']) {
     t.is(msgs[type].payload.properties.volatile.const, true, type);
     t.true(msgs[type].payload.required.includes('offset'));

@@ -133,14 +133,15 @@ test('unknown session is 40401; a bad source is 40001', async (t) => {
   t.is(bad.details[0].field, 'source');
 });
 
-test('session.meta.updated of a title lands on the global stream', async (t) => {
+test('session.meta.updated of a title lands on the session\'s own stream (clients.md E5), with patch (E8)', async (t) => {
   const { s, llm } = await titleServer(t);
   const id = await newSession(s);
   await addPrompt(s, id, 'Benchmark the journal');
   llm.setScript(say('Journal benchmarks'));
   t.is((await s.post(gen(id))).code, 0);
   const global = await s.server.services.journal.readRange(GLOBAL_STREAM, 1);
-  const meta = global.filter((e) => e.type === 'session.meta.updated');
+  t.is(global.filter((e) => e.type === 'session.meta.updated').length, 0);
+  const meta = (await s.server.services.journal.readRange(id, 1)).filter((e) => e.type === 'session.meta.updated');
   t.is(meta.length, 1);
-  t.like(meta[0].payload, { session_id: id, title: 'Journal benchmarks' });
+  t.like(meta[0].payload, { session_id: id, title: 'Journal benchmarks', patch: { title: 'Journal benchmarks', isCustomTitle: false, lastPrompt: 'Benchmark the journal' } });
 });

@@ -208,9 +208,11 @@ test('session events go only to subscribers; agent_filter keeps matching and age
   const res = await s.post(`/api/v1/sessions/${id}/profile`, { title: 'Renamed' });
   t.is(res.code, 0);
   const ev = await sub.waitFor((f) => f.type === 'session.profile_updated');
-  t.like(ev, { session_id: id, seq: head(s, id).seq, epoch: head(s, id).epoch, payload: { title: 'Renamed' } });
-  // Same batch: the global frame follows the session frame, so its arrival proves the session frame was not sent.
-  await other.waitFor((f) => f.type === 'session.meta.updated');
+  // session.meta.updated follows in the same batch, on the session's stream (spec/clients.md E5).
+  t.like(ev, { session_id: id, seq: head(s, id).seq - 1, epoch: head(s, id).epoch, payload: { title: 'Renamed' } });
+  // Same batch: the broadcast frame follows the session frame, so its arrival proves the session frame was not sent.
+  const meta = await other.waitFor((f) => f.type === 'session.meta.updated');
+  t.like(meta, { session_id: id, seq: head(s, id).seq, epoch: head(s, id).epoch, payload: { session_id: id, sessionId: id, title: 'Renamed', patch: { title: 'Renamed', isCustomTitle: true } } });
   t.false(other.frames.some((f) => f.type === 'session.profile_updated'));
 
   await appendEvents(s, id, 3, (i) => (i === 2 ? { title: 'none' } : { agent_id: `a${i + 1}`, title: `a${i + 1}` }), true);
@@ -274,7 +276,7 @@ test('resync_required: more than 1000 behind, stale epoch, past the head; still 
   const ack = await c.request('subscribe', { session_ids: [id], cursors: { [id]: { seq: 1, epoch } } });
   t.is(ack.code, 0);
   const resync = await c.waitFor((f) => f.type === 'resync_required');
-  t.deepEqual(resync.payload, { session_id: id, reason: 'too_far_behind', head_seq: seq, epoch, max_event_buffer_size: 1000 });
+  t.deepEqual(resync.payload, { session_id: id, reason: 'too_far_behind', head_seq: seq, current_seq: seq, epoch, max_event_buffer_size: 1000 });
   t.is(resync.session_id, id);
   t.is(eventsOf(c, id).length, 0, 'nothing replayed');
   await appendEvents(s, id, 1);

@@ -1,4 +1,3 @@
-import { GLOBAL_STREAM } from '../../../journal/keys.ts';
 import type { SessionRecord } from '../../../projections/session-index/session-index.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import { GlobalEvents } from '../../../protocol/events/types.ts';
@@ -39,7 +38,7 @@ function checkTitle(s: SessionRecord, force: boolean): void {
 /**
  * Generates a session title with the session's model (Core "Sessions"
  * `title/generate`) and journals it: `session.title_generated` on the session
- * stream and `session.meta.updated` on the global one. 40923 with
+ * stream and `session.meta.updated` beside it (broadcast to every connection). 40923 with
  * `details.reason` when no title can be made.
  */
 export async function generateTitle(deps: TitleDeps, sessionId: string, opts: GenerateTitleOptions = {}): Promise<{ title: string }> {
@@ -58,9 +57,12 @@ export async function generateTitle(deps: TitleDeps, sessionId: string, opts: Ge
   await deps.journal.append([
     { stream: sessionId, type: EngineEvents.titleGenerated, payload: { title, source, model: backend.alias } },
     {
-      stream: GLOBAL_STREAM,
+      stream: sessionId,
       type: GlobalEvents.sessionMetaUpdated,
-      payload: { session_id: sessionId, workspace_id: now.workspace_id, title, updated_at: deps.clock.now().toISOString() },
+      payload: {
+        session_id: sessionId, workspace_id: now.workspace_id, title, updated_at: deps.clock.now().toISOString(),
+        patch: { title, isCustomTitle: false, ...(now.last_prompt !== undefined ? { lastPrompt: now.last_prompt } : {}) },
+      },
     },
   ]);
   return { title };

@@ -10,6 +10,9 @@ import {
 import type { ConfigService } from '../../config/service.ts';
 
 const tags = ['auth'];
+/** The aliases take the same inputs (`provider` defaults to the managed one). */
+const AliasProviderQuery = AuthProviderQuery;
+const AliasLoginBody = LoginBody;
 const providerCodes = [Codes.VALIDATION, Codes.PROVIDER_NOT_FOUND];
 
 export interface AuthRouteDeps {
@@ -20,6 +23,17 @@ export interface AuthRouteDeps {
 /** Core "Login and usage": the managed provider's device login, its account reads and the readiness summary. */
 export function authRoutes(deps: AuthRouteDeps): RouteDef[] {
   const auth = deps.auth;
+  const status = async (provider: string, view: 'usage' | 'profile') => {
+    auth.checkProvider(provider);
+    const client = await auth.clientFor(provider);
+    const token = () => auth.getAccessToken(provider);
+    if (view === 'profile') {
+      const r = await readAccount(client, token, '/api/user', UserInfo);
+      return r.kind === 'ok' ? { kind: 'ok' as const, userInfo: r.value } : r;
+    }
+    const r = await readAccount(client, token, '/api/usage', UsageReport);
+    return r.kind === 'ok' ? { kind: 'ok' as const, ...r.value } : r;
+  };
   return [
     route({
       method: 'GET', path: '/api/v1/auth', operationId: 'getAuth', summary: 'Model readiness and the managed provider login state', tags,
@@ -58,17 +72,38 @@ export function authRoutes(deps: AuthRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/auth/status', operationId: 'getAuthStatus',
       summary: 'Plan usage and limits (or, with view=profile, the account profile), fetched live; upstream failures in band', tags,
       query: AuthStatusQuery, data: AuthStatusData, codes: providerCodes,
-      handler: async ({ query }) => {
-        auth.checkProvider(query.provider);
-        const client = await auth.clientFor(query.provider);
-        const token = () => auth.getAccessToken(query.provider);
-        if (query.view === 'profile') {
-          const r = await readAccount(client, token, '/api/user', UserInfo);
-          return r.kind === 'ok' ? { kind: 'ok', userInfo: r.value } : r;
-        }
-        const r = await readAccount(client, token, '/api/usage', UsageReport);
-        return r.kind === 'ok' ? { kind: 'ok', ...r.value } : r;
-      },
+      handler: ({ query }) => status(query.provider, query.view),
+    }),
+    // Aliases under the names web clients call (spec/clients.md D1, E15).
+    route({
+      method: 'POST', path: '/api/v1/oauth/login', operationId: 'startLoginAlias', summary: 'Alias of POST /api/v1/auth/login (web clients)', tags,
+      body: AliasLoginBody, data: LoginFlowSnapshot, codes: [...providerCodes, Codes.INTERNAL],
+      handler: ({ body }) => auth.login(body.provider, body.region),
+    }),
+    route({
+      method: 'GET', path: '/api/v1/oauth/login', operationId: 'getLoginAlias', summary: 'Alias of GET /api/v1/auth/login (web clients)', tags,
+      query: AliasProviderQuery, data: v.nullable(LoginFlowSnapshot), codes: providerCodes,
+      handler: ({ query }) => auth.snapshot(query.provider),
+    }),
+    route({
+      method: 'DELETE', path: '/api/v1/oauth/login', operationId: 'cancelLoginAlias', summary: 'Alias of DELETE /api/v1/auth/login (web clients)', tags,
+      query: AliasProviderQuery, data: LoginCancelResult, codes: providerCodes,
+      handler: ({ query }) => auth.cancel(query.provider),
+    }),
+    route({
+      method: 'POST', path: '/api/v1/oauth/logout', operationId: 'logoutAlias', summary: 'Alias of POST /api/v1/auth/logout (web clients)', tags,
+      body: AliasProviderQuery, data: LogoutResult, codes: providerCodes,
+      handler: ({ body }) => auth.logout(body.provider),
+    }),
+    route({
+      method: 'GET', path: '/api/v1/oauth/usage', operationId: 'getOAuthUsage', summary: 'Alias of GET /api/v1/auth/status (web clients)', tags,
+      query: AliasProviderQuery, data: AuthStatusData, codes: providerCodes,
+      handler: ({ query }) => status(query.provider, 'usage'),
+    }),
+    route({
+      method: 'GET', path: '/api/v1/oauth/userinfo', operationId: 'getOAuthUserInfo', summary: 'Alias of GET /api/v1/auth/status?view=profile (web clients)', tags,
+      query: AliasProviderQuery, data: AuthStatusData, codes: providerCodes,
+      handler: ({ query }) => status(query.provider, 'profile'),
     }),
     route({
       method: 'GET', path: '/api/v1/oauth/region', operationId: 'getOAuthRegion', summary: 'The OAuth region, derived locally', tags,

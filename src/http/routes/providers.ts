@@ -82,6 +82,12 @@ export function providerRoutes(deps: ProviderRouteDeps, dir: ModelDirectory): Ro
       handler: () => refreshAll(deps, dir, true),
     }),
     route({
+      method: 'POST', path: '/api/v1/providers:refresh_oauth', operationId: 'refreshOAuthProvidersAlias',
+      summary: 'Alias of POST /api/v1/providers:refresh_providers (web clients, spec/clients.md E15)', tags,
+      data: RefreshReport, codes: [Codes.VALIDATION],
+      handler: () => refreshAll(deps, dir, true),
+    }),
+    route({
       method: 'POST', path: '/api/v1/providers:import_catalog', operationId: 'importCatalogProvider', summary: 'Import a model-directory entry as a provider', tags,
       body: ImportCatalogBody, data: ImportCatalogData, successStatus: 201,
       codes: [Codes.VALIDATION, Codes.PROVIDER_OAUTH_MANAGED, Codes.CATALOG_ENTRY_NOT_IMPORTABLE, Codes.CATALOG_ENTRY_NOT_FOUND, Codes.MODEL_DIRECTORY_UNAVAILABLE],

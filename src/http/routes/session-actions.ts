@@ -10,10 +10,11 @@ import { route, type RouteDef } from '../route.ts';
 import { ChildrenQuery, CompactBody, EmptyBody, ForkBody, SessionIdParams, SessionObject, SessionPage, UndoBody } from '../../../protocol/schemas/sessions.ts';
 import type { EngineRegistry } from '../../engine/runtime-registry.ts';
 import type { SessionInfoDeps } from '../../sessions/info.ts';
+import { deleteSession, type DeleteSessionDeps } from '../../sessions/delete.ts';
 
 const tags = ['sessions'];
 
-export type SessionActionRouteDeps = SessionCommandDeps & SessionInfoDeps & { engine: Pick<EngineRegistry, 'get' | 'runtime' | 'forkBtw'> };
+export type SessionActionRouteDeps = SessionCommandDeps & SessionInfoDeps & DeleteSessionDeps & { engine: Pick<EngineRegistry, 'get' | 'runtime' | 'forkBtw' | 'unload'> };
 
 /** `POST /api/v1/sessions/{session_id}:{action}` and the children routes. */
 export function sessionActionRoutes(deps: SessionActionRouteDeps): RouteDef[] {
@@ -29,6 +30,15 @@ export function sessionActionRoutes(deps: SessionActionRouteDeps): RouteDef[] {
       handler: async ({ params }) => {
         await archiveSession(deps, params.session_id);
         return { archived: true };
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/v1/sessions/{session_id}:delete', operationId: 'deleteSession',
+      summary: 'Delete for good (web clients, spec/clients.md D1): refused while busy; gone from every list and read, its journal stream removed, event.session.deleted broadcast', tags,
+      params: SessionIdParams, body: EmptyBody, data: v.object({ deleted: v.literal(true) }), codes: [Codes.SESSION_NOT_FOUND, Codes.SESSION_BUSY],
+      handler: async ({ params }) => {
+        await deleteSession(deps, params.session_id);
+        return { deleted: true as const };
       },
     }),
     route({

@@ -91,7 +91,7 @@ export async function refreshProviders(deps: RefreshDeps, dir: ModelDirectory, i
   if (!found.size) return report;
   const { diff } = await writeCatalog(deps, 'refresh', (d) => {
     for (const [id, got] of found) rewrite(d, id, got);
-  });
+  }, report);
   for (const id of found.keys()) {
     const mine = (a: string) => a.startsWith(`${id}/`);
     const added = diff.added.filter(mine);

@@ -20,6 +20,12 @@ export interface ModelCatalogChanged {
   removed: string[];
   /** Aliases kept whose record changed (metadata rewritten). */
   updated: string[];
+  /** The refresh-report shape clients read (spec/clients.md E7): per provider whose aliases changed. */
+  changed: { provider_id: string; provider_name: string; added: string[]; removed: string[] }[];
+  /** Providers looked at and left as they were (a refresh); [] otherwise. */
+  unchanged: string[];
+  /** Providers a refresh could not read; [] otherwise. */
+  failed: { provider: string; reason: string }[];
 }
 
 const modelsOf = (doc: Doc): Record<string, unknown> => (isTable(doc.models) ? { ...doc.models } : {});
@@ -29,8 +35,12 @@ export function diffAliases(reason: string, before: Record<string, unknown>, aft
   const added = Object.keys(after).filter((k) => !(k in before));
   const removed = Object.keys(before).filter((k) => !(k in after));
   const updated = Object.keys(after).filter((k) => k in before && JSON.stringify(before[k]) !== JSON.stringify(after[k]));
-  const providers = new Set([...added, ...updated].map((k) => providerOf(after[k])).concat(removed.map((k) => providerOf(before[k]))));
-  return { reason, providers: [...providers].filter(Boolean), added, removed, updated };
+  const providers = [...new Set([...added, ...updated].map((k) => providerOf(after[k])).concat(removed.map((k) => providerOf(before[k]))))].filter(Boolean);
+  const changed = providers.map((id) => ({
+    provider_id: id, provider_name: id,
+    added: added.filter((k) => providerOf(after[k]) === id), removed: removed.filter((k) => providerOf(before[k]) === id),
+  }));
+  return { reason, providers, added, removed, updated, changed, unchanged: [], failed: [] };
 }
 
 /**
@@ -38,7 +48,9 @@ export function diffAliases(reason: string, before: Record<string, unknown>, aft
  * checks), then broadcasts `event.model_catalog.changed` when aliases changed.
  * Resolves to what `fn` returned and the alias diff.
  */
-export async function writeCatalog<T>(deps: CatalogWriteDeps, reason: string, fn: (doc: Doc) => T): Promise<{ result: T; diff: ModelCatalogChanged }> {
+export async function writeCatalog<T>(
+  deps: CatalogWriteDeps, reason: string, fn: (doc: Doc) => T, report?: Pick<ModelCatalogChanged, 'unchanged' | 'failed'>,
+): Promise<{ result: T; diff: ModelCatalogChanged }> {
   let result!: T;
   let before: Record<string, unknown> = {};
   let after: Record<string, unknown> = {};
@@ -49,6 +61,7 @@ export async function writeCatalog<T>(deps: CatalogWriteDeps, reason: string, fn
     return doc;
   });
   const diff = diffAliases(reason, before, after);
+  if (report) Object.assign(diff, { unchanged: [...report.unchanged], failed: [...report.failed] });
   if (diff.added.length || diff.removed.length || diff.updated.length) {
     await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.modelCatalogChanged, payload: diff }]);
   }

@@ -37,7 +37,8 @@ export function subscribeV2(deps: TranscriptChannelDeps, conn: WsConnection, p: 
   const sub: TranscriptSub = { grades, fallback: p.transcript['*'] ?? 'off', held: [] };
   conn.subscribeTranscript(p.session_id, sub);
   const after = () => void baseline(deps, conn, p, sub);
-  return ok({ session_id: p.session_id, transcript: p.transcript }, after);
+  // The keys web clients read (spec/clients.md E13); an unknown session was refused above (40401).
+  return ok({ session_id: p.session_id, transcript: p.transcript, accepted: [p.session_id], not_found: [], resync_required: [] }, after);
 }
 
 export function unsubscribeV2(conn: WsConnection, p: UnsubscribeV2Payload): Outcome {
