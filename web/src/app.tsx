@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, getToken, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
+import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
 import { applyOps, busy, fromSnapshot, Gap, pending, type Interaction, type Transcript, type Turn } from './transcript.ts';
 import { Markdown } from './markdown.tsx';
 
@@ -18,7 +18,6 @@ export function App(props: { initialToken: string | null }) {
   }, [theme]);
   useEffect(() => {
     whenUnauthorized(() => setAuthed(false));
-    if (props.initialToken) setToken(props.initialToken);
   }, []);
   useEffect(() => {
     if (!authed) return;
@@ -262,7 +261,7 @@ function ToolBlock(props: { f: any }) {
   const head = d?.kind === 'command' && d.command ? `$ ${d.command}` : f.input?.command ? `$ ${f.input.command}` : f.input?.path ? `${f.name} ${f.input.path}` : f.name;
   return (
     <div class={`tool ${f.state}`} data-tool={f.name}>
-      <div class="tool-head"><span class="tool-name">{f.name}</span> <code>{head}</code> <span class="tool-state">{f.state}</span></div>
+      <div class="tool-head"><span class="tool-name">{f.name}</span> {head !== f.name && <code>{head}</code>} <span class="tool-state">{f.state}</span></div>
       {d?.kind === 'diff' && typeof d.diff === 'string' && <pre class="diff">{d.diff}</pre>}
       {f.output !== undefined && <pre class="tool-out">{show(f.output)}</pre>}
       {f.error && <pre class="tool-err">{f.error}</pre>}
@@ -353,4 +352,3 @@ function Composer(props: { busy: boolean; onSend: (text: string) => Promise<void
   );
 }
 
-export { getToken };
