@@ -15,7 +15,7 @@ const fullText = Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ');
 const norm = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim();
 
 test('open the printed URL, add a workspace, stream a reply across a cut WebSocket, approve a tool, answer a question, reload', async (t) => {
-  const { page, url, llm, shot } = await journey(t);
+  const { page, url, llm, shot, pageErrors } = await journey(t);
 
   // The printed URL: the token is taken from the fragment and the fragment leaves the address bar.
   t.regex(url, /^http:\/\/127\.0\.0\.1:\d+\/#token=/);
@@ -92,10 +92,11 @@ test('open the printed URL, add a workspace, stream a reply across a cut WebSock
   t.is(new URL(page.url()).pathname, sessionPath);
   t.is(norm(await page.locator('.log').textContent()), before);
   await shot('reloaded');
+  t.deepEqual(pageErrors, []);
 });
 
 test('no token: the token field; a wrong stored token brings it back; the right one opens the sidebar', async (t) => {
-  const { page, url, shot } = await journey(t);
+  const { page, url, shot, pageErrors } = await journey(t);
   const base = url.slice(0, url.indexOf('#'));
   await page.goto(base);
   await page.getByLabel('Access token').waitFor();
@@ -109,4 +110,5 @@ test('no token: the token field; a wrong stored token brings it back; the right 
   await page.locator('.conn.on').waitFor();
   await shot('connected');
   t.is(await page.title(), 'svc-code');
+  t.deepEqual(pageErrors, []);
 });

@@ -2,9 +2,10 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
 import { applyOps, busy, fromSnapshot, Gap, pending, type Interaction, type Transcript, type Turn } from './transcript.ts';
 import { Markdown } from './markdown.tsx';
+import { FilePanel } from './files.tsx';
 
 type Workspace = { id: string; root: string; name: string };
-type SessionRow = { id: string; workspace: { id: string; cwd: string }; meta: { title?: string | null; last_prompt?: string | null }; activity: { status: string } };
+type SessionRow = { id: string; workspace: { id: string; cwd: string }; meta: { title?: string | null; last_prompt?: string | null; archived?: boolean }; activity: { status: string } };
 
 const sessionFromPath = () => /^\/s\/([^/]+)/.exec(location.pathname)?.[1] ?? null;
 
@@ -50,6 +51,11 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   const [active, setActive] = useState<string | null>(sessionFromPath());
   const [connected, setConnected] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [showArchived, setShowArchived] = useState(false);
+  const [showFiles, setShowFiles] = useState(localStorage.getItem('svc-code.files') === '1');
+  useEffect(() => localStorage.setItem('svc-code.files', showFiles ? '1' : '0'), [showFiles]);
+  const archivedRef = useRef(showArchived);
+  archivedRef.current = showArchived;
   const [, setVersion] = useState(0);
   const tr = useRef<{ sid: string; t: Transcript } | null>(null);
   const activeRef = useRef(active);
@@ -59,7 +65,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   const loadSidebar = async () => {
     const [ws, list] = await Promise.all([
       api<{ items: Workspace[] }>('GET', '/api/v1/workspaces'),
-      api<{ items: SessionRow[] }>('GET', '/api/v2/sessions?page_size=100'),
+      api<{ items: SessionRow[] }>('GET', `/api/v2/sessions?page_size=100${archivedRef.current ? '&meta.archived=all' : ''}`),
     ]);
     setWorkspaces(ws.items);
     setSessions(list.items);
@@ -76,6 +82,21 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
     tr.current = { sid, t: fromSnapshot(data, data.seq, data.has_more) };
     rerender();
     subscribe(sid);
+  };
+
+  /** The page of turns before the oldest one held (clients.md B7: before_turn). */
+  const loadOlder = async (sid: string) => {
+    const cur = tr.current;
+    const first = cur?.t.items.find((i) => i.kind === 'turn') as Turn | undefined;
+    if (!cur || cur.sid !== sid || !first) return;
+    const data = await api('GET', `/api/v1/sessions/${sid}/transcript?agent_id=main&page_size=50&before_turn=${encodeURIComponent(first.turnId)}`);
+    if (tr.current !== cur) return;
+    const older = fromSnapshot(data, cur.t.seq, data.has_more);
+    cur.t.items = [...older.items, ...cur.t.items];
+    for (const [k, v] of older.interactions) if (!cur.t.interactions.has(k)) cur.t.interactions.set(k, v);
+    for (const [k, v] of older.prompts) if (!cur.t.prompts.has(k)) cur.t.prompts.set(k, v);
+    cur.t.hasMoreOlder = !!data.has_more;
+    rerender();
   };
 
   const socket = useMemo(() => new Socket(
@@ -131,6 +152,10 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   }, []);
 
   useEffect(() => {
+    void loadSidebar().catch(() => {});
+  }, [showArchived]);
+
+  useEffect(() => {
     tr.current = null;
     rerender();
     if (active) {
@@ -155,7 +180,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
 
   const t = tr.current?.sid === active ? tr.current.t : null;
   return (
-    <div class="layout">
+    <div class={`layout${active && showFiles ? ' with-files' : ''}`}>
       <aside class="sidebar" aria-label="Workspaces and sessions">
         <header class="brand">
           <span class="title">{props.title}</span>
@@ -178,6 +203,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
                 <li key={s.id}>
                   <a href={`/s/${s.id}`} class={s.id === active ? 'active' : ''} onClick={(e) => { e.preventDefault(); open(s.id); }}>
                     <span class="s-title">{s.meta.title || s.meta.last_prompt || 'New session'}</span>
+                    {s.meta.archived && <span class="badge archived">archived</span>}
                     {s.activity.status !== 'idle' && <span class={`badge ${s.activity.status}`}>{s.activity.status}</span>}
                   </a>
                 </li>
@@ -185,13 +211,51 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
             </ul>
           </section>
         ))}
+        <label class="toggle"><input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} /> Show archived</label>
       </aside>
       <main class="chat">
         {error && <div class="error" role="alert">{error} <button class="ghost" onClick={() => setError(null)}>×</button></div>}
         {!active && <div class="empty">Add a workspace, then start a session in it.</div>}
         {active && !t && <div class="empty">Loading…</div>}
+        {active && t && (
+          <SessionBar row={sessions.find((r) => r.id === active)} files={showFiles} toggleFiles={() => setShowFiles(!showFiles)}
+            rename={(title) => act(async () => { await api('POST', `/api/v1/sessions/${active}/profile`, { title }); await loadSidebar(); })}
+            archive={(archived) => act(async () => { await api('POST', `/api/v1/sessions/${active}:${archived ? 'archive' : 'restore'}`); await loadSidebar(); })}
+            remove={() => act(async () => {
+              await api('POST', `/api/v1/sessions/${active}:delete`);
+              history.pushState(null, '', '/');
+              setActive(null);
+              await loadSidebar();
+            })} />
+        )}
+        {active && t && t.hasMoreOlder && <button class="ghost older" onClick={() => act(() => loadOlder(active))}>Load older turns</button>}
         {active && t && <Chat sid={active} t={t} act={act} />}
       </main>
+      {active && showFiles && <FilePanel sid={active} onError={(e) => setError(String((e as Error).message ?? e))} />}
+    </div>
+  );
+}
+
+function SessionBar(props: { row: SessionRow | undefined; files: boolean; toggleFiles: () => void; rename: (title: string) => void; archive: (archived: boolean) => void; remove: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState('');
+  const row = props.row;
+  const name = row?.meta.title || row?.meta.last_prompt || 'New session';
+  return (
+    <div class="session-bar">
+      {editing
+        ? <form class="rename" onSubmit={(e) => { e.preventDefault(); if (title.trim()) props.rename(title.trim()); setEditing(false); }}>
+            <input aria-label="Session title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} autofocus />
+            <button type="submit">Save</button>
+            <button type="button" class="ghost" onClick={() => setEditing(false)}>Cancel</button>
+          </form>
+        : <h2 class="s-name">{name}</h2>}
+      {row && row.activity.status !== 'idle' && <span class={`badge ${row.activity.status}`}>{row.activity.status}</span>}
+      <span class="spacer" />
+      <button class="ghost" aria-pressed={props.files} onClick={props.toggleFiles}>Files</button>
+      {!editing && <button class="ghost" onClick={() => { setTitle(row?.meta.title ?? ''); setEditing(true); }}>Rename</button>}
+      {row && <button class="ghost" onClick={() => props.archive(!row.meta.archived)}>{row.meta.archived ? 'Restore' : 'Archive'}</button>}
+      <button class="ghost" onClick={() => { if (confirm('Delete this session for good?')) props.remove(); }}>Delete</button>
     </div>
   );
 }
@@ -280,11 +344,13 @@ function MarkerView(props: { m: any }) {
 function ApprovalCard(props: { i: Interaction; sid: string; act: (fn: () => Promise<unknown>) => Promise<void> }) {
   const { i, sid, act } = props;
   const r = i.request ?? {};
-  const decide = (decision: string, scope?: string) => act(() => api('POST', `/api/v1/sessions/${sid}/approvals/${i.interactionId}`, { decision, ...(scope ? { scope } : {}) }));
+  const [feedback, setFeedback] = useState('');
+  const decide = (decision: string, scope?: string) => act(() => api('POST', `/api/v1/sessions/${sid}/approvals/${i.interactionId}`, { decision, ...(scope ? { scope } : {}), ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }));
   return (
     <div class="card approval" role="group" aria-label="Approval">
       <div><strong>{r.toolName ?? 'Tool'}</strong> wants to {r.action ?? 'run'}</div>
       {r.display !== undefined && <pre>{show(r.display?.command ?? r.display)}</pre>}
+      <input class="feedback" aria-label="Feedback for the agent" placeholder="Feedback (optional)" value={feedback} onInput={(e) => setFeedback(e.currentTarget.value)} />
       <div class="buttons">
         <button onClick={() => decide('approved')}>Approve</button>
         <button onClick={() => decide('approved', 'session')}>Approve for session</button>
