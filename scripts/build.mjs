@@ -54,7 +54,8 @@ function sourceFiles() {
 /** Every file of the web UI's sources. */
 function webFiles() {
   return readdirSync(here(WEB), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
+    // Not the config Vite bundles to a temp file beside itself while it builds.
+    .filter((e) => e.isFile() && !e.name.includes('.timestamp-'))
     .map((e) => rel(path.join(e.parentPath ?? e.path, e.name)))
     .sort();
 }

@@ -12,7 +12,7 @@ import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
 import type { Logger } from '../app/logger.ts';
 import type { Ids } from '../lib/ids.ts';
 import { mark, tracing } from '../engine/trace.ts';
-import { defaultWebRoot, staticMiddleware } from './static.ts';
+import { defaultWebRoot, reservedSegments, staticMiddleware } from './static.ts';
 
 /**
  * The Koa application: envelope, canonical path, Host, origin, auth, static web UI, `:action` rewrite, routes.
@@ -29,8 +29,8 @@ export function createHttpApp(deps: { log: Logger; ids: Ids; token: string; opti
   koa.use(hostMiddleware(access));
   koa.use(originMiddleware(access));
   koa.use(authMiddleware({ token: deps.token, bypass: deps.options.dangerousBypassAuth, ban }));
-  // The web UI on every non-/api path (docs/web-ui.md); /api/* never reaches it.
-  koa.use(staticMiddleware({ root: deps.options.webRoot ?? defaultWebRoot(), title: deps.options.webTitle }));
+  // The web UI on every non-/api path (docs/web-ui.md); /api/* and the daemon's own other routes never reach it.
+  koa.use(staticMiddleware({ root: deps.options.webRoot ?? defaultWebRoot(), title: deps.options.webTitle, reserved: reservedSegments(routes.map((r) => r.path)) }));
   koa.use(actionRewrite);
   koa.use(notFoundFallback);
   koa.use(router.routes());

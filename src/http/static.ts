@@ -15,8 +15,9 @@ import { isApiPath } from './request-path.ts';
  * - `/assets/*` carry a content hash in their name: cached a year, immutable.
  * - `index.html` (and every other file) is `no-cache`: revalidated by ETag on each load.
  * - A GET for a path with no file and no extension is a client route: index.html (SPA fallback).
- *   Never for /api/*, /openapi.json, /asyncapi.json (isApiPath), nor for a missing file with an
- *   extension (a missing asset is a 404, not HTML served as script).
+ *   Never for /api/*, /openapi.json, /asyncapi.json (isApiPath), nor under the first segment of any
+ *   other route the daemon serves outside /api (`reserved`: /oauth/mcp/callback), in any spelling,
+ *   nor for a missing file with an extension (a missing asset is a 404, not HTML served as script).
  * - Every HTML answer carries a strict Content-Security-Policy: scripts, styles, fonts, images and
  *   connections from this origin only (plus data:/blob: images), no inline script, no framing.
  * - `--web-title` replaces the `<title>` of index.html, HTML-escaped.
@@ -82,7 +83,18 @@ async function fileFor(root: string, urlPath: string): Promise<string | undefine
   }
 }
 
-export function staticMiddleware(opts: { root: string; title?: string }): Koa.Middleware {
+/** The first segment of a path as isApiPath reads it: lower case, before any `/`, `%2f` or `;`. */
+function firstSegment(p: string): string {
+  return p.slice(1).split(/\/|%2f|;/i, 1)[0]!.toLowerCase();
+}
+
+/** First segments of the daemon's own routes outside /api: the static UI never answers under them. */
+export function reservedSegments(routePaths: string[]): Set<string> {
+  return new Set(routePaths.filter((p) => !isApiPath(p)).map(firstSegment));
+}
+
+export function staticMiddleware(opts: { root: string; title?: string; reserved?: Set<string> }): Koa.Middleware {
+  const reserved = opts.reserved ?? new Set<string>();
   const root = path.resolve(opts.root);
   const index = path.join(root, 'index.html');
   // Hashed assets never change under one name; index.html is re-read (it is small) so a rebuild shows at once.
@@ -102,7 +114,7 @@ export function staticMiddleware(opts: { root: string; title?: string }): Koa.Mi
   }
 
   return async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || isApiPath(ctx.path)) return next();
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || isApiPath(ctx.path) || reserved.has(firstSegment(ctx.path))) return next();
     let file = ctx.path === '/' ? index : await fileFor(root, ctx.path);
     if (!file) {
       const last = ctx.path.slice(ctx.path.lastIndexOf('/') + 1);

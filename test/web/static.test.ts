@@ -108,3 +108,14 @@ test('no built UI: non-/api paths answer the ordinary 404 envelope', async (t) =
   t.is(res.status, 404);
   t.is((await res.json()).code, 40001);
 });
+
+test("the daemon's own non-/api routes keep their answers in every spelling: no SPA fallback under /oauth", async (t) => {
+  const s = await web(t);
+  for (const p of ['/oauth/mcp/callback/', '/OAUTH/mcp/callback', '/oauth/other', '/oauth']) {
+    const res = await rawRequest(portOf(s.baseUrl), 'GET', p);
+    t.is(res.status, 404, p);
+    t.is(res.json?.code, 40001, p);
+  }
+  const callback = await fetch(`${s.baseUrl}/oauth/mcp/callback?state=nope&code=x`);
+  t.notRegex(await callback.text(), /id="app"/, 'the route answers, not the UI');
+});

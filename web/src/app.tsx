@@ -17,9 +17,8 @@ export function App(props: { initialToken: string | null }) {
     document.documentElement.dataset.theme = theme;
     localStorage.setItem('svc-code.theme', theme);
   }, [theme]);
-  useEffect(() => {
-    whenUnauthorized(() => setAuthed(false));
-  }, []);
+  // Registered during render: the children's first API calls start in their effects, before this component's.
+  whenUnauthorized(() => setAuthed(false));
   useEffect(() => {
     if (!authed) return;
     api('GET', '/api/v1/meta').then((m) => {
