@@ -77,6 +77,11 @@ export class Socket {
 
   start(): void {
     this.closed = false;
+    this.connect();
+  }
+
+  private connect(): void {
+    if (this.closed) return;
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/ws`;
     const ws = new WebSocket(url, token ? [`svc-code.bearer.${token}`] : []);
     this.ws = ws;
@@ -108,7 +113,7 @@ export class Socket {
       this.onState(false);
       if (this.closed) return;
       const delay = Math.min(30_000, 1000 * 2 ** this.attempt++) + Math.random() * 250;
-      setTimeout(() => this.start(), delay);
+      setTimeout(() => this.connect(), delay);
     };
   }
 
@@ -117,7 +122,7 @@ export class Socket {
     const id = `c_${++this.n}`;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      this.ws?.send(JSON.stringify({ type, id, payload }));
+      if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type, id, payload }));
     });
   }
 
