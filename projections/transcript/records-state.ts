@@ -23,8 +23,10 @@ export interface RecAgent {
   /** Turns by `t<ordinal>` and by the engine's turn id. */
   turns: Map<string, RecTurn>;
   byEngineTurn: Map<string, RecTurn>;
-  /** The engine turn id behind each `t<ordinal>` (undo removes by it). */
+  /** The engine turn id behind each `t<ordinal>`. */
   engineTurn: Map<string, string>;
+  /** The message that opened each turn (`t<ordinal>`): an undo removes the turns whose opening message it removes. */
+  opening: Map<string, string>;
   nextOrdinal: number;
   markers: number;
   steps: Map<string, StepSide>;
@@ -53,7 +55,7 @@ export interface RecordsState {
 
 export function newRecAgent(): RecAgent {
   return {
-    items: [], turns: new Map(), byEngineTurn: new Map(), engineTurn: new Map(), nextOrdinal: 0, markers: 0, steps: new Map(), pendingUser: new Map(),
+    items: [], turns: new Map(), byEngineTurn: new Map(), engineTurn: new Map(), opening: new Map(), nextOrdinal: 0, markers: 0, steps: new Map(), pendingUser: new Map(),
     tools: new Map(), interactions: new Map(), attachments: new Map(), todos: new Map(), prompts: new Map(), promptText: new Map(), meta: {},
   };
 }

@@ -57,7 +57,14 @@ export function recAgentOf(s: TranscriptState, agentId: string): RecAgent {
 /** The roster: our snake-case record plus the client's camelCase keys. */
 export function rosterB(s: TranscriptState) {
   return [...s.roster.values()].map((r) => {
-    const running = s.agents.get(r.agent_id)?.current !== undefined;
+    const items = s.rec.agents.get(r.agent_id)?.items ?? [];
+    let running = false;
+    for (let i = items.length - 1; i >= 0; i--) {
+      const it = items[i]!;
+      if (it.kind !== 'turn') continue;
+      running = it.state === 'running';
+      break;
+    }
     return {
       ...r, ...(running ? { state: 'running' as const } : {}),
       agentId: r.agent_id, type: r.kind === 'main' ? 'main' as const : r.kind === 'task' ? 'sub' as const : 'independent' as const,

@@ -1,5 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { ContentPart, Message, PayloadOf } from '../contract.ts';
+import { undoOf } from '../undo.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
   emit, recAgent, stepHeader, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
@@ -125,6 +126,8 @@ function turnStarted(s: RecordsState, p: PayloadOf<'turn.started'>, e: JournalEv
   a.turns.set(turn.turnId, turn);
   a.byEngineTurn.set(p.turn_id, turn);
   a.engineTurn.set(turn.turnId, p.turn_id);
+  const opening = a.prompts.get(p.prompt_id)?.userMessageId;
+  if (opening) a.opening.set(turn.turnId, opening);
   upsertTurn(s, agentId, turn);
   mergeMeta(s, agentId, { activity: 'turn', agent: { model: p.model } });
   setPrompt(s, agentId, p.prompt_id, { status: 'running' });
@@ -192,6 +195,7 @@ function messageCreated(s: RecordsState, p: PayloadOf<'message.created'>): void 
   if (m.role !== 'user' || m.metadata?.compaction) return;
   // The message that opened the turn is the turn's `prompt`; later ones (steers, task notes) are user frames.
   if (!t.steps.length && !a.pendingUser.has(t.turnId) && (m.prompt_id === t.triggerPromptId || !t.triggerPromptId)) {
+    if (!a.opening.has(t.turnId)) a.opening.set(t.turnId, m.id);
     if (t.prompt === undefined) {
       t.prompt = promptText(m.content);
       upsertTurn(s, agentId, t);
@@ -303,13 +307,13 @@ function task(s: RecordsState, t: PayloadOf<'task.started'>['task'], e: JournalE
   emit(s, 'main', { op: 'taskref.upsert', item: { ...item } });
 }
 
-/** `session.undone`: the removed turns (their engine turn ids are gone from the turns family) leave the items. */
+/** `session.undone`: the turns whose opening message it removes leave the items (projections/undo.ts). */
 function undone(st: TranscriptState, p: PayloadOf<'session.undone'>, e: JournalEvent): void {
   const s = st.rec;
-  const agentId = p.agent_id ?? 'main';
+  const undo = undoOf(p);
+  const agentId = undo.agentId;
   const a = recAgent(s, agentId);
-  const old = st.agents.get(agentId);
-  const gone = [...a.turns.values()].filter((t) => !old?.byTurn.has(a.engineTurn.get(t.turnId) ?? ''));
+  const gone = [...a.turns.values()].filter((t) => undo.messageIds.has(a.opening.get(t.turnId) ?? ''));
   if (!gone.length) return;
   const ids = new Set(gone.map((t) => t.turnId));
   a.items = a.items.filter((i) => i.kind !== 'turn' || !ids.has(i.turnId));
@@ -322,7 +326,7 @@ function undone(st: TranscriptState, p: PayloadOf<'session.undone'>, e: JournalE
   }
   emit(s, agentId, { op: 'items.remove', ids: [...ids] });
   marker(s, agentId, 'undo', { count: p.count, turnIds: [...ids] }, e.ts);
-  mergeMeta(s, agentId, summary(a, old?.compactions ?? 0));
+  mergeMeta(s, agentId, summary(a, compactionsOf(st, agentId)));
 }
 
 const compactionsOf = (st: TranscriptState, agentId: string) => st.agents.get(agentId)?.compactions ?? 0;

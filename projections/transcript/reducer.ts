@@ -17,10 +17,17 @@ const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, 
 
 type AnyHandler = (s: TranscriptState, payload: unknown, e: JournalEvent) => void;
 
-const HANDLERS = new Map<string, AnyHandler[]>();
-for (const family of FAMILIES) {
-  for (const [type, handler] of Object.entries(family) as Array<[string, AnyHandler]>) HANDLERS.set(type, [...(HANDLERS.get(type) ?? []), handler]);
+function handlers(families: readonly Family[]): Map<string, AnyHandler[]> {
+  const out = new Map<string, AnyHandler[]>();
+  for (const family of families) {
+    for (const [type, handler] of Object.entries(family) as Array<[string, AnyHandler]>) out.set(type, [...(out.get(type) ?? []), handler]);
+  }
+  return out;
 }
+
+const HANDLERS = handlers(FAMILIES);
+/** What the live folds need (GET /transcript, the ops): the records, the roster and the compaction count. */
+const LIVE_HANDLERS = handlers([roster, progress, records]);
 
 /**
  * The transcript of a session (docs/transcript.md): per agent its turns, user messages, interactions, todos;
@@ -31,7 +38,21 @@ export const transcriptReducer: StreamReducer<TranscriptState> = {
   version: 2,
   init: newTranscriptState,
   apply(state, event) {
-    const handlers = HANDLERS.get(event.type);
-    if (handlers) for (const h of handlers) h(state, event.payload, event);
+    const hs = HANDLERS.get(event.type);
+    if (hs) for (const h of hs) h(state, event.payload, event);
+  },
+};
+
+/**
+ * The same fold restricted to the families GET /transcript and the transcript channel read (records, roster,
+ * compactions): the live folds (src/ws/transcript/live.ts) do not hold the messages a second time.
+ */
+export const liveTranscriptReducer: StreamReducer<TranscriptState> = {
+  name: 'transcript-live',
+  version: 2,
+  init: newTranscriptState,
+  apply(state, event) {
+    const hs = LIVE_HANDLERS.get(event.type);
+    if (hs) for (const h of hs) h(state, event.payload, event);
   },
 };

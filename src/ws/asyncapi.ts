@@ -42,10 +42,13 @@ const DESCRIPTION = [
   '',
   'Transcript channel (docs/websocket.md): `subscribe_v2 {session_id, transcript: {<agent_id>|*: off|turn|block|delta}, transcript_since?}`. After the ack, ' +
     'every agent with a non-off grade (explicit keys; `*` = every agent of the roster and agents spawned later) gets a baseline: with `transcript_since[agent]` ' +
-    'still inside the op window (last 1000 events of the session, live sessions only; as GET /transcript/ops complete:true) the missed `transcript.ops` batches, ' +
-    'else one `transcript.reset`. Then live `transcript.ops`: one batch per durable event of the agent that its grade carries, `seq` = the session journal seq ' +
-    '(strictly increasing per agent); grade `delta` adds the agent\'s assistant.delta / thinking.delta / tool.call.delta as batches with `volatile: true` whose ' +
-    '`seq` is the session head and does not advance the cursor. An agent with a non-off grade gets no legacy session event on that connection (events without ' +
+    'still inside the op journal (the agent\'s last 2000 batches; as GET /transcript/ops complete:true) the missed `transcript.ops` batches, else one ' +
+    '`transcript.reset {agent_id, seq, snapshot, has_more_older}`. Then live `transcript.ops {agent_id, seq, ops}` with the ops of spec/clients.md C ' +
+    '(docs/transcript.md "Ops"): one batch per durable event of the agent that its grade carries; grade `delta` adds the batches of its streamed deltas ' +
+    '(`volatile: true`; later deltas of a step merged per 16 ms window). `seq`: one counter per (session, agent), +1 per batch, delta batches included, shared ' +
+    'with GET /transcript `seq` and the reset `seq`. Delta frames (assistant.delta, thinking.delta, tool.call.delta) are coalesced the same way on the legacy ' +
+    'channel: the first of a step at once, later ones merged (text concatenated, the first offset kept). An agent with a non-off grade gets no legacy session ' +
+    'event on that connection (events without ' +
     '`agent_id` count as `main`\'s); other agents\' legacy events still flow to a plain `subscribe`. `unsubscribe_v2` detaches listed agents or the whole session.',
   '',
   'Close codes: 1001 server shutdown; 1011 replay or transcript baseline read failed (reconnect with cursors); 1013 slow consumer.',

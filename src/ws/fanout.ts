@@ -7,7 +7,6 @@ import type { WsConnection } from './connection.ts';
 import { DEFAULT_COALESCE_MS, DeltaCoalescer } from './coalesce.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
-import { opsFrame } from './transcript/frames.ts';
 import type { LiveTranscripts, OpBatch } from './transcript/live.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 
@@ -35,12 +34,10 @@ export class FanOut {
 
   /** A transcript ops batch of the live folds (transcript/live.ts) to the connections whose grade carries it. */
   private readonly sendBatch = (b: OpBatch): void => {
-    let text: string | undefined;
     for (const c of this.connections()) {
       if (!c.transcripts.size || !c.wantsBatch(b.sessionId, b.agentId, b.rank)) continue;
-      text ??= opsFrame({ sessionId: b.sessionId, agentId: b.agentId, seq: b.seq, volatile: b.volatile, ops: b.ops, ts: this.deps.clock.now().toISOString() });
       if (b.volatile) this.corkUntilFlush(c);
-      c.deliverOps(b.sessionId, { agentId: b.agentId, seq: b.seq, volatile: b.volatile, text });
+      c.deliverOps(b.sessionId, { agentId: b.agentId, seq: b.seq, volatile: b.volatile, text: b.text });
     }
   };
 

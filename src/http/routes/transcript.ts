@@ -54,7 +54,7 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
         if (!deps.liveTranscripts.has(params.session_id)) return { ...base, batches: [], latest_seq: 0, complete: false };
         return deps.liveTranscripts.read(params.session_id, (_state, _wm, e) => {
           const r = deps.liveTranscripts.since(e, query.agent_id, query.since_seq);
-          return { ...base, batches: r.batches.map((b) => ({ seq: b.seq, ops: b.ops })), latest_seq: r.latest, complete: r.complete };
+          return { ...base, batches: r.batches.map((b) => ({ seq: b.seq, ops: (JSON.parse(b.text) as { payload: { ops: unknown[] } }).payload.ops })), latest_seq: r.latest, complete: r.complete };
         });
       },
     }),

@@ -1,14 +1,15 @@
 import type { Journal } from '../../../journal/journal.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
-import { foldTranscript } from '../../../projections/transcript/projection.ts';
+import { foldStream } from '../../../projections/lazy-projection.ts';
 import { applyDelta } from '../../../projections/transcript/records.ts';
 import type { EmittedOp, RecOp } from '../../../projections/transcript/records-state.ts';
-import { transcriptReducer } from '../../../projections/transcript/reducer.ts';
+import { liveTranscriptReducer } from '../../../projections/transcript/reducer.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
 import type { Logger } from '../../app/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { DEFAULT_COALESCE_MS } from '../coalesce.ts';
+import { opsFrame } from './frames.ts';
 
 /**
  * The live side of the transcript channel (docs/transcript.md "Ops"): per session a fold of the journal kept
@@ -18,8 +19,9 @@ import { DEFAULT_COALESCE_MS } from '../coalesce.ts';
  * this fold, so its `seq` is the counter the ops continue.
  */
 
-/** Batches kept per agent for resumes (as the reference server). */
+/** Batches kept per agent for resumes (as the reference server), and at most this many bytes of them. */
 export const OP_JOURNAL = 2000;
+export const OP_JOURNAL_BYTES = 1024 * 1024;
 /** Sessions folded at once; the least recently used goes first. */
 const MAX_ENTRIES = 64;
 /** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
@@ -36,9 +38,14 @@ export interface OpBatch {
   ops: RecOp[];
   /** From streamed deltas (never journaled). */
   volatile: boolean;
+  /** The `transcript.ops` frame, serialised once (what the op journal keeps, instead of the op objects). */
+  text: string;
 }
 
-interface AgentLog { seq: number; batches: OpBatch[] }
+/** A batch as the op journal keeps it. */
+export type KeptBatch = Omit<OpBatch, 'ops'>;
+
+interface AgentLog { seq: number; batches: KeptBatch[]; bytes: number }
 
 interface Pending { agentId: string; ops: RecOp[] }
 
@@ -88,7 +95,7 @@ export class LiveTranscripts {
     const e: Entry = {
       sessionId, state: null, seq: 0, queue: [], logs: new Map(), base, pending: new Map(), stepOf: new Map(), timer: null, ready: undefined as never,
     };
-    e.ready = foldTranscript(this.deps.journal, sessionId).then(({ state, seq }) => {
+    e.ready = foldStream(this.deps.journal, liveTranscriptReducer, sessionId).then(({ state, seq }) => {
       e.state = state;
       e.seq = seq;
       for (const x of e.queue.splice(0)) this.input(e, x);
@@ -137,12 +144,13 @@ export class LiveTranscripts {
   async read<T>(sessionId: string, view: (state: TranscriptState, watermark: (agentId: string) => number, e: Entry) => T): Promise<T> {
     const e = await this.ensure(sessionId);
     this.flushPending(e);
-    return structuredClone(view(e.state!, (agentId) => this.log(e, agentId).seq, e));
+    return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
   }
 
   /** The batches after `since` when the op journal still reaches it (`complete`), oldest first. */
-  since(e: Entry, agentId: string, since: number): { batches: OpBatch[]; latest: number; complete: boolean } {
-    const log = this.log(e, agentId);
+  since(e: Entry, agentId: string, since: number): { batches: KeptBatch[]; latest: number; complete: boolean } {
+    // Read without creating: a query for any agent id must not grow the map.
+    const log = e.logs.get(agentId) ?? { seq: e.base, batches: [], bytes: 0 };
     const oldest = log.batches[0]?.seq ?? log.seq + 1;
     if (since > log.seq || since < oldest - 1) return { batches: [], latest: log.seq, complete: false };
     return { batches: log.batches.filter((b) => b.seq > since), latest: log.seq, complete: true };
@@ -155,7 +163,7 @@ export class LiveTranscripts {
 
   private log(e: Entry, agentId: string): AgentLog {
     let l = e.logs.get(agentId);
-    if (!l) e.logs.set(agentId, (l = { seq: e.base, batches: [] }));
+    if (!l) e.logs.set(agentId, (l = { seq: e.base, batches: [], bytes: 0 }));
     return l;
   }
 
@@ -166,7 +174,7 @@ export class LiveTranscripts {
     try {
       if ('seq' in x) {
         if (x.seq <= e.seq) return;
-        transcriptReducer.apply(state, x);
+        liveTranscriptReducer.apply(state, x);
         e.seq = x.seq;
       } else {
         applyDelta(state.rec, x.type, x.payload as never);
@@ -227,9 +235,14 @@ export class LiveTranscripts {
 
   private issue(e: Entry, agentId: string, rank: Rank, ops: RecOp[], volatile: boolean): void {
     const log = this.log(e, agentId);
-    const b: OpBatch = { sessionId: e.sessionId, agentId, seq: ++log.seq, rank, ops, volatile };
-    log.batches.push(b);
-    if (log.batches.length > OP_JOURNAL) log.batches.splice(0, log.batches.length - OP_JOURNAL);
+    const seq = ++log.seq;
+    const text = opsFrame({ sessionId: e.sessionId, agentId, seq, volatile, ops, ts: this.deps.clock.now().toISOString() });
+    const b: OpBatch = { sessionId: e.sessionId, agentId, seq, rank, ops, volatile, text };
+    log.batches.push({ sessionId: e.sessionId, agentId, seq, rank, volatile, text });
+    log.bytes += text.length;
+    let drop = 0;
+    while (log.batches.length - drop > OP_JOURNAL || (log.bytes > OP_JOURNAL_BYTES && log.batches.length - drop > 1)) log.bytes -= log.batches[drop++]!.text.length;
+    if (drop) log.batches.splice(0, drop);
     try {
       this.onBatch(b);
     } catch (err) {

@@ -7,7 +7,7 @@ import { findOwnedSession, type OwnedSessionLookup } from '../../sessions/lookup
 import type { WsConnection } from '../connection.ts';
 import type { SubscribeV2Payload, UnsubscribeV2Payload } from '../frames.ts';
 import { errorOutcome, ok, type Outcome } from '../outcome.ts';
-import { opsFrame, resetFrame } from './frames.ts';
+import { resetFrame } from './frames.ts';
 import type { LiveTranscripts } from './live.ts';
 import { carriesRank, gradeOf, type Grade, type TranscriptSub } from './state.ts';
 
@@ -65,10 +65,7 @@ async function baseline(deps: TranscriptChannelDeps, conn: WsConnection, p: Subs
         const since = p.transcript_since?.[agentId];
         const r = since !== undefined ? deps.liveTranscripts.since(entry, agentId, since) : undefined;
         if (r?.complete) {
-          for (const b of r.batches) {
-            if (!carriesRank(grade, b.rank)) continue;
-            conn.send(opsFrame({ sessionId: sid, agentId, seq: b.seq, volatile: b.volatile, ops: b.ops, ts: now.toISOString() }));
-          }
+          for (const b of r.batches) if (carriesRank(grade, b.rank)) conn.send(b.text);
           continue;
         }
         const { snapshot, has_more_older } = resetSnapshot(state, agentId);

@@ -1,0 +1,144 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { chunkedAnswer, createSessions, engineConfig } from './lib/engine.ts';
+import { startDaemon } from './lib/daemon.ts';
+import { startRemoteLlm } from './lib/fixture-remote.ts';
+import { ApiClient, BENCH_TOKEN } from './lib/http.ts';
+import { runBench } from './lib/lifecycle.ts';
+import { intEnv, progress } from './lib/report.ts';
+import { percentile, round } from './lib/stats.ts';
+import { connectWs, type BenchWs } from './lib/ws-client.ts';
+
+// Issue 13 item 6, sustained load: SESSIONS sessions prompting back to back with 300-token turns for SECONDS,
+// SUBS subscribers per session (3 `subscribe`, 2 `subscribe_v2` {main: delta}), a healthz probe every 20 ms.
+// Measures turns/s, healthz p50/p99, daemon RSS before and after, and sequence faults on every subscriber:
+// durable frames must come with seq = last + 1 per session, transcript batches with seq = last + 1 per agent.
+
+const SESSIONS = intEnv('BENCH_SESSIONS', 20);
+const SUBS = 5;
+const SECONDS = intEnv('BENCH_SECONDS', 60);
+const TOKENS = 300;
+const TARGET = { healthz_p99_ms: 100, rss_end_mb: 200, sequence_faults: 0 };
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024);
+}
+
+interface Faults { gaps: number; duplicates: number; frames: number }
+
+/** Checks each durable frame (legacy) or transcript batch (v2) against the last seq seen on this subscriber. */
+function watch(ws: BenchWs, v2: boolean, faults: Faults, onTurnEnded?: (sid: string) => void): void {
+  const last = new Map<string, number>();
+  ws.onFrame = (f) => {
+    if (f.type === 'turn.ended') onTurnEnded?.(f.session_id);
+    const key = v2 ? (f.type === 'transcript.ops' || f.type === 'transcript.reset' ? `${f.session_id}|${f.payload.agent_id}` : undefined)
+      : typeof f.seq === 'number' && !f.volatile && f.session_id !== '__global__' ? f.session_id : undefined;
+    if (!key) return;
+    faults.frames += 1;
+    const seq = v2 ? f.payload.seq : f.seq;
+    const prev = last.get(key);
+    if (f.type !== 'transcript.reset' && prev !== undefined) {
+      if (seq <= prev) faults.duplicates += 1;
+      else if (seq !== prev + 1) faults.gaps += 1;
+    }
+    last.set(key, seq);
+  };
+}
+
+function probe(baseUrl: string, agent: http.Agent): Promise<number> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const req = http.get(`${baseUrl}/api/v1/healthz`, { agent, headers: { Authorization: `Bearer ${BENCH_TOKEN}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(performance.now() - t0));
+    });
+    req.on('error', () => resolve(NaN));
+  });
+}
+
+runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
+  const llm = await startRemoteLlm(scope);
+  const home = await scope.tempDir('stream-load');
+  await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url));
+  const daemon = await startDaemon(scope, home);
+  const client = new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4);
+  scope.defer(() => client.close());
+  const reply = chunkedAnswer(TOKENS, 30, 1);
+  const ids = await createSessions(client, await scope.tempDir('stream-load-ws'), SESSIONS);
+
+  const faults: Faults = { gaps: 0, duplicates: 0, frames: 0 };
+  const waiters = new Map<string, () => void>();
+  for (let i = 0; i < SESSIONS; i++) {
+    for (let k = 0; k < SUBS; k++) {
+      const ws = await connectWs(daemon.baseUrl);
+      scope.defer(() => ws.close());
+      const v2 = k >= 3;
+      watch(ws, v2, faults, k === 0 ? (sid) => {
+        const w = waiters.get(sid);
+        waiters.delete(sid);
+        w?.();
+      } : undefined);
+      const ack = v2
+        ? await ws.request('subscribe_v2', { session_id: ids[i], transcript: { main: 'delta' } })
+        : await ws.request('subscribe', { session_ids: [ids[i]] });
+      if (ack.code !== 0) throw new Error(JSON.stringify(ack));
+    }
+  }
+  await llm.setScript(...Array.from({ length: SESSIONS * SECONDS * 10 }, () => reply));
+  const rssStart = await rssMb(daemon.pid);
+
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  scope.defer(() => agent.destroy());
+  const latencies: number[] = [];
+  const end = performance.now() + SECONDS * 1000;
+  let probing = true;
+  const prober = (async () => {
+    while (probing) {
+      latencies.push(await probe(daemon.baseUrl, agent));
+      await new Promise((ok) => setTimeout(ok, 20));
+    }
+  })();
+  let turns = 0;
+  let failures = 0;
+  const t0 = performance.now();
+  await Promise.all(ids.map(async (sid, i) => {
+    let n = 0;
+    while (performance.now() < end) {
+      const done = new Promise<void>((ok) => waiters.set(sid, ok));
+      const r = await client.request('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: `load ${i} ${n++}` }] });
+      if (r.body?.code !== 0) {
+        failures += 1;
+        waiters.delete(sid);
+        continue;
+      }
+      await done;
+      turns += 1;
+    }
+  }));
+  const elapsed = (performance.now() - t0) / 1000;
+  probing = false;
+  await prober;
+  // Let the last frames land before the counts are read.
+  await new Promise((ok) => setTimeout(ok, 500));
+  const rssEnd = await rssMb(daemon.pid);
+  const sorted = latencies.filter(Number.isFinite).sort((a, b) => a - b);
+  const out = {
+    turns, turns_per_s: round(turns / elapsed), failed_prompts: failures,
+    healthz_ms: { samples: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) },
+    rss_mb: { start: rssStart, end: rssEnd },
+    sequence: { frames_checked: faults.frames, gaps: faults.gaps, duplicates_or_reordered: faults.duplicates },
+  };
+  progress(JSON.stringify(out));
+  return {
+    description:
+      `${SESSIONS} sessions prompting back to back for ${SECONDS} s, ${TOKENS}-token answers (30 SSE frames 1 ms apart) from the fixture LLM in its own ` +
+      `process; daemon from dist/; ${SUBS} WS subscribers per session (3 subscribe, 2 subscribe_v2 {main: delta}), one connection each; GET /api/v1/healthz ` +
+      'every 20 ms on one keep-alive connection. Sequence: every durable frame of a legacy subscriber must have seq = last + 1 for its session, every ' +
+      'transcript batch seq = last + 1 for its agent.',
+    target: TARGET,
+    ...out,
+    pass: out.healthz_ms.p99 < TARGET.healthz_p99_ms && rssEnd < TARGET.rss_end_mb && faults.gaps + faults.duplicates === 0,
+  };
+});
