@@ -31,6 +31,11 @@ const completed = defineEvent({
     tokens_before: v.number(), tokens_after: v.pipe(v.number(), v.description('estimate of the context after compaction')),
     usage: v.pipe(Usage, v.description('tokens of the summary request itself (summed into the session usage)')),
   }),
+  // What web clients read (spec/clients.md A6); the summary text is the user-role message.created that follows.
+  extend: {
+    entries: { result: v.object({ tokensBefore: v.number(), tokensAfter: v.number(), summaryMessageId: v.string() }) },
+    build: (p) => ({ result: { tokensBefore: p.tokens_before, tokensAfter: p.tokens_after, summaryMessageId: p.summary_message_id } }),
+  },
 });
 
 const failed = defineEvent({

@@ -36,6 +36,8 @@ export interface EventDef<
   readonly nest?: string;
   /** Client superset: payload keys also sent under another name (`{goal: 'snapshot'}`: `payload.snapshot` = `payload.goal`). */
   readonly aliases?: Readonly<Record<string, string>>;
+  /** Client superset: keys derived from the payload (`task.started`: `info`), with their schemas for /asyncapi.json. */
+  readonly extend?: { readonly entries: Readonly<Record<string, PayloadSchema>>; build(payload: Record<string, unknown>): Record<string, unknown> };
 }
 
 /** Declares one event type; `registry.ts` collects them and checks the combination of fields. */

@@ -3,6 +3,7 @@ import { COMPACTION_EVENTS } from './compaction.ts';
 import { CONFIG_EVENTS } from './config.ts';
 import type { EventDef, PayloadOfDef, TranscriptRole } from './define.ts';
 import { DELTA_EVENTS } from './deltas.ts';
+import { FILE_EVENTS } from './files.ts';
 import { GUI_EVENTS } from './gui.ts';
 import { QUESTION_EVENTS } from './questions.ts';
 import { SESSION_EVENTS } from './session.ts';
@@ -20,7 +21,7 @@ import { WORKSPACE_EVENTS } from './workspace.ts';
 const ALL = [
   ...SESSION_EVENTS, ...WORKSPACE_EVENTS, ...CONFIG_EVENTS, ...GUI_EVENTS, ...UPLOAD_EVENTS,
   ...TURN_EVENTS, ...DELTA_EVENTS, ...TOOL_EVENTS, ...APPROVAL_EVENTS, ...QUESTION_EVENTS,
-  ...TASK_EVENTS, ...SUBAGENT_EVENTS, ...SKILL_EVENTS, ...TODO_EVENTS, ...COMPACTION_EVENTS, ...TERMINAL_EVENTS,
+  ...TASK_EVENTS, ...SUBAGENT_EVENTS, ...SKILL_EVENTS, ...TODO_EVENTS, ...COMPACTION_EVENTS, ...TERMINAL_EVENTS, ...FILE_EVENTS,
 ] as const;
 
 type AnyEvent = (typeof ALL)[number];
@@ -41,11 +42,11 @@ function assertCoherent(d: EventDef): void {
     throw new Error(`event ${d.type}: ${why}`);
   };
   if (!/^[a-z_]+(\.[a-z_]+)+$/.test(d.type)) fail('not a dotted lowercase name');
-  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : d.receivers === 'broadcast' ? ['none'] : ['turn', 'block'];
+  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : d.receivers === 'subscribers' ? ['turn', 'block'] : ['none'];
   if (d.durability === 'volatile' && d.stream !== 'session') fail('volatile events belong to a session');
   // A session event broadcast to every connection (spec/clients.md E5): stamped with its session's seq and epoch.
-  if (d.stream === 'session' && d.receivers === 'internal') fail('session events go to subscribers (or, durable, to every connection)');
-  if (d.stream === 'session' && d.receivers === 'broadcast' && d.durability !== 'durable') fail('a broadcast session event is durable');
+  // A session event for no client (a read model's input, such as file.changed) is durable too.
+  if (d.stream === 'session' && d.receivers !== 'subscribers' && d.durability !== 'durable') fail('a broadcast or internal session event is durable');
   if (d.stream === 'session' && !sessionRoles.includes(d.transcript)) fail(`transcript ${d.transcript} with ${d.durability}`);
   if (d.stream === 'global' && d.receivers === 'subscribers') fail('global events have no subscribers');
   if (d.stream === 'gui' && d.receivers !== 'internal') fail('gui events are internal');

@@ -18,6 +18,7 @@ export type SubagentSpawnedPayload = v.InferOutput<typeof SubagentSpawnedPayload
 
 const spawned = defineEvent({
   type: 'subagent.spawned', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
+  aliases: { agent_id: 'subagentId' },
   summary: 'An agent was created in the session: `kind` task (the Agent tool; its turn events carry its agent_id) or btw '
     + '(`:btw`, read-only tools, prompted through POST /prompts with agent_id)',
   payload: SubagentSpawnedPayload,
@@ -25,12 +26,14 @@ const spawned = defineEvent({
 
 const started = defineEvent({
   type: 'subagent.started', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
+  aliases: { agent_id: 'subagentId' },
   summary: 'A subagent turn started (its turn.* / message.created / tool.* events follow with the same agent_id)',
   payload: v.object({ agent_id: v.string(), turn_id: v.string() }),
 });
 
 const completed = defineEvent({
   type: 'subagent.completed', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
+  aliases: { agent_id: 'subagentId' },
   summary: 'A subagent finished; `result` is its final answer as returned to the caller (truncated to 100,000 chars here)',
   payload: v.object({
     agent_id: v.string(), task_id: v.optional(v.string()), turn_id: v.string(), result: v.string(), usage: Usage, steps: v.number(), duration_ms: v.number(),
@@ -42,6 +45,7 @@ export type SubagentFailure = v.InferOutput<typeof SubagentFailure>;
 
 const failed = defineEvent({
   type: 'subagent.failed', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
+  aliases: { agent_id: 'subagentId' },
   summary: 'A subagent ended without a result: failed (model error, max steps), timed_out ([subagent] timeout_ms), cancelled (parent turn aborted, '
     + 'task cancelled, session archived) or interrupted (the daemon stopped; reported at the next start)',
   payload: v.object({
@@ -52,6 +56,7 @@ const failed = defineEvent({
 
 const suspended = defineEvent({
   type: 'subagent.suspended', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
+  aliases: { agent_id: 'subagentId' },
   summary: 'The daemon is stopping while the subagent runs: it stops here and is reported as subagent.failed (interrupted) at the next start',
   payload: v.object({ agent_id: v.string(), task_id: v.optional(v.string()), reason: v.literal('daemon_stopping') }),
 });

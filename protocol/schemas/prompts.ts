@@ -39,6 +39,8 @@ export const PromptBody = v.object({
   metadata: v.optional(Metadata),
   plan_mode: v.optional(v.boolean()),
   dynamic_workflow_mode: v.optional(v.boolean()),
+  // Web clients' name for it (spec/clients.md D2, E15); accepted, not applied.
+  swarm_mode: v.optional(v.boolean()),
   goal_objective: v.optional(Text),
   goal_control: v.optional(maxString(LIMITS.idChars)),
 });

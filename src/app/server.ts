@@ -10,6 +10,7 @@ import { UsageProjection } from '../../projections/usage/session-usage.ts';
 import { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { transcriptProjection, type TranscriptProjection } from '../../projections/transcript/projection.ts';
+import { fileHistoryProjection, type FileHistoryProjection } from '../../projections/file-history/projection.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../../protocol/access/host.ts';
@@ -94,6 +95,8 @@ export interface Services {
   transcripts: TranscriptProjection;
   /** The live transcript folds: ops, batch counters, the op journal (src/ws/transcript/live.ts). */
   liveTranscripts: LiveTranscripts;
+  /** Per-turn file histories of the sessions read most recently (folded on first read, then kept up to date). */
+  fileHistory: FileHistoryProjection;
   /** Waits for a stream's events to be on disk (reads of on-disk records bounded by the head). */
   commits: CommitWaits;
   instances: Instances;
@@ -191,7 +194,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const messages = new MessageLog(journal.db);
   const usage = new UsageProjection();
   const transcripts = transcriptProjection(journal);
-  await new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage, transcripts]).start({ forceRebuild: options.rebuildProjections });
+  const fileHistory = fileHistoryProjection(journal);
+  await new ProjectionRunner(journal, [sessions, workspaces, gui, messages, usage, transcripts, fileHistory]).start({ forceRebuild: options.rebuildProjections });
   // Readers that wait for a stream's events to be on disk (the snapshot's messages).
   const commits = new CommitWaits(journal);
   for (const slot of adoptable) await importSlot(journal, slot, log);
@@ -248,7 +252,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const hub = new WsHub({ token, options, journal, liveTranscripts, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, journal, bus, config, sessions, workspaces,
-    gui, messages, usage, transcripts, liveTranscripts, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
+    gui, messages, usage, transcripts, liveTranscripts, fileHistory, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
     questions, tools, mcp, mcpManagement, mcpOAuth, engine, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),

@@ -1,3 +1,4 @@
+import { eventDef } from '../../protocol/events/registry.ts';
 import path from 'node:path';
 import { assertPoolUsable } from '../agents/pool.ts';
 import type { Ids } from '../lib/ids.ts';
@@ -125,8 +126,9 @@ export async function forkSession(
   if (as === 'child') state.parent_id = src.id;
   if (state.last_prompt === undefined) delete state.last_prompt;
   if (state.last_turn_reason === undefined) delete state.last_turn_reason;
-  // A fork copies the conversation, not the source's own lifecycle or its terminals.
-  const history = (await deps.journal.readStream(src.id)).filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.'));
+  // A fork copies the conversation, not the source's own lifecycle, its terminals or its broadcast status (work/status/meta name the source).
+  const history = (await deps.journal.readStream(src.id))
+    .filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.') && eventDef(e.type)?.receivers !== 'broadcast');
   // Copies of journaled events: they matched the registry when first appended.
   const copies = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }) as NewStreamEvent);
   const [first, ...rest] = creationEvents(deps, state);

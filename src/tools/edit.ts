@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import * as v from 'valibot';
+import { recordFileChange } from './file-history.ts';
 import { defineTool, ToolError } from './types.ts';
 
 const Input = v.strictObject({
@@ -31,6 +32,7 @@ export const editTool = defineTool({
     }
     const next = input.replace_all ? text.split(input.old_string).join(input.new_string) : text.replace(input.old_string, () => input.new_string);
     await writeFile(abs, next);
+    await recordFileChange(ctx, 'Edit', rel, text, next);
     return `replaced ${input.replace_all ? n : 1} occurrence${n > 1 && input.replace_all ? 's' : ''} in ${rel}`;
   },
 });

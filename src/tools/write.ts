@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as v from 'valibot';
+import { contentBefore, recordFileChange } from './file-history.ts';
 import { defineTool } from './types.ts';
 
 const Input = v.strictObject({
@@ -16,7 +17,10 @@ export const writeTool = defineTool({
   async run(input, ctx) {
     const { abs, rel } = await ctx.confine(input.file_path);
     await mkdir(path.dirname(abs), { recursive: true });
+    // The content before, for the file history (null: a new file; a directory or unreadable file fails the write below as before).
+    const before = await contentBefore(abs);
     await writeFile(abs, input.content);
+    await recordFileChange(ctx, 'Write', rel, before, input.content);
     return `wrote ${input.content.length} characters to ${rel}`;
   },
 });

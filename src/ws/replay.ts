@@ -2,6 +2,7 @@ import type { Journal } from '../../journal/journal.ts';
 import type { StreamHead } from '../../journal/types.ts';
 import type { Logger } from '../app/logger.ts';
 import { passesFilter, type Subscription, type WsConnection } from './connection.ts';
+import { eventDef } from '../../protocol/events/registry.ts';
 import { durableFrame, MAX_EVENT_BUFFER_SIZE, type ResyncReason } from './server-frames.ts';
 
 /** Why a cursor cannot be replayed, or undefined when it can. */
@@ -30,7 +31,9 @@ export async function replay(journal: Journal, log: Logger, conn: WsConnection, 
     for (const e of events) {
       if (!conn.open || conn.subs.get(sessionId) !== sub) return;
       const agentId = agentIdOf(e.payload);
-      if (passesFilter(sub.agents, agentId) && !conn.suppressed(sessionId, e.type, agentId, false)) conn.send(durableFrame(e, sessionId));
+      // A read model's input (file.changed) is never sent.
+      const internal = eventDef(e.type)?.receivers === 'internal';
+      if (!internal && passesFilter(sub.agents, agentId) && !conn.suppressed(sessionId, e.type, agentId, false)) conn.send(durableFrame(e, sessionId));
       last = e.seq;
       await conn.drained();
     }

@@ -30,6 +30,7 @@ import { toolRoutes } from './tools.ts';
 import { taskRoutes } from './tasks.ts';
 import { skillRoutes } from './skills.ts';
 import { transcriptRoutes } from './transcript.ts';
+import { fileHistoryRoutes } from './file-history.ts';
 import { mcpRoutes } from './mcp.ts';
 import { mcpV2Routes } from './mcp-v2.ts';
 import { mcpAuthRoutes } from './mcp-auth.ts';
@@ -45,7 +46,7 @@ export type RouteDeps =
   & DepsOf<typeof fileRoutes> & DepsOf<typeof authRoutes>
   & DepsOf<typeof promptRoutes> & DepsOf<typeof messageRoutes> & DepsOf<typeof snapshotRoutes> & DepsOf<typeof titleRoutes>
   & DepsOf<typeof mediaRoutes> & DepsOf<typeof toolRoutes> & DepsOf<typeof approvalRoutes> & DepsOf<typeof questionRoutes>
-  & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof debugRoutes>
+  & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof fileHistoryRoutes> & DepsOf<typeof debugRoutes>
   & DepsOf<typeof mcpRoutes> & DepsOf<typeof mcpV2Routes> & DepsOf<typeof mcpAuthRoutes>;
 
 /** Every route of the server: every file of this folder, one factory each. */
@@ -83,6 +84,7 @@ export function allRoutes(deps: RouteDeps): RouteDef[] {
     ...taskRoutes(deps),
     ...skillRoutes(deps),
     ...transcriptRoutes(deps),
+    ...fileHistoryRoutes(deps),
     ...mcpRoutes(deps), ...mcpV2Routes(deps), ...mcpAuthRoutes(deps),
     ...debugRoutes(deps),
   );

@@ -1,0 +1,110 @@
+import type { JournalEvent } from '../../journal/types.ts';
+import { known } from '../contract.ts';
+import type { StreamReducer } from '../projection.ts';
+
+/**
+ * The per-turn file history of a session (docs/file-history.md): for each main turn (by ordinal, 0 for
+ * the first, as the transcript's `t<ordinal>`), the files Write and Edit changed during it, with their
+ * content at the turn's start (before the first change) and at its end (after the last). Changes by
+ * subagents count for the main turn running when they happened.
+ */
+
+/** A file's content at one end of a turn: absent (`exists: false`), known, or not kept (oversize). */
+export interface Snapshot { exists: boolean; content?: string; oversize?: true; seq: number }
+export interface FileEntry { start: Snapshot; end: Snapshot }
+export interface FileHistoryState {
+  /** Main turns seen, in order; the index is the ordinal. */
+  turns: string[];
+  /** Per ordinal: path -> its start and end. */
+  files: Map<number, Map<string, FileEntry>>;
+}
+
+function mainTurn(e: JournalEvent): string | undefined {
+  const p = e.payload as { agent_id?: string; turn_id?: string };
+  return (p.agent_id ?? 'main') === 'main' ? p.turn_id : undefined;
+}
+
+export const fileHistoryReducer: StreamReducer<FileHistoryState> = {
+  name: 'file-history',
+  version: 1,
+  init: () => ({ turns: [], files: new Map() }),
+  apply(state, event) {
+    const e = known(event);
+    if (e.type === 'turn.started') {
+      const id = mainTurn(event);
+      if (id !== undefined && !state.turns.includes(id)) state.turns.push(id);
+      return;
+    }
+    if (e.type !== 'file.changed') return;
+    const p = e.payload;
+    let ordinal = p.agent_id === 'main' && p.turn_id ? state.turns.indexOf(p.turn_id) : -1;
+    if (ordinal < 0) ordinal = state.turns.length - 1;
+    if (ordinal < 0) return;
+    const files = state.files.get(ordinal) ?? new Map<string, FileEntry>();
+    state.files.set(ordinal, files);
+    const after: Snapshot = p.oversize ? { exists: true, oversize: true, seq: e.seq } : { exists: true, content: p.after ?? '', seq: e.seq };
+    const cur = files.get(p.path);
+    if (cur) {
+      cur.end = after;
+      return;
+    }
+    const start: Snapshot = !p.existed ? { exists: false, seq: e.seq } : p.oversize ? { exists: true, oversize: true, seq: e.seq } : { exists: true, content: p.before ?? '', seq: e.seq };
+    files.set(p.path, { start, end: after });
+  },
+};
+
+/** A text's lines; a final newline ends the last line rather than starting an empty one. */
+function lines(text: string): string[] {
+  if (text === '') return [];
+  const out = text.split('\n');
+  if (out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+/** Lines added and removed from `a` to `b`: a line diff (LCS) of what differs between the common head and tail. */
+export function lineChanges(a: string, b: string): { additions: number; deletions: number } {
+  if (a === b) return { additions: 0, deletions: 0 };
+  const x = lines(a);
+  const y = lines(b);
+  let head = 0;
+  while (head < x.length && head < y.length && x[head] === y[head]) head++;
+  let tail = 0;
+  while (tail < x.length - head && tail < y.length - head && x[x.length - 1 - tail] === y[y.length - 1 - tail]) tail++;
+  const xs = x.slice(head, x.length - tail);
+  const ys = y.slice(head, y.length - tail);
+  // Past 4 million cells the middle counts as all replaced (bounded work per read).
+  if (xs.length * ys.length > 4_000_000) return { additions: ys.length, deletions: xs.length };
+  let prev = new Uint32Array(ys.length + 1);
+  let cur = new Uint32Array(ys.length + 1);
+  for (let i = 1; i <= xs.length; i++) {
+    for (let j = 1; j <= ys.length; j++) cur[j] = xs[i - 1] === ys[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+    [prev, cur] = [cur, prev];
+  }
+  const common = prev[ys.length]!;
+  return { additions: ys.length - common, deletions: xs.length - common };
+}
+
+export interface FileChange { path: string; status: 'added' | 'modified' | 'deleted'; additions: number; deletions: number; oversize?: true }
+
+/** GET …/file-history/changes: the turn's changed files (a file back to its start content is left out), by path. */
+export function changesOf(state: FileHistoryState, ordinal: number): { changes: FileChange[]; recorded: boolean } {
+  if (ordinal >= state.turns.length) return { changes: [], recorded: false };
+  const out: FileChange[] = [];
+  for (const [path, f] of state.files.get(ordinal) ?? []) {
+    const status = !f.start.exists ? 'added' : !f.end.exists ? 'deleted' : 'modified';
+    if (f.start.oversize || f.end.oversize) {
+      out.push({ path, status, additions: 0, deletions: 0, oversize: true });
+      continue;
+    }
+    if (status === 'modified' && f.start.content === f.end.content) continue;
+    out.push({ path, status, ...lineChanges(f.start.content ?? '', f.end.content ?? '') });
+  }
+  return { changes: out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), recorded: true };
+}
+
+/** GET …/file-history/content: the file at the turn's start or end; null when it did not exist then or the turn did not change it. */
+export function contentOf(state: FileHistoryState, ordinal: number, path: string, phase: 'start' | 'end') {
+  const snap = state.files.get(ordinal)?.get(path)?.[phase];
+  if (!snap?.exists) return { content: null };
+  return { content: snap.oversize ? { version: snap.seq, oversize: true as const } : { version: snap.seq, content: snap.content ?? '' } };
+}
