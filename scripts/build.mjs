@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The build: TypeScript to dist/ (tsconfig.build.json), the non-TypeScript files of the compiled
 // folders copied beside their output (a JSON snapshot read next to its module must be there when
-// the module runs from dist/), then a stamp: a hash of what the build read.
+// the module runs from dist/), the web UI (web/, Vite) to dist/web, then a stamp: a hash of what
+// the build read.
 //
 //   node scripts/build.mjs             build (npm run build; npm ci runs it through `prepare`)
 //   node scripts/build.mjs --if-stale  build only when the sources differ from the stamp (npm test; npm start
@@ -24,6 +25,9 @@ const OUT = 'dist';
 const STAMP = path.join(OUT, '.build-stamp.json');
 /** What starting the daemon needs in dist/ besides the stamp. */
 const ENTRY = path.join(OUT, 'src/cli/main.js');
+/** The web UI's sources (Vite builds them to dist/web; docs/web-ui.md) and what the daemon serves from there. */
+const WEB = 'web';
+const WEB_ENTRY = path.join(OUT, 'web/index.html');
 /** Extensions tsc compiles; every other file under the compiled folders is copied as is. */
 const COMPILED = /\.(?:[cm]?ts|tsx)$/;
 
@@ -47,21 +51,33 @@ function sourceFiles() {
   return files.sort();
 }
 
+/** Every file of the web UI's sources. */
+function webFiles() {
+  return readdirSync(here(WEB), { recursive: true, withFileTypes: true })
+    // Not the config Vite bundles to a temp file beside itself while it builds.
+    .filter((e) => e.isFile() && !e.name.includes('.timestamp-'))
+    .map((e) => rel(path.join(e.parentPath ?? e.path, e.name)))
+    .sort();
+}
+
 /** Hash of everything the output depends on: sources and assets, the tsconfigs, this script, the compiler version and the package's module type. */
 export function sourcesHash() {
   const hash = createHash('sha256');
   const add = (label, data) => hash.update(`${label}\0${data.length}\0`).update(data);
-  for (const f of [...sourceFiles(), 'tsconfig.json', CONFIG, 'scripts/build.mjs']) add(f, readFileSync(here(f)));
+  for (const f of [...sourceFiles(), ...webFiles(), 'tsconfig.json', CONFIG, 'scripts/build.mjs']) add(f, readFileSync(here(f)));
   const require = createRequire(import.meta.url);
   const ts = require('typescript/package.json').version;
+  const vite = require('vite/package.json').version;
+  const preact = require('preact/package.json').version;
   const { type } = JSON.parse(readFileSync(here('package.json'), 'utf8'));
-  add('env', Buffer.from(JSON.stringify({ ts, type })));
+  add('env', Buffer.from(JSON.stringify({ ts, vite, preact, type })));
   return hash.digest('hex');
 }
 
 /** Why dist/ is not what the sources build to, or null when it is. */
 export function staleReason() {
   if (!existsSync(here(ENTRY))) return `${ENTRY} is missing`;
+  if (!existsSync(here(WEB_ENTRY))) return `${WEB_ENTRY} is missing`;
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(here(STAMP), 'utf8'));
@@ -90,6 +106,9 @@ export function build() {
   const r = spawnSync(process.execPath, [tsc, '-p', CONFIG], { cwd: ROOT, stdio: 'inherit' });
   if (r.status !== 0) return r.status ?? 1;
   copyAssets();
+  const vite = path.join(path.dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin/vite.js');
+  const w = spawnSync(process.execPath, [vite, 'build', '--config', path.join(WEB, 'vite.config.ts')], { cwd: ROOT, stdio: 'inherit' });
+  if (w.status !== 0) return w.status ?? 1;
   writeFileSync(here(STAMP), `${JSON.stringify({ sources, built_at: new Date().toISOString() })}\n`);
   return 0;
 }

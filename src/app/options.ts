@@ -7,6 +7,8 @@ export interface ServeOptions {
   allowRemoteTerminals: boolean;
   debugEndpoints: boolean;
   webTitle?: string;
+  /** The built web UI served on non-/api paths; default dist/web of this package (tests point it elsewhere). */
+  webRoot?: string;
   /** Extra Host names to serve (DNS-rebinding protection refuses the others); see docs/http-conventions.md. */
   allowedHosts?: string[];
   /** Rebuild every projection from the journal at start. */

@@ -59,6 +59,7 @@ async function serve(argv: string[]): Promise<void> {
   const server = await startServer({ home, options: parseServe(argv), log, checker });
   process.stdout.write(`svc-code ${server.services.version} listening on ${server.baseUrl}\n`);
   process.stdout.write(`access token: ${server.services.token}\n`);
+  process.stdout.write(`web UI: ${server.baseUrl}/#token=${encodeURIComponent(server.services.token)}\n`);
   process.stdout.write(`home: ${home}\n`);
   let stopping = false;
   const stop = (signal: string) => {

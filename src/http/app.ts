@@ -12,12 +12,13 @@ import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
 import type { Logger } from '../app/logger.ts';
 import type { Ids } from '../lib/ids.ts';
 import { mark, tracing } from '../engine/trace.ts';
+import { defaultWebRoot, reservedSegments, staticMiddleware } from './static.ts';
 
 /**
- * The Koa application: envelope, canonical path, Host, origin, auth, `:action` rewrite, routes.
+ * The Koa application: envelope, canonical path, Host, origin, auth, static web UI, `:action` rewrite, routes.
  * The path is decided once, first; the guard and the router both read that one value.
  */
-export function createHttpApp(deps: { log: Logger; ids: Ids; token: string; options: Pick<ServeOptions, 'dangerousBypassAuth'> }, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
+export function createHttpApp(deps: { log: Logger; ids: Ids; token: string; options: Pick<ServeOptions, 'dangerousBypassAuth' | 'webTitle' | 'webRoot'> }, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
   const koa = new Koa();
   koa.proxy = false;
   koa.silent = true;
@@ -28,6 +29,8 @@ export function createHttpApp(deps: { log: Logger; ids: Ids; token: string; opti
   koa.use(hostMiddleware(access));
   koa.use(originMiddleware(access));
   koa.use(authMiddleware({ token: deps.token, bypass: deps.options.dangerousBypassAuth, ban }));
+  // The web UI on every non-/api path (docs/web-ui.md); /api/* and the daemon's own other routes never reach it.
+  koa.use(staticMiddleware({ root: deps.options.webRoot ?? defaultWebRoot(), title: deps.options.webTitle, reserved: reservedSegments(routes.map((r) => r.path)) }));
   koa.use(actionRewrite);
   koa.use(notFoundFallback);
   koa.use(router.routes());

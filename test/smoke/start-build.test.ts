@@ -14,7 +14,7 @@ import { tempDir } from '../helpers/fs.ts';
 
 /** The folders the build compiles (tsconfig.build.json `include`), so a new top-level folder is copied too. */
 const COMPILED: string[] = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8')).include;
-const COPIED = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'bin', 'skills', ...COMPILED, 'dist'];
+const COPIED = ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts', 'bin', 'skills', 'web', ...COMPILED, 'dist'];
 const TS = 'node_modules/typescript';
 const BUILDING = 'building dist/ first';
 /** A full TypeScript build on a busy 2-core machine takes up to about 25 s. */

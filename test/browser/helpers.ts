@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
+import { daemonEnv, launch, ROOT, startScriptArgv, type Launched } from '../helpers/built.ts';
+import { engineConfig } from '../helpers/llm.ts';
+import { tempHome } from '../helpers/server.ts';
+import { until } from '../helpers/wait.ts';
+
+/** Screenshots of every step: test-results/browser/<test>/<n>-<step>.png */
+export const OUT = path.join(ROOT, 'test-results', 'browser');
+
+/** Debian's chromium (apt-get install -y chromium); playwright never downloads a browser here. */
+export const CHROMIUM = process.env.SVC_CODE_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface Journey {
+  llm: FixtureLlm;
+  daemon: Launched;
+  /** The URL the daemon printed: `http://127.0.0.1:<port>/#token=...` */
+  url: string;
+  browser: Browser;
+  page: Page;
+  shot(step: string): Promise<void>;
+  /** Uncaught page errors and CSP violations so far: every test ends by asserting there are none. */
+  pageErrors: string[];
+}
+
+/** The fixture LLM, the daemon as `npm start` runs it (printing its URL), and a browser page; all stopped at teardown. */
+export async function journey(t: { title: string; teardown(fn: () => unknown): void }, extraToml = 'default_permission_mode = "manual"'): Promise<Journey> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium (or set SVC_CODE_CHROMIUM)`);
+  const llm = await startFixtureLlm();
+  t.teardown(() => llm.close());
+  const home = await tempHome();
+  await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url, extraToml));
+  const daemon = await launch([...startScriptArgv(), '--port', '0'], { cwd: ROOT, env: daemonEnv(home) });
+  t.teardown(() => daemon.stop());
+  const url: string = await until(() => /web UI: (\S+)/.exec(daemon.stdout())?.[1] ?? '', 10_000, 'the web UI line on stdout');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const errors: string[] = [];
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    errors.push(m.text());
+    if (/Content Security Policy/i.test(m.text())) pageErrors.push(m.text());
+  });
+  t.teardown(() => { if (errors.length) console.error(`browser errors in "${t.title}":\n${errors.join('\n')}`); });
+  const dir = path.join(OUT, t.title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60));
+  await mkdir(dir, { recursive: true });
+  let n = 0;
+  const shot = async (step: string) => {
+    await page.screenshot({ path: path.join(dir, `${String(++n).padStart(2, '0')}-${step}.png`) });
+  };
+  return { llm, daemon, url, browser, page, shot, pageErrors };
+}
+
+/** Adds a fresh folder as a workspace through the sidebar and opens a new session in it; returns the folder. */
+export async function newSessionInUi(page: Page): Promise<string> {
+  const { mkdtemp } = await import('node:fs/promises');
+  const os = await import('node:os');
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'webui-project-'));
+  await writeFile(path.join(folder, 'README.md'), '# demo\n');
+  await page.getByLabel('Workspace folder').fill(folder);
+  await page.getByRole('button', { name: 'Add', exact: true }).click();
+  await page.getByRole('button', { name: `New session in ${path.basename(folder)}` }).click();
+  await page.waitForURL(/\/s\/[^/]+$/);
+  await page.getByLabel('Prompt').waitFor();
+  return folder;
+}

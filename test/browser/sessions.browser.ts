@@ -1,0 +1,95 @@
+import test from 'ava';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { scripts } from '../../fixtures/llm/index.ts';
+import { journey, newSessionInUi } from './helpers.ts';
+
+// Session management and turn control in the browser: abort, a failed turn's error, rename, archive and
+// restore, delete, the theme toggle.
+
+test('abort a running turn; a failed turn shows its error', async (t) => {
+  const { page, url, llm, shot, pageErrors } = await journey(t);
+  await page.goto(url);
+  await newSessionInUi(page);
+
+  llm.setScript(scripts.hang);
+  await page.getByLabel('Prompt').fill('this will hang');
+  await page.getByLabel('Prompt').press('Enter');
+  const abort = page.getByRole('button', { name: 'Abort' });
+  await abort.waitFor();
+  await shot('running');
+  await abort.click();
+  await page.locator('article.turn.cancelled').waitFor();
+  await abort.waitFor({ state: 'detached' });
+  await shot('aborted');
+
+  llm.setScript(scripts.badRequest);
+  await page.getByLabel('Prompt').fill('this will fail');
+  await page.getByLabel('Prompt').press('Enter');
+  const alert = page.locator('article.turn').last().getByRole('alert').first();
+  await alert.waitFor({ timeout: 30_000 });
+  t.regex((await alert.textContent()) ?? '', /\S/);
+  await shot('failed');
+  t.deepEqual(pageErrors, []);
+});
+
+test('rename, archive and restore, delete a session; switch the theme', async (t) => {
+  const { page, url, llm, shot, pageErrors } = await journey(t);
+  await page.goto(url);
+  await newSessionInUi(page);
+  llm.setScript(scripts.helloText);
+  await page.getByLabel('Prompt').fill('first prompt');
+  await page.getByLabel('Prompt').press('Enter');
+  await page.locator('.bubble.assistant', { hasText: 'Hello, world' }).waitFor();
+
+  await page.getByRole('button', { name: 'Rename' }).click();
+  await page.getByLabel('Session title').fill('My demo');
+  await page.getByRole('button', { name: 'Save' }).click();
+  const row = page.locator('.sidebar a', { hasText: 'My demo' });
+  await row.waitFor();
+  await shot('renamed');
+
+  await page.getByRole('button', { name: 'Archive' }).click();
+  await row.waitFor({ state: 'detached' });
+  await page.getByLabel('Show archived').check();
+  await page.locator('.sidebar a', { hasText: 'My demo' }).locator('.badge.archived').waitFor();
+  await shot('archived');
+  await page.getByRole('button', { name: 'Restore' }).click();
+  await page.locator('.sidebar a', { hasText: 'My demo' }).locator('.badge.archived').waitFor({ state: 'detached' });
+
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.waitForURL((u) => u.pathname === '/');
+  await page.locator('.sidebar a', { hasText: 'My demo' }).waitFor({ state: 'detached' });
+  await shot('deleted');
+
+  const theme = await page.evaluate(() => document.documentElement.dataset.theme);
+  t.truthy(theme);
+  await page.getByRole('button', { name: 'Toggle theme' }).click();
+  await page.waitForFunction((before) => document.documentElement.dataset.theme !== before, theme);
+  await shot('theme');
+  await page.reload();
+  await page.getByLabel('Workspace folder').waitFor();
+  await page.waitForFunction((before) => document.documentElement.dataset.theme !== before, theme);
+  t.pass('the theme is kept across a reload');
+  t.deepEqual(pageErrors, []);
+});
+
+test('the file panel: the session folder as a tree, a file opened in the preview', async (t) => {
+  const { page, url, shot, pageErrors } = await journey(t);
+  await page.goto(url);
+  const folder = await newSessionInUi(page);
+  await mkdir(path.join(folder, 'src'));
+  await writeFile(path.join(folder, 'src', 'main.ts'), 'export const answer = 42;\n');
+  await page.getByRole('button', { name: 'Files' }).click();
+  const files = page.getByRole('complementary', { name: 'Files' });
+  await files.getByRole('button', { name: 'README.md' }).waitFor();
+  await files.getByRole('button', { name: 'src' }).click();
+  await files.getByRole('button', { name: 'main.ts' }).click();
+  const preview = page.getByRole('region', { name: 'File preview' });
+  await preview.locator('pre', { hasText: 'export const answer = 42;' }).waitFor();
+  await shot('file-preview');
+  await page.reload();
+  await page.getByRole('complementary', { name: 'Files' }).getByRole('button', { name: 'README.md' }).waitFor();
+  t.deepEqual(pageErrors, []);
+});

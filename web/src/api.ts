@@ -1,0 +1,142 @@
+// REST and WebSocket access to the daemon (same origin). The token comes from the URL fragment
+// (#token=...), is removed from the address bar and kept in localStorage for later visits.
+
+const TOKEN_KEY = 'svc-code.token';
+
+export class ApiError extends Error {
+  constructor(readonly code: number, message: string, readonly status: number) {
+    super(message);
+  }
+}
+
+/** Takes `#token=` from the address bar (then removes it), else the stored token. */
+export function initialToken(): string | null {
+  const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
+  if (m) {
+    const token = decodeURIComponent(m[1]!);
+    localStorage.setItem(TOKEN_KEY, token);
+    history.replaceState(history.state, '', location.pathname + location.search);
+    return token;
+  }
+  return localStorage.getItem(TOKEN_KEY);
+}
+
+export function storeToken(token: string | null): void {
+  if (token) localStorage.setItem(TOKEN_KEY, token);
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+let token: string | null = null;
+let onUnauthorized: () => void = () => {};
+
+export function setToken(t: string | null): void {
+  token = t;
+}
+export function getToken(): string | null {
+  return token;
+}
+export function whenUnauthorized(fn: () => void): void {
+  onUnauthorized = fn;
+}
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let env: { code?: number; msg?: string; data?: T };
+  try {
+    env = await res.json();
+  } catch {
+    throw new ApiError(-1, `HTTP ${res.status}`, res.status);
+  }
+  if (res.status === 401 || env.code === 40101) {
+    onUnauthorized();
+    throw new ApiError(40101, env.msg ?? 'unauthorized', 401);
+  }
+  // 40903 / 40909 are successes for abort and dismiss (clients.md D2).
+  if (env.code !== 0 && env.code !== 40903 && env.code !== 40909) throw new ApiError(env.code ?? -1, env.msg ?? `HTTP ${res.status}`, res.status);
+  return env.data as T;
+}
+
+export type Frame = { type: string; id?: string; seq?: number; epoch?: string; session_id?: string; code?: number; payload?: any };
+
+/**
+ * One WebSocket with reconnect (1 s·2^n up to 30 s, clients.md A4). `onOpen` runs after each
+ * server_hello, so the owner re-subscribes with its cursors after a reconnect.
+ */
+export class Socket {
+  private ws: WebSocket | null = null;
+  private attempt = 0;
+  private n = 0;
+  private closed = false;
+  private waiting = new Map<string, (f: Frame) => void>();
+  connected = false;
+
+  constructor(private onFrame: (f: Frame) => void, private onOpen: () => void, private onState: (connected: boolean) => void) {}
+
+  start(): void {
+    this.closed = false;
+    this.connect();
+  }
+
+  private connect(): void {
+    if (this.closed) return;
+    const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/v1/ws`;
+    const ws = new WebSocket(url, token ? [`svc-code.bearer.${token}`] : []);
+    this.ws = ws;
+    ws.onmessage = (e) => {
+      let f: Frame;
+      try {
+        f = JSON.parse(String(e.data));
+      } catch {
+        return;
+      }
+      if (f.type === 'server_hello') {
+        this.attempt = 0;
+        this.connected = true;
+        this.onState(true);
+        this.onOpen();
+        return;
+      }
+      if (f.type === 'ack' && f.id && this.waiting.has(f.id)) {
+        this.waiting.get(f.id)!(f);
+        this.waiting.delete(f.id);
+        return;
+      }
+      if (f.type === 'ping') return this.send('pong', { nonce: f.payload?.nonce });
+      this.onFrame(f);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.connected = false;
+      this.onState(false);
+      if (this.closed) return;
+      const delay = Math.min(30_000, 1000 * 2 ** this.attempt++) + Math.random() * 250;
+      setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  /** Sends a request frame; resolves with its ack. */
+  request(type: string, payload: unknown): Promise<Frame> {
+    const id = `c_${++this.n}`;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type, id, payload }));
+    });
+  }
+
+  send(type: string, payload: unknown): void {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type, payload }));
+  }
+
+  /** Closes the socket as a network drop would: it reconnects. */
+  drop(): void {
+    this.ws?.close();
+  }
+
+  stop(): void {
+    this.closed = true;
+    this.ws?.close();
+  }
+}

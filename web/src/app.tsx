@@ -1,0 +1,419 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
+import { applyOps, busy, fromSnapshot, Gap, pending, type Interaction, type Transcript, type Turn } from './transcript.ts';
+import { Markdown } from './markdown.tsx';
+import { FilePanel } from './files.tsx';
+
+type Workspace = { id: string; root: string; name: string };
+type SessionRow = { id: string; workspace: { id: string; cwd: string }; meta: { title?: string | null; last_prompt?: string | null; archived?: boolean }; activity: { status: string } };
+
+const sessionFromPath = () => /^\/s\/([^/]+)/.exec(location.pathname)?.[1] ?? null;
+
+export function App(props: { initialToken: string | null }) {
+  const [authed, setAuthed] = useState<boolean>(!!props.initialToken);
+  const [title, setTitle] = useState(document.title);
+  const [theme, setTheme] = useState<string>(localStorage.getItem('svc-code.theme') ?? 'dark');
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem('svc-code.theme', theme);
+  }, [theme]);
+  // Registered during render: the children's first API calls start in their effects, before this component's.
+  whenUnauthorized(() => setAuthed(false));
+  useEffect(() => {
+    if (!authed) return;
+    api('GET', '/api/v1/meta').then((m) => {
+      if (m.web_title) {
+        document.title = m.web_title;
+        setTitle(m.web_title);
+      }
+    }).catch(() => {});
+  }, [authed]);
+  if (!authed) return <TokenForm onToken={(t) => { setToken(t); storeToken(t); setAuthed(true); }} />;
+  return <Main title={title} theme={theme} toggleTheme={() => setTheme(theme === 'dark' ? 'light' : 'dark')} />;
+}
+
+function TokenForm(props: { onToken: (t: string) => void }) {
+  const [value, setValue] = useState('');
+  return (
+    <form class="token-form" onSubmit={(e) => { e.preventDefault(); if (value.trim()) props.onToken(value.trim()); }}>
+      <h1>svc-code</h1>
+      <p>Paste the access token the daemon printed (or open the URL it printed).</p>
+      <label>Access token <input aria-label="Access token" type="password" value={value} onInput={(e) => setValue(e.currentTarget.value)} autofocus /></label>
+      <button type="submit">Connect</button>
+    </form>
+  );
+}
+
+function Main(props: { title: string; theme: string; toggleTheme: () => void }) {
+  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
+  const [sessions, setSessions] = useState<SessionRow[]>([]);
+  const [active, setActive] = useState<string | null>(sessionFromPath());
+  const [connected, setConnected] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [showArchived, setShowArchived] = useState(false);
+  const [showFiles, setShowFiles] = useState(localStorage.getItem('svc-code.files') === '1');
+  useEffect(() => localStorage.setItem('svc-code.files', showFiles ? '1' : '0'), [showFiles]);
+  const archivedRef = useRef(showArchived);
+  archivedRef.current = showArchived;
+  const [, setVersion] = useState(0);
+  const tr = useRef<{ sid: string; t: Transcript } | null>(null);
+  const activeRef = useRef(active);
+  activeRef.current = active;
+  const rerender = () => setVersion((v) => v + 1);
+
+  const loadSidebar = async () => {
+    const [ws, list] = await Promise.all([
+      api<{ items: Workspace[] }>('GET', '/api/v1/workspaces'),
+      api<{ items: SessionRow[] }>('GET', `/api/v2/sessions?page_size=100${archivedRef.current ? '&meta.archived=all' : ''}`),
+    ]);
+    setWorkspaces(ws.items);
+    setSessions(list.items);
+  };
+  const sidebarTimer = useRef<number | undefined>(undefined);
+  const refreshSidebar = () => {
+    clearTimeout(sidebarTimer.current);
+    sidebarTimer.current = window.setTimeout(() => void loadSidebar().catch(() => {}), 100);
+  };
+
+  const reload = async (sid: string) => {
+    const data = await api('GET', `/api/v1/sessions/${sid}/transcript?agent_id=main&page_size=50`);
+    if (activeRef.current !== sid) return;
+    tr.current = { sid, t: fromSnapshot(data, data.seq, data.has_more) };
+    rerender();
+    subscribe(sid);
+  };
+
+  /** The page of turns before the oldest one held (clients.md B7: before_turn). */
+  const loadOlder = async (sid: string) => {
+    const cur = tr.current;
+    const first = cur?.t.items.find((i) => i.kind === 'turn') as Turn | undefined;
+    if (!cur || cur.sid !== sid || !first) return;
+    const data = await api('GET', `/api/v1/sessions/${sid}/transcript?agent_id=main&page_size=50&before_turn=${encodeURIComponent(first.turnId)}`);
+    if (tr.current !== cur) return;
+    const older = fromSnapshot(data, cur.t.seq, data.has_more);
+    cur.t.items = [...older.items, ...cur.t.items];
+    for (const [k, v] of older.interactions) if (!cur.t.interactions.has(k)) cur.t.interactions.set(k, v);
+    for (const [k, v] of older.prompts) if (!cur.t.prompts.has(k)) cur.t.prompts.set(k, v);
+    cur.t.hasMoreOlder = !!data.has_more;
+    rerender();
+  };
+
+  const socket = useMemo(() => new Socket(
+    (f) => onFrame(f),
+    () => {
+      const sid = activeRef.current;
+      void socket.request('client_hello', { client_id: 'web_ui' });
+      if (sid) subscribe(sid);
+      refreshSidebar();
+    },
+    setConnected,
+  ), []);
+
+  const subscribe = (sid: string) => {
+    if (!socket.connected) return;
+    const seq = tr.current?.sid === sid ? tr.current.t.seq : undefined;
+    void socket.request('subscribe_v2', { session_id: sid, transcript: { main: 'delta' }, ...(seq !== undefined ? { transcript_since: { main: seq } } : {}) });
+  };
+
+  const onFrame = (f: Frame) => {
+    if (f.type === 'transcript.reset' || f.type === 'transcript.ops') {
+      const cur = tr.current;
+      const p = f.payload ?? {};
+      if (!cur || f.session_id !== cur.sid || p.agent_id !== 'main') return;
+      if (f.type === 'transcript.reset') {
+        if (!p.snapshot?.items?.length && cur.t.items.length) return void reload(cur.sid);
+        cur.t = fromSnapshot(p.snapshot, p.seq, !!p.has_more_older);
+        return rerender();
+      }
+      if (typeof p.seq === 'number' && cur.t.seq !== undefined) {
+        if (p.seq <= cur.t.seq) return;
+        if (p.seq !== cur.t.seq + 1) return void reload(cur.sid);
+      }
+      try {
+        applyOps(cur.t, p.ops ?? []);
+        if (typeof p.seq === 'number') cur.t.seq = p.seq;
+      } catch (e) {
+        if (e instanceof Gap) return void reload(cur.sid);
+        throw e;
+      }
+      return rerender();
+    }
+    if (f.type.startsWith('event.session.') || f.type.startsWith('event.workspace.') || f.type === 'session.meta.updated') refreshSidebar();
+  };
+
+  useEffect(() => {
+    loadSidebar().catch((e) => setError(String(e.message ?? e)));
+    socket.start();
+    const onPop = () => setActive(sessionFromPath());
+    window.addEventListener('popstate', onPop);
+    (window as any).__svcSocket = socket; // browser tests cut the connection through this
+    return () => { socket.stop(); window.removeEventListener('popstate', onPop); };
+  }, []);
+
+  useEffect(() => {
+    void loadSidebar().catch(() => {});
+  }, [showArchived]);
+
+  useEffect(() => {
+    tr.current = null;
+    rerender();
+    if (active) {
+      reload(active).catch((e) => setError(String(e.message ?? e)));
+    }
+  }, [active]);
+
+  const open = (sid: string) => {
+    if (tr.current && tr.current.sid !== sid) socket.send('unsubscribe_v2', { session_id: tr.current.sid });
+    history.pushState(null, '', `/s/${sid}`);
+    setActive(sid);
+  };
+
+  const act = async (fn: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await fn();
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 40101)) setError(String((e as Error).message ?? e));
+    }
+  };
+
+  const t = tr.current?.sid === active ? tr.current.t : null;
+  return (
+    <div class={`layout${active && showFiles ? ' with-files' : ''}`}>
+      <aside class="sidebar" aria-label="Workspaces and sessions">
+        <header class="brand">
+          <span class="title">{props.title}</span>
+          <span class={`conn ${connected ? 'on' : 'off'}`} title={connected ? 'connected' : 'disconnected'} aria-label={connected ? 'connected' : 'disconnected'} />
+          <button class="ghost" onClick={props.toggleTheme} aria-label="Toggle theme">{props.theme === 'dark' ? '☀' : '☾'}</button>
+        </header>
+        <AddWorkspace onAdd={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); })} />
+        {workspaces.map((w) => (
+          <section class="workspace" key={w.id}>
+            <div class="ws-head">
+              <span class="ws-name" title={w.root}>{w.name}</span>
+              <button class="small" aria-label={`New session in ${w.name}`} onClick={() => act(async () => {
+                const s = await api('POST', '/api/v1/sessions', { workspace_id: w.id });
+                await loadSidebar();
+                open(s.id);
+              })}>+ New</button>
+            </div>
+            <ul>
+              {sessions.filter((s) => s.workspace.id === w.id).map((s) => (
+                <li key={s.id}>
+                  <a href={`/s/${s.id}`} class={s.id === active ? 'active' : ''} onClick={(e) => { e.preventDefault(); open(s.id); }}>
+                    <span class="s-title">{s.meta.title || s.meta.last_prompt || 'New session'}</span>
+                    {s.meta.archived && <span class="badge archived">archived</span>}
+                    {s.activity.status !== 'idle' && <span class={`badge ${s.activity.status}`}>{s.activity.status}</span>}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
+        <label class="toggle"><input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} /> Show archived</label>
+      </aside>
+      <main class="chat">
+        {error && <div class="error" role="alert">{error} <button class="ghost" onClick={() => setError(null)}>×</button></div>}
+        {!active && <div class="empty">Add a workspace, then start a session in it.</div>}
+        {active && !t && <div class="empty">Loading…</div>}
+        {active && t && (
+          <SessionBar row={sessions.find((r) => r.id === active)} files={showFiles} toggleFiles={() => setShowFiles(!showFiles)}
+            rename={(title) => act(async () => { await api('POST', `/api/v1/sessions/${active}/profile`, { title }); await loadSidebar(); })}
+            archive={(archived) => act(async () => { await api('POST', `/api/v1/sessions/${active}:${archived ? 'archive' : 'restore'}`); await loadSidebar(); })}
+            remove={() => act(async () => {
+              await api('POST', `/api/v1/sessions/${active}:delete`);
+              history.pushState(null, '', '/');
+              setActive(null);
+              await loadSidebar();
+            })} />
+        )}
+        {active && t && t.hasMoreOlder && <button class="ghost older" onClick={() => act(() => loadOlder(active))}>Load older turns</button>}
+        {active && t && <Chat sid={active} t={t} act={act} />}
+      </main>
+      {active && showFiles && <FilePanel sid={active} onError={(e) => setError(String((e as Error).message ?? e))} />}
+    </div>
+  );
+}
+
+function SessionBar(props: { row: SessionRow | undefined; files: boolean; toggleFiles: () => void; rename: (title: string) => void; archive: (archived: boolean) => void; remove: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState('');
+  const row = props.row;
+  const name = row?.meta.title || row?.meta.last_prompt || 'New session';
+  return (
+    <div class="session-bar">
+      {editing
+        ? <form class="rename" onSubmit={(e) => { e.preventDefault(); if (title.trim()) props.rename(title.trim()); setEditing(false); }}>
+            <input aria-label="Session title" value={title} onInput={(e) => setTitle(e.currentTarget.value)} autofocus />
+            <button type="submit">Save</button>
+            <button type="button" class="ghost" onClick={() => setEditing(false)}>Cancel</button>
+          </form>
+        : <h2 class="s-name">{name}</h2>}
+      {row && row.activity.status !== 'idle' && <span class={`badge ${row.activity.status}`}>{row.activity.status}</span>}
+      <span class="spacer" />
+      <button class="ghost" aria-pressed={props.files} onClick={props.toggleFiles}>Files</button>
+      {!editing && <button class="ghost" onClick={() => { setTitle(row?.meta.title ?? ''); setEditing(true); }}>Rename</button>}
+      {row && <button class="ghost" onClick={() => props.archive(!row.meta.archived)}>{row.meta.archived ? 'Restore' : 'Archive'}</button>}
+      <button class="ghost" onClick={() => { if (confirm('Delete this session for good?')) props.remove(); }}>Delete</button>
+    </div>
+  );
+}
+
+function AddWorkspace(props: { onAdd: (root: string) => void }) {
+  const [root, setRoot] = useState('');
+  return (
+    <form class="add-ws" onSubmit={(e) => { e.preventDefault(); if (root.trim()) { props.onAdd(root.trim()); setRoot(''); } }}>
+      <input aria-label="Workspace folder" placeholder="/path/to/project" value={root} onInput={(e) => setRoot(e.currentTarget.value)} />
+      <button type="submit">Add</button>
+    </form>
+  );
+}
+
+function Chat(props: { sid: string; t: Transcript; act: (fn: () => Promise<unknown>) => Promise<void> }) {
+  const { sid, t, act } = props;
+  const log = useRef<HTMLDivElement>(null);
+  const running = busy(t);
+  useEffect(() => {
+    const el = log.current;
+    if (el) el.scrollTop = el.scrollHeight;
+  });
+  const runningPrompt = [...t.prompts.values()].find((p) => p.status === 'running');
+  return (
+    <>
+      <div class="log" ref={log} aria-live="polite">
+        {t.items.map((item) => item.kind === 'turn' ? <TurnView key={item.turnId} turn={item} /> : item.kind === 'marker' ? <MarkerView key={item.markerId} m={item} /> : null)}
+        {pending(t).map((i) => i.interactionKind === 'approval'
+          ? <ApprovalCard key={i.interactionId} i={i} sid={sid} act={act} />
+          : <QuestionCard key={i.interactionId} i={i} sid={sid} act={act} />)}
+      </div>
+      <Composer busy={running} onSend={(text) => act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text }] }))}
+        onAbort={() => act(() => runningPrompt ? api('POST', `/api/v1/sessions/${sid}/prompts/${runningPrompt.promptId}:abort`) : api('POST', `/api/v1/sessions/${sid}:abort`))} />
+    </>
+  );
+}
+
+function TurnView(props: { turn: Turn }) {
+  const { turn } = props;
+  return (
+    <article class={`turn ${turn.state}`} data-turn={turn.turnId}>
+      {turn.prompt !== undefined && turn.prompt !== '' && <div class="bubble user">{turn.prompt}</div>}
+      {turn.steps.map((s) => s.frames.map((f) => {
+        if (f.kind === 'text') return f.role === 'user' ? <div key={f.frameId} class="bubble user">{f.text}</div> : <div key={f.frameId} class="bubble assistant"><Markdown text={f.text ?? ''} /></div>;
+        if (f.kind === 'thinking') return <details key={f.frameId} class="thinking"><summary>Thinking</summary><pre>{f.text}</pre></details>;
+        if (f.kind === 'tool') return <ToolBlock key={f.frameId} f={f} />;
+        if (f.kind === 'notice') return <div key={f.frameId} class={`notice ${f.level}`}>{f.message}</div>;
+        return null;
+      }))}
+      {turn.state === 'running' && <div class="spinner" aria-label="working">…</div>}
+      {turn.state === 'failed' && <div class="notice error" role="alert">Turn failed{turn.error ? `: ${turn.error}` : ''}</div>}
+      {turn.state === 'cancelled' && <div class="notice info">Cancelled</div>}
+    </article>
+  );
+}
+
+function show(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.every((p) => p && typeof p === 'object' && 'text' in p)) return v.map((p) => p.text).join('');
+  return JSON.stringify(v, null, 2);
+}
+
+function ToolBlock(props: { f: any }) {
+  const { f } = props;
+  const d = f.display;
+  const head = d?.kind === 'command' && d.command ? `$ ${d.command}` : f.input?.command ? `$ ${f.input.command}` : f.input?.path ? `${f.name} ${f.input.path}` : f.name;
+  return (
+    <div class={`tool ${f.state}`} data-tool={f.name}>
+      <div class="tool-head"><span class="tool-name">{f.name}</span> {head !== f.name && <code>{head}</code>} <span class="tool-state">{f.state}</span></div>
+      {d?.kind === 'diff' && typeof d.diff === 'string' && <pre class="diff">{d.diff}</pre>}
+      {f.output !== undefined && <pre class="tool-out">{show(f.output)}</pre>}
+      {f.error && <pre class="tool-err">{f.error}</pre>}
+    </div>
+  );
+}
+
+function MarkerView(props: { m: any }) {
+  const { m } = props;
+  if (m.marker === 'notice') return <div class={`notice ${m.payload?.level ?? 'info'}`} role={m.payload?.level === 'error' ? 'alert' : undefined}>{m.payload?.message}</div>;
+  if (m.marker === 'interruption') return <div class="notice info">Interrupted</div>;
+  if (m.marker === 'compaction') return <div class="notice info">Compaction {m.payload?.phase}</div>;
+  return null;
+}
+
+function ApprovalCard(props: { i: Interaction; sid: string; act: (fn: () => Promise<unknown>) => Promise<void> }) {
+  const { i, sid, act } = props;
+  const r = i.request ?? {};
+  const [feedback, setFeedback] = useState('');
+  const decide = (decision: string, scope?: string) => act(() => api('POST', `/api/v1/sessions/${sid}/approvals/${i.interactionId}`, { decision, ...(scope ? { scope } : {}), ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }));
+  return (
+    <div class="card approval" role="group" aria-label="Approval">
+      <div><strong>{r.toolName ?? 'Tool'}</strong> wants to {r.action ?? 'run'}</div>
+      {r.display !== undefined && <pre>{show(r.display?.command ?? r.display)}</pre>}
+      <input class="feedback" aria-label="Feedback for the agent" placeholder="Feedback (optional)" value={feedback} onInput={(e) => setFeedback(e.currentTarget.value)} />
+      <div class="buttons">
+        <button onClick={() => decide('approved')}>Approve</button>
+        <button onClick={() => decide('approved', 'session')}>Approve for session</button>
+        <button class="danger" onClick={() => decide('rejected')}>Reject</button>
+      </div>
+    </div>
+  );
+}
+
+function QuestionCard(props: { i: Interaction; sid: string; act: (fn: () => Promise<unknown>) => Promise<void> }) {
+  const { i, sid, act } = props;
+  const questions: any[] = i.request?.questions ?? [];
+  const [chosen, setChosen] = useState<Record<string, string[]>>({});
+  const submit = () => act(() => api('POST', `/api/v1/sessions/${sid}/questions/${i.interactionId}`, {
+    method: 'click',
+    answers: Object.fromEntries(questions.map((q) => {
+      const ids = chosen[q.id] ?? [];
+      if (!ids.length) return [q.id, { kind: 'skipped' }];
+      return [q.id, q.multi_select ? { kind: 'multi', option_ids: ids } : { kind: 'single', option_id: ids[0] }];
+    })),
+  }));
+  return (
+    <div class="card question" role="group" aria-label="Question">
+      {questions.map((q) => (
+        <fieldset key={q.id}>
+          <legend>{q.header ? `${q.header}: ` : ''}{q.question}</legend>
+          {(q.options ?? []).map((o: any) => (
+            <label key={o.id}>
+              <input type={q.multi_select ? 'checkbox' : 'radio'} name={`${i.interactionId}-${q.id}`} checked={(chosen[q.id] ?? []).includes(o.id)}
+                onChange={(e) => {
+                  const on = e.currentTarget.checked;
+                  const cur = chosen[q.id] ?? [];
+                  setChosen({ ...chosen, [q.id]: q.multi_select ? (on ? [...cur, o.id] : cur.filter((x) => x !== o.id)) : [o.id] });
+                }} /> {o.label}
+            </label>
+          ))}
+        </fieldset>
+      ))}
+      <div class="buttons">
+        <button onClick={submit}>Answer</button>
+        <button class="ghost" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/questions/${i.interactionId}:dismiss`))}>Dismiss</button>
+      </div>
+    </div>
+  );
+}
+
+function Composer(props: { busy: boolean; onSend: (text: string) => Promise<void>; onAbort: () => void }) {
+  const [text, setText] = useState('');
+  const send = async () => {
+    const v = text.trim();
+    if (!v) return;
+    setText('');
+    await props.onSend(v);
+  };
+  return (
+    <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}>
+      <textarea aria-label="Prompt" placeholder="Ask anything (Enter sends, Shift+Enter for a new line)" value={text} rows={3}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); void send(); } }} />
+      <div class="buttons">
+        {props.busy && <button type="button" class="danger" onClick={props.onAbort}>Abort</button>}
+        <button type="submit">Send</button>
+      </div>
+    </form>
+  );
+}
+

@@ -1,0 +1,162 @@
+// The client store of one agent's transcript (spec/clients.md B and C): a REST baseline
+// (GET /transcript) and then transcript.reset / transcript.ops batches from subscribe_v2.
+// Any gap (a batch seq that is not watermark+1, an append past the text) asks for a REST reload.
+
+export type Frame = { kind: 'text' | 'thinking' | 'tool' | 'notice'; frameId: string; [k: string]: any };
+export type Step = { kind?: 'step'; stepId: string; turnId: string; ordinal: number; state: string; frames: Frame[]; [k: string]: any };
+export type Turn = { kind: 'turn'; turnId: string; ordinal: number; state: string; prompt?: string; steps: Step[]; error?: string; [k: string]: any };
+export type Item = Turn | { kind: 'marker'; markerId: string; marker: string; payload?: any } | { kind: 'taskref'; refId: string; taskId: string };
+export type Interaction = { interactionId: string; interactionKind: 'approval' | 'question'; state: string; toolCallId?: string; request?: any; response?: any };
+
+export interface Transcript {
+  items: Item[];
+  interactions: Map<string, Interaction>;
+  prompts: Map<string, any>;
+  tasks: Map<string, any>;
+  meta: Record<string, any>;
+  seq: number | undefined;
+  hasMoreOlder: boolean;
+}
+
+export function fromSnapshot(s: any, seq: number | undefined, hasMoreOlder: boolean): Transcript {
+  return {
+    items: (s.items ?? []).map(clone),
+    interactions: new Map((s.interactions ?? []).map((i: Interaction) => [i.interactionId, i])),
+    prompts: new Map((s.prompts ?? []).map((p: any) => [p.promptId, p])),
+    tasks: new Map((s.tasks ?? []).map((t: any) => [t.taskId, t])),
+    meta: { ...(s.meta ?? {}) },
+    seq,
+    hasMoreOlder,
+  };
+}
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v));
+
+export class Gap extends Error {}
+
+function itemId(i: Item): string {
+  return i.kind === 'turn' ? i.turnId : i.kind === 'marker' ? i.markerId : i.refId;
+}
+
+function turnOf(t: Transcript, turnId: string): Turn {
+  let turn = t.items.find((i): i is Turn => i.kind === 'turn' && i.turnId === turnId);
+  if (!turn) {
+    turn = { kind: 'turn', turnId, ordinal: Number(turnId.slice(1)) || 0, state: 'running', origin: { kind: 'other' }, steps: [] };
+    insertTurn(t, turn);
+  }
+  return turn;
+}
+
+function insertTurn(t: Transcript, turn: Turn): void {
+  const at = t.items.findIndex((i) => i.kind === 'turn' && i.ordinal > turn.ordinal);
+  if (at < 0) t.items.push(turn);
+  else t.items.splice(at, 0, turn);
+}
+
+function stepOf(t: Transcript, turnId: string, stepId: string): Step {
+  const turn = turnOf(t, turnId);
+  let step = turn.steps.find((s) => s.stepId === stepId);
+  if (!step) {
+    step = { stepId, turnId, ordinal: Number(stepId.slice(turnId.length + 1)) || 0, state: 'running', frames: [] };
+    turn.steps.push(step);
+    turn.steps.sort((a, b) => a.ordinal - b.ordinal);
+  }
+  return step;
+}
+
+/** Applies one ops batch in place; throws Gap when the client must reload. */
+export function applyOps(t: Transcript, ops: any[]): void {
+  for (const op of ops) {
+    switch (op.op) {
+      case 'turn.upsert': {
+        const existing = t.items.find((i): i is Turn => i.kind === 'turn' && i.turnId === op.turn.turnId);
+        if (existing) Object.assign(existing, { ...op.turn, steps: existing.steps, kind: 'turn' });
+        else insertTurn(t, { ...op.turn, kind: 'turn', steps: [] });
+        break;
+      }
+      case 'step.upsert': {
+        const step = stepOf(t, op.turnId, op.step.stepId);
+        Object.assign(step, { ...op.step, frames: step.frames });
+        break;
+      }
+      case 'frame.upsert': {
+        const step = stepOf(t, op.turnId, op.stepId);
+        const at = step.frames.findIndex((f) => f.frameId === op.frame.frameId);
+        if (at >= 0) step.frames[at] = { ...op.frame };
+        else step.frames.push({ ...op.frame });
+        break;
+      }
+      case 'append': {
+        if (op.target?.type === 'task') {
+          const task = t.tasks.get(op.target.taskId) ?? { taskId: op.target.taskId, kind: 'other', state: 'running', detached: false, outputTail: '' };
+          task.outputTail = (task.outputTail ?? '') + op.text;
+          t.tasks.set(task.taskId, task);
+          break;
+        }
+        const turn = t.items.find((i): i is Turn => i.kind === 'turn' && i.turnId === op.target?.turnId);
+        const frame = turn?.steps.find((s) => s.stepId === op.target.stepId)?.frames.find((f) => f.frameId === op.target.frameId);
+        if (!frame || (frame.kind !== 'text' && frame.kind !== 'thinking')) throw new Gap('append target missing');
+        const text: string = frame.text ?? '';
+        if (op.offset > text.length) throw new Gap('append past the text');
+        const overlap = text.slice(op.offset);
+        if (!op.text.startsWith(overlap)) {
+          if (overlap.startsWith(op.text)) break; // already present
+          throw new Gap('append overlap mismatch');
+        }
+        frame.text = text + op.text.slice(overlap.length);
+        break;
+      }
+      case 'marker.upsert':
+      case 'taskref.upsert': {
+        const id = itemId(op.item);
+        const at = t.items.findIndex((i) => itemId(i) === id);
+        if (at >= 0) t.items[at] = op.item;
+        else {
+          const before = op.beforeTurn === undefined ? -1 : t.items.findIndex((i) => i.kind === 'turn' && i.ordinal >= op.beforeTurn);
+          if (before < 0) t.items.push(op.item);
+          else t.items.splice(before, 0, op.item);
+        }
+        break;
+      }
+      case 'task.upsert':
+        t.tasks.set(op.task.taskId, op.task);
+        break;
+      case 'interaction.upsert':
+        t.interactions.set(op.interaction.interactionId, op.interaction);
+        break;
+      case 'prompt.upsert':
+        t.prompts.set(op.prompt.promptId, op.prompt);
+        break;
+      case 'attachment.upsert':
+      case 'todo.upsert':
+        break;
+      case 'meta.merge': {
+        const m = op.meta ?? {};
+        if ('goal' in m) t.meta.goal = m.goal;
+        if (m.activity !== undefined) t.meta.activity = m.activity;
+        if (m.modes) t.meta.modes = { ...(t.meta.modes ?? {}), ...m.modes };
+        if (m.agent) t.meta.agent = { ...(t.meta.agent ?? {}), ...m.agent };
+        break;
+      }
+      case 'items.remove': {
+        const ids = new Set<string>(op.ids);
+        t.items = t.items.filter((i) => !ids.has(itemId(i)));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+/** Is a turn running (clients.md B5: meta.activity "turn", or the newest turn still running)? */
+export function busy(t: Transcript): boolean {
+  if (t.meta.activity === 'turn') return true;
+  if (t.meta.activity !== undefined) return false;
+  const last = [...t.items].reverse().find((i): i is Turn => i.kind === 'turn');
+  return last?.state === 'running';
+}
+
+export function pending(t: Transcript): Interaction[] {
+  return [...t.interactions.values()].filter((i) => i.state === 'pending');
+}
