@@ -93,3 +93,29 @@ test('the file panel: the session folder as a tree, a file opened in the preview
   await page.getByRole('complementary', { name: 'Files' }).getByRole('button', { name: 'README.md' }).waitFor();
   t.deepEqual(pageErrors, []);
 });
+
+test('the search box finds a message of another session and opens it', async (t) => {
+  const { page, url, llm, shot, pageErrors } = await journey(t);
+  await page.goto(url);
+  await newSessionInUi(page);
+  llm.setScript(scripts.helloText);
+  await page.getByLabel('Prompt').fill('where is the quokka configuration');
+  await page.getByLabel('Prompt').press('Enter');
+  await page.locator('.bubble.assistant', { hasText: 'Hello, world' }).waitFor();
+  const first = new URL(page.url()).pathname;
+  await page.getByRole('button', { name: /^New session in / }).first().click();
+  await page.waitForURL((u) => u.pathname !== first && /^\/s\/[^/]+$/.test(u.pathname));
+
+  await page.getByLabel('Search sessions').fill('quokka');
+  await page.getByLabel('Search sessions').press('Enter');
+  const hit = page.getByRole('list', { name: 'Search results' }).locator('a', { hasText: 'quokka' });
+  await hit.waitFor();
+  await shot('search');
+  await hit.click();
+  await page.waitForURL((u) => u.pathname === first);
+  await page.locator('.bubble', { hasText: 'where is the quokka configuration' }).waitFor();
+  await page.getByLabel('Search sessions').fill('nothingmatchesthis');
+  await page.getByLabel('Search sessions').press('Enter');
+  await page.getByRole('list', { name: 'Search results' }).getByText('No matches').waitFor();
+  t.deepEqual(pageErrors, []);
+});

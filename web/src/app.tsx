@@ -186,6 +186,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
           <span class={`conn ${connected ? 'on' : 'off'}`} title={connected ? 'connected' : 'disconnected'} aria-label={connected ? 'connected' : 'disconnected'} />
           <button class="ghost" onClick={props.toggleTheme} aria-label="Toggle theme">{props.theme === 'dark' ? '☀' : '☾'}</button>
         </header>
+        <SearchBox open={open} onError={(e) => setError(String((e as Error).message ?? e))} />
         <AddWorkspace onAdd={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); })} />
         {workspaces.map((w) => (
           <section class="workspace" key={w.id}>
@@ -255,6 +256,43 @@ function SessionBar(props: { row: SessionRow | undefined; files: boolean; toggle
       {!editing && <button class="ghost" onClick={() => { setTitle(row?.meta.title ?? ''); setEditing(true); }}>Rename</button>}
       {row && <button class="ghost" onClick={() => props.archive(!row.meta.archived)}>{row.meta.archived ? 'Restore' : 'Archive'}</button>}
       <button class="ghost" onClick={() => { if (confirm('Delete this session for good?')) props.remove(); }}>Delete</button>
+    </div>
+  );
+}
+
+interface SearchHit { session_id: string; session_title: string; role: string; snippet: string; time: number }
+
+/** Cross-session search (POST /api/v1/search, terms mode); a hit opens its session. */
+function SearchBox(props: { open: (sid: string) => void; onError: (e: unknown) => void }) {
+  const [query, setQuery] = useState('');
+  const [hits, setHits] = useState<SearchHit[] | null>(null);
+  const run = async () => {
+    if (!query.trim()) return setHits(null);
+    try {
+      const r = await api('POST', '/api/v1/search', { query: query.trim(), page_size: 20 });
+      setHits(r.items as SearchHit[]);
+    } catch (e) {
+      props.onError(e);
+    }
+  };
+  return (
+    <div class="search">
+      <form role="search" onSubmit={(e) => { e.preventDefault(); void run(); }}>
+        <input aria-label="Search sessions" placeholder="Search sessions" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+      </form>
+      {hits && (
+        <ul class="hits" aria-label="Search results">
+          {hits.length === 0 && <li class="none">No matches</li>}
+          {hits.map((h, i) => (
+            <li key={`${h.session_id}-${i}`}>
+              <a href={`/s/${h.session_id}`} onClick={(e) => { e.preventDefault(); setHits(null); props.open(h.session_id); }}>
+                <span class="s-title">{h.session_title || 'Untitled session'}</span>
+                <span class="snippet"><span class="role">{h.role}</span> {h.snippet}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }
