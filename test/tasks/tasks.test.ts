@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
@@ -14,14 +14,18 @@ const taskIdOf = (content: string) => /task_[0-9A-Z]+/.exec(content)![0];
 const url = (env: EngineEnv, rest = '') => `/api/v1/sessions/${env.sid}/tasks${rest}`;
 const getTask = async (env: EngineEnv, id: string, q = '') => (await env.s.get(url(env, `/${id}${q}`))).data;
 const pidFile = async (env: EngineEnv, name: string) => Number(await readFile(path.join(env.s.server.services.sessions.get(env.sid)!.cwd, name), 'utf8'));
+/** A shell fragment that waits until the test calls `release(env, name)` (no timing assumption on a loaded machine). */
+const waitFor = (name: string) => `while [ ! -f ${name} ]; do sleep 0.05; done`;
+const release = (env: EngineEnv, name: string) => writeFile(path.join(env.s.server.services.sessions.get(env.sid)!.cwd, name), '');
 
 test('a running background task keeps the session busy after its turn ended (work_changed both ways)', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
-  const r = await bash(env, { command: 'sleep 1', run_in_background: true });
+  const r = await bash(env, { command: waitFor('go'), run_in_background: true });
   const id = taskIdOf(r.content);
   const session = async () => (await env.s.get(`/api/v1/sessions/${env.sid}`)).data;
   t.like(await session(), { busy: true, main_turn_active: false });
   t.true((await env.s.get(`/api/v1/sessions?busy=true`)).data.items.some((x: any) => x.id === env.sid));
+  await release(env, 'go');
   await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
   await until(async () => (await session()).busy === false, 5000);
   const workFrames = () => env.ws.frames.filter((f) => f.type === 'event.session.work_changed' && f.payload.session_id === env.sid)
@@ -35,11 +39,13 @@ test('a running background task keeps the session busy after its turn ended (wor
 
 test('a background task is listed running, then completed with its output on disk and a preview', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
-  const r = await bash(env, { command: 'echo hello; sleep 1; echo done', run_in_background: true, description: 'greet' });
+  const command = `echo hello; ${waitFor('go')}; echo done`;
+  const r = await bash(env, { command, run_in_background: true, description: 'greet' });
   t.false(r.is_error);
   const id = taskIdOf(r.content);
   const running = await env.s.get(url(env, '?status=running'));
-  t.like(running.data.items[0], { id, session_id: env.sid, kind: 'bash', description: 'greet', status: 'running', command: 'echo hello; sleep 1; echo done' });
+  t.like(running.data.items[0], { id, session_id: env.sid, kind: 'bash', description: 'greet', status: 'running', command });
+  await release(env, 'go');
   await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
   const done = await getTask(env, id, '?with_output=true');
   t.is(done.output_preview, 'hello\ndone\n');
