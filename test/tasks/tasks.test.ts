@@ -84,11 +84,13 @@ test('cancel kills the process group; a second cancel is 40904; detach of a back
 
 test('a foreground timeout moves the command to the background', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
-  const r = await bash(env, { command: 'echo begun; sleep 2; echo finished', timeout: 300 });
+  // 2 s for the shell to start and print on a loaded machine; the command then waits for the test.
+  const r = await bash(env, { command: `echo begun; ${waitFor('go')}; echo finished`, timeout: 2000 });
   t.false(r.is_error);
-  t.regex(r.content, /^begun\n\[timed out after 300 ms; moved to background as task task_\w+/);
+  t.regex(r.content, /^begun\n\[timed out after 2000 ms; moved to background as task task_\w+/);
   const id = taskIdOf(r.content);
   t.is((await getTask(env, id)).status, 'running');
+  await release(env, 'go');
   await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
   t.is((await getTask(env, id, '?with_output=1')).output_preview, 'begun\nfinished\n');
 });
@@ -137,15 +139,17 @@ test('daemon stop kills running tasks; a cold session lists none', async (t) => 
 
 test('detach moves a running foreground command to the background; the tool call returns at once', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
-  env.llm.setScript({ events: [{ tool_call: { id: 'f1', name: 'Bash', args: { command: 'echo fg; sleep 2; echo end', timeout: 60_000 } } }] }, scripts.helloText);
+  const command = `echo fg; ${waitFor('go')}; echo end`;
+  env.llm.setScript({ events: [{ tool_call: { id: 'f1', name: 'Bash', args: { command, timeout: 60_000 } } }] }, scripts.helloText);
   await prompt(env, 'run');
   const item = await until(async () => (await env.s.get(url(env))).data.items[0], 10_000);
-  t.like(item, { status: 'running', command: 'echo fg; sleep 2; echo end' });
+  t.like(item, { status: 'running', command });
   t.deepEqual((await env.s.post(url(env, `/${item.id}:detach`), {})).data, { detached: true, status: 'running' });
   await turnEnded(env, 1, 20_000);
   const result = (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === 'f1')!.payload;
   t.regex(result.content, new RegExp(`\\[detached; moved to background as task ${item.id}`));
   t.is((await getTask(env, item.id)).status, 'running');
+  await release(env, 'go');
   await until(async () => (await getTask(env, item.id)).status === 'completed', 10_000);
   t.deepEqual((await env.s.post(url(env, `/${item.id}:detach`), {})).data, { detached: false, status: 'completed' });
 });
