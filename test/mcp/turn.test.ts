@@ -32,7 +32,7 @@ test('end to end: the model calls an MCP tool, the permission gate asks, the use
 });
 
 test('results: progress notifications become tool.progress; images, resources, structured content and errors become tool results; the tool timeout ends a hung call', async (t) => {
-  const env = await startMcpEngine(t, { fx: stdioServer({}, { toolTimeoutMs: 500 }) }, 'default_permission_mode = "yolo"');
+  const env = await startMcpEngine(t, { fx: stdioServer({}, { toolTimeoutMs: 3000 }) }, 'default_permission_mode = "yolo"');
   env.llm.setScript(
     { events: [
       { tool_call: { id: 'p1', name: 'mcp__fx__progress', args: { steps: 3 } } },
