@@ -7,7 +7,7 @@ const workflowCall = (id: string, args: Record<string, unknown>) => ({ events: [
 const profile = (env: any, on: boolean) => env.s.post(`/api/v1/sessions/${env.sid}/profile`, { agent_config: { dynamic_workflow_mode: on } });
 
 test('AgentDynamicWorkflow is offered only in dynamic_workflow_mode and runs its agents in parallel into one report', async (t) => {
-  const { env, sub } = await withSubLlm(t, '[dynamic_workflow]\ntimeout_ms = 400');
+  const { env, sub } = await withSubLlm(t, '[dynamic_workflow]\ntimeout_ms = 2000');
   env.llm.setScript(say('plain'));
   await prompt(env, 'hi');
   await turnEnded(env);
@@ -36,7 +36,7 @@ test('AgentDynamicWorkflow is offered only in dynamic_workflow_mode and runs its
   t.regex(r.content, /1 timed out/);
   t.regex(r.content, /answer A/);
   t.regex(r.content, /answer C/);
-  t.regex(r.content, /\[dynamic_workflow\] timeout_ms \(400 ms\)/);
+  t.regex(r.content, /\[dynamic_workflow\] timeout_ms \(2000 ms\)/);
   const failed = (await journal(env)).filter((e) => e.type === 'subagent.failed');
   t.is(failed.length, 1);
   t.is(failed[0]!.payload.reason, 'timed_out');
