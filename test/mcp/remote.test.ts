@@ -47,7 +47,7 @@ for (const transport of ['http', 'sse'] as const) {
 
 test('a server that goes away for good: one reconnect attempt, then a tool error (no other tool is called)', async (t) => {
   const remote = await startHttpMcp({ transport: 'http' });
-  const env = await startMcpEngine(t, { r: { transport: 'http', url: remote.url, startupTimeoutMs: 2000 } }, 'default_permission_mode = "yolo"');
+  const env = await startMcpEngine(t, { r: { transport: 'http', url: remote.url, startupTimeoutMs: 10_000 } }, 'default_permission_mode = "yolo"');
   env.llm.setScript(callEcho('c1', 'r', 'one'), scripts.helloText, callEcho('c2', 'r', 'two'), scripts.helloText);
   t.is((await prompt(env, 'first')).code, 0);
   await turnEnded(env, 1, 20_000);
