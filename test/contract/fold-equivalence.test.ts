@@ -60,10 +60,15 @@ async function same(t: ExecutionContext, c: Client, s: TestServer, sid: string, 
   t.deepEqual(c.store.view(), restView(d), step);
 }
 
+/** Idle for the session and for its transcript (the fold takes the turn's end from the journal a moment later). */
 const idle = (s: TestServer, sid: string) => until(async () => {
   const st = (await s.get(`/api/v1/sessions/${sid}/status`)).data;
-  return !st.busy;
+  return (!st.busy && (await rest(s, sid)).meta.activity === 'idle') || undefined;
 }, 15_000);
+
+/** Waits until GET /transcript lists the interaction as pending (the approvals and questions routes may answer first). */
+const pendingInTranscript = (s: TestServer, sid: string, id: string) =>
+  until(async () => (await rest(s, sid)).pending_interactions.includes(id) || undefined, 10_000);
 
 const pendingOf = (s: TestServer, sid: string, kind: 'approvals' | 'questions') =>
   until(async () => (await s.get(`/api/v1/sessions/${sid}/${kind}?status=pending`)).data.items[0], 10_000);
@@ -83,6 +88,7 @@ test('the client store folded from REST + ops equals GET /transcript after every
   env.llm.setScript(call('w1', 'Write', { file_path: 'out.txt', content: 'hi\n' }), scripts.helloText);
   await prompt(env, 'write it');
   const approval = await pendingOf(env.s, sid, 'approvals');
+  await pendingInTranscript(env.s, sid, approval.approval_id);
   await same(t, c, env.s, sid, 'approval pending');
   t.deepEqual(c.store.view().pending_interactions, [approval.approval_id]);
   await env.s.post(`/api/v1/sessions/${sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
@@ -101,6 +107,7 @@ test('the client store folded from REST + ops equals GET /transcript after every
   env.llm.setScript(call('a1', 'AskUserQuestion', { questions: [ask] }), scripts.helloText);
   await prompt(env, 'ask me');
   const q = await pendingOf(env.s, sid, 'questions');
+  await pendingInTranscript(env.s, sid, q.question_id);
   await same(t, c, env.s, sid, 'question pending');
   await env.s.post(`/api/v1/sessions/${sid}/questions/${q.question_id}`, { answers: { q_0: { kind: 'single', option_id: 'o_1' } } });
   await idle(env.s, sid);
