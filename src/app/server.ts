@@ -290,7 +290,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp, goals, search }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp, goals, hooks, search }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
   void search.start();
 

@@ -9,6 +9,7 @@ import type { TerminalService } from '../terminals/service.ts';
 import type { WsHub } from '../ws/hub.ts';
 import type { McpService } from '../mcp/service.ts';
 import type { GoalDriver } from '../goals/driver.ts';
+import type { HookRunner } from '../hooks/runner.ts';
 import type { Instances } from './instances.ts';
 import type { SearchService } from '../search/service.ts';
 import type { Logger } from './logger.ts';
@@ -34,6 +35,7 @@ export function committedSubscribers(s: {
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
   mcp: Pick<McpService, 'onCommitted'>;
   goals: Pick<GoalDriver, 'onCommitted'>;
+  hooks: Pick<HookRunner, 'onCommitted'>;
   search: Pick<SearchService, 'onCommitted'>;
 }): CommittedSubscriber[] {
   return [
@@ -55,6 +57,8 @@ export function committedSubscribers(s: {
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
     // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
     { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
+    // event.plugin.changed: the hooks of enabled plugins are read again on the next tool call.
+    { name: 'plugin hooks', onCommitted: s.hooks.onCommitted },
     // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).
     { name: 'goals', onCommitted: s.goals.onCommitted },
     // Messages, titles, archive, undo, workspace deletion: the search index (docs/search.md).

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
+import type { JournalEvent } from '../../journal/types.ts';
 import { globMatches } from '../lib/glob.ts';
 import type { Logger } from '../app/logger.ts';
 import { enabledPlugins } from '../plugins/layout.ts';
@@ -54,14 +55,39 @@ export function matcherMatches(matcher: string | undefined, toolName: string | u
  * ignored: a hook never wedges a turn. Every run is journaled as `hook.result`.
  */
 export class HookRunner {
+  /** Every hook, read once per config and plugin set (not per tool call): the config's `hooks` it was built from. */
+  private cached?: { hooksConfig: unknown; specs: Promise<HookSpec[]> };
+
   constructor(private readonly deps: HookRunnerDeps) {}
+
+  /** `event.plugin.changed`: a plugin was installed, enabled, disabled or removed; its hooks are read again. */
+  readonly onCommitted = (events: JournalEvent[]): void => {
+    if (events.some((e) => e.type === 'event.plugin.changed')) this.cached = undefined;
+  };
 
   /** The hooks of one event: the config's first, then each enabled plugin's, in plugin id order. */
   async hooksFor(event: HookEvent): Promise<HookSpec[]> {
-    const fromConfig = parseHooks(this.deps.config.current().hooks, 'config');
-    const all = [...fromConfig.hooks];
+    return (await this.allHooks()).filter((h) => h.event === event);
+  }
+
+  private allHooks(): Promise<HookSpec[]> {
+    const hooksConfig = this.deps.config.current().hooks;
+    if (!this.cached || this.cached.hooksConfig !== hooksConfig) {
+      const specs = this.readHooks(hooksConfig);
+      const entry = { hooksConfig, specs };
+      this.cached = entry;
+      // A failed read is not kept: the next call reads again.
+      specs.catch(() => {
+        if (this.cached === entry) this.cached = undefined;
+      });
+    }
+    return this.cached.specs;
+  }
+
+  private async readHooks(hooksConfig: unknown): Promise<HookSpec[]> {
+    const all = [...parseHooks(hooksConfig, 'config').hooks];
     for (const p of enabledPlugins(this.deps.home)) all.push(...(await readPluginHooks(p.dir, p.id)).hooks);
-    return all.filter((h) => h.event === event);
+    return all;
   }
 
   /** Runs the matching hooks of `event` in order; stops at the first that blocks or denies. */
