@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
-import { WEB_LOG_LIMIT } from '../../protocol/schemas/archive.ts';
 
 /** What `manifest.json` says it is (docs/export.md). */
 export const ARCHIVE_FORMAT = 'svc-code.session-export';
 export const ARCHIVE_VERSION = 1;
-
-/** Spec "Limits": the client log text of an export. */
-export const WEB_LOG_MAX_BYTES = WEB_LOG_LIMIT;
 
 /** Bounds an import checks before inflating anything (a zip bomb is refused, not inflated). */
 export const IMPORT_MAX_ENTRIES = 10_000;

@@ -47,11 +47,6 @@ export class CapabilityService {
     return c;
   }
 
-  supported(id: string): boolean {
-    const c = CAPABILITIES.find((x) => x.id === id);
-    return !!c && c.platforms.includes(platform());
-  }
-
   private status(c: CapabilityDef): CapabilityStatus {
     const install = this.installs.get(c.id) ?? { running: false };
     const base = { id: c.id, displayName: c.displayName, description: c.description, install };

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -84,12 +84,4 @@ export function installedPlugins(home: string): InstalledPlugin[] {
 /** Enabled plugins only: a disabled plugin contributes nothing (skills, MCP servers, hooks, commands). */
 export function enabledPlugins(home: string): InstalledPlugin[] {
   return installedPlugins(home).filter((p) => p.record.enabled);
-}
-
-export function isDir(p: string): boolean {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }

@@ -52,10 +52,9 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
         findSession(deps, params.session_id);
         const base = { agent_id: query.agent_id };
         if (!deps.liveTranscripts.has(params.session_id)) return { ...base, batches: [], latest_seq: 0, complete: false };
-        return deps.liveTranscripts.read(params.session_id, (_state, _wm, e) => {
-          const r = deps.liveTranscripts.since(e, query.agent_id, query.since_seq);
-          return { ...base, batches: r.batches.map((b) => ({ seq: b.seq, ops: (JSON.parse(b.text) as { payload: { ops: unknown[] } }).payload.ops })), latest_seq: r.latest, complete: r.complete };
-        });
+        // The view keeps only the serialised frames (strings: nothing to clone); they are parsed once, after the read.
+        const r = await deps.liveTranscripts.read(params.session_id, (_state, _wm, e) => deps.liveTranscripts.since(e, query.agent_id, query.since_seq));
+        return { ...base, batches: r.batches.map((b) => ({ seq: b.seq, ops: (JSON.parse(b.text) as { payload: { ops: unknown[] } }).payload.ops })), latest_seq: r.latest, complete: r.complete };
       },
     }),
     route({
