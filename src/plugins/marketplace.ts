@@ -4,6 +4,7 @@ import type { MarketplaceEntry, PluginSummary } from '../../protocol/schemas/plu
 import type { CapabilityStatus } from '../../protocol/schemas/capabilities.ts';
 import type { ConfigService } from '../config/service.ts';
 import { plainHttpAllowed } from './sources.ts';
+import { readBoundedBody } from '../lib/bounded-body.ts';
 
 /** Catalog fetch timeout (Part B). */
 export const MARKETPLACE_TIMEOUT_MS = 10_000;
@@ -63,9 +64,8 @@ async function fetchCatalog(url: string): Promise<unknown[]> {
   if (u.protocol !== 'https:' && !plainHttpAllowed(u)) throw new Error('the marketplace URL must be https');
   const res = await fetch(u, { signal: AbortSignal.timeout(MARKETPLACE_TIMEOUT_MS), headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const text = await res.text();
-  if (text.length > CATALOG_MAX_BYTES) throw new Error('catalog too large');
-  const doc = JSON.parse(text) as unknown;
+  const body = await readBoundedBody(res, CATALOG_MAX_BYTES, () => new Error('catalog too large'));
+  const doc = JSON.parse(body.toString('utf8')) as unknown;
   const rows = Array.isArray(doc) ? doc : (doc as { entries?: unknown; plugins?: unknown })?.entries ?? (doc as { plugins?: unknown })?.plugins;
   if (!Array.isArray(rows)) throw new Error('catalog has no entries array');
   return rows.slice(0, CATALOG_MAX_ENTRIES);

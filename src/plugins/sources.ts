@@ -3,6 +3,7 @@ import { cp, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
 import type { RefKind, RepoInfo } from './layout.ts';
+import { readBoundedBody } from '../lib/bounded-body.ts';
 
 /** A POST /plugins `source`, classified (Part B "Capabilities and plugins"). */
 export type ParsedSource =
@@ -97,19 +98,12 @@ export async function fetchZip(url: URL, dest: string): Promise<void> {
     throw new SourceError(`download failed: ${(err as Error).message}`);
   }
   if (!res.ok) throw new SourceError(`download failed: HTTP ${res.status}`);
-  if (Number(res.headers.get('content-length') ?? 0) > ZIP_MAX_BYTES) throw new SourceError(`archive larger than ${ZIP_MAX_BYTES} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += c.length;
-    if (size > ZIP_MAX_BYTES) throw new SourceError(`archive larger than ${ZIP_MAX_BYTES} bytes`);
-    chunks.push(Buffer.from(c));
-  }
+  const zip = await readBoundedBody(res, ZIP_MAX_BYTES, () => new SourceError(`archive larger than ${ZIP_MAX_BYTES} bytes`));
   let files: Record<string, Uint8Array>;
   let entries = 0;
   let unpacked = 0;
   try {
-    files = unzipSync(Buffer.concat(chunks), {
+    files = unzipSync(zip, {
       filter: (f) => {
         if (++entries > UNPACKED_MAX_ENTRIES) throw new SourceError(`archive has more than ${UNPACKED_MAX_ENTRIES} entries`);
         unpacked += f.originalSize;

@@ -47,6 +47,11 @@ test('the catalog is fetched per request and merged with install state; rows of 
   status = 200;
   catalog = 'not a catalog';
   t.is((await s.get('/api/v1/plugins/marketplace')).code, 50001);
+  // Over 5 MB: refused before the body is read into memory.
+  catalog = { entries: [], padding: 'x'.repeat(6 * 1024 * 1024) };
+  const big = await s.get('/api/v1/plugins/marketplace');
+  t.is(big.code, 50001);
+  t.regex(big.msg, /too large/);
 });
 
 test('an unreachable or non-https catalog is 50001', async (t) => {
