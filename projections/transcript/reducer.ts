@@ -11,9 +11,10 @@ import { users } from './users.ts';
 
 /**
  * The record families, in the order they see an event both read: the turns before the user messages
- * (a user message looks up the turn that owns it); the client records last (an undo reads what the turns family removed).
+ * (a user message looks up the turn that owns it). The client records are not here: only the live folds
+ * (liveTranscriptReducer below) and the export read them, so the transcripts projection does not build them too.
  */
-const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress, records];
+const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress];
 
 type AnyHandler = (s: TranscriptState, payload: unknown, e: JournalEvent) => void;
 
@@ -35,7 +36,7 @@ const LIVE_HANDLERS = handlers([roster, progress, records]);
  */
 export const transcriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript',
-  version: 2,
+  version: 3,
   init: newTranscriptState,
   apply(state, event) {
     const hs = HANDLERS.get(event.type);

@@ -1,7 +1,7 @@
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import type { MessageLog } from '../../projections/messages/message-log.ts';
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { TranscriptProjection } from '../../projections/transcript/projection.ts';
+import { foldTranscriptRecords } from '../../projections/transcript/projection.ts';
 import { recordsPage } from '../../projections/transcript/records-view.ts';
 import type { Message } from '../../projections/contract.ts';
 import type { Journal } from '../../journal/journal.ts';
@@ -18,7 +18,6 @@ export interface ExportDeps extends SessionLookup {
   journal: Journal;
   sessions: SessionIndex;
   messages: MessageLog;
-  transcripts: TranscriptProjection;
   live: LiveSessions;
   config: Pick<ConfigService, 'view'>;
   logTap: SessionLogTap;
@@ -62,15 +61,13 @@ async function allMessages(deps: Pick<ExportDeps, 'messages'>, sessionId: string
   }
 }
 
-/** GET /transcript of every rostered agent with every turn on one page (no live-only `seq`). */
-function transcripts(deps: Pick<ExportDeps, 'transcripts'>, sessionId: string) {
-  return deps.transcripts.read(sessionId, (state) => {
-    const agents: Record<string, unknown> = {};
-    for (const id of state.roster.keys()) {
-      agents[id] = recordsPage(state, { agent_id: id, page_size: Number.MAX_SAFE_INTEGER }, undefined);
-    }
-    return { agents, turns: [...state.agents.values()].reduce((n, a) => n + a.turns.length, 0) };
-  });
+/** GET /transcript of every rostered agent with every turn on one page (no live-only `seq`), from a fresh fold of the records. */
+async function transcripts(deps: Pick<ExportDeps, 'journal'>, sessionId: string) {
+  const { state } = await foldTranscriptRecords(deps.journal, sessionId);
+  const agents: Record<string, ReturnType<typeof recordsPage>> = {};
+  for (const id of state.roster.keys()) agents[id] = recordsPage(state, { agent_id: id, page_size: Number.MAX_SAFE_INTEGER }, undefined);
+  const turns = Object.values(agents).reduce((n, page) => n + (page?.items.filter((i) => i.kind === 'turn').length ?? 0), 0);
+  return { agents, turns };
 }
 
 /** The config view with every secret removed (not masked: the key is gone too). */

@@ -1,7 +1,7 @@
 import test from 'ava';
-import { foldTranscript, transcriptProjection } from '../../projections/transcript/projection.ts';
+import { foldTranscript, foldTranscriptRecords, transcriptProjection } from '../../projections/transcript/projection.ts';
 import { userMessages } from '../../projections/transcript/views.ts';
-import { itemPage, recAgentOf, recordsPage, rosterB } from '../../projections/transcript/records-view.ts';
+import { recordsPage, rosterB } from '../../projections/transcript/records-view.ts';
 import type { TranscriptState } from '../../projections/transcript/state.ts';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine } from '../helpers/engine.ts';
@@ -29,8 +29,9 @@ function turnEvents(sid: string, n: number) {
   ] satisfies NewStreamEvent[];
 }
 
+// What the transcripts projection holds (the turns, user messages and roster families; the client records are the live folds').
 const view = (state: TranscriptState, seq: number) => ({
-  seq, page: recordsPage(state, { agent_id: 'main' }, undefined), users: userMessages(state, 'main'), agents: rosterB(state),
+  seq, turns: state.agents.get('main')?.turns ?? [], users: userMessages(state, 'main'), agents: rosterB(state),
 });
 
 async function setup(t: { teardown(fn: () => unknown): void }): Promise<{ s: TestServer; sid: string }> {
@@ -59,7 +60,7 @@ test('a view a caller holds does not change when a later read folds more events;
   // Turn 0 is open (its tool call has no result yet) when the first view is taken.
   const turn0 = turnEvents(sid, 0);
   await journal.append(turn0.slice(0, 5));
-  const first = await cache.read(sid, (state, seq) => ({ seq, turns: itemPage(recAgentOf(state, 'main'), {})!.items }));
+  const first = await cache.read(sid, (state, seq) => ({ seq, turns: state.agents.get('main')!.turns }));
   const before = JSON.stringify(first);
   await journal.append([...turn0.slice(5), ...turnEvents(sid, 1)]);
   const [a, b] = await Promise.all([cache.read(sid, view), cache.read(sid, view)]);
@@ -67,7 +68,7 @@ test('a view a caller holds does not change when a later read folds more events;
   t.deepEqual(a, b);
   const fresh = await foldTranscript(journal, sid);
   t.deepEqual(a, structuredClone(view(fresh.state, fresh.seq)), 'no event folded twice');
-  t.is(a.page!.items.length, 2);
+  t.is(a.turns.length, 2);
 });
 
 test('GET /transcript answers from the cache and stays equal to the journal as turns are added', async (t) => {
@@ -102,7 +103,8 @@ test('a transcript kept up to date as the engine appends equals a fresh fold, tu
     // The live fold (events and deltas, what GET /transcript of a live session reads) answers as the journal's.
     const live = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).data;
     const { seq: _seq, ...rest } = live;
-    t.deepEqual(rest, structuredClone(recordsPage(fresh.state, { agent_id: 'main' }, undefined)), `${step}: live fold`);
+    const records = await foldTranscriptRecords(journal, env.sid);
+    t.deepEqual(rest, structuredClone(recordsPage(records.state, { agent_id: 'main' }, undefined)), `${step}: live fold`);
   };
 
   env.llm.setScript(call('w1', 'Write', { file_path: 'out.txt', content: 'hi\n' }), scripts.helloText);
