@@ -202,7 +202,11 @@ export class LiveTranscripts {
     }
     if (!sink.length) return;
     const byAgent = new Map<string, RecOp[]>();
-    for (const o of sink) byAgent.set(o.agentId, [...(byAgent.get(o.agentId) ?? []), o.op]);
+    for (const o of sink) {
+      const ops = byAgent.get(o.agentId);
+      if (ops) ops.push(o.op);
+      else byAgent.set(o.agentId, [o.op]);
+    }
     if ('seq' in x) {
       const rank = ROLE_RANK[transcriptRole(x.type, false)] ?? 2;
       for (const [agentId, ops] of byAgent) {
@@ -286,6 +290,10 @@ function merge(ops: RecOp[], op: RecOp): void {
   ops.push(op);
 }
 
-function sameTarget(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+type AppendTarget = Extract<RecOp, { op: 'append' }>['target'];
+
+/** Field by field (it runs for every merged delta). */
+function sameTarget(a: AppendTarget, b: AppendTarget): boolean {
+  if (a.type === 'task') return b.type === 'task' && a.taskId === b.taskId;
+  return b.type === 'frame' && a.frameId === b.frameId && a.stepId === b.stepId && a.turnId === b.turnId;
 }
