@@ -28,6 +28,7 @@ async function rss(pid: number) {
 async function heapStats(client: ApiClient) {
   const d = await client.ok('GET', '/api/v1/debug/memory');
   return {
+    node_flags: d.exec_argv as string[],
     heap_used_mb: mb(d.process.heapUsed),
     heap_total_mb: mb(d.process.heapTotal),
     external_mb: mb(d.process.external),

@@ -46,7 +46,7 @@ export function startDaemon(scope: Scope, home: string, env: Record<string, stri
 }
 
 /**
- * The node flags of package.json's start script (`node --max-semi-space-size=8 scripts/start.mjs serve`);
+ * The node flags of package.json's start script (`node --max-semi-space-size=8 --heap-growing-percent=50 scripts/start.mjs serve`);
  * BENCH_NODE_FLAGS (space-separated, may be empty) replaces them for A/B runs.
  */
 export function startNodeFlags(): string[] {

@@ -36,6 +36,8 @@ export function debugRoutes(deps: { journal: EventJournal; options: Pick<ServeOp
       method: 'GET', path: '/api/v1/debug/memory', operationId: 'debugMemory', summary: 'Process memory and V8 heap spaces, in bytes (unstable; for bench/)', tags,
       handler: () => ({
         process: process.memoryUsage(),
+        /** The node flags the daemon runs with (package.json's start, the bin's shebang). */
+        exec_argv: process.execArgv,
         heap: v8.getHeapStatistics(),
         heap_spaces: v8.getHeapSpaceStatistics().map((s) => ({ name: s.space_name, size: s.space_size, used: s.space_used_size })),
       }),
