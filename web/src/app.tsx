@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
-import { applyOps, fromSnapshot, Gap, type Transcript, type Turn } from './transcript.ts';
+import { applyOps, fromSnapshot, Gap, rebase, type Transcript, type Turn } from './transcript.ts';
 import { FilePanel } from './files.tsx';
 import { Chat } from './chat/chat.tsx';
 
@@ -123,7 +123,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
       if (!cur || f.session_id !== cur.sid || p.agent_id !== 'main') return;
       if (f.type === 'transcript.reset') {
         if (!p.snapshot?.items?.length && cur.t.items.length) return void reload(cur.sid);
-        cur.t = fromSnapshot(p.snapshot, p.seq, !!p.has_more_older);
+        cur.t = rebase(cur.t, fromSnapshot(p.snapshot, p.seq, !!p.has_more_older));
         return rerender();
       }
       if (typeof p.seq === 'number' && cur.t.seq !== undefined) {

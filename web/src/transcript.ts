@@ -173,3 +173,21 @@ export function busy(t: Transcript): boolean {
 export function pending(t: Transcript): Interaction[] {
   return [...t.interactions.values()].filter((i) => i.state === 'pending');
 }
+
+/**
+ * A `transcript.reset` baseline holds the newest page only: keeps the older turns (and their markers) the
+ * client already paged in before that page, so a reset (a reconnect) does not drop the reader's history.
+ */
+export function rebase(old: Transcript | null, snap: Transcript): Transcript {
+  const first = snap.items.find((i): i is Turn => i.kind === 'turn');
+  if (!old || !first) return snap;
+  const cut = old.items.findIndex((i) => i.kind === 'turn' && i.ordinal >= first.ordinal);
+  const keep = cut < 0 ? old.items : old.items.slice(0, cut);
+  if (!keep.some((i) => i.kind === 'turn')) return snap;
+  snap.items = [...keep, ...snap.items];
+  snap.hasMoreOlder = old.hasMoreOlder;
+  for (const key of ['interactions', 'prompts', 'attachments'] as const) {
+    for (const [k, v] of old[key]) if (!snap[key].has(k)) snap[key].set(k, v);
+  }
+  return snap;
+}

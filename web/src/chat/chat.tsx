@@ -78,24 +78,37 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
 }
 
 const promptText = (p: any): string => Array.isArray(p.content)
-  ? p.content.map((c: any) => c?.type === 'text' ? c.text : c?.name ? `📎 ${c.name}` : '').filter(Boolean).join(' ')
+  ? p.content.map((c: any) => c?.type === 'text' ? c.text : c?.name ? `[${c.name}]` : '').filter(Boolean).join(' ')
   : '';
 
-/** Prompts sent while a turn runs wait in the queue: steer one (or all) into the running turn, or remove it. */
+/**
+ * Prompts sent while a turn runs wait in the queue: steer one (or all) into the running turn, or remove it.
+ * A steered prompt stays listed ("steering…") until the turn takes it in at its next step (prompt.steered).
+ */
 function Queue(props: { sid: string; queued: any[]; act: Act }) {
   const { sid, queued, act } = props;
+  const [steering, setSteering] = useState<Set<string>>(new Set());
+  const steer = (ids: string[], path: string, body?: unknown) => act(async () => {
+    await api('POST', path, body);
+    setSteering((cur) => new Set([...cur, ...ids]));
+  });
+  const waiting = queued.filter((p) => !steering.has(p.promptId));
   return (
-    <section class="queue" aria-label="Queued prompts">
+    <section class="queue" aria-label="Queue">
       <div class="queue-head">
-        <span>{queued.length} queued</span>
-        {queued.length > 1 && <button class="small" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts:steer`, { prompt_ids: queued.map((p) => p.promptId) }))}>Steer all</button>}
+        <span>{waiting.length} queued</span>
+        {waiting.length > 1 && <button class="small" onClick={() => steer(waiting.map((p) => p.promptId), `/api/v1/sessions/${sid}/prompts:steer`, { prompt_ids: waiting.map((p) => p.promptId) })}>Steer all</button>}
       </div>
       <ul>
         {queued.map((p) => (
           <li key={p.promptId}>
             <span class="q-text">{promptText(p) || p.promptId}</span>
-            <button class="small" title="Fold this prompt into the running turn" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts/${p.promptId}:steer`))}>Steer</button>
-            <button class="small danger" title="Remove it from the queue" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts/${p.promptId}:abort`))}>Remove</button>
+            {steering.has(p.promptId)
+              ? <span class="muted">steering into the running turn…</span>
+              : <>
+                  <button class="small" title="Fold this prompt into the running turn" onClick={() => steer([p.promptId], `/api/v1/sessions/${sid}/prompts/${p.promptId}:steer`)}>Steer</button>
+                  <button class="small danger" title="Remove it from the queue" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts/${p.promptId}:abort`))}>Remove</button>
+                </>}
           </li>
         ))}
       </ul>

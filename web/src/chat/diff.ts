@@ -5,9 +5,12 @@ export type DiffLine = { kind: ' ' | '-' | '+'; text: string };
 
 const LCS_CELLS = 250_000;
 
+/** A text's lines; a final newline ends the last line rather than starting an empty one. */
+const lines = (s: string): string[] => s === '' ? [] : s.replace(/\n$/, '').split('\n');
+
 export function lineDiff(before: string, after: string): DiffLine[] {
-  const a = before.split('\n');
-  const b = after.split('\n');
+  const a = lines(before);
+  const b = lines(after);
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;

@@ -63,7 +63,7 @@ export function ToolBlock(props: { f: any }) {
       break;
     case 'Write':
       head = path;
-      if (typeof input.content === 'string') body = <DiffView lines={lineDiff('', input.content).filter((l, i, all) => !(i === all.length - 1 && l.kind === '+' && l.text === '' ))} label={`content of ${path}`} />;
+      if (typeof input.content === 'string') body = <DiffView lines={lineDiff('', input.content)} label={`content of ${path}`} />;
       break;
     case 'Read':
       head = path;

@@ -18,7 +18,7 @@ export const TurnView = memo(function TurnView(props: { turn: Turn; rev: number;
   return (
     <article class={`turn ${turn.state}`} data-turn={turn.turnId}>
       {turn.prompt !== undefined && turn.prompt !== '' && <div class="bubble user">{turn.prompt}</div>}
-      {files.length > 0 && <div class="attached">{files.map((a: any) => <span key={a.attachmentId} class="chip">📎 {a.name ?? a.mediaType}</span>)}</div>}
+      {files.length > 0 && <div class="attached">{files.map((a: any) => <span key={a.attachmentId} class="chip">{a.name ?? a.mediaType}</span>)}</div>}
       {turn.steps.map((s) => s.frames.map((f) => {
         if (f.kind === 'text') return f.role === 'user' ? <div key={f.frameId} class="bubble user steered">{f.text}</div> : <div key={f.frameId} class="bubble assistant"><Markdown text={f.text ?? ''} /></div>;
         if (f.kind === 'thinking') return <details key={f.frameId} class="thinking"><summary>Thinking</summary><pre>{f.text}</pre></details>;

@@ -183,7 +183,7 @@ export function Composer(props: { sid: string; busy: boolean; meta: Record<strin
       {(files.length > 0 || uploading > 0) && (
         <div class="attached" aria-label="Attachments">
           {files.map((f) => (
-            <span key={f.id} class="chip">📎 {f.name}
+            <span key={f.id} class="chip">{f.name}
               <button type="button" class="ghost" aria-label={`Remove ${f.name}`} onClick={() => setFiles(files.filter((x) => x.id !== f.id))}>×</button>
             </span>
           ))}
@@ -196,7 +196,7 @@ export function Composer(props: { sid: string; busy: boolean; meta: Record<strin
         onKeyDown={onKeyDown} onBlur={() => setPopup(null)} />
       <div class="composer-bar">
         <input ref={fileInput} type="file" multiple hidden aria-label="Attachment file" onChange={(e) => void attach(e.currentTarget.files)} />
-        <button type="button" class="ghost" onClick={() => fileInput.current?.click()} title="Attach files">📎 Attach</button>
+        <button type="button" class="ghost" onClick={() => fileInput.current?.click()} title="Attach files">Attach…</button>
         <button type="button" class="ghost" aria-pressed={popup?.kind === 'skill'} onClick={() => void toggleSkills()}>Skills</button>
         <Pickers sid={sid} act={act} refreshKey={modesKey} />
         <span class="spacer" />
