@@ -1,11 +1,10 @@
 // The chat view: the turns (older ones paged in when the view is scrolled near the top), the pending
 // approval and question cards, the queue of prompts waiting behind the running turn (steer / remove),
-// and the composer. Turns re-render only when an op changed them (TurnView is memoised on `rev`) and the
-// browser skips layout and paint of turns out of view (`content-visibility: auto`), so a long session
-// stays cheap to scroll (bench/web-ui.ts).
+// and the composer. Only the turns near the view are rendered (windowed), and a turn re-renders only when
+// an op changed it (TurnView is memoised on `rev`), so a long session stays cheap to scroll (bench/web-ui.ts).
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
-import { busy, pending, type Transcript } from '../transcript.ts';
+import { busy, pending, type Item, type Transcript } from '../transcript.ts';
 import { Composer } from '../composer/composer.tsx';
 import { ApprovalCard, QuestionCard, type Act } from './cards.tsx';
 import { MarkerView, TurnView } from './turn.tsx';
@@ -13,22 +12,49 @@ import './chat.css';
 
 /** Within this many pixels of the top, the next older page is fetched. */
 const PAGE_AT_PX = 600;
+/** Rendered beyond the visible part of the log, above and below. */
+const OVERSCAN_PX = 1200;
+/** The height assumed for an item not rendered yet. */
+const ESTIMATE_PX = 140;
 
+const keyOf = (i: Item): string => i.kind === 'turn' ? i.turnId : i.kind === 'marker' ? i.markerId : i.refId;
+
+/** The first index whose item ends below `y` (tops: prefix sums, tops[i] is where item i starts). */
+function firstBelow(tops: number[], y: number): number {
+  let lo = 0;
+  let hi = tops.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tops[mid + 1]! > y) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * Windowed: only the items within OVERSCAN_PX of the visible part are in the DOM; spacers above and below
+ * stand for the rest, at their measured heights (an estimate until an item was once rendered). Older pages
+ * are prepended when the view nears the top and the reader's place is kept; the view follows the stream
+ * while it is at the bottom.
+ */
 export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: () => Promise<void> }) {
   const { sid, t, act } = props;
   const log = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
-  const anchor = useRef<{ height: number; top: number } | null>(null);
+  const view = useRef({ top: 0, height: 800 });
+  const heights = useRef(new Map<string, number>());
+  const pendingTop = useRef<number | null>(null);
+  const firstKey = useRef<string | null>(null);
+  const frame = useRef(0);
+  const [, setTick] = useState(0);
   const [loading, setLoading] = useState(false);
   const loadingRef = useRef(false);
   const running = busy(t);
 
   const older = async () => {
-    const el = log.current;
-    if (!el || loadingRef.current || !t.hasMoreOlder) return;
+    if (!log.current || loadingRef.current || !t.hasMoreOlder) return;
     loadingRef.current = true;
     setLoading(true);
-    anchor.current = { height: el.scrollHeight, top: el.scrollTop };
     try {
       await props.loadOlder();
     } finally {
@@ -37,23 +63,62 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     }
   };
 
-  // After each render: keep the reader's place when older turns were prepended, else follow the stream
-  // when the view was at the bottom; page in more while the view is not yet scrollable.
+  const items = t.items;
+  const keys = items.map(keyOf);
+  // Older items prepended: the view moves down by their (estimated) height, so the reader stays in place.
+  const prevFirst = firstKey.current;
+  if (prevFirst !== null && keys[0] !== prevFirst) {
+    const k = keys.indexOf(prevFirst);
+    if (k > 0) {
+      let added = 0;
+      for (let i = 0; i < k; i++) added += heights.current.get(keys[i]!) ?? ESTIMATE_PX;
+      pendingTop.current = (pendingTop.current ?? view.current.top) + added;
+      atBottom.current = false;
+    }
+  }
+  firstKey.current = keys[0] ?? null;
+  const tops = new Array<number>(keys.length + 1);
+  tops[0] = 0;
+  for (let i = 0; i < keys.length; i++) tops[i + 1] = tops[i]! + (heights.current.get(keys[i]!) ?? ESTIMATE_PX);
+  const total = tops[keys.length]!;
+  const top = atBottom.current && pendingTop.current === null ? Math.max(0, total - view.current.height) : pendingTop.current ?? view.current.top;
+  const start = keys.length ? firstBelow(tops, top - OVERSCAN_PX) : 0;
+  const end = keys.length ? Math.max(start, firstBelow(tops, top + view.current.height + OVERSCAN_PX) + 1) : 0;
+
+  // After each render: measure the rendered items; restore the reader's place after a prepend, else follow
+  // the stream at the bottom; page in more while the view is not yet scrollable.
   useLayoutEffect(() => {
     const el = log.current;
     if (!el) return;
-    if (anchor.current) {
-      el.scrollTop = el.scrollHeight - anchor.current.height + anchor.current.top;
-      if (!loadingRef.current) anchor.current = null;
-    } else if (atBottom.current) el.scrollTop = el.scrollHeight;
+    view.current.height = el.clientHeight || view.current.height;
+    let changed = false;
+    for (const row of el.querySelectorAll<HTMLElement>(':scope > .row')) {
+      const key = row.dataset.key!;
+      const h = row.offsetHeight;
+      if (Math.abs((heights.current.get(key) ?? -1) - h) > 0.5) {
+        heights.current.set(key, h);
+        changed = true;
+      }
+    }
+    if (pendingTop.current !== null) {
+      el.scrollTop = pendingTop.current;
+      view.current.top = el.scrollTop;
+      if (!loadingRef.current) pendingTop.current = null;
+    } else if (atBottom.current) {
+      el.scrollTop = el.scrollHeight;
+      view.current.top = el.scrollTop;
+    }
+    if (changed) setTick((n) => n + 1);
     if (el.scrollHeight <= el.clientHeight && t.hasMoreOlder && !loadingRef.current) void older();
   });
 
   const onScroll = () => {
     const el = log.current;
     if (!el) return;
+    view.current.top = el.scrollTop;
     atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     if (el.scrollTop < PAGE_AT_PX && t.hasMoreOlder) void older();
+    if (!frame.current) frame.current = requestAnimationFrame(() => { frame.current = 0; setTick((n) => n + 1); });
   };
 
   const prompts = [...t.prompts.values()];
@@ -61,11 +126,17 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   const queued = prompts.filter((p) => p.status === 'queued').sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
   return (
     <>
-      <div class="log" ref={log} onScroll={onScroll} aria-live="polite" data-turns={t.items.length}>
+      <div class="log" ref={log} onScroll={onScroll} aria-live="polite" data-turns={items.length}>
         {t.hasMoreOlder && <button class="ghost older" disabled={loading} onClick={() => void older()}>{loading ? 'Loading older turns…' : 'Load older turns'}</button>}
-        {t.items.map((item) => item.kind === 'turn'
-          ? <TurnView key={item.turnId} turn={item} rev={item.rev ?? 0} sid={sid} attachments={t.attachments} />
-          : item.kind === 'marker' ? <MarkerView key={item.markerId} m={item} /> : null)}
+        <div class="spacer-top" style={{ height: `${tops[start]}px` }} />
+        {items.slice(start, end).map((item, i) => (
+          <div class="row" key={keys[start + i]} data-key={keys[start + i]}>
+            {item.kind === 'turn'
+              ? <TurnView turn={item} rev={item.rev ?? 0} sid={sid} attachments={t.attachments} />
+              : item.kind === 'marker' ? <MarkerView m={item} /> : null}
+          </div>
+        ))}
+        <div class="spacer-bottom" style={{ height: `${total - tops[end]!}px` }} />
         {pending(t).map((i) => i.interactionKind === 'approval'
           ? <ApprovalCard key={i.interactionId} i={i} sid={sid} act={act} />
           : <QuestionCard key={i.interactionId} i={i} sid={sid} act={act} />)}
