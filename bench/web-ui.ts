@@ -4,6 +4,7 @@
 // the built daemon (`node scripts/build.mjs` first) and the fixture LLM. One JSON object on stdout.
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -181,6 +182,18 @@ async function body(scope: Scope) {
       longtasks: long.length, longest_ms: Math.round(Math.max(0, ...long)) };
   })(${TURNS})`) as { up_ms: number; down_ms: number; frames: number; longtasks_up: number; longtasks_down: number[]; turns_loaded: number; turns_in_dom: number; longtasks: number; longest_ms: number };
   progress(`scroll: ${JSON.stringify(scroll)}`);
+
+  // The machine's own noise: an empty page running the same number of animation frames doing nothing.
+  // Long tasks there come from the host (CPU contention, the browser's own work), not from the UI.
+  await page.goto('about:blank');
+  const control = await page.evaluate(`(async (frames) => {
+    const long = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) long.push(Math.round(e.duration)); }).observe({ type: 'longtask' });
+    for (let i = 0; i < frames; i++) await new Promise((r) => requestAnimationFrame(r));
+    await new Promise((r) => setTimeout(r, 100));
+    return { frames, longtasks: long.length, longest_ms: Math.max(0, ...long) };
+  })(${scroll.frames})`) as { frames: number; longtasks: number; longest_ms: number };
+  progress(`idle control: ${JSON.stringify(control)}`);
   await page.context().close();
 
   const r = (xs: number[]) => ({ median: round(median(xs), 1), max: round(Math.max(...xs), 1), runs: xs.map((x) => Math.round(x)) });
@@ -193,6 +206,8 @@ async function body(scope: Scope) {
     open_long_session_ms: r(open),
     open_longest_task_ms: r(openLong),
     scroll,
+    idle_control: control,
+    load_average: os.loadavg().map((x) => round(x, 1)),
     targets: TARGETS,
     pass: {
       first_paint: median(firstPaint) < TARGETS.first_paint_ms,

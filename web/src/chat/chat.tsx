@@ -64,7 +64,15 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   };
 
   const items = t.items;
-  const keys = items.map(keyOf);
+  // Keys and offsets are O(items): kept from the last render unless the items or a height changed.
+  const layout = useRef<{ items: Item[]; n: number; first: string; last: string; hv: number; keys: string[]; tops: number[] } | null>(null);
+  const heightsVersion = useRef(0);
+  let L = layout.current;
+  if (!L || L.items !== items || L.n !== items.length || L.hv !== heightsVersion.current || (items.length && (L.first !== keyOf(items[0]!) || L.last !== keyOf(items[items.length - 1]!)))) {
+    const k = items.map(keyOf);
+    L = { items, n: items.length, first: k[0] ?? '', last: k[k.length - 1] ?? '', hv: heightsVersion.current, keys: k, tops: [] };
+  }
+  const keys = L.keys;
   // Older items prepended: the view moves down by their (estimated) height, so the reader stays in place.
   const prevFirst = firstKey.current;
   if (prevFirst !== null && keys[0] !== prevFirst) {
@@ -77,13 +85,20 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     }
   }
   firstKey.current = keys[0] ?? null;
-  const tops = new Array<number>(keys.length + 1);
-  tops[0] = 0;
-  for (let i = 0; i < keys.length; i++) tops[i + 1] = tops[i]! + (heights.current.get(keys[i]!) ?? ESTIMATE_PX);
+  if (!L.tops.length) {
+    const tops = new Array<number>(keys.length + 1);
+    tops[0] = 0;
+    for (let i = 0; i < keys.length; i++) tops[i + 1] = tops[i]! + (heights.current.get(keys[i]!) ?? ESTIMATE_PX);
+    L.tops = tops;
+  }
+  layout.current = L;
+  const tops = L.tops;
   const total = tops[keys.length]!;
   const top = atBottom.current && pendingTop.current === null ? Math.max(0, total - view.current.height) : pendingTop.current ?? view.current.top;
   const start = keys.length ? firstBelow(tops, top - OVERSCAN_PX) : 0;
   const end = keys.length ? Math.max(start, firstBelow(tops, top + view.current.height + OVERSCAN_PX) + 1) : 0;
+  const rendered = useRef({ start: 0, end: 0, from: 0, to: 0 });
+  rendered.current = { start, end, from: tops[start]!, to: tops[end]! };
 
   // After each render: measure the rendered items; restore the reader's place after a prepend, else follow
   // the stream at the bottom; page in more while the view is not yet scrollable.
@@ -97,6 +112,7 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
       const h = row.offsetHeight;
       if (Math.abs((heights.current.get(key) ?? -1) - h) > 0.5) {
         heights.current.set(key, h);
+        heightsVersion.current++;
         changed = true;
       }
     }
@@ -112,13 +128,16 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     if (el.scrollHeight <= el.clientHeight && t.hasMoreOlder && !loadingRef.current) void older();
   });
 
+  // A scroll re-renders only when the view comes within half the overscan of the rendered rows' edge.
   const onScroll = () => {
     const el = log.current;
     if (!el) return;
     view.current.top = el.scrollTop;
     atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     if (el.scrollTop < PAGE_AT_PX && t.hasMoreOlder) void older();
-    if (!frame.current) frame.current = requestAnimationFrame(() => { frame.current = 0; setTick((n) => n + 1); });
+    const r = rendered.current;
+    const covered = (r.start === 0 || el.scrollTop - OVERSCAN_PX / 2 >= r.from) && (r.end >= keys.length || el.scrollTop + el.clientHeight + OVERSCAN_PX / 2 <= r.to);
+    if (!covered && !frame.current) frame.current = requestAnimationFrame(() => { frame.current = 0; setTick((n) => n + 1); });
   };
 
   const prompts = [...t.prompts.values()];
@@ -142,7 +161,8 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
           : <QuestionCard key={i.interactionId} i={i} sid={sid} act={act} />)}
       </div>
       {queued.length > 0 && <Queue sid={sid} queued={queued} act={act} />}
-      <Composer sid={sid} busy={running} meta={t.meta} act={act}
+      <Composer sid={sid} busy={running} act={act}
+        modesKey={`${JSON.stringify(t.meta.modes ?? null)}|${t.meta.agent?.permission ?? ''}|${t.meta.agent?.model ?? ''}|${t.meta.agent?.thinkingEffort ?? ''}`}
         onAbort={() => act(() => runningPrompt ? api('POST', `/api/v1/sessions/${sid}/prompts/${runningPrompt.promptId}:abort`) : api('POST', `/api/v1/sessions/${sid}:abort`))} />
     </>
   );

@@ -1,6 +1,7 @@
 // The composer: the prompt text, `@` file mentions (fs:search of the session folder), skills (a list from
 // GET /skills; `/name args` sends the prompt as that skill's activation), attachments (uploaded through
 // POST /api/v1/files and sent as file / image parts), the pickers, Send and Abort.
+import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, getToken } from '../api.ts';
 import type { Act } from '../chat/cards.tsx';
@@ -33,8 +34,18 @@ const partOf = (u: Upload) => u.media_type.startsWith('image/') || u.media_type.
   ? { type: u.media_type.startsWith('image/') ? 'image' : 'video', source: { kind: 'file', file_id: u.id } }
   : { type: 'file', file_id: u.id, name: u.name, media_type: u.media_type, size: u.size };
 
-export function Composer(props: { sid: string; busy: boolean; meta: Record<string, any>; act: Act; onAbort: () => void }) {
-  const { sid, act } = props;
+/** `modesKey` changes when the session's modes may have changed (a turn ended, meta.agent / meta.modes moved): the pickers re-read them. */
+type ComposerProps = { sid: string; busy: boolean; modesKey: string; act: Act; onAbort: () => void };
+
+/** Re-rendered only when the session, its busy state or its meta change (not on every chat render, e.g. a scroll). */
+export const Composer = memo(ComposerView, (a, b) => a.sid === b.sid && a.busy === b.busy && a.modesKey === b.modesKey);
+
+function ComposerView(props: ComposerProps) {
+  // The latest callbacks, though the memo keeps an older render's props.
+  const latest = useRef(props);
+  latest.current = props;
+  const act: Act = (fn) => latest.current.act(fn);
+  const { sid } = props;
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Upload[]>([]);
   const [uploading, setUploading] = useState(0);
@@ -162,7 +173,6 @@ export function Composer(props: { sid: string; busy: boolean; meta: Record<strin
     setPopup({ kind: 'skill', items: list, at: 0 });
   });
 
-  const modesKey = `${props.busy}|${JSON.stringify(props.meta.modes ?? null)}|${props.meta.agent?.permission ?? ''}|${props.meta.agent?.model ?? ''}`;
   return (
     <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}
       onDragOver={(e) => e.preventDefault()} onDrop={(e) => { e.preventDefault(); void attach(e.dataTransfer?.files ?? null); }}>
@@ -198,9 +208,9 @@ export function Composer(props: { sid: string; busy: boolean; meta: Record<strin
         <input ref={fileInput} type="file" multiple hidden aria-label="Attachment file" onChange={(e) => void attach(e.currentTarget.files)} />
         <button type="button" class="ghost" onClick={() => fileInput.current?.click()} title="Attach files">Attach…</button>
         <button type="button" class="ghost" aria-pressed={popup?.kind === 'skill'} onClick={() => void toggleSkills()}>Skills</button>
-        <Pickers sid={sid} act={act} refreshKey={modesKey} />
+        <Pickers sid={sid} act={act} refreshKey={`${props.busy}|${props.modesKey}`} />
         <span class="spacer" />
-        {props.busy && <button type="button" class="danger" onClick={props.onAbort}>Abort</button>}
+        {props.busy && <button type="button" class="danger" onClick={() => latest.current.onAbort()}>Abort</button>}
         <button type="submit" disabled={uploading > 0} title={props.busy ? "Queued behind the running turn" : undefined}>Send</button>
       </div>
     </form>
