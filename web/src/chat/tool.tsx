@@ -71,7 +71,7 @@ export function ToolBlock(props: { f: any }) {
       break;
     default: {
       head = str(input.command) ?? str(input.pattern) ?? str(input.query) ?? str(input.url) ?? path;
-      const args = Object.keys(input).length ? JSON.stringify(input, null, 2) : str(f.inputText) ?? '';
+      const args = Object.keys(input).length ? JSON.stringify(input, null, 2) : (str(f.inputText) ?? '').replace(/^\s*\{\s*\}\s*$/, '');
       body = (
         <>
           {d?.kind === 'diff' && typeof d.diff === 'string' && <DiffView lines={parseUnified(d.diff)} />}
