@@ -63,6 +63,15 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     }
   };
 
+  // Another session in the same view: start over at its bottom.
+  const shown = useRef(sid);
+  if (shown.current !== sid) {
+    shown.current = sid;
+    atBottom.current = true;
+    pendingTop.current = null;
+    firstKey.current = null;
+    heights.current = new Map();
+  }
   const items = t.items;
   // Keys and offsets are O(items): kept from the last render unless the items or a height changed.
   const layout = useRef<{ items: Item[]; n: number; first: string; last: string; hv: number; keys: string[]; tops: number[] } | null>(null);
