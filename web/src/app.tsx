@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
-import { applyOps, busy, fromSnapshot, Gap, pending, type Interaction, type Transcript, type Turn } from './transcript.ts';
-import { Markdown } from './markdown.tsx';
+import { applyOps, fromSnapshot, Gap, rebase, type Transcript, type Turn } from './transcript.ts';
 import { FilePanel } from './files.tsx';
+import { Chat } from './chat/chat.tsx';
 
 type Workspace = { id: string; root: string; name: string };
 type SessionRow = { id: string; workspace: { id: string; cwd: string }; meta: { title?: string | null; last_prompt?: string | null; archived?: boolean }; activity: { status: string } };
@@ -94,6 +94,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
     cur.t.items = [...older.items, ...cur.t.items];
     for (const [k, v] of older.interactions) if (!cur.t.interactions.has(k)) cur.t.interactions.set(k, v);
     for (const [k, v] of older.prompts) if (!cur.t.prompts.has(k)) cur.t.prompts.set(k, v);
+    for (const [k, v] of older.attachments) if (!cur.t.attachments.has(k)) cur.t.attachments.set(k, v);
     cur.t.hasMoreOlder = !!data.has_more;
     rerender();
   };
@@ -122,7 +123,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
       if (!cur || f.session_id !== cur.sid || p.agent_id !== 'main') return;
       if (f.type === 'transcript.reset') {
         if (!p.snapshot?.items?.length && cur.t.items.length) return void reload(cur.sid);
-        cur.t = fromSnapshot(p.snapshot, p.seq, !!p.has_more_older);
+        cur.t = rebase(cur.t, fromSnapshot(p.snapshot, p.seq, !!p.has_more_older));
         return rerender();
       }
       if (typeof p.seq === 'number' && cur.t.seq !== undefined) {
@@ -228,8 +229,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
               await loadSidebar();
             })} />
         )}
-        {active && t && t.hasMoreOlder && <button class="ghost older" onClick={() => act(() => loadOlder(active))}>Load older turns</button>}
-        {active && t && <Chat sid={active} t={t} act={act} />}
+        {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active))} />}
       </main>
       {active && showFiles && <FilePanel sid={active} onError={(e) => setError(String((e as Error).message ?? e))} />}
     </div>
@@ -306,152 +306,3 @@ function AddWorkspace(props: { onAdd: (root: string) => void }) {
     </form>
   );
 }
-
-function Chat(props: { sid: string; t: Transcript; act: (fn: () => Promise<unknown>) => Promise<void> }) {
-  const { sid, t, act } = props;
-  const log = useRef<HTMLDivElement>(null);
-  const running = busy(t);
-  useEffect(() => {
-    const el = log.current;
-    if (el) el.scrollTop = el.scrollHeight;
-  });
-  const runningPrompt = [...t.prompts.values()].find((p) => p.status === 'running');
-  return (
-    <>
-      <div class="log" ref={log} aria-live="polite">
-        {t.items.map((item) => item.kind === 'turn' ? <TurnView key={item.turnId} turn={item} /> : item.kind === 'marker' ? <MarkerView key={item.markerId} m={item} /> : null)}
-        {pending(t).map((i) => i.interactionKind === 'approval'
-          ? <ApprovalCard key={i.interactionId} i={i} sid={sid} act={act} />
-          : <QuestionCard key={i.interactionId} i={i} sid={sid} act={act} />)}
-      </div>
-      <Composer busy={running} onSend={(text) => act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text }] }))}
-        onAbort={() => act(() => runningPrompt ? api('POST', `/api/v1/sessions/${sid}/prompts/${runningPrompt.promptId}:abort`) : api('POST', `/api/v1/sessions/${sid}:abort`))} />
-    </>
-  );
-}
-
-function TurnView(props: { turn: Turn }) {
-  const { turn } = props;
-  return (
-    <article class={`turn ${turn.state}`} data-turn={turn.turnId}>
-      {turn.prompt !== undefined && turn.prompt !== '' && <div class="bubble user">{turn.prompt}</div>}
-      {turn.steps.map((s) => s.frames.map((f) => {
-        if (f.kind === 'text') return f.role === 'user' ? <div key={f.frameId} class="bubble user">{f.text}</div> : <div key={f.frameId} class="bubble assistant"><Markdown text={f.text ?? ''} /></div>;
-        if (f.kind === 'thinking') return <details key={f.frameId} class="thinking"><summary>Thinking</summary><pre>{f.text}</pre></details>;
-        if (f.kind === 'tool') return <ToolBlock key={f.frameId} f={f} />;
-        if (f.kind === 'notice') return <div key={f.frameId} class={`notice ${f.level}`}>{f.message}</div>;
-        return null;
-      }))}
-      {turn.state === 'running' && <div class="spinner" aria-label="working">…</div>}
-      {turn.state === 'failed' && <div class="notice error" role="alert">Turn failed{turn.error ? `: ${turn.error}` : ''}</div>}
-      {turn.state === 'cancelled' && <div class="notice info">Cancelled</div>}
-    </article>
-  );
-}
-
-function show(v: unknown): string {
-  if (v === undefined || v === null) return '';
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v) && v.every((p) => p && typeof p === 'object' && 'text' in p)) return v.map((p) => p.text).join('');
-  return JSON.stringify(v, null, 2);
-}
-
-function ToolBlock(props: { f: any }) {
-  const { f } = props;
-  const d = f.display;
-  const head = d?.kind === 'command' && d.command ? `$ ${d.command}` : f.input?.command ? `$ ${f.input.command}` : f.input?.path ? `${f.name} ${f.input.path}` : f.name;
-  return (
-    <div class={`tool ${f.state}`} data-tool={f.name}>
-      <div class="tool-head"><span class="tool-name">{f.name}</span> {head !== f.name && <code>{head}</code>} <span class="tool-state">{f.state}</span></div>
-      {d?.kind === 'diff' && typeof d.diff === 'string' && <pre class="diff">{d.diff}</pre>}
-      {f.output !== undefined && <pre class="tool-out">{show(f.output)}</pre>}
-      {f.error && <pre class="tool-err">{f.error}</pre>}
-    </div>
-  );
-}
-
-function MarkerView(props: { m: any }) {
-  const { m } = props;
-  if (m.marker === 'notice') return <div class={`notice ${m.payload?.level ?? 'info'}`} role={m.payload?.level === 'error' ? 'alert' : undefined}>{m.payload?.message}</div>;
-  if (m.marker === 'interruption') return <div class="notice info">Interrupted</div>;
-  if (m.marker === 'compaction') return <div class="notice info">Compaction {m.payload?.phase}</div>;
-  return null;
-}
-
-function ApprovalCard(props: { i: Interaction; sid: string; act: (fn: () => Promise<unknown>) => Promise<void> }) {
-  const { i, sid, act } = props;
-  const r = i.request ?? {};
-  const [feedback, setFeedback] = useState('');
-  const decide = (decision: string, scope?: string) => act(() => api('POST', `/api/v1/sessions/${sid}/approvals/${i.interactionId}`, { decision, ...(scope ? { scope } : {}), ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }));
-  return (
-    <div class="card approval" role="group" aria-label="Approval">
-      <div><strong>{r.toolName ?? 'Tool'}</strong> wants to {r.action ?? 'run'}</div>
-      {r.display !== undefined && <pre>{show(r.display?.command ?? r.display)}</pre>}
-      <input class="feedback" aria-label="Feedback for the agent" placeholder="Feedback (optional)" value={feedback} onInput={(e) => setFeedback(e.currentTarget.value)} />
-      <div class="buttons">
-        <button onClick={() => decide('approved')}>Approve</button>
-        <button onClick={() => decide('approved', 'session')}>Approve for session</button>
-        <button class="danger" onClick={() => decide('rejected')}>Reject</button>
-      </div>
-    </div>
-  );
-}
-
-function QuestionCard(props: { i: Interaction; sid: string; act: (fn: () => Promise<unknown>) => Promise<void> }) {
-  const { i, sid, act } = props;
-  const questions: any[] = i.request?.questions ?? [];
-  const [chosen, setChosen] = useState<Record<string, string[]>>({});
-  const submit = () => act(() => api('POST', `/api/v1/sessions/${sid}/questions/${i.interactionId}`, {
-    method: 'click',
-    answers: Object.fromEntries(questions.map((q) => {
-      const ids = chosen[q.id] ?? [];
-      if (!ids.length) return [q.id, { kind: 'skipped' }];
-      return [q.id, q.multi_select ? { kind: 'multi', option_ids: ids } : { kind: 'single', option_id: ids[0] }];
-    })),
-  }));
-  return (
-    <div class="card question" role="group" aria-label="Question">
-      {questions.map((q) => (
-        <fieldset key={q.id}>
-          <legend>{q.header ? `${q.header}: ` : ''}{q.question}</legend>
-          {(q.options ?? []).map((o: any) => (
-            <label key={o.id}>
-              <input type={q.multi_select ? 'checkbox' : 'radio'} name={`${i.interactionId}-${q.id}`} checked={(chosen[q.id] ?? []).includes(o.id)}
-                onChange={(e) => {
-                  const on = e.currentTarget.checked;
-                  const cur = chosen[q.id] ?? [];
-                  setChosen({ ...chosen, [q.id]: q.multi_select ? (on ? [...cur, o.id] : cur.filter((x) => x !== o.id)) : [o.id] });
-                }} /> {o.label}
-            </label>
-          ))}
-        </fieldset>
-      ))}
-      <div class="buttons">
-        <button onClick={submit}>Answer</button>
-        <button class="ghost" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/questions/${i.interactionId}:dismiss`))}>Dismiss</button>
-      </div>
-    </div>
-  );
-}
-
-function Composer(props: { busy: boolean; onSend: (text: string) => Promise<void>; onAbort: () => void }) {
-  const [text, setText] = useState('');
-  const send = async () => {
-    const v = text.trim();
-    if (!v) return;
-    setText('');
-    await props.onSend(v);
-  };
-  return (
-    <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}>
-      <textarea aria-label="Prompt" placeholder="Ask anything (Enter sends, Shift+Enter for a new line)" value={text} rows={3}
-        onInput={(e) => setText(e.currentTarget.value)}
-        onKeyDown={(e) => { if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); void send(); } }} />
-      <div class="buttons">
-        {props.busy && <button type="button" class="danger" onClick={props.onAbort}>Abort</button>}
-        <button type="submit">Send</button>
-      </div>
-    </form>
-  );
-}
-

@@ -4,7 +4,8 @@
 
 export type Frame = { kind: 'text' | 'thinking' | 'tool' | 'notice'; frameId: string; [k: string]: any };
 export type Step = { kind?: 'step'; stepId: string; turnId: string; ordinal: number; state: string; frames: Frame[]; [k: string]: any };
-export type Turn = { kind: 'turn'; turnId: string; ordinal: number; state: string; prompt?: string; steps: Step[]; error?: string; [k: string]: any };
+/** `rev` is the client's own counter, bumped by every op that changes the turn (the chat re-renders only changed turns). */
+export type Turn = { kind: 'turn'; turnId: string; ordinal: number; state: string; prompt?: string; steps: Step[]; error?: string; rev?: number; [k: string]: any };
 export type Item = Turn | { kind: 'marker'; markerId: string; marker: string; payload?: any } | { kind: 'taskref'; refId: string; taskId: string };
 export type Interaction = { interactionId: string; interactionKind: 'approval' | 'question'; state: string; toolCallId?: string; request?: any; response?: any };
 
@@ -13,6 +14,7 @@ export interface Transcript {
   interactions: Map<string, Interaction>;
   prompts: Map<string, any>;
   tasks: Map<string, any>;
+  attachments: Map<string, any>;
   meta: Record<string, any>;
   seq: number | undefined;
   hasMoreOlder: boolean;
@@ -24,6 +26,7 @@ export function fromSnapshot(s: any, seq: number | undefined, hasMoreOlder: bool
     interactions: new Map((s.interactions ?? []).map((i: Interaction) => [i.interactionId, i])),
     prompts: new Map((s.prompts ?? []).map((p: any) => [p.promptId, p])),
     tasks: new Map((s.tasks ?? []).map((t: any) => [t.taskId, t])),
+    attachments: new Map((s.attachments ?? []).map((a: any) => [a.attachmentId, a])),
     meta: { ...(s.meta ?? {}) },
     seq,
     hasMoreOlder,
@@ -53,8 +56,13 @@ function insertTurn(t: Transcript, turn: Turn): void {
   else t.items.splice(at, 0, turn);
 }
 
+const touch = (turn: Turn | undefined): void => {
+  if (turn) turn.rev = (turn.rev ?? 0) + 1;
+};
+
 function stepOf(t: Transcript, turnId: string, stepId: string): Step {
   const turn = turnOf(t, turnId);
+  touch(turn);
   let step = turn.steps.find((s) => s.stepId === stepId);
   if (!step) {
     step = { stepId, turnId, ordinal: Number(stepId.slice(turnId.length + 1)) || 0, state: 'running', frames: [] };
@@ -70,8 +78,10 @@ export function applyOps(t: Transcript, ops: any[]): void {
     switch (op.op) {
       case 'turn.upsert': {
         const existing = t.items.find((i): i is Turn => i.kind === 'turn' && i.turnId === op.turn.turnId);
-        if (existing) Object.assign(existing, { ...op.turn, steps: existing.steps, kind: 'turn' });
-        else insertTurn(t, { ...op.turn, kind: 'turn', steps: [] });
+        if (existing) {
+          Object.assign(existing, { ...op.turn, steps: existing.steps, kind: 'turn' });
+          touch(existing);
+        } else insertTurn(t, { ...op.turn, kind: 'turn', steps: [] });
         break;
       }
       case 'step.upsert': {
@@ -104,6 +114,7 @@ export function applyOps(t: Transcript, ops: any[]): void {
           throw new Gap('append overlap mismatch');
         }
         frame.text = text + op.text.slice(overlap.length);
+        touch(turn);
         break;
       }
       case 'marker.upsert':
@@ -128,6 +139,8 @@ export function applyOps(t: Transcript, ops: any[]): void {
         t.prompts.set(op.prompt.promptId, op.prompt);
         break;
       case 'attachment.upsert':
+        t.attachments.set(op.attachment?.attachmentId, op.attachment);
+        break;
       case 'todo.upsert':
         break;
       case 'meta.merge': {
@@ -159,4 +172,22 @@ export function busy(t: Transcript): boolean {
 
 export function pending(t: Transcript): Interaction[] {
   return [...t.interactions.values()].filter((i) => i.state === 'pending');
+}
+
+/**
+ * A `transcript.reset` baseline holds the newest page only: keeps the older turns (and their markers) the
+ * client already paged in before that page, so a reset (a reconnect) does not drop the reader's history.
+ */
+export function rebase(old: Transcript | null, snap: Transcript): Transcript {
+  const first = snap.items.find((i): i is Turn => i.kind === 'turn');
+  if (!old || !first) return snap;
+  const cut = old.items.findIndex((i) => i.kind === 'turn' && i.ordinal >= first.ordinal);
+  const keep = cut < 0 ? old.items : old.items.slice(0, cut);
+  if (!keep.some((i) => i.kind === 'turn')) return snap;
+  snap.items = [...keep, ...snap.items];
+  snap.hasMoreOlder = old.hasMoreOlder;
+  for (const key of ['interactions', 'prompts', 'attachments'] as const) {
+    for (const [k, v] of old[key]) if (!snap[key].has(k)) snap[key].set(k, v);
+  }
+  return snap;
 }

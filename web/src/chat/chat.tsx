@@ -1,0 +1,217 @@
+// The chat view: the turns (older ones paged in when the view is scrolled near the top), the pending
+// approval and question cards, the queue of prompts waiting behind the running turn (steer / remove),
+// and the composer. Only the turns near the view are rendered (windowed), and a turn re-renders only when
+// an op changed it (TurnView is memoised on `rev`), so a long session stays cheap to scroll (bench/web-ui.ts).
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { busy, pending, type Item, type Transcript } from '../transcript.ts';
+import { Composer } from '../composer/composer.tsx';
+import { ApprovalCard, QuestionCard, type Act } from './cards.tsx';
+import { MarkerView, TurnView } from './turn.tsx';
+import './chat.css';
+
+/** Within this many pixels of the top, the next older page is fetched. */
+const PAGE_AT_PX = 600;
+/** Rendered beyond the visible part of the log, above and below. */
+const OVERSCAN_PX = 1200;
+/** The height assumed for an item not rendered yet. */
+const ESTIMATE_PX = 140;
+
+const keyOf = (i: Item): string => i.kind === 'turn' ? i.turnId : i.kind === 'marker' ? i.markerId : i.refId;
+
+/** The first index whose item ends below `y` (tops: prefix sums, tops[i] is where item i starts). */
+function firstBelow(tops: number[], y: number): number {
+  let lo = 0;
+  let hi = tops.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tops[mid + 1]! > y) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * Windowed: only the items within OVERSCAN_PX of the visible part are in the DOM; spacers above and below
+ * stand for the rest, at their measured heights (an estimate until an item was once rendered). Older pages
+ * are prepended when the view nears the top and the reader's place is kept; the view follows the stream
+ * while it is at the bottom.
+ */
+export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: () => Promise<void> }) {
+  const { sid, t, act } = props;
+  const log = useRef<HTMLDivElement>(null);
+  const atBottom = useRef(true);
+  const view = useRef({ top: 0, height: 800 });
+  const heights = useRef(new Map<string, number>());
+  const pendingTop = useRef<number | null>(null);
+  const firstKey = useRef<string | null>(null);
+  const frame = useRef(0);
+  const [, setTick] = useState(0);
+  const [loading, setLoading] = useState(false);
+  const loadingRef = useRef(false);
+  const running = busy(t);
+
+  const older = async () => {
+    if (!log.current || loadingRef.current || !t.hasMoreOlder) return;
+    loadingRef.current = true;
+    setLoading(true);
+    try {
+      await props.loadOlder();
+    } finally {
+      loadingRef.current = false;
+      setLoading(false);
+    }
+  };
+
+  // Another session in the same view: start over at its bottom.
+  const shown = useRef(sid);
+  if (shown.current !== sid) {
+    shown.current = sid;
+    atBottom.current = true;
+    pendingTop.current = null;
+    firstKey.current = null;
+    heights.current = new Map();
+  }
+  const items = t.items;
+  // Keys and offsets are O(items): kept from the last render unless the items or a height changed.
+  const layout = useRef<{ items: Item[]; n: number; first: string; last: string; hv: number; keys: string[]; tops: number[] } | null>(null);
+  const heightsVersion = useRef(0);
+  let L = layout.current;
+  if (!L || L.items !== items || L.n !== items.length || L.hv !== heightsVersion.current || (items.length && (L.first !== keyOf(items[0]!) || L.last !== keyOf(items[items.length - 1]!)))) {
+    const k = items.map(keyOf);
+    L = { items, n: items.length, first: k[0] ?? '', last: k[k.length - 1] ?? '', hv: heightsVersion.current, keys: k, tops: [] };
+  }
+  const keys = L.keys;
+  // Older items prepended: the view moves down by their (estimated) height, so the reader stays in place.
+  const prevFirst = firstKey.current;
+  if (prevFirst !== null && keys[0] !== prevFirst) {
+    const k = keys.indexOf(prevFirst);
+    if (k > 0) {
+      let added = 0;
+      for (let i = 0; i < k; i++) added += heights.current.get(keys[i]!) ?? ESTIMATE_PX;
+      pendingTop.current = (pendingTop.current ?? view.current.top) + added;
+      atBottom.current = false;
+    }
+  }
+  firstKey.current = keys[0] ?? null;
+  if (!L.tops.length) {
+    const tops = new Array<number>(keys.length + 1);
+    tops[0] = 0;
+    for (let i = 0; i < keys.length; i++) tops[i + 1] = tops[i]! + (heights.current.get(keys[i]!) ?? ESTIMATE_PX);
+    L.tops = tops;
+  }
+  layout.current = L;
+  const tops = L.tops;
+  const total = tops[keys.length]!;
+  const top = atBottom.current && pendingTop.current === null ? Math.max(0, total - view.current.height) : pendingTop.current ?? view.current.top;
+  const start = keys.length ? firstBelow(tops, top - OVERSCAN_PX) : 0;
+  const end = keys.length ? Math.max(start, firstBelow(tops, top + view.current.height + OVERSCAN_PX) + 1) : 0;
+  const rendered = useRef({ start: 0, end: 0, from: 0, to: 0 });
+  rendered.current = { start, end, from: tops[start]!, to: tops[end]! };
+
+  // After each render: measure the rendered items; restore the reader's place after a prepend, else follow
+  // the stream at the bottom; page in more while the view is not yet scrollable.
+  useLayoutEffect(() => {
+    const el = log.current;
+    if (!el) return;
+    view.current.height = el.clientHeight || view.current.height;
+    let changed = false;
+    for (const row of el.querySelectorAll<HTMLElement>(':scope > .row')) {
+      const key = row.dataset.key!;
+      const h = row.offsetHeight;
+      if (Math.abs((heights.current.get(key) ?? -1) - h) > 0.5) {
+        heights.current.set(key, h);
+        heightsVersion.current++;
+        changed = true;
+      }
+    }
+    if (pendingTop.current !== null) {
+      el.scrollTop = pendingTop.current;
+      view.current.top = el.scrollTop;
+      if (!loadingRef.current) pendingTop.current = null;
+    } else if (atBottom.current) {
+      el.scrollTop = el.scrollHeight;
+      view.current.top = el.scrollTop;
+    }
+    if (changed) setTick((n) => n + 1);
+    if (el.scrollHeight <= el.clientHeight && t.hasMoreOlder && !loadingRef.current) void older();
+  });
+
+  // A scroll re-renders only when the view comes within half the overscan of the rendered rows' edge.
+  const onScroll = () => {
+    const el = log.current;
+    if (!el) return;
+    view.current.top = el.scrollTop;
+    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+    if (el.scrollTop < PAGE_AT_PX && t.hasMoreOlder) void older();
+    const r = rendered.current;
+    const covered = (r.start === 0 || el.scrollTop - OVERSCAN_PX / 2 >= r.from) && (r.end >= keys.length || el.scrollTop + el.clientHeight + OVERSCAN_PX / 2 <= r.to);
+    if (!covered && !frame.current) frame.current = requestAnimationFrame(() => { frame.current = 0; setTick((n) => n + 1); });
+  };
+
+  const prompts = [...t.prompts.values()];
+  const runningPrompt = prompts.find((p) => p.status === 'running');
+  const queued = prompts.filter((p) => p.status === 'queued').sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+  return (
+    <>
+      <div class="log" ref={log} onScroll={onScroll} aria-live="polite" data-turns={items.length}>
+        {t.hasMoreOlder && <button class="ghost older" disabled={loading} onClick={() => void older()}>{loading ? 'Loading older turns…' : 'Load older turns'}</button>}
+        <div class="spacer-top" style={{ height: `${tops[start]}px` }} />
+        {items.slice(start, end).map((item, i) => (
+          <div class="row" key={keys[start + i]} data-key={keys[start + i]}>
+            {item.kind === 'turn'
+              ? <TurnView turn={item} rev={item.rev ?? 0} sid={sid} attachments={t.attachments} />
+              : item.kind === 'marker' ? <MarkerView m={item} /> : null}
+          </div>
+        ))}
+        <div class="spacer-bottom" style={{ height: `${total - tops[end]!}px` }} />
+        {pending(t).map((i) => i.interactionKind === 'approval'
+          ? <ApprovalCard key={i.interactionId} i={i} sid={sid} act={act} />
+          : <QuestionCard key={i.interactionId} i={i} sid={sid} act={act} />)}
+      </div>
+      {queued.length > 0 && <Queue sid={sid} queued={queued} act={act} />}
+      <Composer sid={sid} busy={running} act={act}
+        modesKey={`${JSON.stringify(t.meta.modes ?? null)}|${t.meta.agent?.permission ?? ''}|${t.meta.agent?.model ?? ''}|${t.meta.agent?.thinkingEffort ?? ''}`}
+        onAbort={() => act(() => runningPrompt ? api('POST', `/api/v1/sessions/${sid}/prompts/${runningPrompt.promptId}:abort`) : api('POST', `/api/v1/sessions/${sid}:abort`))} />
+    </>
+  );
+}
+
+const promptText = (p: any): string => Array.isArray(p.content)
+  ? p.content.map((c: any) => c?.type === 'text' ? c.text : c?.name ? `[${c.name}]` : '').filter(Boolean).join(' ')
+  : '';
+
+/**
+ * Prompts sent while a turn runs wait in the queue: steer one (or all) into the running turn, or remove it.
+ * A steered prompt stays listed ("steering…") until the turn takes it in at its next step (prompt.steered).
+ */
+function Queue(props: { sid: string; queued: any[]; act: Act }) {
+  const { sid, queued, act } = props;
+  const [steering, setSteering] = useState<Set<string>>(new Set());
+  const steer = (ids: string[], path: string, body?: unknown) => act(async () => {
+    await api('POST', path, body);
+    setSteering((cur) => new Set([...cur, ...ids]));
+  });
+  const waiting = queued.filter((p) => !steering.has(p.promptId));
+  return (
+    <section class="queue" aria-label="Queue">
+      <div class="queue-head">
+        <span>{waiting.length} queued</span>
+        {waiting.length > 1 && <button class="small" onClick={() => steer(waiting.map((p) => p.promptId), `/api/v1/sessions/${sid}/prompts:steer`, { prompt_ids: waiting.map((p) => p.promptId) })}>Steer all</button>}
+      </div>
+      <ul>
+        {queued.map((p) => (
+          <li key={p.promptId}>
+            <span class="q-text">{promptText(p) || p.promptId}</span>
+            {steering.has(p.promptId)
+              ? <span class="muted">steering into the running turn…</span>
+              : <>
+                  <button class="small" title="Fold this prompt into the running turn" onClick={() => steer([p.promptId], `/api/v1/sessions/${sid}/prompts/${p.promptId}:steer`)}>Steer</button>
+                  <button class="small danger" title="Remove it from the queue" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts/${p.promptId}:abort`))}>Remove</button>
+                </>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,218 @@
+// The composer: the prompt text, `@` file mentions (fs:search of the session folder), skills (a list from
+// GET /skills; `/name args` sends the prompt as that skill's activation), attachments (uploaded through
+// POST /api/v1/files and sent as file / image parts), the pickers, Send and Abort.
+import { memo } from 'preact/compat';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, getToken } from '../api.ts';
+import type { Act } from '../chat/cards.tsx';
+import { Pickers } from './pickers.tsx';
+
+type Upload = { id: string; name: string; media_type: string; size: number };
+type Skill = { name: string; description: string; source: string; type?: string };
+type Hit = { path: string; name: string; kind: string };
+type Popup = { kind: 'mention'; start: number; items: Hit[]; at: number } | { kind: 'skill'; items: Skill[]; at: number };
+
+/** `@word` right before the caret: the mention being typed. */
+const mentionAt = (text: string, caret: number): { start: number; query: string } | null => {
+  const m = /(^|\s)@([^\s@]*)$/.exec(text.slice(0, caret));
+  return m ? { start: caret - m[2]!.length - 1, query: m[2]! } : null;
+};
+
+const userSkill = (s: Skill) => s.type !== 'model' && s.type !== 'model-only';
+
+async function upload(file: File): Promise<Upload> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  const token = getToken();
+  const res = await fetch('/api/v1/files', { method: 'POST', headers: token ? { Authorization: `Bearer ${token}` } : {}, body: form });
+  const env = await res.json().catch(() => ({ code: -1, msg: `HTTP ${res.status}` }));
+  if (env.code !== 0) throw new ApiError(env.code ?? -1, env.msg ?? `HTTP ${res.status}`, res.status);
+  return env.data;
+}
+
+const partOf = (u: Upload) => u.media_type.startsWith('image/') || u.media_type.startsWith('video/')
+  ? { type: u.media_type.startsWith('image/') ? 'image' : 'video', source: { kind: 'file', file_id: u.id } }
+  : { type: 'file', file_id: u.id, name: u.name, media_type: u.media_type, size: u.size };
+
+/** `modesKey` changes when the session's modes may have changed (a turn ended, meta.agent / meta.modes moved): the pickers re-read them. */
+type ComposerProps = { sid: string; busy: boolean; modesKey: string; act: Act; onAbort: () => void };
+
+/** Re-rendered only when the session, its busy state or its meta change (not on every chat render, e.g. a scroll). */
+export const Composer = memo(ComposerView, (a, b) => a.sid === b.sid && a.busy === b.busy && a.modesKey === b.modesKey);
+
+function ComposerView(props: ComposerProps) {
+  // The latest callbacks, though the memo keeps an older render's props.
+  const latest = useRef(props);
+  latest.current = props;
+  const act: Act = (fn) => latest.current.act(fn);
+  const { sid } = props;
+  const [text, setText] = useState('');
+  const [files, setFiles] = useState<Upload[]>([]);
+  const [uploading, setUploading] = useState(0);
+  const [popup, setPopup] = useState<Popup | null>(null);
+  const [skills, setSkills] = useState<Skill[] | null>(null);
+  const area = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const searchSeq = useRef(0);
+
+  useEffect(() => { setSkills(null); setPopup(null); setFiles([]); }, [sid]);
+
+  const loadSkills = async (): Promise<Skill[]> => {
+    if (skills) return skills;
+    const d = await api<{ skills: Skill[] }>('GET', `/api/v1/sessions/${sid}/skills`);
+    const list = d.skills.filter(userSkill).sort((a, b) => a.name.localeCompare(b.name));
+    setSkills(list);
+    return list;
+  };
+
+  const send = async () => {
+    const v = text.trim();
+    if (!v && !files.length) return;
+    if (uploading) return;
+    const content: unknown[] = [];
+    if (v) content.push({ type: 'text', text: v });
+    content.push(...files.map(partOf));
+    const body: Record<string, unknown> = { content };
+    const slash = /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(v);
+    if (slash) {
+      const list = await loadSkills().catch(() => [] as Skill[]);
+      if (list.some((s) => s.name === slash[1])) body.skills = [{ name: slash[1], ...(slash[2]?.trim() ? { args: slash[2].trim() } : {}) }];
+    }
+    setText('');
+    setFiles([]);
+    setPopup(null);
+    await act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, body));
+  };
+
+  const onInput = (value: string, caret: number) => {
+    setText(value);
+    const m = mentionAt(value, caret);
+    if (m) {
+      const seq = ++searchSeq.current;
+      api<{ items: Hit[] }>('POST', `/api/v1/sessions/${sid}/fs:search`, { query: m.query, limit: 8 })
+        .then((d) => { if (seq === searchSeq.current) setPopup(d.items.length ? { kind: 'mention', start: m.start, items: d.items, at: 0 } : null); })
+        .catch(() => {});
+      return;
+    }
+    searchSeq.current++;
+    const s = /^\/([\w.:-]*)$/.exec(value.slice(0, caret));
+    if (s) {
+      void loadSkills().then((list) => {
+        const items = list.filter((k) => k.name.toLowerCase().includes(s[1]!.toLowerCase()));
+        setPopup(items.length ? { kind: 'skill', items, at: 0 } : null);
+      }).catch(() => {});
+      return;
+    }
+    setPopup(null);
+  };
+
+  const choose = (i: number) => {
+    const p = popup;
+    const el = area.current;
+    if (!p || !el) return;
+    if (p.kind === 'mention') {
+      const hit = p.items[i]!;
+      const caret = el.selectionStart ?? text.length;
+      const insert = `@${hit.path}${hit.kind === 'directory' ? '/' : ''} `;
+      const next = text.slice(0, p.start) + insert + text.slice(caret);
+      setText(next);
+      requestAnimationFrame(() => { el.focus(); el.selectionStart = el.selectionEnd = p.start + insert.length; });
+    } else insertSkill(p.items[i]!.name);
+    setPopup(null);
+  };
+
+  const insertSkill = (name: string) => {
+    const rest = text.replace(/^\/[\w.:-]*\s?/, '');
+    const next = `/${name} ${rest}`;
+    setText(next);
+    setPopup(null);
+    const el = area.current;
+    if (el) requestAnimationFrame(() => { el.focus(); el.selectionStart = el.selectionEnd = next.length; });
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (popup) {
+      const n = popup.items.length;
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        setPopup({ ...popup, at: (popup.at + (e.key === 'ArrowDown' ? 1 : n - 1)) % n } as Popup);
+        return;
+      }
+      if (e.key === 'Enter' || e.key === 'Tab') {
+        e.preventDefault();
+        return choose(popup.at);
+      }
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        return setPopup(null);
+      }
+    }
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      void send();
+    }
+  };
+
+  const attach = async (list: FileList | null) => {
+    if (!list?.length) return;
+    const picked = [...list];
+    setUploading((n) => n + picked.length);
+    for (const f of picked) {
+      await act(async () => {
+        const u = await upload(f);
+        setFiles((cur) => [...cur, u]);
+      });
+      setUploading((n) => n - 1);
+    }
+    if (fileInput.current) fileInput.current.value = '';
+  };
+
+  const toggleSkills = () => act(async () => {
+    if (popup?.kind === 'skill') return setPopup(null);
+    const list = await loadSkills();
+    setPopup({ kind: 'skill', items: list, at: 0 });
+  });
+
+  return (
+    <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}
+      onDragOver={(e) => e.preventDefault()} onDrop={(e) => { e.preventDefault(); void attach(e.dataTransfer?.files ?? null); }}>
+      {popup && (
+        <ul class="popup" role="listbox" aria-label={popup.kind === 'mention' ? 'Files' : 'Skills'}>
+          {popup.kind === 'mention'
+            ? popup.items.map((h, i) => (
+                <li key={h.path} role="option" aria-selected={i === popup.at} class={i === popup.at ? 'sel' : ''} onMouseDown={(e) => { e.preventDefault(); choose(i); }}>
+                  <span class="p-name">{h.name}</span> <span class="muted">{h.path}</span>
+                </li>))
+            : popup.items.map((s, i) => (
+                <li key={s.name} role="option" aria-selected={i === popup.at} class={i === popup.at ? 'sel' : ''} onMouseDown={(e) => { e.preventDefault(); choose(i); }}>
+                  <span class="p-name">/{s.name}</span> <span class="muted">{s.description}</span>
+                </li>))}
+          {popup.kind === 'skill' && popup.items.length === 0 && <li class="muted">No skills</li>}
+        </ul>
+      )}
+      {(files.length > 0 || uploading > 0) && (
+        <div class="attached" aria-label="Attachments">
+          {files.map((f) => (
+            <span key={f.id} class="chip">{f.name}
+              <button type="button" class="ghost" aria-label={`Remove ${f.name}`} onClick={() => setFiles(files.filter((x) => x.id !== f.id))}>×</button>
+            </span>
+          ))}
+          {uploading > 0 && <span class="chip muted">uploading…</span>}
+        </div>
+      )}
+      <textarea ref={area} aria-label="Prompt" placeholder="Ask anything (Enter sends, Shift+Enter for a new line, @ mentions a file, / picks a skill)" value={text} rows={3}
+        aria-autocomplete="list" aria-expanded={!!popup}
+        onInput={(e) => onInput(e.currentTarget.value, e.currentTarget.selectionStart ?? e.currentTarget.value.length)}
+        onKeyDown={onKeyDown} onBlur={() => setPopup(null)} />
+      <div class="composer-bar">
+        <input ref={fileInput} type="file" multiple hidden aria-label="Attachment file" onChange={(e) => void attach(e.currentTarget.files)} />
+        <button type="button" class="ghost" onClick={() => fileInput.current?.click()} title="Attach files">Attach…</button>
+        <button type="button" class="ghost" aria-pressed={popup?.kind === 'skill'} onClick={() => void toggleSkills()}>Skills</button>
+        <Pickers sid={sid} act={act} refreshKey={`${props.busy}|${props.modesKey}`} />
+        <span class="spacer" />
+        {props.busy && <button type="button" class="danger" onClick={() => latest.current.onAbort()}>Abort</button>}
+        <button type="submit" disabled={uploading > 0} title={props.busy ? "Queued behind the running turn" : undefined}>Send</button>
+      </div>
+    </form>
+  );
+}
