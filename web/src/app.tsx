@@ -294,7 +294,7 @@ function Chat(props: { sid: string; t: Transcript; act: (fn: () => Promise<unkno
 function TurnView(props: { turn: Turn }) {
   const { turn } = props;
   return (
-    <article class={`turn ${turn.state}`} data-turn={turn.turnId}>
+    <article class={`turn ${turn.state}`} data-turn={turn.turnId} data-turn-id={turn.turn_id}>
       {turn.prompt !== undefined && turn.prompt !== '' && <div class="bubble user">{turn.prompt}</div>}
       {turn.steps.map((s) => s.frames.map((f) => {
         if (f.kind === 'text') return f.role === 'user' ? <div key={f.frameId} class="bubble user">{f.text}</div> : <div key={f.frameId} class="bubble assistant"><Markdown text={f.text ?? ''} /></div>;

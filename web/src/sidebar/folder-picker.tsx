@@ -15,14 +15,21 @@ export function FolderPicker(props: { onPick: (path: string) => void; onClose: (
   const [typed, setTyped] = useState('');
   const [recent, setRecent] = useState<string[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
+  const latest = useRef(0);
+  /** The browse in flight when the path field was last edited (0: not edited since). */
+  const edited = useRef(0);
   const browse = async (path?: string) => {
+    const n = ++latest.current;
     try {
       const l = await api<Listing>('GET', `/api/v1/fs:browse${path ? `?path=${encodeURIComponent(path)}` : ''}`);
+      if (n !== latest.current) return; // a later click won
       setListing(l);
-      setTyped(l.path);
+      if (edited.current < n) setTyped(l.path); // not over what the user typed meanwhile
+      edited.current = 0;
       setProblem(null);
     } catch (e) {
-      setProblem(String((e as Error).message ?? e));
+      if (n !== latest.current) return;
+      setProblem(`Cannot open ${path ?? 'the home folder'}: ${(e as Error).message || e}`);
     }
   };
   useEffect(() => {
@@ -35,8 +42,8 @@ export function FolderPicker(props: { onPick: (path: string) => void; onClose: (
   return (
     <dialog ref={ref} class="picker" aria-label="Choose a folder" onClose={props.onClose} onCancel={() => props.onClose()}>
       <div class="panel-head"><h2>New session in a folder</h2><span class="spacer" /><button class="ghost" aria-label="Close" onClick={() => ref.current?.close()}>×</button></div>
-      <form class="path-row" onSubmit={(e) => { e.preventDefault(); void browse(typed.trim()); }}>
-        <input aria-label="Folder path" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} autofocus />
+      <form class="path-row" onSubmit={(e) => { e.preventDefault(); edited.current = 0; void browse(typed.trim()); }}>
+        <input aria-label="Folder path" value={typed} onInput={(e) => { edited.current = latest.current + 1; setTyped(e.currentTarget.value); }} autofocus />
         <button type="submit" class="ghost">Go</button>
       </form>
       {problem && <p class="notice error" role="alert">{problem}</p>}

@@ -50,9 +50,13 @@ export function SearchBox(props: { open: (sid: string) => void; onError: (e: unk
   );
 }
 
-/** Waits for the turn's article in the chat, clicking "Load older turns" while it is not there; then scrolls to it and marks it. */
+/**
+ * Waits for the turn's article in the chat (search names the engine's turn id, `turn_…`, which the
+ * transcript keeps as `turn_id`), clicking "Load older turns" while it is not there; then scrolls to it
+ * and marks it.
+ */
 export function jumpToTurn(turnId: string, deadline = Date.now() + 10_000): void {
-  const sel = `article[data-turn="${CSS.escape(turnId)}"]`;
+  const sel = `article[data-turn-id="${CSS.escape(turnId)}"]`;
   let clickedAt = -1;
   const tick = () => {
     const el = document.querySelector(sel);
