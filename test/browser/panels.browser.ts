@@ -1,4 +1,7 @@
 import test from 'ava';
+import { scripts } from '../../fixtures/llm/index.ts';
+import { startHttpMcp } from '../../fixtures/mcp/servers.mjs';
+import { until } from '../helpers/wait.ts';
 import { journey, newSessionInUi } from './helpers.ts';
 
 // The side panels (docs/web-ui.md): the terminal (@xterm/xterm over the terminal_* frames, under the
@@ -8,7 +11,7 @@ test('the terminal: open one, type `echo hi`, see hi; 24-bit colour under the CS
   const { page, url, shot, pageErrors } = await journey(t);
   await page.goto(url);
   await newSessionInUi(page);
-  await page.getByRole('button', { name: 'Files' }).click();
+  await page.getByRole('button', { name: 'Panels' }).click();
   await page.getByRole('tab', { name: 'Terminal' }).click();
   await page.getByRole('button', { name: 'New terminal' }).click();
   const term = page.locator('.xterm-host .xterm');
@@ -61,4 +64,48 @@ test('the terminal: open one, type `echo hi`, see hi; 24-bit colour under the CS
   t.deepEqual(refused, { ran: false, styled: false });
   t.true(pageErrors.some((e) => /script-src/.test(e)), pageErrors.join('\n'));
   t.true(pageErrors.some((e) => /style-src/.test(e)), pageErrors.join('\n'));
+});
+
+test('background tasks: a running task listed live, its output, cancel; MCP servers: add one, test it, remove it', async (t) => {
+  const { page, url, llm, shot, pageErrors } = await journey(t, 'default_permission_mode = "yolo"');
+  const mcp = await startHttpMcp({ name: 'fx-http' });
+  t.teardown(() => mcp.close());
+  await page.goto(url);
+  await newSessionInUi(page);
+  await page.getByRole('button', { name: 'Panels' }).click();
+  await page.getByRole('tab', { name: 'Tasks' }).click();
+  const tasks = page.getByRole('region', { name: 'Background tasks' });
+  await tasks.getByText('No background tasks in this session.').waitFor();
+
+  llm.setScript({ events: [{ tool_call: { id: 'bg1', name: 'Bash', args: { command: 'echo started-bg; sleep 60', description: 'a long sleep', run_in_background: true } } }] }, scripts.helloText);
+  await page.getByLabel('Prompt').fill('start a background job');
+  await page.getByLabel('Prompt').press('Enter');
+  const task = tasks.locator('li.task', { hasText: 'a long sleep' });
+  await task.locator('.badge.running').waitFor({ timeout: 15_000 });
+  await until(async () => {
+    await task.getByRole('button', { name: 'Output' }).click();
+    return /started-bg/.test((await task.getByLabel('Task output').textContent()) ?? '');
+  }, 10_000, 'the task output');
+  await shot('tasks');
+  await task.getByRole('button', { name: 'Cancel' }).click();
+  await task.locator('.badge.cancelled').waitFor({ timeout: 15_000 });
+
+  // MCP: add an http server through the form, test it (its tools), remove it.
+  await page.getByRole('tab', { name: 'MCP' }).click();
+  const panel = page.getByRole('region', { name: 'MCP servers' });
+  await panel.getByText('No MCP server configured.').waitFor();
+  await panel.getByRole('button', { name: 'Add server' }).click();
+  await panel.getByLabel('Server name').fill('fx');
+  await panel.getByLabel('Transport').selectOption('http');
+  await panel.getByLabel('URL').fill(mcp.url);
+  await panel.getByRole('button', { name: 'Save' }).click();
+  const row = panel.locator('li.mcp[data-server="fx"]');
+  await row.waitFor();
+  await row.getByRole('button', { name: 'Test' }).click();
+  await row.getByLabel('Test result').getByText(/^OK/).waitFor({ timeout: 20_000 });
+  await shot('mcp');
+  page.once('dialog', (d) => void d.accept());
+  await row.getByRole('button', { name: 'Remove fx' }).click();
+  await row.waitFor({ state: 'detached' });
+  t.deepEqual(pageErrors, []);
 });

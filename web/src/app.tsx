@@ -260,7 +260,7 @@ function SessionBar(props: { row: SessionRow | undefined; files: boolean; toggle
         : <h2 class="s-name">{name}</h2>}
       {row && row.activity.status !== 'idle' && <span class={`badge ${row.activity.status}`}>{row.activity.status}</span>}
       <span class="spacer" />
-      <button class="ghost" aria-pressed={props.files} onClick={props.toggleFiles}>Files</button>
+      <button class="ghost" aria-pressed={props.files} onClick={props.toggleFiles} title="Files, terminal, tasks, MCP (Ctrl+Shift+E, Ctrl+`)">Panels</button>
       {!editing && <button class="ghost" onClick={() => { setTitle(row?.meta.title ?? ''); setEditing(true); }}>Rename</button>}
       {row && <button class="ghost" onClick={() => props.archive(!row.meta.archived)}>{row.meta.archived ? 'Restore' : 'Archive'}</button>}
       <button class="ghost" onClick={() => { if (confirm('Delete this session for good?')) props.remove(); }}>Delete</button>

@@ -40,7 +40,7 @@ export function SettingsDialog(props: { onClose: () => void; onError: (e: unknow
     <dialog ref={ref} class="settings" aria-label="Settings" onClose={props.onClose} onCancel={() => props.onClose()}>
       <div class="panel-head"><h2>Settings</h2><span class="spacer" /><button class="ghost" aria-label="Close settings" onClick={() => ref.current?.close()}>×</button></div>
 
-      <section aria-label="Default model">
+      <section aria-label="Models">
         <h3>Default model</h3>
         {models.length === 0 ? <p class="muted">No model yet: add a provider below.</p> : (
           <select aria-label="Default model" value={defaultModel} onChange={(e) => setDefault(e.currentTarget.value).catch(props.onError)}>

@@ -15,7 +15,9 @@ export function TasksPanel(props: { sid: string; onError: (e: unknown) => void }
     setOutput(null);
     load().catch(props.onError);
     return onFrames((f) => {
-      if (f.session_id === sid && /^(event\.)?task\./.test(f.type)) void load().catch(() => {});
+      if (f.session_id !== sid) return;
+      const changed = /^(event\.)?task\./.test(f.type) || (f.type === 'transcript.ops' && (f.payload?.ops ?? []).some((o: any) => o.op === 'task.upsert' || o.op === 'taskref.upsert'));
+      if (changed) void load().catch(() => {});
     });
   }, [sid]);
   const show = async (t: Task) => {
