@@ -125,6 +125,9 @@ test('busy, approval and question badges of another session appear live; search 
   const target = page.locator(`article.turn.hit[data-turn-id="${turn}"]`);
   await target.waitFor();
   t.regex((await target.textContent()) ?? '', /needle-alpha first prompt/);
+  // Beyond the sidebar's first page, the open session still has its bar (title, archive).
+  await page.locator('.session-bar .s-name', { hasText: 'Other session' }).waitFor();
+  await page.locator('.session-bar').getByRole('button', { name: 'Archive' }).waitFor();
   await shot('search-hit');
   t.deepEqual(pageErrors, []);
 });

@@ -46,9 +46,9 @@ function TokenForm(props: { onToken: (t: string) => void }) {
 }
 
 function Main(props: { title: string; theme: string; toggleTheme: () => void }) {
-  const list = useSessionList();
-  const sessions = list.all;
   const [active, setActive] = useState<string | null>(sessionFromPath());
+  const list = useSessionList(active);
+  const sessions = list.all;
   const [connected, setConnected] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [showArchived, setShowArchived] = useState(false);

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 
 export type Workspace = { id: string; root: string; name: string };
@@ -16,13 +16,17 @@ const MAX_PAGES = 50;
  * workspace (`view=by_workspace`, paged by next_page_token), the first GROUP_PAGE of each; "Show more"
  * raises a workspace's limit and reads its sessions flat (`workspace.id=`, paged by token).
  */
-export function useSessionList() {
+export function useSessionList(active: string | null) {
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
   const [rows, setRows] = useState<Record<string, SessionRow[]>>({});
   const [totals, setTotals] = useState<Record<string, number>>({});
   const limits = useRef<Record<string, number>>({});
   const archived = useRef(false);
   const generation = useRef(0);
+  /** The open session when it is not among the rows shown (beyond a workspace's page, opened by URL or search). */
+  const [extra, setExtra] = useState<SessionRow | null>(null);
+  const activeRef = useRef(active);
+  activeRef.current = active;
   const shown = useRef<Record<string, SessionRow[]>>({});
   shown.current = rows;
 
@@ -66,11 +70,32 @@ export function useSessionList() {
       tot[id] = r.total;
     }));
     const list = await ws;
+    const open = activeRef.current;
+    const missing = open && !Object.values(byWs).some((r) => r.some((x) => x.id === open)) ? await rowOf(open) : null;
     if (gen !== generation.current) return;
     setWorkspaces(list.items);
     setRows(byWs);
     setTotals(tot);
+    setExtra(missing);
   }
+
+  /** One session's row from GET /api/v1/sessions/{id} (the v2 list has no id filter). */
+  async function rowOf(id: string): Promise<SessionRow | null> {
+    try {
+      const s = await api('GET', `/api/v1/sessions/${id}`);
+      const status = s.pending_interaction && s.pending_interaction !== 'none' ? s.pending_interaction : s.busy ? 'running' : 'idle';
+      return { id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived }, activity: { status } };
+    } catch {
+      return null;
+    }
+  }
+
+  useEffect(() => {
+    if (!active || Object.values(shown.current).some((r) => r.some((x) => x.id === active))) return void setExtra(null);
+    let live = true;
+    void rowOf(active).then((r) => { if (live) setExtra(r); });
+    return () => { live = false; };
+  }, [active]);
 
   async function more(wsId: string): Promise<void> {
     const limit = Math.max(limits.current[wsId] ?? GROUP_PAGE, (rows[wsId] ?? []).length) + GROUP_PAGE * 2;
@@ -96,6 +121,7 @@ export function useSessionList() {
   }
 
   const all = Object.values(rows).flat();
+  if (extra && !all.some((r) => r.id === extra.id)) all.push(extra);
   return {
     workspaces, rows, totals, all, load, more, activityChanged,
     setArchived(on: boolean) { archived.current = on; },
