@@ -64,6 +64,11 @@ test('the terminal: open one, type `echo hi`, see hi; 24-bit colour under the CS
   t.deepEqual(refused, { ran: false, styled: false });
   t.true(pageErrors.some((e) => /script-src/.test(e)), pageErrors.join('\n'));
   t.true(pageErrors.some((e) => /style-src/.test(e)), pageErrors.join('\n'));
+
+  // Close: the shell is hung up, the tab says so, the close button goes.
+  await page.getByRole('button', { name: 'Close terminal' }).click();
+  await page.getByRole('tab', { name: '1 (exited)' }).waitFor({ timeout: 15_000 });
+  await page.getByRole('button', { name: 'Close terminal' }).waitFor({ state: 'detached' });
 });
 
 test('background tasks: a running task listed live, its output, cancel; MCP servers: add one, test it, remove it', async (t) => {
