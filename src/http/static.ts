@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -13,29 +14,39 @@ import { isApiPath } from './request-path.ts';
  * Built by Vite into dist/web (scripts/build.mjs); see docs/web-ui.md.
  *
  * - `/assets/*` carry a content hash in their name: cached a year, immutable.
- * - `index.html` (and every other file) is `no-cache`: revalidated by ETag on each load.
+ * - `index.html` (and every other file) is `no-cache`; other files are revalidated by ETag, HTML
+ *   documents carry a fresh CSP nonce per response, so they have no ETag and never answer 304.
  * - A GET for a path with no file and no extension is a client route: index.html (SPA fallback).
  *   Never for /api/*, /openapi.json, /asyncapi.json (isApiPath), nor under the first segment of any
  *   other route the daemon serves outside /api (`reserved`: /oauth/mcp/callback), in any spelling,
  *   nor for a missing file with an extension (a missing asset is a 404, not HTML served as script).
  * - Every HTML answer carries a strict Content-Security-Policy: scripts, styles, fonts, images and
  *   connections from this origin only (plus data:/blob: images), no inline script, no framing.
+ *   Two style exceptions, for the terminal (@xterm/xterm's DOM renderer, docs/web-ui.md "CSP"):
+ *   `<style>` elements carrying this response's nonce (handed to the page in
+ *   `<meta property="csp-nonce" nonce>`; the UI stamps it on the style elements xterm creates), and
+ *   style attributes (`style-src-attr 'unsafe-inline'`: xterm colours 24-bit colour cells with them).
+ *   Scripts stay `'self'` only.
  * - `--web-title` replaces the `<title>` of index.html, HTML-escaped.
  */
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data: blob:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
+/** The CSP of an HTML answer; `nonce` admits the `<style>` elements the page stamps with it. */
+export function contentSecurityPolicy(nonce: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "style-src-attr 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "manifest-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const NO_CACHE = 'no-cache';
@@ -130,13 +141,18 @@ export function staticMiddleware(opts: { root: string; title?: string; reserved?
     }
     ctx.set('Cache-Control', isHashed(root, file) ? IMMUTABLE : NO_CACHE);
     ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('ETag', loaded.etag);
+    ctx.type = loaded.type;
     if (loaded.type.startsWith('text/html')) {
-      ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+      // A nonce per response (CSP3): the body changes each time, so no ETag and no 304.
+      const nonce = randomBytes(16).toString('base64');
+      ctx.set('Content-Security-Policy', contentSecurityPolicy(nonce));
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.set('X-Frame-Options', 'DENY');
+      ctx.status = 200;
+      ctx.body = withNonce(loaded.body, nonce);
+      return;
     }
-    ctx.type = loaded.type;
+    ctx.set('ETag', loaded.etag);
     if (fresh(ctx.req.headers, { etag: loaded.etag })) {
       ctx.status = 304;
       return;
@@ -148,4 +164,14 @@ export function staticMiddleware(opts: { root: string; title?: string; reserved?
 
 function isHashed(root: string, file: string): boolean {
   return file.startsWith(path.join(root, 'assets') + path.sep);
+}
+
+/** The page's nonce as Vite's convention has it: `<meta property="csp-nonce" nonce="…">` first in `<head>`. */
+function withNonce(body: Buffer, nonce: string): Buffer {
+  const html = body.toString('utf8');
+  const meta = `<meta property="csp-nonce" nonce="${nonce}" />`;
+  const at = html.search(/<head[^>]*>/i);
+  if (at < 0) return Buffer.from(meta + html);
+  const end = html.indexOf('>', at) + 1;
+  return Buffer.from(html.slice(0, end) + meta + html.slice(end));
 }

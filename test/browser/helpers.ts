@@ -27,13 +27,13 @@ export interface Journey {
 }
 
 /** The fixture LLM, the daemon as `npm start` runs it (printing its URL), and a browser page; all stopped at teardown. */
-export async function journey(t: { title: string; teardown(fn: () => unknown): void }, extraToml = 'default_permission_mode = "manual"'): Promise<Journey> {
+export async function journey(t: { title: string; teardown(fn: () => unknown): void }, extraToml = 'default_permission_mode = "manual"', extraArgs: string[] = []): Promise<Journey> {
   if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium (or set SVC_CODE_CHROMIUM)`);
   const llm = await startFixtureLlm();
   t.teardown(() => llm.close());
   const home = await tempHome();
   await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url, extraToml));
-  const daemon = await launch([...startScriptArgv(), '--port', '0'], { cwd: ROOT, env: daemonEnv(home) });
+  const daemon = await launch([...startScriptArgv(), '--port', '0', ...extraArgs], { cwd: ROOT, env: daemonEnv(home) });
   t.teardown(() => daemon.stop());
   const url: string = await until(() => /web UI: (\S+)/.exec(daemon.stdout())?.[1] ?? '', 10_000, 'the web UI line on stdout');
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
@@ -69,4 +69,20 @@ export async function newSessionInUi(page: Page): Promise<string> {
   await page.waitForURL(/\/s\/[^/]+$/);
   await page.getByLabel('Prompt').waitFor();
   return folder;
+}
+
+/** REST calls beside the browser, with the token of the printed URL; answers `data` (throws on a non-zero code). */
+export function restOf(url: string): <T = any>(method: string, path: string, body?: unknown) => Promise<T> {
+  const u = new URL(url);
+  const token = decodeURIComponent(/token=([^&]+)/.exec(u.hash)![1]!);
+  return async (method, p, body) => {
+    const res = await fetch(u.origin + p, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const env = await res.json() as { code: number; msg?: string; data: any };
+    if (env.code !== 0) throw new Error(`${method} ${p}: ${env.code} ${env.msg}`);
+    return env.data;
+  };
 }

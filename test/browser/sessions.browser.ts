@@ -81,7 +81,7 @@ test('the file panel: the session folder as a tree, a file opened in the preview
   const folder = await newSessionInUi(page);
   await mkdir(path.join(folder, 'src'));
   await writeFile(path.join(folder, 'src', 'main.ts'), 'export const answer = 42;\n');
-  await page.getByRole('button', { name: 'Files' }).click();
+  await page.getByRole('button', { name: 'Panels' }).click();
   const files = page.getByRole('complementary', { name: 'Files' });
   await files.getByRole('button', { name: 'README.md' }).waitFor();
   await files.getByRole('button', { name: 'src' }).click();

@@ -27,6 +27,9 @@ async function web(t: Parameters<typeof serverFor>[0], options: Record<string, u
   return serverFor(t, { options: { webRoot: await webRoot(), ...options } });
 }
 
+/** The served page less the nonce meta the daemon puts first in <head>. */
+const withoutNonce = (html: string) => html.replace(/<meta property="csp-nonce" nonce="[^"]+" \/>/, '');
+
 test('GET / is index.html without a token: no-cache, strict CSP, nosniff', async (t) => {
   const s = await web(t);
   const res = await fetch(`${s.baseUrl}/`);
@@ -35,14 +38,29 @@ test('GET / is index.html without a token: no-cache, strict CSP, nosniff', async
   t.is(res.headers.get('cache-control'), 'no-cache');
   t.is(res.headers.get('x-content-type-options'), 'nosniff');
   const csp = res.headers.get('content-security-policy')!;
-  t.regex(csp, /default-src 'none'/);
-  t.regex(csp, /script-src 'self'(;|$)/);
-  t.notRegex(csp, /unsafe-inline|unsafe-eval|\*/);
+  const directives = new Map(csp.split(/;\s*/).map((d) => [d.split(' ')[0]!, d.split(' ').slice(1)]));
+  t.deepEqual(directives.get('default-src'), ["'none'"]);
+  // Scripts: this origin only, never inline nor eval; no script-src-elem / -attr loosening it.
+  t.deepEqual(directives.get('script-src'), ["'self'"]);
+  t.false(directives.has('script-src-elem') || directives.has('script-src-attr'));
+  t.notRegex(csp, /unsafe-eval|\*/);
+  // Styles: this origin, <style> elements only with this response's nonce (xterm), style attributes (xterm's 24-bit colours).
+  const nonce = /'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+  t.truthy(nonce);
+  t.deepEqual(directives.get('style-src'), ["'self'", `'nonce-${nonce}'`]);
+  t.deepEqual(directives.get('style-src-attr'), ["'unsafe-inline'"]);
+  t.is(csp.match(/unsafe-inline/g)?.length, 1, 'unsafe-inline only for style attributes');
   t.regex(csp, /frame-ancestors 'none'/);
-  t.is(await res.text(), INDEX);
+  const html = await res.text();
+  t.true(html.startsWith(`<!doctype html><html><head><meta property="csp-nonce" nonce="${nonce}" />`), html);
+  t.is(withoutNonce(html), INDEX);
+  // A fresh nonce per response.
+  const again = await fetch(`${s.baseUrl}/`);
+  t.notRegex(again.headers.get('content-security-policy')!, new RegExp(`'nonce-${nonce!.replace(/[+/=]/g, '\\$&')}'`));
+  t.is(again.headers.get('etag'), null, 'no ETag on a page whose nonce changes per response');
 });
 
-test('hashed assets: their type and a year immutable; other files no-cache; ETag revalidation answers 304', async (t) => {
+test('hashed assets: their type and a year immutable; other files no-cache; ETag revalidation answers 304 (not HTML: its nonce changes)', async (t) => {
   const s = await web(t);
   const js = await fetch(`${s.baseUrl}/assets/index-abc123.js`);
   t.is(js.status, 200);
@@ -55,11 +73,13 @@ test('hashed assets: their type and a year immutable; other files no-cache; ETag
   t.is(svg.headers.get('content-type'), 'image/svg+xml');
   t.is(svg.headers.get('cache-control'), 'no-cache');
   // fetch adds Cache-Control: no-cache to a conditional request; a browser's revalidation does not.
-  const tag = (await fetch(`${s.baseUrl}/`)).headers.get('etag')!;
+  const tag = svg.headers.get('etag')!;
   t.truthy(tag);
-  const again = await rawRequest(portOf(s.baseUrl), 'GET', '/', { 'If-None-Match': tag });
+  const again = await rawRequest(portOf(s.baseUrl), 'GET', '/favicon.svg', { 'If-None-Match': tag });
   t.is(again.status, 304);
   t.is(again.text, '');
+  const page = await rawRequest(portOf(s.baseUrl), 'GET', '/', { 'If-None-Match': tag });
+  t.is(page.status, 200, 'a page is never 304: its nonce changes per response');
   const head = await fetch(`${s.baseUrl}/assets/index-abc123.js`, { method: 'HEAD' });
   t.is(head.status, 200);
   t.is(await head.text(), '');
@@ -70,7 +90,7 @@ test('SPA fallback: a client route gets index.html; a missing asset, a dotfile a
   for (const route of ['/sessions/abc', '/settings', '/w/x/y']) {
     const res = await fetch(s.baseUrl + route);
     t.is(res.status, 200, route);
-    t.is(await res.text(), INDEX, route);
+    t.is(withoutNonce(await res.text()), INDEX, route);
   }
   const missing = await fetch(`${s.baseUrl}/assets/nope-123.js`);
   t.is(missing.status, 404);

@@ -1,22 +1,23 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
 import { applyOps, fromSnapshot, Gap, rebase, type Transcript, type Turn } from './transcript.ts';
-import { FilePanel } from './files.tsx';
 import { Chat } from './chat/chat.tsx';
-
-type Workspace = { id: string; root: string; name: string };
-type SessionRow = { id: string; workspace: { id: string; cwd: string }; meta: { title?: string | null; last_prompt?: string | null; archived?: boolean }; activity: { status: string } };
+import { emitFrame } from './frames.ts';
+import { usePref } from './prefs.ts';
+import { useShortcuts } from './shortcuts.ts';
+import { Dock, type PanelTab } from './panels/dock.tsx';
+import { SettingsDialog } from './panels/settings.tsx';
+import { Sidebar } from './sidebar/sidebar.tsx';
+import { FolderPicker } from './sidebar/folder-picker.tsx';
+import { useSessionList, type SessionRow } from './sidebar/sessions.ts';
 
 const sessionFromPath = () => /^\/s\/([^/]+)/.exec(location.pathname)?.[1] ?? null;
 
 export function App(props: { initialToken: string | null }) {
   const [authed, setAuthed] = useState<boolean>(!!props.initialToken);
   const [title, setTitle] = useState(document.title);
-  const [theme, setTheme] = useState<string>(localStorage.getItem('svc-code.theme') ?? 'dark');
-  useEffect(() => {
-    document.documentElement.dataset.theme = theme;
-    localStorage.setItem('svc-code.theme', theme);
-  }, [theme]);
+  const [theme, setTheme] = usePref('theme', 'dark', authed);
+  useEffect(() => { document.documentElement.dataset.theme = theme; }, [theme]);
   // Registered during render: the children's first API calls start in their effects, before this component's.
   whenUnauthorized(() => setAuthed(false));
   useEffect(() => {
@@ -45,14 +46,20 @@ function TokenForm(props: { onToken: (t: string) => void }) {
 }
 
 function Main(props: { title: string; theme: string; toggleTheme: () => void }) {
-  const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
-  const [sessions, setSessions] = useState<SessionRow[]>([]);
   const [active, setActive] = useState<string | null>(sessionFromPath());
+  const list = useSessionList(active);
+  const sessions = list.all;
   const [connected, setConnected] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [showArchived, setShowArchived] = useState(false);
-  const [showFiles, setShowFiles] = useState(localStorage.getItem('svc-code.files') === '1');
-  useEffect(() => localStorage.setItem('svc-code.files', showFiles ? '1' : '0'), [showFiles]);
+  const [panelOpen, setPanelOpen] = usePref('panel.open', '0');
+  const showFiles = panelOpen === '1';
+  const setShowFiles = (on: boolean) => setPanelOpen(on ? '1' : '0');
+  const [panelTab, setPanelTab] = usePref('panel.tab', 'files');
+  const [panelWidth, setPanelWidth] = usePref('panel.width', '380');
+  const [picking, setPicking] = useState(false);
+  const [settings, setSettings] = useState(false);
+  const searchRef = useRef<HTMLInputElement>(null);
   const archivedRef = useRef(showArchived);
   archivedRef.current = showArchived;
   const [, setVersion] = useState(0);
@@ -61,13 +68,9 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   activeRef.current = active;
   const rerender = () => setVersion((v) => v + 1);
 
-  const loadSidebar = async () => {
-    const [ws, list] = await Promise.all([
-      api<{ items: Workspace[] }>('GET', '/api/v1/workspaces'),
-      api<{ items: SessionRow[] }>('GET', `/api/v2/sessions?page_size=100${archivedRef.current ? '&meta.archived=all' : ''}`),
-    ]);
-    setWorkspaces(ws.items);
-    setSessions(list.items);
+  const loadSidebar = () => {
+    list.setArchived(archivedRef.current);
+    return list.load();
   };
   const sidebarTimer = useRef<number | undefined>(undefined);
   const refreshSidebar = () => {
@@ -117,6 +120,9 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   };
 
   const onFrame = (f: Frame) => {
+    emitFrame(f);
+    // The active session's status changes (busy, approval, question) reach the sidebar's badges at once.
+    if (f.type === 'transcript.ops' && (f.payload?.ops ?? []).some((o: any) => o.op === 'meta.merge' || o.op === 'interaction.upsert' || o.op === 'turn.upsert')) refreshSidebar();
     if (f.type === 'transcript.reset' || f.type === 'transcript.ops') {
       const cur = tr.current;
       const p = f.payload ?? {};
@@ -178,42 +184,38 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
     }
   };
 
+  const showError = (e: unknown) => setError(String((e as Error).message ?? e));
+  const newSessionIn = async (workspace_id: string) => {
+    const s = await api('POST', '/api/v1/sessions', { workspace_id });
+    await loadSidebar();
+    open(s.id);
+  };
+  useShortcuts({
+    search: () => searchRef.current?.focus(),
+    newSession: () => setPicking(true),
+    panel: (tab: PanelTab) => {
+      if (showFiles && panelTab === tab) return setShowFiles(false);
+      setPanelTab(tab);
+      setShowFiles(true);
+    },
+    settings: () => setSettings(true),
+    theme: props.toggleTheme,
+  });
+  useEffect(() => {
+    // Other sessions' badges: the daemon sends no frame when their activity changes (sidebar/sessions.ts).
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') list.activityChanged().then((changed) => { if (changed) refreshSidebar(); }).catch(() => {});
+    }, 3000);
+    return () => clearInterval(timer);
+  }, []);
+
   const t = tr.current?.sid === active ? tr.current.t : null;
   return (
     <div class={`layout${active && showFiles ? ' with-files' : ''}`}>
-      <aside class="sidebar" aria-label="Workspaces and sessions">
-        <header class="brand">
-          <span class="title">{props.title}</span>
-          <span class={`conn ${connected ? 'on' : 'off'}`} title={connected ? 'connected' : 'disconnected'} aria-label={connected ? 'connected' : 'disconnected'} />
-          <button class="ghost" onClick={props.toggleTheme} aria-label="Toggle theme">{props.theme === 'dark' ? '☀' : '☾'}</button>
-        </header>
-        <SearchBox open={open} onError={(e) => setError(String((e as Error).message ?? e))} />
-        <AddWorkspace onAdd={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); })} />
-        {workspaces.map((w) => (
-          <section class="workspace" key={w.id}>
-            <div class="ws-head">
-              <span class="ws-name" title={w.root}>{w.name}</span>
-              <button class="small" aria-label={`New session in ${w.name}`} onClick={() => act(async () => {
-                const s = await api('POST', '/api/v1/sessions', { workspace_id: w.id });
-                await loadSidebar();
-                open(s.id);
-              })}>+ New</button>
-            </div>
-            <ul>
-              {sessions.filter((s) => s.workspace.id === w.id).map((s) => (
-                <li key={s.id}>
-                  <a href={`/s/${s.id}`} class={s.id === active ? 'active' : ''} onClick={(e) => { e.preventDefault(); open(s.id); }}>
-                    <span class="s-title">{s.meta.title || s.meta.last_prompt || 'New session'}</span>
-                    {s.meta.archived && <span class="badge archived">archived</span>}
-                    {s.activity.status !== 'idle' && <span class={`badge ${s.activity.status}`}>{s.activity.status}</span>}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </section>
-        ))}
-        <label class="toggle"><input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.currentTarget.checked)} /> Show archived</label>
-      </aside>
+      <Sidebar title={props.title} connected={connected} theme={props.theme} toggleTheme={props.toggleTheme} openSettings={() => setSettings(true)}
+        list={list} active={active} open={open} showArchived={showArchived} setShowArchived={setShowArchived} searchRef={searchRef} onError={showError}
+        addWorkspace={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); })}
+        newSession={(workspace_id) => act(() => newSessionIn(workspace_id))} pickFolder={() => setPicking(true)} />
       <main class="chat">
         {error && <div class="error" role="alert">{error} <button class="ghost" onClick={() => setError(null)}>×</button></div>}
         {!active && <div class="empty">Add a workspace, then start a session in it.</div>}
@@ -231,7 +233,13 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
         )}
         {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active))} />}
       </main>
-      {active && showFiles && <FilePanel sid={active} onError={(e) => setError(String((e as Error).message ?? e))} />}
+      {active && showFiles && <Dock sid={active} cwd={sessions.find((r) => r.id === active)?.workspace.cwd} socket={socket} connected={connected} theme={props.theme}
+        tab={panelTab} setTab={setPanelTab} width={panelWidth} setWidth={setPanelWidth} onClose={() => setShowFiles(false)} onError={showError} />}
+      {picking && <FolderPicker onClose={() => setPicking(false)} onError={showError} onPick={(root) => act(async () => {
+        const ws = await api('POST', '/api/v1/workspaces', { root });
+        await newSessionIn(ws.id);
+      })} />}
+      {settings && <SettingsDialog onClose={() => setSettings(false)} onError={showError} />}
     </div>
   );
 }
@@ -252,57 +260,10 @@ function SessionBar(props: { row: SessionRow | undefined; files: boolean; toggle
         : <h2 class="s-name">{name}</h2>}
       {row && row.activity.status !== 'idle' && <span class={`badge ${row.activity.status}`}>{row.activity.status}</span>}
       <span class="spacer" />
-      <button class="ghost" aria-pressed={props.files} onClick={props.toggleFiles}>Files</button>
+      <button class="ghost" aria-pressed={props.files} onClick={props.toggleFiles} title="Files, terminal, tasks, MCP (Ctrl+Shift+E, Ctrl+`)">Panels</button>
       {!editing && <button class="ghost" onClick={() => { setTitle(row?.meta.title ?? ''); setEditing(true); }}>Rename</button>}
       {row && <button class="ghost" onClick={() => props.archive(!row.meta.archived)}>{row.meta.archived ? 'Restore' : 'Archive'}</button>}
       <button class="ghost" onClick={() => { if (confirm('Delete this session for good?')) props.remove(); }}>Delete</button>
     </div>
-  );
-}
-
-interface SearchHit { session_id: string; session_title: string; role: string; snippet: string; time: number }
-
-/** Cross-session search (POST /api/v1/search, terms mode); a hit opens its session. */
-function SearchBox(props: { open: (sid: string) => void; onError: (e: unknown) => void }) {
-  const [query, setQuery] = useState('');
-  const [hits, setHits] = useState<SearchHit[] | null>(null);
-  const run = async () => {
-    if (!query.trim()) return setHits(null);
-    try {
-      const r = await api('POST', '/api/v1/search', { query: query.trim(), page_size: 20 });
-      setHits(r.items as SearchHit[]);
-    } catch (e) {
-      props.onError(e);
-    }
-  };
-  return (
-    <div class="search">
-      <form role="search" onSubmit={(e) => { e.preventDefault(); void run(); }}>
-        <input aria-label="Search sessions" placeholder="Search sessions" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
-      </form>
-      {hits && (
-        <ul class="hits" aria-label="Search results">
-          {hits.length === 0 && <li class="none">No matches</li>}
-          {hits.map((h, i) => (
-            <li key={`${h.session_id}-${i}`}>
-              <a href={`/s/${h.session_id}`} onClick={(e) => { e.preventDefault(); setHits(null); props.open(h.session_id); }}>
-                <span class="s-title">{h.session_title || 'Untitled session'}</span>
-                <span class="snippet"><span class="role">{h.role}</span> {h.snippet}</span>
-              </a>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
-}
-
-function AddWorkspace(props: { onAdd: (root: string) => void }) {
-  const [root, setRoot] = useState('');
-  return (
-    <form class="add-ws" onSubmit={(e) => { e.preventDefault(); if (root.trim()) { props.onAdd(root.trim()); setRoot(''); } }}>
-      <input aria-label="Workspace folder" placeholder="/path/to/project" value={root} onInput={(e) => setRoot(e.currentTarget.value)} />
-      <button type="submit">Add</button>
-    </form>
   );
 }

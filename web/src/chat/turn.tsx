@@ -16,7 +16,7 @@ export const TurnView = memo(function TurnView(props: { turn: Turn; rev: number;
   const wrote = turn.state !== 'running' && turn.steps.some((s) => s.frames.some((f) => f.kind === 'tool' && WRITERS.has(f.name) && f.state === 'done'));
   const files = (turn.attachmentIds ?? []).map((id: string) => props.attachments.get(id)).filter(Boolean);
   return (
-    <article class={`turn ${turn.state}`} data-turn={turn.turnId}>
+    <article class={`turn ${turn.state}`} data-turn={turn.turnId} data-turn-id={turn.turn_id}>
       {turn.prompt !== undefined && turn.prompt !== '' && <div class="bubble user">{turn.prompt}</div>}
       {files.length > 0 && <div class="attached">{files.map((a: any) => <span key={a.attachmentId} class="chip">{a.name ?? a.mediaType}</span>)}</div>}
       {turn.steps.map((s) => s.frames.map((f) => {
