@@ -16,6 +16,8 @@ export interface SearchBackend {
   built(): void;
   search(q: SearchQuery): Promise<SearchReply>;
   close(): Promise<void>;
+  /** Ends the worker as a crash would (the fallback's tests); nothing in process. */
+  crash(): Promise<void>;
 }
 
 export function inProcessBackend(budgets?: SearchBudgets): SearchBackend {
@@ -32,6 +34,7 @@ export function inProcessBackend(budgets?: SearchBudgets): SearchBackend {
     },
     search: async (q) => ({ page: engine.search(q), documents: engine.documents, sessions: engine.sessionCount }),
     close: async () => undefined,
+    crash: async () => undefined,
   };
 }
 
@@ -141,6 +144,9 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
       closed = true;
       held = [];
       await worker?.terminate();
+    },
+    crash: async () => {
+      await started().terminate();
     },
   };
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { getHeapStatistics } from 'node:v8';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Journal } from '../../journal/journal.ts';
@@ -10,6 +9,7 @@ import type { Message } from '../../projections/contract.ts';
 import { validationError } from '../../protocol/errors.ts';
 import type { SearchBody, SearchData } from '../../protocol/schemas/search.ts';
 import type { Logger } from '../app/logger.ts';
+import { fingerprint } from '../sessions/list/page-token.ts';
 import type { Ids } from '../lib/ids.ts';
 import { inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
 import { collectGarbage } from './gc.ts';
@@ -133,12 +133,12 @@ export class SearchService {
     if (ops.length) this.backend.apply(ops);
   };
 
-  private tokenHash(b: SearchBody): string {
-    const q = { query: b.query, mode: b.mode ?? 'terms', op: b.op ?? 'AND', container: b.container ?? {}, role: b.role ?? null, start_time: b.start_time ?? null, end_time: b.end_time ?? null, sort: b.sort ?? 'score' };
-    return createHash('sha256').update(JSON.stringify(q)).digest('base64url').slice(0, 22);
+  /** The query a page token is bound to: every field but `page_size` and `page_token` (the v2 list's fingerprint). */
+  private queryHash(b: SearchBody): string {
+    return fingerprint({ query: b.query, mode: b.mode ?? 'terms', op: b.op ?? 'AND', container: b.container ?? {}, role: b.role ?? null, start_time: b.start_time ?? null, end_time: b.end_time ?? null, sort: b.sort ?? 'score' });
   }
 
-  private offsetOf(b: SearchBody): number {
+  private offsetOf(b: SearchBody, hash: string): number {
     if (b.page_token === undefined) return 0;
     let t: { g?: unknown; h?: unknown; o?: unknown };
     try {
@@ -147,13 +147,14 @@ export class SearchService {
       throw invalid('page_token', 'invalid page token');
     }
     if (t?.g !== this.generation) throw invalid('page_token', 'page token of another index generation');
-    if (t.h !== this.tokenHash(b)) throw invalid('page_token', 'page token of another query');
+    if (t.h !== hash) throw invalid('page_token', 'page token of another query');
     if (typeof t.o !== 'number' || !Number.isInteger(t.o) || t.o < 0) throw invalid('page_token', 'invalid page token');
     return t.o;
   }
 
   async search(b: SearchBody): Promise<SearchData> {
-    const offset = this.offsetOf(b);
+    const hash = this.queryHash(b);
+    const offset = this.offsetOf(b, hash);
     const pageSize = b.page_size ?? DEFAULT_PAGE;
     const q: SearchQuery = {
       query: b.query, mode: b.mode ?? 'terms', op: b.op ?? 'AND', sort: b.sort ?? 'score', offset, page_size: pageSize,
@@ -175,7 +176,7 @@ export class SearchService {
       throw invalid('query', page.error === 'empty_query' ? 'empty query: no searchable terms' : 'more than 32 distinct terms');
     }
     const items = page.hits;
-    const token = page.has_more ? Buffer.from(JSON.stringify({ g: this.generation, h: this.tokenHash(b), o: offset + pageSize })).toString('base64url') : undefined;
+    const token = page.has_more ? Buffer.from(JSON.stringify({ g: this.generation, h: hash, o: offset + pageSize })).toString('base64url') : undefined;
     return {
       items, has_more: page.has_more, ...(token ? { page_token: token } : {}),
       index_state: {
@@ -196,6 +197,11 @@ export class SearchService {
       for (const op of searchOps({ stream: sessionId, seq: 0, epoch: '', type: 'message.created', ts: m.created_at, payload: { agent_id: 'main', message: m } })) engine.apply(op);
     }
     return { page: engine.search(q), documents: engine.documents, sessions: 1 };
+  }
+
+  /** Ends the worker thread as a crash would: the in-process fallback takes over (tests). */
+  crashWorker(): Promise<void> {
+    return this.backend.crash();
   }
 
   async close(): Promise<void> {
