@@ -38,7 +38,7 @@ export async function populate(s: TestServer) {
 
 /** The answers of a fixed set of queries, comparable across servers (titles' times are when each server set them). */
 export async function answers(s: TestServer, queries: Array<Record<string, unknown>> = QUERIES) {
-  const out = [];
+  const out: Array<{ n: number; items: unknown[][]; docs: number }> = [];
   for (const body of queries) {
     const d = (await search(s, body)).data;
     out.push({ n: d.items.length, items: d.items.map((i: any): unknown[] => [i.session_id, i.role, i.agent_id, i.snippet, i.role === 'title' ? 0 : i.time, i.score, i.turn]), docs: d.index_state.documents });
