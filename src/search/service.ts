@@ -1,10 +1,13 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Journal } from '../../journal/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import { searchOps, type SearchOp } from '../../projections/search/documents.ts';
-import { DEFAULT_BUDGETS, SearchEngine, type SearchBudgets, type SearchQuery } from '../../projections/search/engine.ts';
+import { searchOps } from '../../projections/search/documents.ts';
+import { DEFAULT_BUDGETS, SearchEngine, type Position, type SearchBudgets, type SearchQuery } from '../../projections/search/engine.ts';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Message } from '../../projections/contract.ts';
 import { validationError } from '../../protocol/errors.ts';
 import type { SearchBody, SearchData } from '../../protocol/schemas/search.ts';
@@ -12,6 +15,7 @@ import type { Logger } from '../app/logger.ts';
 import { fingerprint } from '../sessions/list/page-token.ts';
 import type { Ids } from '../lib/ids.ts';
 import { inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
+import { dropIndexFiles, hasSnapshot } from './host.ts';
 import { collectGarbage } from './gc.ts';
 
 /** Events per build chunk: the server answers requests between chunks. */
@@ -19,7 +23,8 @@ const BUILD_CHUNK = 2000;
 const DEFAULT_PAGE = 20;
 /** Build batches posted to the worker and not yet applied, at most. */
 const BUILD_IN_FLIGHT = 2;
-
+/** A snapshot is written after a build and then at most this often while events change the index (and at close). */
+const SAVE_INTERVAL_MS = 5 * 60_000;
 export interface SearchDeps {
   journal: Journal;
   sessions: SessionIndex;
@@ -30,6 +35,10 @@ export interface SearchDeps {
   /** `[database] search`: the index in a worker thread (true) or in the server process. */
   useWorker: boolean;
   budgets?: SearchBudgets;
+  /** Where the index persists (its snapshot and texts); none keeps it in memory and rebuilds it every start. */
+  dir?: string;
+  /** `--rebuild-projections`: the snapshot is dropped and the index built from seq 0. */
+  rebuild?: boolean;
 }
 
 /** Search budgets from the environment (benches and tests tighten them). */
@@ -42,12 +51,31 @@ export function budgetsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchBudg
   };
 }
 
+/** Where a journal slot's search index persists (docs/search.md "Persistence"). */
+export function searchIndexDir(home: string, slot: string): string {
+  return path.join(home, 'search', slot);
+}
+
+/** Removes every slot's search index of the home (`svc-code reindex`; no daemon runs on it). */
+export function dropSearchIndexes(home: string): Promise<void> {
+  return rm(path.join(home, 'search'), { recursive: true, force: true });
+}
+
 const invalid = (field: string, message: string) => validationError([{ field, message }]);
 
+/** The last position of each stream among `events`. */
+function marksOf(events: JournalEvent[]): Position[] {
+  const last = new Map<string, Position>();
+  for (const e of events) last.set(e.stream, [e.stream, e.seq, e.epoch]);
+  return [...last.values()];
+}
+
 /**
- * Cross-session search (docs/search.md): the index is a projection of the journal kept outside it. At start it
- * is built from seq 0 (`building`), off the request path; events committed meanwhile wait, then those the scan
- * did not see are applied (`ready`). After that every committed batch is applied as it lands.
+ * Cross-session search (docs/search.md): the index is a projection of the journal kept outside it, in a
+ * snapshot under the home with the journal position it covers. At start the snapshot is read and the events
+ * after it applied, or, without a usable snapshot, the index is built from seq 0 (`building`, off the request
+ * path); events committed meanwhile wait, then those not yet seen are applied (`ready`). After that every
+ * committed batch is applied as it lands, and the snapshot rewritten now and then and at close.
  */
 export class SearchService {
   private backend: SearchBackend;
@@ -57,10 +85,25 @@ export class SearchService {
   private generation: string;
   private built?: Promise<void>;
   private closed = false;
+  private rebuild: boolean;
+  /** Positions of committed events that brought no ops, sent with the next ops or save. */
+  private unsentMarks = new Map<string, Position>();
+  private dirty = false;
+  private lastSave = 0;
+  private saving?: Promise<void>;
+  /** How the last start got the index: from its snapshot (and how many events after it) or from the journal. */
+  lastStart?: { from: 'snapshot' | 'journal'; events: number; ms: number };
 
   constructor(private readonly deps: SearchDeps) {
     this.generation = deps.ids.ulid();
+    this.rebuild = deps.rebuild ?? false;
+    if (this.rebuild && deps.dir) dropIndexFiles(deps.dir);
     this.backend = this.makeBackend(deps.useWorker);
+  }
+
+  /** Where the index persists (none: in memory only). */
+  get indexDir(): string | undefined {
+    return this.deps.dir;
   }
 
   get kind(): SearchBackend['kind'] {
@@ -69,13 +112,13 @@ export class SearchService {
 
   private makeBackend(worker: boolean): SearchBackend {
     const budgets = this.deps.budgets ?? DEFAULT_BUDGETS;
-    if (!worker) return inProcessBackend(budgets);
-    return workerBackend(budgets, (err) => {
+    if (!worker) return inProcessBackend(budgets, this.deps.dir);
+    return workerBackend(budgets, this.deps.dir, (err) => {
       if (this.closed) return;
       // A dead worker: rebuild in the server process, and say so in index_state.
       this.deps.log.error({ err }, 'search worker failed; the index is rebuilt in the server process');
       this.degraded = true;
-      this.backend = inProcessBackend(budgets);
+      this.backend = inProcessBackend(budgets, this.deps.dir);
       this.generation = this.deps.ids.ulid();
       void this.start();
     });
@@ -96,31 +139,118 @@ export class SearchService {
   private async build(): Promise<void> {
     const backend = this.backend;
     const started = performance.now();
-    const scanned = new Map<string, number>();
-    let ops: SearchOp[] = [];
+    // Per stream, the last seq the index has (from the snapshot, the catch-up or the scan).
+    const reached = new Map<string, number>();
+    let opened = await backend.open(hasSnapshot(this.deps.dir));
+    if (!opened.restored && opened.reason) this.deps.log.warn({ reason: opened.reason }, 'search index snapshot unusable; building from the journal');
+    let from: 'snapshot' | 'journal' = 'journal';
     let n = 0;
-    for await (const e of this.deps.journal.scanAll()) {
-      if (this.closed || backend !== this.backend) return;
-      scanned.set(e.stream, e.seq);
-      for (const op of searchOps(e)) ops.push(op);
-      if (++n % BUILD_CHUNK === 0) {
-        backend.apply(ops);
-        ops = [];
-        // Backpressure: the scan waits for the worker, so batches do not pile up in memory.
-        await backend.caughtUp(BUILD_IN_FLIGHT);
-        await yieldToLoop();
+    if (opened.restored) {
+      const caught = await this.catchUp(backend, opened.positions, reached);
+      if (caught === undefined) {
+        this.deps.log.warn('search index snapshot does not match the journal (a stream was rebuilt or is behind it); building from the journal');
+        reached.clear();
+        opened = await backend.open(false);
+      } else {
+        n = caught;
+        from = 'snapshot';
       }
     }
-    backend.apply(ops);
-    const waiting = this.pendingDuringBuild;
+    if (!opened.restored) n = await this.scan(backend, reached);
+    if (this.closed || backend !== this.backend) return;
+    const waiting = this.pendingDuringBuild.filter((e) => e.seq > (reached.get(e.stream) ?? 0));
     this.pendingDuringBuild = [];
-    backend.apply(waiting.filter((e) => e.seq > (scanned.get(e.stream) ?? 0)).flatMap(searchOps));
+    backend.apply(waiting.flatMap(searchOps), marksOf(waiting));
     backend.built();
     // The scan's dead events: one collection now instead of a heap that stays at its high-water mark.
     if (backend.kind === 'worker') collectGarbage();
     this.state = 'ready';
+    this.lastStart = { from, events: n, ms: Math.round(performance.now() - started) };
     const heap = getHeapStatistics();
-    this.deps.log.info({ events: n, ms: Math.round(performance.now() - started), in: backend.kind, server_heap_mb: Math.round(heap.used_heap_size / 1e6) }, 'search index ready');
+    this.deps.log.info({ events: n, from, ms: Math.round(performance.now() - started), in: backend.kind, server_heap_mb: Math.round(heap.used_heap_size / 1e6) }, 'search index ready');
+    this.lastSave = performance.now();
+    if (from === 'journal' || n > 0) await this.save();
+  }
+
+  /** Every event from seq 0, in chunks (the server answers requests between them). */
+  private async scan(backend: SearchBackend, reached: Map<string, number>): Promise<number> {
+    let batch: JournalEvent[] = [];
+    let n = 0;
+    const flush = async () => {
+      backend.apply(batch.flatMap(searchOps), marksOf(batch));
+      batch = [];
+      // Backpressure: the scan waits for the worker, so batches do not pile up in memory.
+      await backend.caughtUp(BUILD_IN_FLIGHT);
+      await yieldToLoop();
+    };
+    for await (const e of this.deps.journal.scanAll()) {
+      if (this.closed || backend !== this.backend) return n;
+      reached.set(e.stream, e.seq);
+      batch.push(e);
+      if (++n % BUILD_CHUNK === 0) await flush();
+    }
+    backend.apply(batch.flatMap(searchOps), marksOf(batch));
+    return n;
+  }
+
+  /**
+   * From a snapshot: the events of each stream after its position (the global stream last, so a session's
+   * deletion comes after its events). Undefined when the snapshot cannot be continued: a stream of another
+   * epoch, or a journal behind it. A stream gone from the journal (a deleted session) is forgotten.
+   */
+  private async catchUp(backend: SearchBackend, positions: Position[], reached: Map<string, number>): Promise<number | undefined> {
+    const heads = this.deps.journal.allHeads();
+    const forgotten: Position[] = [];
+    for (const [stream, seq, epoch] of positions) {
+      const head = heads.get(stream);
+      if (!head) forgotten.push([stream, 0, epoch]);
+      else if (head.epoch !== epoch || head.seq < seq) return undefined;
+      else reached.set(stream, seq);
+    }
+    backend.apply([], forgotten);
+    const streams = [...heads.keys()].filter((s) => s !== GLOBAL_STREAM);
+    if (heads.has(GLOBAL_STREAM)) streams.push(GLOBAL_STREAM);
+    let n = 0;
+    let batch: JournalEvent[] = [];
+    for (const stream of streams) {
+      const head = heads.get(stream)!;
+      for (let seq = reached.get(stream) ?? 0; seq < head.seq;) {
+        if (this.closed || backend !== this.backend) return n;
+        const events = await this.deps.journal.readRange(stream, seq + 1, Math.min(head.seq, seq + BUILD_CHUNK));
+        if (!events.length) break;
+        seq = events[events.length - 1].seq;
+        reached.set(stream, seq);
+        batch.push(...events);
+        n += events.length;
+        if (batch.length >= BUILD_CHUNK) {
+          backend.apply(batch.flatMap(searchOps), marksOf(batch));
+          batch = [];
+          await backend.caughtUp(BUILD_IN_FLIGHT);
+        }
+      }
+    }
+    backend.apply(batch.flatMap(searchOps), marksOf(batch));
+    return n;
+  }
+
+  /** Writes the snapshot with every position seen so far (one at a time; a failure is logged, the index goes on). */
+  private save(): Promise<void> {
+    if (!this.deps.dir) return Promise.resolve();
+    this.saving ??= (async () => {
+      const backend = this.backend;
+      try {
+        backend.apply([], [...this.unsentMarks.values()]);
+        this.unsentMarks.clear();
+        this.dirty = false;
+        this.lastSave = performance.now();
+        await backend.save();
+      } catch (err) {
+        if (backend === this.backend && !this.closed) this.deps.log.error({ err }, 'search index snapshot not written');
+      } finally {
+        this.saving = undefined;
+      }
+    })();
+    return this.saving;
   }
 
   /** Committed-event subscriber `search index`. */
@@ -129,8 +259,14 @@ export class SearchService {
       this.pendingDuringBuild.push(...events);
       return;
     }
+    for (const m of marksOf(events)) this.unsentMarks.set(m[0], m);
+    this.dirty = true;
     const ops = events.flatMap(searchOps);
-    if (ops.length) this.backend.apply(ops);
+    if (ops.length) {
+      this.backend.apply(ops, [...this.unsentMarks.values()]);
+      this.unsentMarks.clear();
+    }
+    if (performance.now() - this.lastSave >= SAVE_INTERVAL_MS) void this.save();
   };
 
   /** The query a page token is bound to: every field but `page_size` and `page_token` (the v2 list's fingerprint). */
@@ -205,6 +341,8 @@ export class SearchService {
   }
 
   async close(): Promise<void> {
+    await this.saving;
+    if (this.state === 'ready' && this.dirty) await this.save();
     this.closed = true;
     await this.backend.close();
   }

@@ -30,6 +30,12 @@ test('literal mode is newest first by message time, whatever order the events we
   await ready(again);
   t.deepEqual(await times(again, { query: 'capybara' }), expected);
   t.deepEqual(await times(again, { query: 'capybara', sort: 'time_asc' }), expected, 'sort is ignored by literal mode');
+  // Built from seq 0 (the journal's stream order) rather than read from the snapshot.
+  const rebuilt = await again.restart({ rebuildProjections: true });
+  t.teardown(() => rebuilt.stop());
+  await ready(rebuilt);
+  t.is(rebuilt.server.services.search.lastStart?.from, 'journal');
+  t.deepEqual(await times(rebuilt, { query: 'capybara' }), expected);
 });
 
 test('literal mode over thousands of documents written newest first: the page is the newest matches, not the last written', async (t) => {
@@ -55,4 +61,8 @@ test('literal mode over thousands of documents written newest first: the page is
   const d = (await search(again, { query: 'tapir log', mode: 'literal', page_size: 5 })).data;
   t.true(d.has_more);
   t.is(d.incomplete, undefined);
+  const rebuilt = await again.restart({ rebuildProjections: true });
+  t.teardown(() => rebuilt.stop());
+  await ready(rebuilt);
+  t.deepEqual(await times(rebuilt, { query: 'tapir log', page_size: 5 }), want);
 });
