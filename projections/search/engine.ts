@@ -1,5 +1,5 @@
 import type { DocRole, SearchOp } from './documents.ts';
-import { terms } from './tokenize.ts';
+import { fragmentMatches, literalFragments, terms } from './tokenize.ts';
 import { MemoryTexts, scanBackwards, type TextStore } from './texts.ts';
 
 /** Terms mode takes at most this many distinct terms (part-b "Search"). */
@@ -56,6 +56,8 @@ const SNIPPET_AFTER = 140;
 /** Documents per block of the literal walk's time bound. */
 const BLOCK_BITS = 10;
 const EMPTY = new Uint32Array(0);
+/** Literal mode reads only the documents its fragments' terms point to, unless that is more postings than this. */
+const PREFILTER_MAX = 2_000_000;
 
 /** The per-document columns, by name and type (a snapshot writes them in this order). */
 export const COLUMN_TYPES = {
@@ -205,6 +207,17 @@ export class SearchEngine {
 
   get documents(): number {
     return this.live;
+  }
+
+  /** What the index holds, in bytes by structure (the bench's breakdown; the texts are in their store). */
+  stats(): Record<string, number> {
+    let columns = 0;
+    for (const c of Object.values(this.cols)) columns += c.data.byteLength;
+    return {
+      documents: this.cols.textAt.length, live: this.live, sessions: this.sessions.length, terms: this.termList.length,
+      postings: this.postings.length + this.freshCount, postings_bytes: this.postings.byteLength + this.postingsStart.byteLength,
+      fresh_postings: this.freshCount, columns_bytes: columns, texts_bytes: this.texts.length,
+    };
   }
 
   get sessionCount(): number {
@@ -508,6 +521,30 @@ export class SearchEngine {
     const settled = (doc: number) => heapSize === enough && doc > 0 && heap[0] >= bound[(doc - 1) >> BLOCK_BITS];
     let steps = 0;
     if (!this.cols.textAt.length) return { found };
+    const candidates = this.literalCandidates(q.query);
+    if (candidates) {
+      // Newest documents first (mostly time order), each read and checked, until the page is settled.
+      for (let i = candidates.length - 1; i >= 0; i--) {
+        const d = candidates[i];
+        if ((++steps & 255) === 0 && this.now() - started >= this.budgets.deadlineMs) {
+          incomplete = 'deadline';
+          break;
+        }
+        if (!this.passes(d, q, container)) continue;
+        const [start, end] = this.span(d);
+        if (end - start < needle.length || this.texts.view(start, end - start).indexOf(needle) < 0) continue;
+        found.push({ doc: d, score: 1 });
+        keep(times[d]);
+        if (settled(d)) break;
+        if (found.length >= this.budgets.candidateCap) {
+          incomplete = 'candidate_cap';
+          break;
+        }
+      }
+      if (!incomplete && this.now() - started >= this.budgets.deadlineMs) incomplete = 'deadline';
+      return { found, incomplete };
+    }
+    // No fragment to go by (or too common ones): every match in the store, last bytes first.
     scanBackwards(this.texts, needle, (at) => {
       const d = this.docAt(at);
       const [start, end] = this.span(d);
@@ -538,6 +575,52 @@ export class SearchEngine {
     // A deadline set below one scan's time still cuts it (the checks above run every 1,024 matches and per chunk).
     if (!incomplete && this.now() - started >= this.budgets.deadlineMs) incomplete = 'deadline';
     return { found, incomplete };
+  }
+
+  /**
+   * The documents (ascending) holding the terms the needle's fragments point to, from the one or two cheapest
+   * fragments; undefined when the needle has none, or even the cheapest walks more than PREFILTER_MAX postings
+   * (then the store is scanned).
+   */
+  private literalCandidates(needle: string): Uint32Array | undefined {
+    const fragments = literalFragments(needle);
+    if (!fragments.length) return undefined;
+    const start = this.postingsStart;
+    const df = (t: number) => (t + 1 < start.length ? start[t + 1] - start[t] : 0) + (this.fresh.get(t)?.length ?? 0);
+    const sets = fragments.map((f) => {
+      const ids: number[] = [];
+      let total = 0;
+      if (f.kind === 'exact') {
+        const t = this.termIdx.get(f.text);
+        if (t !== undefined) {
+          ids.push(t);
+          total = df(t);
+        }
+      } else {
+        for (let t = 0; t < this.termList.length; t++) if (fragmentMatches(f, this.termList[t])) {
+          ids.push(t);
+          total += df(t);
+        }
+      }
+      return { ids, total };
+    }).sort((a, b) => a.total - b.total);
+    if (sets[0].total === 0) return EMPTY;
+    const limit = Math.min(PREFILTER_MAX, this.budgets.postingsBudget);
+    if (sets[0].total > limit) return undefined;
+    const used = sets.length > 1 && sets[1].total <= limit ? sets.slice(0, 2) : sets.slice(0, 1);
+    const n = this.cols.textAt.length;
+    const mark = new Uint8Array(n);
+    used.forEach((set, k) => {
+      for (const t of set.ids) {
+        const l = this.list(this.termList[t])!;
+        for (let i = 0; i < l.length; i++) if (mark[l[i]] === k) mark[l[i]] = k + 1;
+      }
+    });
+    let count = 0;
+    for (let d = 0; d < n; d++) if (mark[d] === used.length) count += 1;
+    const out = new Uint32Array(count);
+    for (let d = 0, i = 0; d < n; d++) if (mark[d] === used.length) out[i++] = d;
+    return out;
   }
 
   private idf(df: number): number {

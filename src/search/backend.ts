@@ -20,6 +20,8 @@ export interface SearchBackend {
   /** Writes the snapshot (after what was applied before this call). */
   save(): Promise<void>;
   search(q: SearchQuery): Promise<SearchReply>;
+  /** The index's sizes and its thread's heap. */
+  stats(): Promise<Record<string, number>>;
   close(): Promise<void>;
   /** Ends the worker as a crash would (the fallback's tests); nothing in process. */
   crash(): Promise<void>;
@@ -38,6 +40,7 @@ export function inProcessBackend(budgets: SearchBudgets | undefined, dir: string
     },
     save: async () => host.save(),
     search: async (q) => host.search(q),
+    stats: async () => host.stats(),
     close: async () => host.close(),
     crash: async () => undefined,
   };
@@ -49,6 +52,7 @@ export type ToWorker =
   | { t: 'built' }
   | { t: 'open'; id: number; restore: boolean }
   | { t: 'save'; id: number }
+  | { t: 'stats'; id: number }
   | { t: 'search'; id: number; q: SearchQuery };
 export type FromWorker = { t: 'reply'; id: number; reply?: unknown; error?: string } | { t: 'applied' };
 
@@ -163,6 +167,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
       if (worker && !closed) await request<void>({ t: 'save', id: next++ });
     },
     search: (q) => request<SearchReply>({ t: 'search', id: next++, q }),
+    stats: async () => (worker ? request<Record<string, number>>({ t: 'stats', id: next++ }) : {}),
     close: async () => {
       closed = true;
       held = [];

@@ -83,6 +83,13 @@ export class IndexHost {
     writeSnapshot(path.join(this.dir, INDEX_FILE), this.engine.state(), this.texts.length);
   }
 
+  /** The engine's sizes and this thread's heap (the log line at ready, the bench). */
+  stats(): Record<string, number> {
+    const m = process.memoryUsage();
+    const mb = (n: number) => Math.round(n / 1e5) / 10;
+    return { ...this.engine.stats(), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), array_buffers_mb: mb(m.arrayBuffers) };
+  }
+
   search(q: SearchQuery): SearchReply {
     return { page: this.engine.search(q), documents: this.engine.documents, sessions: this.engine.sessionCount };
   }

@@ -167,7 +167,10 @@ export class SearchService {
     this.state = 'ready';
     this.lastStart = { from, events: n, ms: Math.round(performance.now() - started) };
     const heap = getHeapStatistics();
-    this.deps.log.info({ events: n, from, ms: Math.round(performance.now() - started), in: backend.kind, server_heap_mb: Math.round(heap.used_heap_size / 1e6) }, 'search index ready');
+    const index = await backend.stats().catch(() => ({}));
+    this.deps.log.info({
+      events: n, from, ms: this.lastStart.ms, in: backend.kind, server_heap_mb: Math.round(heap.used_heap_size / 1e6), index,
+    }, 'search index ready');
     this.lastSave = performance.now();
     if (from === 'journal' || n > 0) await this.save();
   }

@@ -21,9 +21,18 @@ port.on('message', (m: ToWorker) => {
   }
   let reply: FromWorker;
   try {
-    reply = { t: 'reply', id: m.id, reply: m.t === 'open' ? host.open(m.restore) : m.t === 'save' ? host.save() : host.search(m.q) };
+    reply = { t: 'reply', id: m.id, reply: answer(m) };
   } catch (err) {
     reply = { t: 'reply', id: m.id, error: (err as Error).message };
   }
   if (m.id) port.postMessage(reply);
 });
+
+function answer(m: Extract<ToWorker, { id: number }>): unknown {
+  switch (m.t) {
+    case 'open': return host.open(m.restore);
+    case 'save': return host.save();
+    case 'stats': return host.stats();
+    case 'search': return host.search(m.q);
+  }
+}
