@@ -19,6 +19,12 @@ export interface SearchBackend {
   built(): void;
   /** Writes the snapshot (after what was applied before this call). */
   save(): Promise<void>;
+  /**
+   * Replaces the worker by a fresh one that reads the snapshot just written: a build from seq 0 leaves the
+   * worker's heap and allocator at their high-water mark, a thread that only loads the result does not.
+   * Queries in flight are answered by the new worker. Resolves false when it could not read the snapshot.
+   */
+  recycle(): Promise<boolean>;
   search(q: SearchQuery): Promise<SearchReply>;
   /** The index's sizes and its thread's heap. */
   stats(): Promise<Record<string, number>>;
@@ -39,6 +45,7 @@ export function inProcessBackend(budgets: SearchBudgets | undefined, dir: string
       collectGarbage();
     },
     save: async () => host.save(),
+    recycle: async () => true,
     search: async (q) => host.search(q),
     stats: async () => host.stats(),
     close: async () => host.close(),
@@ -83,7 +90,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
   let worker: Worker | undefined;
   let held: Held[] = [];
   let heldOps = 0;
-  const pending = new Map<number, { resolve: (r: any) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { msg: Extract<ToWorker, { id: number }>; resolve: (r: any) => void; reject: (e: Error) => void }>();
   let next = 1;
   let closed = false;
   let inFlight = 0;
@@ -111,6 +118,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
     const w = (worker = startWorker({ budgets, dir }));
     w.unref();
     w.on('message', (m: FromWorker) => {
+      if (w !== worker) return;
       if (m.t === 'applied') {
         inFlight -= 1;
         wake();
@@ -121,8 +129,8 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
       if (m.error !== undefined) p?.reject(new Error(m.error));
       else p?.resolve(m.reply);
     });
-    w.on('error', fail);
-    w.on('exit', (code) => fail(new Error(`search worker exited (${code})`)));
+    w.on('error', (err) => w === worker && fail(err));
+    w.on('exit', (code) => w === worker && fail(new Error(`search worker exited (${code})`)));
     for (const m of held) send(w, m);
     held = [];
     heldOps = 0;
@@ -130,7 +138,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
   };
   const request = <T>(m: Extract<ToWorker, { id: number }>): Promise<T> => new Promise<T>((resolve, reject) => {
     if (closed) return reject(new Error('search worker stopped'));
-    pending.set(m.id, { resolve, reject });
+    pending.set(m.id, { msg: m, resolve, reject });
     send(started(), m);
   });
   return {
@@ -165,6 +173,21 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
     // A worker never started has nothing worth saving (no message documents).
     save: async () => {
       if (worker && !closed) await request<void>({ t: 'save', id: next++ });
+    },
+    recycle: async () => {
+      if (!worker || closed) return true;
+      const old = worker;
+      worker = undefined;
+      inFlight = 0;
+      const stale = [...pending.values()];
+      pending.clear();
+      await old.terminate();
+      const opened = await request<Opened>({ t: 'open', id: next++, restore: true });
+      for (const p of stale) {
+        pending.set(p.msg.id, p);
+        send(worker!, p.msg);
+      }
+      return opened.restored;
     },
     search: (q) => request<SearchReply>({ t: 'search', id: next++, q }),
     stats: async () => (worker ? request<Record<string, number>>({ t: 'stats', id: next++ }) : {}),

@@ -90,7 +90,7 @@ export class SearchService {
   private unsentMarks = new Map<string, Position>();
   private dirty = false;
   private lastSave = 0;
-  private saving?: Promise<void>;
+  private saving?: Promise<boolean>;
   /** How the last start got the index: from its snapshot (and how many events after it) or from the journal. */
   lastStart?: { from: 'snapshot' | 'journal'; events: number; ms: number };
 
@@ -158,12 +158,19 @@ export class SearchService {
     }
     if (!opened.restored) n = await this.scan(backend, reached);
     if (this.closed || backend !== this.backend) return;
-    const waiting = this.pendingDuringBuild.filter((e) => e.seq > (reached.get(e.stream) ?? 0));
-    this.pendingDuringBuild = [];
-    backend.apply(waiting.flatMap(searchOps), marksOf(waiting));
+    this.applyWaiting(backend, reached);
     backend.built();
     // The scan's dead events: one collection now instead of a heap that stays at its high-water mark.
     if (backend.kind === 'worker') collectGarbage();
+    this.lastSave = performance.now();
+    if (from === 'journal' || n > 0) {
+      const saved = await this.save();
+      // A build from seq 0 in a worker: a fresh worker loads what it built (events meanwhile still wait).
+      if (saved && from === 'journal' && backend.kind === 'worker' && backend === this.backend && !this.closed) {
+        if (!(await backend.recycle())) this.deps.log.error('search worker could not read the snapshot it wrote');
+        this.applyWaiting(backend, reached);
+      }
+    }
     this.state = 'ready';
     this.lastStart = { from, events: n, ms: Math.round(performance.now() - started) };
     const heap = getHeapStatistics();
@@ -171,8 +178,15 @@ export class SearchService {
     this.deps.log.info({
       events: n, from, ms: this.lastStart.ms, in: backend.kind, server_heap_mb: Math.round(heap.used_heap_size / 1e6), index,
     }, 'search index ready');
-    this.lastSave = performance.now();
-    if (from === 'journal' || n > 0) await this.save();
+  }
+
+  /** Applies the events committed during the build that it did not see. */
+  private applyWaiting(backend: SearchBackend, reached: Map<string, number>): void {
+    const waiting = this.pendingDuringBuild.filter((e) => e.seq > (reached.get(e.stream) ?? 0));
+    this.pendingDuringBuild = [];
+    for (const e of waiting) reached.set(e.stream, e.seq);
+    if (waiting.length) this.dirty = true;
+    backend.apply(waiting.flatMap(searchOps), marksOf(waiting));
   }
 
   /** Every event from seq 0, in chunks (the server answers requests between them). */
@@ -237,8 +251,8 @@ export class SearchService {
   }
 
   /** Writes the snapshot with every position seen so far (one at a time; a failure is logged, the index goes on). */
-  private save(): Promise<void> {
-    if (!this.deps.dir) return Promise.resolve();
+  private save(): Promise<boolean> {
+    if (!this.deps.dir) return Promise.resolve(false);
     this.saving ??= (async () => {
       const backend = this.backend;
       try {
@@ -247,8 +261,10 @@ export class SearchService {
         this.dirty = false;
         this.lastSave = performance.now();
         await backend.save();
+        return true;
       } catch (err) {
         if (backend === this.backend && !this.closed) this.deps.log.error({ err }, 'search index snapshot not written');
+        return false;
       } finally {
         this.saving = undefined;
       }
