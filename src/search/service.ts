@@ -91,6 +91,7 @@ export class SearchService {
   private dirty = false;
   private lastSave = 0;
   private saving?: Promise<boolean>;
+  private recycleFailed = false;
   /** How the last start got the index: from its snapshot (and how many events after it) or from the journal. */
   lastStart?: { from: 'snapshot' | 'journal'; events: number; ms: number };
 
@@ -166,8 +167,13 @@ export class SearchService {
     if (from === 'journal' || n > 0) {
       const saved = await this.save();
       // A build from seq 0 in a worker: a fresh worker loads what it built (events meanwhile still wait).
-      if (saved && from === 'journal' && backend.kind === 'worker' && backend === this.backend && !this.closed) {
-        if (!(await backend.recycle())) this.deps.log.error('search worker could not read the snapshot it wrote');
+      if (saved && from === 'journal' && backend.kind === 'worker' && backend === this.backend && !this.closed && !this.recycleFailed) {
+        if (!(await backend.recycle())) {
+          // Its index is empty: built again from the journal, in that worker, once.
+          this.deps.log.error('search worker could not read the snapshot it wrote; building the index again');
+          this.recycleFailed = true;
+          return this.build();
+        }
         this.applyWaiting(backend, reached);
       }
     }
