@@ -1,5 +1,6 @@
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { startDaemon } from './lib/daemon.ts';
@@ -91,6 +92,39 @@ async function timePosts(client: ApiClient, bodies: () => unknown, n: number): P
   return { samples, incomplete, hits };
 }
 
+/** The daemon's "search index ready" log line (how it got the index, the index's sizes, each heap). */
+function indexReadyLine(child: ChildProcess): Promise<any> {
+  return new Promise((resolve) => {
+    let buf = '';
+    const onData = (d: Buffer) => {
+      buf += d.toString('utf8');
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (!line.includes('search index ready')) continue;
+        child.stderr!.off('data', onData);
+        resolve(JSON.parse(line));
+        return;
+      }
+    };
+    child.stderr!.on('data', onData);
+  });
+}
+
+/** A fixed set of queries' answers (compared across a restart). */
+async function fixedAnswers(client: ApiClient): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (let i = 0; i < 20; i++) {
+    const q = `${words[60 + i * 7]} ${words[90 + i * 11]}`;
+    for (const body of [{ query: q }, { query: q, op: 'OR' }, { query: q, mode: 'literal' }, { query: words[100 + i], sort: 'time_asc', page_size: 50 }]) {
+      const d: any = await client.ok('POST', '/api/v1/search', body);
+      out.push(d.items.map((x: any) => [x.session_id, x.role, x.time, x.snippet, x.score, x.turn]), d.has_more);
+    }
+  }
+  return out;
+}
+
 runBench('search', 15 * 60_000, async (scope) => {
   // BENCH_HOME: a home populated by an earlier run is reused (populate once, then compare daemons).
   const reuse = process.env.BENCH_HOME;
@@ -107,9 +141,12 @@ runBench('search', 15 * 60_000, async (scope) => {
   progress(`  done in ${pop.ms} ms`);
 
   const mode = process.env.SVC_CODE_SEARCH_WORKER === '0' ? 'in-process' : 'worker';
+  // A reused home keeps the snapshot of the last run: dropped, so the first start builds from seq 0 (BENCH_KEEP_INDEX=1 keeps it).
+  if (process.env.BENCH_KEEP_INDEX !== '1') await rm(path.join(home, 'search'), { recursive: true, force: true });
   progress(`starting the daemon (index ${mode}); healthz while the index builds`);
   const t0 = performance.now();
   const daemon = await startDaemon(scope, home);
+  const readyLine = indexReadyLine(daemon.child);
   const client = new ApiClient(daemon.baseUrl, undefined, 1);
   const prober = new ApiClient(daemon.baseUrl, undefined, 1);
   scope.defer(() => client.close());
@@ -150,6 +187,31 @@ runBench('search', 15 * 60_000, async (scope) => {
   const termsTime = await timePosts(client, () => ({ query: `${mid()} ${mid()}`, sort: 'time_desc' }), QUERIES);
   const literal = await timePosts(client, () => ({ query: `${mid()} ${mid()}`, mode: 'literal' }), QUERIES);
   const rssAfter = await rssMb(daemon.pid);
+  const sample = await fixedAnswers(client);
+  const built = await readyLine;
+
+  // A restart: the index comes from the snapshot the first daemon wrote (after its build and at its stop).
+  progress('restarting: the index from its snapshot');
+  await daemon.stop();
+  const t1 = performance.now();
+  const again = await startDaemon(scope, home);
+  const againLine = indexReadyLine(again.child);
+  const client2 = new ApiClient(again.baseUrl, undefined, 1);
+  scope.defer(() => client2.close());
+  let restartMs = 0;
+  for (;;) {
+    const d: any = await client2.ok('POST', '/api/v1/search', { query: 'ka', page_size: 1 });
+    if (d.index_state.state === 'ready') {
+      restartMs = performance.now() - t1;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const restored = await againLine;
+  await new Promise((r) => setTimeout(r, 10_000));
+  const rssRestored = await rssMb(again.pid);
+  const sameAnswers = JSON.stringify(await fixedAnswers(client2)) === JSON.stringify(sample);
+  progress(`  ready ${Math.round(restartMs)} ms after spawn (${JSON.stringify(restored.from)}), RSS ${rssRestored} MB 10 s later, same answers: ${sameAnswers}`);
   const r = {
     terms_and: { ...summarize(terms.samples), incomplete: terms.incomplete, mean_hits: terms.hits / QUERIES },
     terms_or: { ...summarize(termsOr.samples), incomplete: termsOr.incomplete, mean_hits: termsOr.hits / QUERIES },
@@ -167,8 +229,10 @@ runBench('search', 15 * 60_000, async (scope) => {
     populate_ms: pop.ms,
     build: { ms_from_spawn_to_ready: Math.round(buildMs), documents_per_s: Math.round(documents / (buildMs / 1000)) },
     rss_mb: { at_ready: rss, ready_plus_10s: rssSettled, after_queries: rssAfter },
+    index_at_ready: { server_heap_mb: built.server_heap_mb, ...built.index },
+    restart_from_snapshot: { ms_from_spawn_to_ready: Math.round(restartMs), from: restored.from, events_caught_up: restored.events, rss_mb_ready_plus_10s: rssRestored, same_answers: sameAnswers },
     results: r,
-    pass: r.terms_and.p50 < TARGET.terms_p50_ms && r.literal.p50 < TARGET.literal_p50_ms && Math.max(rssSettled, rssAfter) < TARGET.rss_mb
-      && r.healthz_while_building.p99 < TARGET.healthz_building_p99_ms,
+    pass: r.terms_and.p50 < TARGET.terms_p50_ms && r.literal.p50 < TARGET.literal_p50_ms && Math.max(rssSettled, rssAfter, rssRestored) < TARGET.rss_mb
+      && r.healthz_while_building.p99 < TARGET.healthz_building_p99_ms && sameAnswers,
   };
 });

@@ -1,5 +1,6 @@
 import type { DocRole, SearchOp } from './documents.ts';
-import { terms } from './tokenize.ts';
+import { fragmentMatches, literalFragments, terms } from './tokenize.ts';
+import { MemoryTexts, scanBackwards, type TextStore } from './texts.ts';
 
 /** Terms mode takes at most this many distinct terms (part-b "Search"). */
 export const MAX_QUERY_TERMS = 32;
@@ -52,51 +53,49 @@ export type QueryError = { error: 'empty_query' | 'too_many_terms' };
 const ROLES: DocRole[] = ['user', 'assistant', 'title'];
 const SNIPPET_BEFORE = 60;
 const SNIPPET_AFTER = 140;
+/** Documents per block of the literal walk's time bound. */
+const BLOCK_BITS = 10;
+const EMPTY = new Uint32Array(0);
+/** Literal mode reads only the documents its fragments' terms point to, unless that is more postings than this. */
+const PREFILTER_MAX = 2_000_000;
 
-/** A growable typed array (postings and per-document columns stay compact at 500,000 documents). */
-class Column<T extends Int32Array | Float64Array | Uint8Array> {
+/** The per-document columns, by name and type (a snapshot writes them in this order). */
+export const COLUMN_TYPES = {
+  /** Offset of the document's text in the store; its text ends where the next document's starts (or a turn id does). */
+  textAt: Float64Array,
+  alive: Uint8Array,
+  /** 32-bit hash of the message id (undo finds a session's documents by it). */
+  keys: Int32Array,
+  /** Offset of the document's turn id in the store, -1 when none (documents of one turn share the bytes). */
+  turnAt: Float64Array,
+  turnLen: Uint8Array,
+  times: Float64Array,
+  docSession: Int32Array,
+  docAgent: Int32Array,
+  docRole: Uint8Array,
+} as const;
+export type ColumnName = keyof typeof COLUMN_TYPES;
+type Typed = Int32Array | Uint32Array | Float64Array | Uint8Array;
+export type Columns = { [K in ColumnName]: InstanceType<(typeof COLUMN_TYPES)[K]> };
+
+/** A growable typed array (per-document columns stay compact at 500,000 documents). */
+class Column<T extends Typed> {
   constructor(public data: T, public length = 0) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new (this.data.constructor as new (n: number) => T)(Math.max(4, Math.ceil(this.data.length * 1.5)));
+      const next = new (this.data.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(this.data.length * 1.5)));
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = v;
   }
 
-  /** Drops the spare capacity (after a build, most postings lists stop growing). */
   trim(): void {
     if (this.data.length > this.length) this.data = this.data.slice(0, this.length) as T;
   }
-}
 
-/**
- * UTF-8 bytes of every document text (and turn id) end to end, off the JS heap: the index's bulk does not
- * grow the garbage-collected heap, and a literal search is one `lastIndexOf` walk over the bytes.
- */
-class Arena {
-  buf = Buffer.allocUnsafe(1 << 16);
-  length = 0;
-
-  append(text: string): number {
-    const need = Buffer.byteLength(text, 'utf8');
-    if (this.length + need > this.buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.length + need, Math.ceil(this.buf.length * 1.5)));
-      this.buf.copy(next, 0, 0, this.length);
-      this.buf = next;
-    }
-    const at = this.length;
-    this.length += this.buf.write(text, at, 'utf8');
-    return at;
-  }
-
-  text(at: number, end: number): string {
-    return this.buf.toString('utf8', at, end);
-  }
-
-  trim(): void {
-    if (this.buf.length > this.length) this.buf = Buffer.from(this.buf.subarray(0, this.length));
+  get view(): T {
+    return this.data.subarray(0, this.length) as T;
   }
 }
 
@@ -107,60 +106,168 @@ function keyHash(key: string): number {
   return h | 0;
 }
 
-interface SessionMeta {
+export interface SessionMeta {
   id: string;
   workspace_id: string;
   title: string;
   titleTime: number;
   archived: boolean;
-  /** Documents of the session (title document included), ascending. */
-  docs: number[];
   titleDoc: number;
   /** The last document's turn, so the next one of the same turn shares its bytes. */
   lastTurn?: { id: string; at: number; len: number };
 }
 
+/** The journal position an index covers, per stream: the last applied event's seq and the stream's epoch. */
+export type Position = [stream: string, seq: number, epoch: string];
+
+/** Everything the index holds but its texts (src/search/snapshot.ts writes and reads it). */
+export interface EngineState {
+  sessions: SessionMeta[];
+  deletedWorkspaces: string[];
+  agents: string[];
+  terms: string[];
+  positions: Position[];
+  live: number;
+  postingsStart: Uint32Array;
+  postings: Uint32Array;
+  columns: Columns;
+}
+
 /**
- * The cross-session search index: an inverted index (term -> ascending document ids) over message and title
- * documents, plus per-document columns. Removed documents leave tombstones (their text is dropped); postings
- * skip them. Pure: the same ops give the same index, in a worker thread or in the server process.
+ * The cross-session search index: an inverted index (interned term -> ascending document ids) over message and
+ * title documents, plus per-document columns; the texts live in a TextStore (a file for the daemon's index).
+ * Postings are one Uint32Array for every term (a term's documents are a slice of it) plus the postings added
+ * since it was last rewritten, held per term in small arrays and merged in when they grow (or at a snapshot):
+ * no per-term buffers that grow by copying. Removed documents leave tombstones; postings skip them.
+ * Pure: the same ops give the same index, in a worker thread or in the server process.
  */
 export class SearchEngine {
-  private readonly sessions: SessionMeta[] = [];
+  private sessions: SessionMeta[] = [];
   private readonly sessionIdx = new Map<string, number>();
   private readonly deletedWorkspaces = new Set<string>();
-  private readonly agents: string[] = [];
+  private agents: string[] = [];
   private readonly agentIdx = new Map<string, number>();
-  private readonly postings = new Map<string, Column<Int32Array>>();
-  private readonly arena = new Arena();
-  /** Per document: its text is arena[textAt, textAt[d+1]) (the next document's start, or the arena's end). */
-  private readonly textAt = new Column(new Int32Array(1024));
-  private readonly alive = new Column(new Uint8Array(1024));
-  private readonly keys = new Column(new Int32Array(1024));
-  /** Per document: its turn id in the arena, -1 when none (documents of one turn share the bytes). */
-  private readonly turnAt = new Column(new Int32Array(1024));
-  private readonly turnLen = new Column(new Uint8Array(1024));
-  private readonly times = new Column(new Float64Array(1024));
-  private readonly docSession = new Column(new Int32Array(1024));
-  private readonly docAgent = new Column(new Int32Array(1024));
-  private readonly docRole = new Column(new Uint8Array(1024));
+  private termList: string[] = [];
+  private readonly termIdx = new Map<string, number>();
+  /** Term t's frozen documents are postings[postingsStart[t], postingsStart[t + 1]). */
+  private postingsStart: Uint32Array = new Uint32Array(1);
+  private postings: Uint32Array = new Uint32Array(0);
+  private readonly fresh = new Map<number, number[]>();
+  private freshCount = 0;
+  private readonly positions = new Map<string, { seq: number; epoch: string }>();
+  private readonly cols: { [K in ColumnName]: Column<Columns[K]> };
+  /** Per block of 1,024 documents, their newest time (the literal walk's stop bound). */
+  private readonly blockMax = new Column(new Float64Array(64));
   private live = 0;
 
-  constructor(private readonly budgets: SearchBudgets = DEFAULT_BUDGETS, private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly budgets: SearchBudgets = DEFAULT_BUDGETS,
+    private readonly texts: TextStore = new MemoryTexts(),
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    const cols = {} as Record<ColumnName, Column<Typed>>;
+    for (const [name, T] of Object.entries(COLUMN_TYPES)) cols[name as ColumnName] = new Column(new T(1024));
+    this.cols = cols as unknown as SearchEngine['cols'];
+  }
+
+  /** An index from a snapshot's state over its texts. */
+  static restore(state: EngineState, texts: TextStore, budgets?: SearchBudgets): SearchEngine {
+    const e = new SearchEngine(budgets, texts);
+    e.sessions = state.sessions;
+    state.sessions.forEach((s, i) => e.sessionIdx.set(s.id, i));
+    for (const w of state.deletedWorkspaces) e.deletedWorkspaces.add(w);
+    e.agents = state.agents;
+    state.agents.forEach((a, i) => e.agentIdx.set(a, i));
+    e.termList = state.terms;
+    state.terms.forEach((t, i) => e.termIdx.set(t, i));
+    e.postingsStart = state.postingsStart;
+    e.postings = state.postings;
+    for (const [stream, seq, epoch] of state.positions) e.positions.set(stream, { seq, epoch });
+    e.live = state.live;
+    for (const name of Object.keys(COLUMN_TYPES) as ColumnName[]) {
+      const data = state.columns[name];
+      (e.cols[name] as Column<Typed>) = new Column<Typed>(data, data.length);
+    }
+    const times = state.columns.times;
+    for (let d = 0; d < times.length; d++) e.noteTime(d, times[d]);
+    return e;
+  }
+
+  /** The index's state for a snapshot (the fresh postings are merged first; the arrays are views, not copies). */
+  state(): EngineState {
+    this.freeze();
+    const columns = {} as Record<ColumnName, Typed>;
+    for (const name of Object.keys(COLUMN_TYPES) as ColumnName[]) columns[name] = this.cols[name].view;
+    return {
+      sessions: this.sessions, deletedWorkspaces: [...this.deletedWorkspaces], agents: this.agents, terms: this.termList,
+      positions: [...this.positions].map(([s, p]) => [s, p.seq, p.epoch]), live: this.live,
+      postingsStart: this.postingsStart, postings: this.postings, columns: columns as Columns,
+    };
+  }
 
   get documents(): number {
     return this.live;
+  }
+
+  /** What the index holds, in bytes by structure (the bench's breakdown; the texts are in their store). */
+  stats(): Record<string, number> {
+    let columns = 0;
+    for (const c of Object.values(this.cols)) columns += c.data.byteLength;
+    return {
+      documents: this.cols.textAt.length, live: this.live, sessions: this.sessions.length, terms: this.termList.length,
+      postings: this.postings.length + this.freshCount, postings_bytes: this.postings.byteLength + this.postingsStart.byteLength,
+      fresh_postings: this.freshCount, columns_bytes: columns, texts_bytes: this.texts.length,
+    };
   }
 
   get sessionCount(): number {
     return this.sessions.length;
   }
 
-  /** Gives back the spare capacity of every column and postings list (call when a build is done). */
+  /** Where `stream`'s events are applied up to. */
+  position(stream: string): { seq: number; epoch: string } | undefined {
+    return this.positions.get(stream);
+  }
+
+  /** Streams with a position. */
+  streams(): IterableIterator<string> {
+    return this.positions.keys();
+  }
+
+  /** Records that `stream`'s events up to `seq` are applied; `seq` 0 forgets the stream (it was removed). */
+  mark(stream: string, seq: number, epoch: string): void {
+    if (seq > 0) this.positions.set(stream, { seq, epoch });
+    else this.positions.delete(stream);
+  }
+
+  /** Merges the fresh postings into the frozen array and gives back spare capacity (call when a build is done). */
   trim(): void {
-    for (const p of this.postings.values()) p.trim();
-    for (const c of [this.textAt, this.alive, this.keys, this.turnAt, this.turnLen, this.times, this.docSession, this.docAgent, this.docRole]) c.trim();
-    this.arena.trim();
+    this.freeze();
+    for (const c of Object.values(this.cols)) c.trim();
+  }
+
+  /** Rewrites the frozen postings with the fresh ones appended to each term's slice. */
+  freeze(): void {
+    const n = this.termList.length;
+    const old = this.postingsStart;
+    const oldN = old.length - 1;
+    if (!this.freshCount && oldN === n) return;
+    const start = new Uint32Array(n + 1);
+    for (let t = 0; t < n; t++) start[t + 1] = start[t] + (t < oldN ? old[t + 1] - old[t] : 0) + (this.fresh.get(t)?.length ?? 0);
+    const next = new Uint32Array(start[n]);
+    for (let t = 0; t < n; t++) {
+      let at = start[t];
+      if (t < oldN && old[t + 1] > old[t]) {
+        next.set(this.postings.subarray(old[t], old[t + 1]), at);
+        at += old[t + 1] - old[t];
+      }
+      const f = this.fresh.get(t);
+      if (f) next.set(f, at);
+    }
+    this.postingsStart = start;
+    this.postings = next;
+    this.fresh.clear();
+    this.freshCount = 0;
   }
 
   apply(op: SearchOp): void {
@@ -186,35 +293,51 @@ export class SearchEngine {
         return;
       case 'drop-session': {
         // A deleted session (POST :delete): every document goes, its title too; it is never matched again.
-        const s = this.sessions[this.sessionIdx.get(op.session_id) ?? -1];
-        if (!s) return;
-        for (const d of s.docs) if (this.alive.data[d]) this.drop(d);
-        s.title = '';
-        s.titleDoc = -1;
+        const si = this.sessionIdx.get(op.session_id);
+        if (si === undefined) return;
+        this.dropWhere(si, () => true);
+        this.sessions[si].title = '';
+        this.sessions[si].titleDoc = -1;
         return;
       }
       case 'remove': {
-        const s = this.sessions[this.sessionIdx.get(op.session_id) ?? -1];
-        if (!s) return;
+        const si = this.sessionIdx.get(op.session_id);
+        if (si === undefined) return;
         const keys = new Set(op.keys.map(keyHash));
-        for (const d of s.docs) if (this.alive.data[d] && keys.has(this.keys.data[d]) && d !== s.titleDoc) this.drop(d);
+        const titleDoc = this.sessions[si].titleDoc;
+        const hashes = this.cols.keys.data;
+        this.dropWhere(si, (d) => keys.has(hashes[d]) && d !== titleDoc);
         return;
       }
     }
+  }
+
+  /** Drops the session's live documents that `which` picks (a walk of one column: undo and delete are rare). */
+  private dropWhere(session: number, which: (doc: number) => boolean): void {
+    const owner = this.cols.docSession.data;
+    const alive = this.cols.alive.data;
+    for (let d = 0, n = this.cols.docSession.length; d < n; d++) if (owner[d] === session && alive[d] && which(d)) this.drop(d);
   }
 
   private session(id: string): SessionMeta {
     let i = this.sessionIdx.get(id);
     if (i === undefined) {
       i = this.sessions.length;
-      this.sessions.push({ id, workspace_id: '', title: '', titleTime: 0, archived: false, docs: [], titleDoc: -1 });
+      this.sessions.push({ id, workspace_id: '', title: '', titleTime: 0, archived: false, titleDoc: -1 });
       this.sessionIdx.set(id, i);
     }
     return this.sessions[i];
   }
 
+  private noteTime(doc: number, time: number): void {
+    const b = doc >> BLOCK_BITS;
+    while (this.blockMax.length <= b) this.blockMax.push(-Infinity);
+    if (time > this.blockMax.data[b]) this.blockMax.data[b] = time;
+  }
+
   private add(session: number, key: string, agent: string, role: DocRole, text: string, time: number, turn: string | undefined): number {
-    const doc = this.textAt.length;
+    const c = this.cols;
+    const doc = c.textAt.length;
     let a = this.agentIdx.get(agent);
     if (a === undefined) {
       a = this.agents.length;
@@ -222,53 +345,76 @@ export class SearchEngine {
       this.agentIdx.set(agent, a);
     }
     const s = this.sessions[session];
-    this.textAt.push(this.arena.append(text));
-    this.alive.push(1);
-    this.keys.push(keyHash(key));
+    c.textAt.push(this.texts.append(text));
+    c.alive.push(1);
+    c.keys.push(keyHash(key));
     if (turn === undefined) {
-      this.turnAt.push(-1);
-      this.turnLen.push(0);
+      c.turnAt.push(-1);
+      c.turnLen.push(0);
     } else {
       if (s.lastTurn?.id !== turn) {
-        const at = this.arena.append(turn.slice(0, 64));
-        s.lastTurn = { id: turn, at, len: this.arena.length - at };
+        const at = this.texts.append(turn.slice(0, 64));
+        s.lastTurn = { id: turn, at, len: this.texts.length - at };
       }
-      this.turnAt.push(s.lastTurn.at);
-      this.turnLen.push(s.lastTurn.len);
+      c.turnAt.push(s.lastTurn.at);
+      c.turnLen.push(s.lastTurn.len);
     }
-    this.times.push(time);
-    this.docSession.push(session);
-    this.docAgent.push(a);
-    this.docRole.push(ROLES.indexOf(role));
-    s.docs.push(doc);
+    c.times.push(time);
+    this.noteTime(doc, time);
+    c.docSession.push(session);
+    c.docAgent.push(a);
+    c.docRole.push(ROLES.indexOf(role));
     for (const t of terms(text)) {
-      let p = this.postings.get(t);
-      if (!p) this.postings.set(t, (p = new Column(new Int32Array(2))));
-      p.push(doc);
+      let id = this.termIdx.get(t);
+      if (id === undefined) {
+        id = this.termList.length;
+        this.termList.push(t);
+        this.termIdx.set(t, id);
+      }
+      const f = this.fresh.get(id);
+      if (f) f.push(doc);
+      else this.fresh.set(id, [doc]);
+      this.freshCount += 1;
     }
+    // Merged when they reach a quarter of the frozen postings (so a build copies each posting a few times), at most 1M.
+    if (this.freshCount >= Math.min(1 << 20, Math.max(1 << 16, this.postings.length >> 2))) this.freeze();
     this.live += 1;
     return doc;
   }
 
   private drop(doc: number): void {
-    if (!this.alive.data[doc]) return;
-    this.alive.data[doc] = 0;
+    if (!this.cols.alive.data[doc]) return;
+    this.cols.alive.data[doc] = 0;
     this.live -= 1;
+  }
+
+  /** Term t's documents, ascending. */
+  private list(term: string): Uint32Array | undefined {
+    const t = this.termIdx.get(term);
+    if (t === undefined) return undefined;
+    const frozen = t + 1 < this.postingsStart.length ? this.postings.subarray(this.postingsStart[t], this.postingsStart[t + 1]) : EMPTY;
+    const f = this.fresh.get(t);
+    if (!f) return frozen;
+    const out = new Uint32Array(frozen.length + f.length);
+    out.set(frozen);
+    out.set(f, frozen.length);
+    return out;
   }
 
   /** Whether a live document passes the query's filters (archived sessions and deleted workspaces only when named). */
   private passes(doc: number, q: SearchQuery, container: number | undefined): boolean {
-    if (!this.alive.data[doc]) return false;
-    const s = this.docSession.data[doc];
+    const c = this.cols;
+    if (!c.alive.data[doc]) return false;
+    const s = c.docSession.data[doc];
     if (container !== undefined) {
       if (s !== container) return false;
     } else {
       const meta = this.sessions[s];
       if (meta.archived || this.deletedWorkspaces.has(meta.workspace_id)) return false;
     }
-    if (q.agent_id !== undefined && this.agents[this.docAgent.data[doc]] !== q.agent_id) return false;
-    if (q.role !== undefined && ROLES[this.docRole.data[doc]] !== q.role) return false;
-    const t = this.times.data[doc];
+    if (q.agent_id !== undefined && this.agents[c.docAgent.data[doc]] !== q.agent_id) return false;
+    if (q.role !== undefined && ROLES[c.docRole.data[doc]] !== q.role) return false;
+    const t = c.times.data[doc];
     if (q.start_time !== undefined && t < q.start_time) return false;
     if (q.end_time !== undefined && t > q.end_time) return false;
     return true;
@@ -284,13 +430,14 @@ export class SearchEngine {
     let incomplete: SearchPage['incomplete'];
     let found: Array<{ doc: number; score: number }>;
     let needles: string[];
+    const time = this.cols.times.data;
     if (q.mode === 'literal') {
       if (!q.query.length) return { error: 'empty_query' };
       needles = [q.query];
-      // Newest first is commit order (documents are numbered as their events commit): the walk stops one past the page.
       const r = this.literal(q, container, started, q.offset + q.page_size + 1);
       found = r.found;
       incomplete = r.incomplete;
+      found.sort((a, b) => time[b.doc] - time[a.doc] || b.doc - a.doc);
     } else {
       needles = terms(q.query);
       if (!needles.length) return { error: 'empty_query' };
@@ -298,7 +445,6 @@ export class SearchEngine {
       const r = q.op === 'AND' ? this.matchAll(needles, q, container, started) : this.matchAny(needles, q, container, started);
       found = r.found;
       incomplete = r.incomplete;
-      const time = this.times.data;
       if (q.sort === 'time_desc') found.sort((a, b) => time[b.doc] - time[a.doc] || b.doc - a.doc);
       else if (q.sort === 'time_asc') found.sort((a, b) => time[a.doc] - time[b.doc] || a.doc - b.doc);
       else found.sort((a, b) => b.score - a.score || time[b.doc] - time[a.doc] || b.doc - a.doc);
@@ -311,49 +457,170 @@ export class SearchEngine {
     };
   }
 
-  /** Start of document `d`'s text in the arena, and its end. */
+  /** Start of document `d`'s text in the store, and its end. */
   private span(d: number): [number, number] {
-    const end = d + 1 < this.textAt.length ? this.textAt.data[d + 1] : this.arena.length;
-    // A turn id appended right after the text is not part of it.
-    const turn = this.turnAt.data[d];
-    return [this.textAt.data[d], turn > this.textAt.data[d] && turn < end ? turn : end];
+    const at = this.cols.textAt.data;
+    const end = d + 1 < this.cols.textAt.length ? at[d + 1] : this.texts.length;
+    // A turn id stored right after the text is not part of it.
+    const turn = this.cols.turnAt.data[d];
+    return [at[d], turn > at[d] && turn < end ? turn : end];
   }
 
-  /** The document whose bytes hold arena offset `at` (offsets ascend with document ids). */
+  /** The document whose bytes hold store offset `at` (offsets ascend with document ids). */
   private docAt(at: number): number {
+    const starts = this.cols.textAt.data;
     let lo = 0;
-    let hi = this.textAt.length - 1;
+    let hi = this.cols.textAt.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
-      if (this.textAt.data[mid] <= at) lo = mid;
+      if (starts[mid] <= at) lo = mid;
       else hi = mid - 1;
     }
     return lo;
   }
 
-  /** Exact substring, newest documents first: `lastIndexOf` over the arena, one match per document. */
+  /**
+   * Exact substring, newest first by the documents' times. The store is walked backwards (documents are
+   * numbered as their events are applied, mostly in time order), one match per document, and the walk stops
+   * once `enough` matches are at least as new as every document before the walk's position (per block of
+   * 1,024 documents, their newest time): documents out of time order (a build from the journal walks it
+   * stream by stream, an imported session) are still ranked by time.
+   */
   private literal(q: SearchQuery, container: number | undefined, started: number, enough: number) {
     const found: Array<{ doc: number; score: number }> = [];
+    let incomplete: SearchPage['incomplete'];
     const needle = Buffer.from(q.query, 'utf8');
-    const bytes = this.arena.buf.subarray(0, this.arena.length);
-    let from = bytes.length - needle.length;
+    const times = this.cols.times.data;
+    // Newest time of the documents [0, end of block b].
+    const bound = new Float64Array(this.blockMax.length);
+    for (let b = 0, m = -Infinity; b < bound.length; b++) bound[b] = m = Math.max(m, this.blockMax.data[b]);
+    // The `enough` newest times found, as a min-heap: its root is the bar every earlier document must clear.
+    const heap = new Float64Array(enough);
+    let heapSize = 0;
+    const keep = (t: number) => {
+      if (heapSize < enough) {
+        let i = heapSize++;
+        while (i > 0 && heap[(i - 1) >> 1] > t) {
+          heap[i] = heap[(i - 1) >> 1];
+          i = (i - 1) >> 1;
+        }
+        heap[i] = t;
+      } else if (t > heap[0]) {
+        let i = 0;
+        for (;;) {
+          const l = 2 * i + 1;
+          if (l >= enough) break;
+          const c = l + 1 < enough && heap[l + 1] < heap[l] ? l + 1 : l;
+          if (heap[c] >= t) break;
+          heap[i] = heap[c];
+          i = c;
+        }
+        heap[i] = t;
+      }
+    };
+    const settled = (doc: number) => heapSize === enough && doc > 0 && heap[0] >= bound[(doc - 1) >> BLOCK_BITS];
     let steps = 0;
-    while (from >= 0) {
-      const at = bytes.lastIndexOf(needle, from);
-      if (at < 0) break;
+    if (!this.cols.textAt.length) return { found };
+    const candidates = this.literalCandidates(q.query);
+    if (candidates) {
+      // Newest documents first (mostly time order), each read and checked, until the page is settled.
+      for (let i = candidates.length - 1; i >= 0; i--) {
+        const d = candidates[i];
+        if ((++steps & 255) === 0 && this.now() - started >= this.budgets.deadlineMs) {
+          incomplete = 'deadline';
+          break;
+        }
+        if (!this.passes(d, q, container)) continue;
+        const [start, end] = this.span(d);
+        if (end - start < needle.length || this.texts.view(start, end - start).indexOf(needle) < 0) continue;
+        found.push({ doc: d, score: 1 });
+        keep(times[d]);
+        if (settled(d)) break;
+        if (found.length >= this.budgets.candidateCap) {
+          incomplete = 'candidate_cap';
+          break;
+        }
+      }
+      if (!incomplete && this.now() - started >= this.budgets.deadlineMs) incomplete = 'deadline';
+      return { found, incomplete };
+    }
+    // No fragment to go by (or too common ones): every match in the store, last bytes first.
+    scanBackwards(this.texts, needle, (at) => {
       const d = this.docAt(at);
       const [start, end] = this.span(d);
-      if (at + needle.length <= end && this.passes(d, q, container)) {
-        found.push({ doc: d, score: 1 });
-        if (found.length >= enough) return { found };
-        if (found.length >= this.budgets.candidateCap) return { found, incomplete: 'candidate_cap' as const };
+      let next = at - 1;
+      if (at + needle.length <= end) {
+        if (this.passes(d, q, container)) {
+          found.push({ doc: d, score: 1 });
+          keep(times[d]);
+          if (settled(d)) return -1;
+          if (found.length >= this.budgets.candidateCap) {
+            incomplete = 'candidate_cap';
+            return -1;
+          }
+        }
+        next = start - needle.length;
+        if (next < 0) return -1;
       }
-      from = at + needle.length <= end ? start - needle.length : at - 1;
-      if ((++steps & 1023) === 0 && this.now() - started >= this.budgets.deadlineMs) return { found, incomplete: 'deadline' as const };
-    }
-    // A deadline set below one scan's time still cuts it (the check above runs every 1,024 matches).
-    if (this.now() - started >= this.budgets.deadlineMs) return { found, incomplete: 'deadline' as const };
-    return { found };
+      if ((++steps & 1023) === 0 && this.now() - started >= this.budgets.deadlineMs) {
+        incomplete = 'deadline';
+        return -1;
+      }
+      return next;
+    }, () => {
+      if (this.now() - started < this.budgets.deadlineMs) return false;
+      incomplete = 'deadline';
+      return true;
+    });
+    // A deadline set below one scan's time still cuts it (the checks above run every 1,024 matches and per chunk).
+    if (!incomplete && this.now() - started >= this.budgets.deadlineMs) incomplete = 'deadline';
+    return { found, incomplete };
+  }
+
+  /**
+   * The documents (ascending) holding the terms the needle's fragments point to, from the one or two cheapest
+   * fragments; undefined when the needle has none, or even the cheapest walks more than PREFILTER_MAX postings
+   * (then the store is scanned).
+   */
+  private literalCandidates(needle: string): Uint32Array | undefined {
+    const fragments = literalFragments(needle);
+    if (!fragments.length) return undefined;
+    const start = this.postingsStart;
+    const df = (t: number) => (t + 1 < start.length ? start[t + 1] - start[t] : 0) + (this.fresh.get(t)?.length ?? 0);
+    const sets = fragments.map((f) => {
+      const ids: number[] = [];
+      let total = 0;
+      if (f.kind === 'exact') {
+        const t = this.termIdx.get(f.text);
+        if (t !== undefined) {
+          ids.push(t);
+          total = df(t);
+        }
+      } else {
+        for (let t = 0; t < this.termList.length; t++) if (fragmentMatches(f, this.termList[t])) {
+          ids.push(t);
+          total += df(t);
+        }
+      }
+      return { ids, total };
+    }).sort((a, b) => a.total - b.total);
+    if (sets[0].total === 0) return EMPTY;
+    const limit = Math.min(PREFILTER_MAX, this.budgets.postingsBudget);
+    if (sets[0].total > limit) return undefined;
+    const used = sets.length > 1 && sets[1].total <= limit ? sets.slice(0, 2) : sets.slice(0, 1);
+    const n = this.cols.textAt.length;
+    const mark = new Uint8Array(n);
+    used.forEach((set, k) => {
+      for (const t of set.ids) {
+        const l = this.list(this.termList[t])!;
+        for (let i = 0; i < l.length; i++) if (mark[l[i]] === k) mark[l[i]] = k + 1;
+      }
+    });
+    let count = 0;
+    for (let d = 0; d < n; d++) if (mark[d] === used.length) count += 1;
+    const out = new Uint32Array(count);
+    for (let d = 0, i = 0; d < n; d++) if (mark[d] === used.length) out[i++] = d;
+    return out;
   }
 
   private idf(df: number): number {
@@ -361,16 +628,16 @@ export class SearchEngine {
   }
 
   private matchAll(needles: string[], q: SearchQuery, container: number | undefined, started: number) {
-    const lists = needles.map((t) => this.postings.get(t));
+    const lists = needles.map((t) => this.list(t));
     const found: Array<{ doc: number; score: number }> = [];
-    if (lists.some((l) => !l)) return { found };
-    const sorted = (lists as Column<Int32Array>[]).sort((a, b) => a.length - b.length);
+    if (lists.some((l) => !l || !l.length)) return { found };
+    const sorted = (lists as Uint32Array[]).sort((a, b) => a.length - b.length);
     const score = sorted.reduce((n, l) => n + this.idf(l.length), 0);
     const cursors = sorted.map(() => 0);
     let walked = 0;
     const [first, ...rest] = sorted;
     outer: for (let i = 0; i < first.length; i++) {
-      const doc = first.data[i];
+      const doc = first[i];
       walked += 1;
       if (walked > this.budgets.postingsBudget) return { found, incomplete: 'postings_budget' as const };
       if ((walked & 4095) === 0 && this.now() - started >= this.budgets.deadlineMs) return { found, incomplete: 'deadline' as const };
@@ -379,20 +646,20 @@ export class SearchEngine {
         // Galloping search forward from the cursor: postings are ascending.
         let lo = cursors[k + 1];
         let step = 1;
-        while (lo + step < l.length && l.data[lo + step] < doc) {
+        while (lo + step < l.length && l[lo + step] < doc) {
           lo += step;
           step *= 2;
         }
         let hi = Math.min(lo + step, l.length);
         while (lo < hi) {
           const mid = (lo + hi) >>> 1;
-          if (l.data[mid] < doc) lo = mid + 1;
+          if (l[mid] < doc) lo = mid + 1;
           else hi = mid;
         }
         walked += Math.ceil(Math.log2(step + 1));
         cursors[k + 1] = lo;
         if (lo >= l.length) break outer;
-        if (l.data[lo] !== doc) continue outer;
+        if (l[lo] !== doc) continue outer;
       }
       if (!this.passes(doc, q, container)) continue;
       found.push({ doc, score });
@@ -406,7 +673,7 @@ export class SearchEngine {
     let walked = 0;
     let incomplete: SearchPage['incomplete'];
     // Rarest terms first: under a budget the most telling terms are the ones walked.
-    const lists = needles.map((t) => this.postings.get(t)).filter((l): l is Column<Int32Array> => !!l).sort((a, b) => a.length - b.length);
+    const lists = needles.map((t) => this.list(t)).filter((l): l is Uint32Array => !!l && l.length > 0).sort((a, b) => a.length - b.length);
     scan: for (const l of lists) {
       const w = this.idf(l.length);
       for (let i = l.length - 1; i >= 0; i--) {
@@ -419,7 +686,7 @@ export class SearchEngine {
           incomplete = 'deadline';
           break scan;
         }
-        const doc = l.data[i];
+        const doc = l[i];
         const prev = scores.get(doc);
         if (prev !== undefined) {
           scores.set(doc, prev + w);
@@ -436,13 +703,15 @@ export class SearchEngine {
   }
 
   private hit(doc: number, score: number, needles: string[], mode: SearchQuery['mode']): SearchHit {
-    const s = this.sessions[this.docSession.data[doc]];
+    const c = this.cols;
+    const s = this.sessions[c.docSession.data[doc]];
     const [start, end] = this.span(doc);
-    const text = this.arena.text(start, end);
-    const turn = this.turnAt.data[doc] >= 0 ? this.arena.text(this.turnAt.data[doc], this.turnAt.data[doc] + this.turnLen.data[doc]) : undefined;
+    const text = this.texts.read(start, end);
+    const turnAt = c.turnAt.data[doc];
+    const turn = turnAt >= 0 ? this.texts.read(turnAt, turnAt + c.turnLen.data[doc]) : undefined;
     return {
-      session_id: s.id, workspace_id: s.workspace_id, session_title: s.title, agent_id: this.agents[this.docAgent.data[doc]],
-      role: ROLES[this.docRole.data[doc]], snippet: snippet(text, needles, mode), time: this.times.data[doc],
+      session_id: s.id, workspace_id: s.workspace_id, session_title: s.title, agent_id: this.agents[c.docAgent.data[doc]],
+      role: ROLES[c.docRole.data[doc]], snippet: snippet(text, needles, mode), time: c.times.data[doc],
       ...(turn !== undefined ? { turn } : {}), score: Math.round(score * 10_000) / 10_000,
     };
   }

@@ -11,7 +11,7 @@ import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { MessageLog } from '../../projections/messages/message-log.ts';
 import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import { createProjections } from './projections.ts';
-import { SearchService, budgetsFromEnv } from '../search/service.ts';
+import { SearchService, budgetsFromEnv, searchIndexDir } from '../search/service.ts';
 import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
@@ -258,7 +258,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
-  const search = new SearchService({ journal, sessions, engine, ids, log, useWorker: config.current().database.search, budgets: budgetsFromEnv() });
+  const search = new SearchService({
+    journal, sessions, engine, ids, log, useWorker: config.current().database.search, budgets: budgetsFromEnv(),
+    dir: searchIndexDir(home, primary.id), rebuild: options.rebuildProjections,
+  });
   const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });
 
   // Startup recovery: what a previous run left open is settled before anything is served.

@@ -1,12 +1,13 @@
 import { Journal } from '../../journal/journal.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { createProjections } from '../app/projections.ts';
+import { dropSearchIndexes } from '../search/service.ts';
 import { openFreeSlots, runningDaemon } from './offline.ts';
 
 /**
  * `svc-code reindex`: rebuilds every projection of every journal slot of the home from seq 0, offline (the
- * same rebuild as `serve --rebuild-projections`). Refuses while a daemon runs on the home. The search index
- * has no records: every daemon builds it from the journal when it starts (docs/search.md).
+ * same rebuild as `serve --rebuild-projections`). Refuses while a daemon runs on the home. The search index's
+ * snapshots are dropped: the next daemon builds it from the journal (docs/search.md "Persistence").
  */
 export async function reindexCommand(home: string): Promise<number> {
   if (await runningDaemon(home)) {
@@ -20,6 +21,7 @@ export async function reindexCommand(home: string): Promise<number> {
     return 1;
   }
   const started = performance.now();
+  await dropSearchIndexes(home);
   const report: Array<{ slot: string; streams: number; projections: string[] }> = [];
   for (const slot of slots) {
     try {

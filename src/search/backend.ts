@@ -1,43 +1,67 @@
 import { Worker } from 'node:worker_threads';
 import type { SearchOp } from '../../projections/search/documents.ts';
+import type { Position, SearchBudgets, SearchQuery } from '../../projections/search/engine.ts';
 import { collectGarbage } from './gc.ts';
-import { SearchEngine, type QueryError, type SearchBudgets, type SearchPage, type SearchQuery } from '../../projections/search/engine.ts';
+import { IndexHost, type Opened, type SearchReply } from './host.ts';
 
-/** A search answer with the index's size when it was computed. */
-export type SearchReply = { page: SearchPage | QueryError; documents: number; sessions: number };
+export type { SearchReply };
 
 /** Where the index lives: in the server process, or in a worker thread (`[database] search = true`). */
 export interface SearchBackend {
   readonly kind: 'worker' | 'in-process';
-  apply(ops: SearchOp[]): void;
+  /** Starts the index: from its snapshot when `restore`, else empty. */
+  open(restore: boolean): Promise<Opened>;
+  /** Applies ops and records the journal positions they bring the index to. */
+  apply(ops: SearchOp[], marks: Position[]): void;
   /** Resolves once at most `max` batches wait to be applied (the build's backpressure). */
   caughtUp(max: number): Promise<void>;
   /** The build is done: spare capacity is given back. */
   built(): void;
+  /** Writes the snapshot (after what was applied before this call). */
+  save(): Promise<void>;
+  /**
+   * Replaces the worker by a fresh one that reads the snapshot just written: a build from seq 0 leaves the
+   * worker's heap and allocator at their high-water mark, a thread that only loads the result does not.
+   * Queries in flight are answered by the new worker. Resolves false when it could not read the snapshot.
+   */
+  recycle(): Promise<boolean>;
   search(q: SearchQuery): Promise<SearchReply>;
+  /** The index's sizes and its thread's heap. */
+  stats(): Promise<Record<string, number>>;
   close(): Promise<void>;
+  /** Ends the worker as a crash would (the fallback's tests); nothing in process. */
+  crash(): Promise<void>;
 }
 
-export function inProcessBackend(budgets?: SearchBudgets): SearchBackend {
-  const engine = new SearchEngine(budgets);
+export function inProcessBackend(budgets: SearchBudgets | undefined, dir: string | undefined): SearchBackend {
+  const host = new IndexHost(budgets, dir);
   return {
     kind: 'in-process',
-    apply: (ops) => {
-      for (const op of ops) engine.apply(op);
-    },
+    open: async (restore) => host.open(restore),
+    apply: (ops, marks) => host.apply(ops, marks),
     caughtUp: async () => undefined,
     built: () => {
-      engine.trim();
+      host.trim();
       collectGarbage();
     },
-    search: async (q) => ({ page: engine.search(q), documents: engine.documents, sessions: engine.sessionCount }),
-    close: async () => undefined,
+    save: async () => host.save(),
+    recycle: async () => true,
+    search: async (q) => host.search(q),
+    stats: async () => host.stats(),
+    close: async () => host.close(),
+    crash: async () => undefined,
   };
 }
 
-/** Messages to the worker (worker.ts). */
-export type ToWorker = { t: 'ops'; ops: SearchOp[] } | { t: 'built' } | { t: 'search'; id: number; q: SearchQuery };
-export type FromWorker = { t: 'reply'; id: number; reply: SearchReply } | { t: 'applied' };
+/** Messages to the worker (worker.ts); requests with an id are answered with the same id. */
+export type ToWorker =
+  | { t: 'ops'; ops: SearchOp[]; marks: Position[] }
+  | { t: 'built' }
+  | { t: 'open'; id: number; restore: boolean }
+  | { t: 'save'; id: number }
+  | { t: 'stats'; id: number }
+  | { t: 'search'; id: number; q: SearchQuery };
+export type FromWorker = { t: 'reply'; id: number; reply?: unknown; error?: string } | { t: 'applied' };
 
 /**
  * The worker's module beside this one: `.js` in dist/; under tsx (tests, dev) `.ts`, loaded by a bootstrap
@@ -53,19 +77,20 @@ function startWorker(workerData: unknown): Worker {
 /** Ops held before the worker starts, at most (then it starts anyway). */
 const HELD_OPS_MAX = 50_000;
 
+type Held = Extract<ToWorker, { t: 'ops' } | { t: 'open' } | { t: 'built' }>;
+
 /**
- * The index in a worker thread: ops are posted (structured clone; the server keeps no copy), queries
- * answered by id. A worker that dies fails its pending queries; `onExit` lets the service fall back.
- * The worker (about 12 MB of RSS for its own heap and loop) starts with the first message document, the
- * first query, or once HELD_OPS_MAX session/workspace ops wait: until then those small ops are held here,
- * so a daemon whose sessions have no messages yet runs no worker.
+ * The index in a worker thread: ops are posted (structured clone; the server keeps no copy), requests
+ * answered by id. A worker that dies fails its pending requests; `onExit` lets the service fall back.
+ * The worker (about 12 MB of RSS for its own heap and loop) starts with a snapshot to read, the first message
+ * document, the first query, or once HELD_OPS_MAX session/workspace ops wait: until then those small ops are
+ * held here, so a daemon whose sessions have no messages yet runs no worker.
  */
-export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: Error) => void): SearchBackend {
+export function workerBackend(budgets: SearchBudgets | undefined, dir: string | undefined, onExit: (err: Error) => void): SearchBackend {
   let worker: Worker | undefined;
-  let held: SearchOp[][] = [];
+  let held: Held[] = [];
   let heldOps = 0;
-  let builtPending = false;
-  const pending = new Map<number, { resolve: (r: SearchReply) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { msg: Extract<ToWorker, { id: number }>; resolve: (r: any) => void; reject: (e: Error) => void }>();
   let next = 1;
   let closed = false;
   let inFlight = 0;
@@ -84,15 +109,16 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
     closed = true;
     wake();
   };
-  const post = (ops: SearchOp[]) => {
-    inFlight += 1;
-    worker!.postMessage({ t: 'ops', ops } satisfies ToWorker);
+  const send = (w: Worker, m: ToWorker) => {
+    if (m.t === 'ops') inFlight += 1;
+    w.postMessage(m);
   };
   const started = (): Worker => {
     if (worker) return worker;
-    worker = startWorker({ budgets });
-    worker.unref();
-    worker.on('message', (m: FromWorker) => {
+    const w = (worker = startWorker({ budgets, dir }));
+    w.unref();
+    w.on('message', (m: FromWorker) => {
+      if (w !== worker) return;
       if (m.t === 'applied') {
         inFlight -= 1;
         wake();
@@ -100,27 +126,40 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
       }
       const p = pending.get(m.id);
       pending.delete(m.id);
-      p?.resolve(m.reply);
+      if (m.error !== undefined) p?.reject(new Error(m.error));
+      else p?.resolve(m.reply);
     });
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`search worker exited (${code})`)));
-    for (const ops of held) post(ops);
+    w.on('error', (err) => w === worker && fail(err));
+    w.on('exit', (code) => w === worker && fail(new Error(`search worker exited (${code})`)));
+    for (const m of held) send(w, m);
     held = [];
     heldOps = 0;
-    if (builtPending) worker.postMessage({ t: 'built' } satisfies ToWorker);
-    return worker;
+    return w;
   };
+  const request = <T>(m: Extract<ToWorker, { id: number }>): Promise<T> => new Promise<T>((resolve, reject) => {
+    if (closed) return reject(new Error('search worker stopped'));
+    pending.set(m.id, { msg: m, resolve, reject });
+    send(started(), m);
+  });
   return {
     kind: 'worker',
-    apply: (ops) => {
-      if (closed || !ops.length) return;
+    open: async (restore) => {
+      // Nothing to read: the open waits with the held ops, and the answer is known.
+      if (!restore && !worker) {
+        held = [{ t: 'open', id: 0, restore: false }];
+        heldOps = 0;
+        return { restored: false };
+      }
+      return request<Opened>({ t: 'open', id: next++, restore });
+    },
+    apply: (ops, marks) => {
+      if (closed || (!ops.length && !marks.length)) return;
       if (!worker && heldOps + ops.length <= HELD_OPS_MAX && !ops.some((op) => op.op === 'add')) {
-        held.push(ops);
+        held.push({ t: 'ops', ops, marks });
         heldOps += ops.length;
         return;
       }
-      started();
-      post(ops);
+      send(started(), { t: 'ops', ops, marks });
     },
     caughtUp: (max) => new Promise<void>((resolve) => {
       waiter = { max, resolve };
@@ -128,19 +167,37 @@ export function workerBackend(budgets: SearchBudgets | undefined, onExit: (err: 
     }),
     built: () => {
       if (closed) return;
-      if (worker) worker.postMessage({ t: 'built' } satisfies ToWorker);
-      else builtPending = true;
+      if (worker) send(worker, { t: 'built' });
+      else held.push({ t: 'built' });
     },
-    search: (q) => new Promise<SearchReply>((resolve, reject) => {
-      if (closed) return reject(new Error('search worker stopped'));
-      const id = next++;
-      pending.set(id, { resolve, reject });
-      started().postMessage({ t: 'search', id, q } satisfies ToWorker);
-    }),
+    // A worker never started has nothing worth saving (no message documents).
+    save: async () => {
+      if (worker && !closed) await request<void>({ t: 'save', id: next++ });
+    },
+    recycle: async () => {
+      if (!worker || closed) return true;
+      const old = worker;
+      worker = undefined;
+      inFlight = 0;
+      const stale = [...pending.values()];
+      pending.clear();
+      await old.terminate();
+      const opened = await request<Opened>({ t: 'open', id: next++, restore: true });
+      for (const p of stale) {
+        pending.set(p.msg.id, p);
+        send(worker!, p.msg);
+      }
+      return opened.restored;
+    },
+    search: (q) => request<SearchReply>({ t: 'search', id: next++, q }),
+    stats: async () => (worker ? request<Record<string, number>>({ t: 'stats', id: next++ }) : {}),
     close: async () => {
       closed = true;
       held = [];
       await worker?.terminate();
+    },
+    crash: async () => {
+      await started().terminate();
     },
   };
 }

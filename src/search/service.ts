@@ -1,17 +1,21 @@
-import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Journal } from '../../journal/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import { searchOps, type SearchOp } from '../../projections/search/documents.ts';
-import { DEFAULT_BUDGETS, SearchEngine, type SearchBudgets, type SearchQuery } from '../../projections/search/engine.ts';
+import { searchOps } from '../../projections/search/documents.ts';
+import { DEFAULT_BUDGETS, SearchEngine, type Position, type SearchBudgets, type SearchQuery } from '../../projections/search/engine.ts';
+import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Message } from '../../projections/contract.ts';
 import { validationError } from '../../protocol/errors.ts';
 import type { SearchBody, SearchData } from '../../protocol/schemas/search.ts';
 import type { Logger } from '../app/logger.ts';
+import { fingerprint } from '../sessions/list/page-token.ts';
 import type { Ids } from '../lib/ids.ts';
 import { inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
+import { dropIndexFiles, hasSnapshot } from './host.ts';
 import { collectGarbage } from './gc.ts';
 
 /** Events per build chunk: the server answers requests between chunks. */
@@ -19,7 +23,8 @@ const BUILD_CHUNK = 2000;
 const DEFAULT_PAGE = 20;
 /** Build batches posted to the worker and not yet applied, at most. */
 const BUILD_IN_FLIGHT = 2;
-
+/** A snapshot is written after a build and then at most this often while events change the index (and at close). */
+const SAVE_INTERVAL_MS = 5 * 60_000;
 export interface SearchDeps {
   journal: Journal;
   sessions: SessionIndex;
@@ -30,6 +35,10 @@ export interface SearchDeps {
   /** `[database] search`: the index in a worker thread (true) or in the server process. */
   useWorker: boolean;
   budgets?: SearchBudgets;
+  /** Where the index persists (its snapshot and texts); none keeps it in memory and rebuilds it every start. */
+  dir?: string;
+  /** `--rebuild-projections`: the snapshot is dropped and the index built from seq 0. */
+  rebuild?: boolean;
 }
 
 /** Search budgets from the environment (benches and tests tighten them). */
@@ -42,12 +51,31 @@ export function budgetsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchBudg
   };
 }
 
+/** Where a journal slot's search index persists (docs/search.md "Persistence"). */
+export function searchIndexDir(home: string, slot: string): string {
+  return path.join(home, 'search', slot);
+}
+
+/** Removes every slot's search index of the home (`svc-code reindex`; no daemon runs on it). */
+export function dropSearchIndexes(home: string): Promise<void> {
+  return rm(path.join(home, 'search'), { recursive: true, force: true });
+}
+
 const invalid = (field: string, message: string) => validationError([{ field, message }]);
 
+/** The last position of each stream among `events`. */
+function marksOf(events: JournalEvent[]): Position[] {
+  const last = new Map<string, Position>();
+  for (const e of events) last.set(e.stream, [e.stream, e.seq, e.epoch]);
+  return [...last.values()];
+}
+
 /**
- * Cross-session search (docs/search.md): the index is a projection of the journal kept outside it. At start it
- * is built from seq 0 (`building`), off the request path; events committed meanwhile wait, then those the scan
- * did not see are applied (`ready`). After that every committed batch is applied as it lands.
+ * Cross-session search (docs/search.md): the index is a projection of the journal kept outside it, in a
+ * snapshot under the home with the journal position it covers. At start the snapshot is read and the events
+ * after it applied, or, without a usable snapshot, the index is built from seq 0 (`building`, off the request
+ * path); events committed meanwhile wait, then those not yet seen are applied (`ready`). After that every
+ * committed batch is applied as it lands, and the snapshot rewritten now and then and at close.
  */
 export class SearchService {
   private backend: SearchBackend;
@@ -57,10 +85,26 @@ export class SearchService {
   private generation: string;
   private built?: Promise<void>;
   private closed = false;
+  private rebuild: boolean;
+  /** Positions of committed events that brought no ops, sent with the next ops or save. */
+  private unsentMarks = new Map<string, Position>();
+  private dirty = false;
+  private lastSave = 0;
+  private saving?: Promise<boolean>;
+  private recycleFailed = false;
+  /** How the last start got the index: from its snapshot (and how many events after it) or from the journal. */
+  lastStart?: { from: 'snapshot' | 'journal'; events: number; ms: number };
 
   constructor(private readonly deps: SearchDeps) {
     this.generation = deps.ids.ulid();
+    this.rebuild = deps.rebuild ?? false;
+    if (this.rebuild && deps.dir) dropIndexFiles(deps.dir);
     this.backend = this.makeBackend(deps.useWorker);
+  }
+
+  /** Where the index persists (none: in memory only). */
+  get indexDir(): string | undefined {
+    return this.deps.dir;
   }
 
   get kind(): SearchBackend['kind'] {
@@ -69,13 +113,13 @@ export class SearchService {
 
   private makeBackend(worker: boolean): SearchBackend {
     const budgets = this.deps.budgets ?? DEFAULT_BUDGETS;
-    if (!worker) return inProcessBackend(budgets);
-    return workerBackend(budgets, (err) => {
+    if (!worker) return inProcessBackend(budgets, this.deps.dir);
+    return workerBackend(budgets, this.deps.dir, (err) => {
       if (this.closed) return;
       // A dead worker: rebuild in the server process, and say so in index_state.
       this.deps.log.error({ err }, 'search worker failed; the index is rebuilt in the server process');
       this.degraded = true;
-      this.backend = inProcessBackend(budgets);
+      this.backend = inProcessBackend(budgets, this.deps.dir);
       this.generation = this.deps.ids.ulid();
       void this.start();
     });
@@ -96,31 +140,142 @@ export class SearchService {
   private async build(): Promise<void> {
     const backend = this.backend;
     const started = performance.now();
-    const scanned = new Map<string, number>();
-    let ops: SearchOp[] = [];
+    // Per stream, the last seq the index has (from the snapshot, the catch-up or the scan).
+    const reached = new Map<string, number>();
+    let opened = await backend.open(hasSnapshot(this.deps.dir));
+    if (!opened.restored && opened.reason) this.deps.log.warn({ reason: opened.reason }, 'search index snapshot unusable; building from the journal');
+    let from: 'snapshot' | 'journal' = 'journal';
     let n = 0;
-    for await (const e of this.deps.journal.scanAll()) {
-      if (this.closed || backend !== this.backend) return;
-      scanned.set(e.stream, e.seq);
-      for (const op of searchOps(e)) ops.push(op);
-      if (++n % BUILD_CHUNK === 0) {
-        backend.apply(ops);
-        ops = [];
-        // Backpressure: the scan waits for the worker, so batches do not pile up in memory.
-        await backend.caughtUp(BUILD_IN_FLIGHT);
-        await yieldToLoop();
+    if (opened.restored) {
+      const caught = await this.catchUp(backend, opened.positions, reached);
+      if (caught === undefined) {
+        this.deps.log.warn('search index snapshot does not match the journal (a stream was rebuilt or is behind it); building from the journal');
+        reached.clear();
+        opened = await backend.open(false);
+      } else {
+        n = caught;
+        from = 'snapshot';
       }
     }
-    backend.apply(ops);
-    const waiting = this.pendingDuringBuild;
-    this.pendingDuringBuild = [];
-    backend.apply(waiting.filter((e) => e.seq > (scanned.get(e.stream) ?? 0)).flatMap(searchOps));
+    if (!opened.restored) n = await this.scan(backend, reached);
+    if (this.closed || backend !== this.backend) return;
+    this.applyWaiting(backend, reached);
     backend.built();
     // The scan's dead events: one collection now instead of a heap that stays at its high-water mark.
     if (backend.kind === 'worker') collectGarbage();
+    this.lastSave = performance.now();
+    if (from === 'journal' || n > 0) {
+      const saved = await this.save();
+      // A build from seq 0 in a worker: a fresh worker loads what it built (events meanwhile still wait).
+      if (saved && from === 'journal' && backend.kind === 'worker' && backend === this.backend && !this.closed && !this.recycleFailed) {
+        if (!(await backend.recycle())) {
+          // Its index is empty: built again from the journal, in that worker, once.
+          this.deps.log.error('search worker could not read the snapshot it wrote; building the index again');
+          this.recycleFailed = true;
+          return this.build();
+        }
+        this.applyWaiting(backend, reached);
+      }
+    }
     this.state = 'ready';
+    this.lastStart = { from, events: n, ms: Math.round(performance.now() - started) };
     const heap = getHeapStatistics();
-    this.deps.log.info({ events: n, ms: Math.round(performance.now() - started), in: backend.kind, server_heap_mb: Math.round(heap.used_heap_size / 1e6) }, 'search index ready');
+    const index = await backend.stats().catch(() => ({}));
+    this.deps.log.info({
+      events: n, from, ms: this.lastStart.ms, in: backend.kind, server_heap_mb: Math.round(heap.used_heap_size / 1e6), index,
+    }, 'search index ready');
+  }
+
+  /** Applies the events committed during the build that it did not see. */
+  private applyWaiting(backend: SearchBackend, reached: Map<string, number>): void {
+    const waiting = this.pendingDuringBuild.filter((e) => e.seq > (reached.get(e.stream) ?? 0));
+    this.pendingDuringBuild = [];
+    for (const e of waiting) reached.set(e.stream, e.seq);
+    if (waiting.length) this.dirty = true;
+    backend.apply(waiting.flatMap(searchOps), marksOf(waiting));
+  }
+
+  /** Every event from seq 0, in chunks (the server answers requests between them). */
+  private async scan(backend: SearchBackend, reached: Map<string, number>): Promise<number> {
+    let batch: JournalEvent[] = [];
+    let n = 0;
+    const flush = async () => {
+      backend.apply(batch.flatMap(searchOps), marksOf(batch));
+      batch = [];
+      // Backpressure: the scan waits for the worker, so batches do not pile up in memory.
+      await backend.caughtUp(BUILD_IN_FLIGHT);
+      await yieldToLoop();
+    };
+    for await (const e of this.deps.journal.scanAll()) {
+      if (this.closed || backend !== this.backend) return n;
+      reached.set(e.stream, e.seq);
+      batch.push(e);
+      if (++n % BUILD_CHUNK === 0) await flush();
+    }
+    backend.apply(batch.flatMap(searchOps), marksOf(batch));
+    return n;
+  }
+
+  /**
+   * From a snapshot: the events of each stream after its position (the global stream last, so a session's
+   * deletion comes after its events). Undefined when the snapshot cannot be continued: a stream of another
+   * epoch, or a journal behind it. A stream gone from the journal (a deleted session) is forgotten.
+   */
+  private async catchUp(backend: SearchBackend, positions: Position[], reached: Map<string, number>): Promise<number | undefined> {
+    const heads = this.deps.journal.allHeads();
+    const forgotten: Position[] = [];
+    for (const [stream, seq, epoch] of positions) {
+      const head = heads.get(stream);
+      if (!head) forgotten.push([stream, 0, epoch]);
+      else if (head.epoch !== epoch || head.seq < seq) return undefined;
+      else reached.set(stream, seq);
+    }
+    backend.apply([], forgotten);
+    const streams = [...heads.keys()].filter((s) => s !== GLOBAL_STREAM);
+    if (heads.has(GLOBAL_STREAM)) streams.push(GLOBAL_STREAM);
+    let n = 0;
+    let batch: JournalEvent[] = [];
+    for (const stream of streams) {
+      const head = heads.get(stream)!;
+      for (let seq = reached.get(stream) ?? 0; seq < head.seq;) {
+        if (this.closed || backend !== this.backend) return n;
+        const events = await this.deps.journal.readRange(stream, seq + 1, Math.min(head.seq, seq + BUILD_CHUNK));
+        if (!events.length) break;
+        seq = events[events.length - 1].seq;
+        reached.set(stream, seq);
+        batch.push(...events);
+        n += events.length;
+        if (batch.length >= BUILD_CHUNK) {
+          backend.apply(batch.flatMap(searchOps), marksOf(batch));
+          batch = [];
+          await backend.caughtUp(BUILD_IN_FLIGHT);
+        }
+      }
+    }
+    backend.apply(batch.flatMap(searchOps), marksOf(batch));
+    return n;
+  }
+
+  /** Writes the snapshot with every position seen so far (one at a time; a failure is logged, the index goes on). */
+  private save(): Promise<boolean> {
+    if (!this.deps.dir) return Promise.resolve(false);
+    this.saving ??= (async () => {
+      const backend = this.backend;
+      try {
+        backend.apply([], [...this.unsentMarks.values()]);
+        this.unsentMarks.clear();
+        this.dirty = false;
+        this.lastSave = performance.now();
+        await backend.save();
+        return true;
+      } catch (err) {
+        if (backend === this.backend && !this.closed) this.deps.log.error({ err }, 'search index snapshot not written');
+        return false;
+      } finally {
+        this.saving = undefined;
+      }
+    })();
+    return this.saving;
   }
 
   /** Committed-event subscriber `search index`. */
@@ -129,16 +284,22 @@ export class SearchService {
       this.pendingDuringBuild.push(...events);
       return;
     }
+    for (const m of marksOf(events)) this.unsentMarks.set(m[0], m);
+    this.dirty = true;
     const ops = events.flatMap(searchOps);
-    if (ops.length) this.backend.apply(ops);
+    if (ops.length) {
+      this.backend.apply(ops, [...this.unsentMarks.values()]);
+      this.unsentMarks.clear();
+    }
+    if (performance.now() - this.lastSave >= SAVE_INTERVAL_MS) void this.save();
   };
 
-  private tokenHash(b: SearchBody): string {
-    const q = { query: b.query, mode: b.mode ?? 'terms', op: b.op ?? 'AND', container: b.container ?? {}, role: b.role ?? null, start_time: b.start_time ?? null, end_time: b.end_time ?? null, sort: b.sort ?? 'score' };
-    return createHash('sha256').update(JSON.stringify(q)).digest('base64url').slice(0, 22);
+  /** The query a page token is bound to: every field but `page_size` and `page_token` (the v2 list's fingerprint). */
+  private queryHash(b: SearchBody): string {
+    return fingerprint({ query: b.query, mode: b.mode ?? 'terms', op: b.op ?? 'AND', container: b.container ?? {}, role: b.role ?? null, start_time: b.start_time ?? null, end_time: b.end_time ?? null, sort: b.sort ?? 'score' });
   }
 
-  private offsetOf(b: SearchBody): number {
+  private offsetOf(b: SearchBody, hash: string): number {
     if (b.page_token === undefined) return 0;
     let t: { g?: unknown; h?: unknown; o?: unknown };
     try {
@@ -147,13 +308,14 @@ export class SearchService {
       throw invalid('page_token', 'invalid page token');
     }
     if (t?.g !== this.generation) throw invalid('page_token', 'page token of another index generation');
-    if (t.h !== this.tokenHash(b)) throw invalid('page_token', 'page token of another query');
+    if (t.h !== hash) throw invalid('page_token', 'page token of another query');
     if (typeof t.o !== 'number' || !Number.isInteger(t.o) || t.o < 0) throw invalid('page_token', 'invalid page token');
     return t.o;
   }
 
   async search(b: SearchBody): Promise<SearchData> {
-    const offset = this.offsetOf(b);
+    const hash = this.queryHash(b);
+    const offset = this.offsetOf(b, hash);
     const pageSize = b.page_size ?? DEFAULT_PAGE;
     const q: SearchQuery = {
       query: b.query, mode: b.mode ?? 'terms', op: b.op ?? 'AND', sort: b.sort ?? 'score', offset, page_size: pageSize,
@@ -175,7 +337,7 @@ export class SearchService {
       throw invalid('query', page.error === 'empty_query' ? 'empty query: no searchable terms' : 'more than 32 distinct terms');
     }
     const items = page.hits;
-    const token = page.has_more ? Buffer.from(JSON.stringify({ g: this.generation, h: this.tokenHash(b), o: offset + pageSize })).toString('base64url') : undefined;
+    const token = page.has_more ? Buffer.from(JSON.stringify({ g: this.generation, h: hash, o: offset + pageSize })).toString('base64url') : undefined;
     return {
       items, has_more: page.has_more, ...(token ? { page_token: token } : {}),
       index_state: {
@@ -198,7 +360,14 @@ export class SearchService {
     return { page: engine.search(q), documents: engine.documents, sessions: 1 };
   }
 
+  /** Ends the worker thread as a crash would: the in-process fallback takes over (tests). */
+  crashWorker(): Promise<void> {
+    return this.backend.crash();
+  }
+
   async close(): Promise<void> {
+    await this.saving;
+    if (this.state === 'ready' && this.dirty) await this.save();
     this.closed = true;
     await this.backend.close();
   }
