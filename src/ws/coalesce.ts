@@ -12,7 +12,7 @@
 /** The window's default: about one animation frame. SVC_CODE_WS_COALESCE_MS overrides it (0: no coalescing). */
 export const DEFAULT_COALESCE_MS = 16;
 /** Characters a held item gathers before it leaves at the end of its window. */
-export const COALESCE_MIN_CHARS = 128;
+export const COALESCE_MIN_CHARS = 192;
 /** The longest a held item waits, in windows (4 x 16 ms: a slow stream still moves about 15 times a second). */
 export const COALESCE_MAX_WINDOWS = 4;
 
