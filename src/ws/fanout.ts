@@ -10,8 +10,8 @@ import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.
 import type { LiveTranscripts, OpBatch } from './transcript/live.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 
-/** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */
-const VOLATILE_FLUSH_MS = 4;
+/** Longest a frame waits for its batch's socket write while frames keep coming. */
+const VOLATILE_FLUSH_MS = 16;
 
 /**
  * Routes events to connections: global events to all, session events to
@@ -36,7 +36,7 @@ export class FanOut {
   private readonly sendBatch = (b: OpBatch): void => {
     for (const c of this.connections()) {
       if (!c.transcripts.size || !c.wantsBatch(b.sessionId, b.agentId, b.rank)) continue;
-      if (b.volatile) this.corkUntilFlush(c);
+      this.corkUntilFlush(c);
       c.deliverOps(b.sessionId, { agentId: b.agentId, seq: b.seq, volatile: b.volatile, text: b.text });
     }
   };
@@ -44,8 +44,10 @@ export class FanOut {
   /** Listener of the journal's `committed` event: runs after each batch is on disk. */
   readonly onCommitted = (events: JournalEvent[]): void => {
     const conns = [...this.connections()];
-    // One socket write per connection per batch instead of one per frame.
-    for (const c of conns) c.cork();
+    // The frames of this batch join the volatile ones in the next socket flush (corkUntilFlush): one write per
+    // connection per flush, instead of one per committed batch (with broadcasts, every batch wrote to every
+    // connection: a quarter of the daemon's CPU under stream-load went to writev).
+    for (const c of conns) this.corkUntilFlush(c);
     try {
       // Transcript ops first: a client that reads both sees the ops of an event no later than its legacy frame.
       this.deps.liveTranscripts.onCommitted(events);
@@ -58,8 +60,6 @@ export class FanOut {
     } catch (err) {
       // Never let a fan-out fault break the journal's flush loop; the events are safe on disk.
       this.deps.log.error({ err }, 'ws fan-out failed');
-    } finally {
-      for (const c of conns) c.uncork();
     }
   };
 
@@ -91,10 +91,10 @@ export class FanOut {
   private lastFlush = -Infinity;
 
   /**
-   * Volatile frames leave in batches: the first after a quiet spell at the end of the current
-   * event-loop turn (no added latency), later ones at most every VOLATILE_FLUSH_MS, so 20 streams
-   * of deltas cost a socket write per connection every few ms rather than one per loop turn.
-   * Order holds: durable frames go through the same corked socket (and flush it).
+   * Frames leave in batches: the first after a quiet spell at the end of the current event-loop
+   * turn (no added latency), later ones at most every VOLATILE_FLUSH_MS, so 20 streams of deltas
+   * and their durable events cost a socket write per connection every few ms rather than one per
+   * loop turn or committed batch. Order holds: every frame goes through the same corked socket.
    */
   private corkUntilFlush(c: WsConnection): void {
     c.cork();
