@@ -20,9 +20,13 @@ import { opsFrame } from './frames.ts';
  * this fold, so its `seq` is the counter the ops continue.
  */
 
-/** Batches kept per agent for resumes (as the reference server), and at most this many bytes of them. */
+/**
+ * Batches kept per agent for resumes (as the reference server), and at most this many bytes of them: 256 KiB
+ * covers the last ~30 turns of 300 tokens (a resume is for a short disconnect; an older watermark gets a reset).
+ * At 1 MiB, 20 streaming sessions held 20 MB of op journals (bench/stream-load.ts).
+ */
 export const OP_JOURNAL = 2000;
-export const OP_JOURNAL_BYTES = 1024 * 1024;
+export const OP_JOURNAL_BYTES = 256 * 1024;
 /** Sessions folded at once; the least recently used goes first. */
 const MAX_ENTRIES = 64;
 /** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
