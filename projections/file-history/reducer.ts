@@ -117,16 +117,30 @@ export function contentOf(state: FileHistoryState, ordinal: number, path: string
   return { content: snap.oversize ? { version: snap.seq, oversize: true as const } : { version: snap.seq, content: snap.content ?? '' } };
 }
 
-/** A path's newest recorded content: the end of the last turn that changed it. */
-export interface TrackedFile { path: string; content?: string; oversize?: true }
+/** The newest recorded snapshot of a path (the end of the last turn that changed it). */
+function latest(state: FileHistoryState, path: string): Snapshot | undefined {
+  let best: Snapshot | undefined;
+  for (const files of state.files.values()) {
+    const end = files.get(path)?.end;
+    if (end && (!best || end.seq > best.seq)) best = end;
+  }
+  return best;
+}
+
+/** A path's newest recorded content, when it still existed then (what a deletion record carries as `before`). */
+export function lastContentOf(state: FileHistoryState, path: string): { content?: string; oversize?: true } | undefined {
+  const s = latest(state, path);
+  if (!s?.exists) return undefined;
+  return s.oversize ? { oversize: true } : { content: s.content ?? '' };
+}
 
 /**
- * The files the history last saw existing, newest change first, at most `limit` (what a Bash command may have
- * removed: src/tools/file-history.ts checks them after each foreground command).
+ * The paths the history last saw existing, newest change first, at most `limit` (what a Bash command may have
+ * removed: src/tools/file-history.ts checks them after each foreground command). Paths only: the view is cloned.
  */
-export function existingFiles(state: FileHistoryState, limit: number): TrackedFile[] {
+export function existingFiles(state: FileHistoryState, limit: number): string[] {
   const seen = new Set<string>();
-  const out: TrackedFile[] = [];
+  const out: string[] = [];
   const ordinals = [...state.files.keys()].sort((a, b) => b - a);
   for (const o of ordinals) {
     const files = [...state.files.get(o)!].sort((a, b) => b[1].end.seq - a[1].end.seq);
@@ -134,7 +148,7 @@ export function existingFiles(state: FileHistoryState, limit: number): TrackedFi
       if (seen.has(path)) continue;
       seen.add(path);
       if (!f.end.exists) continue;
-      out.push({ path, ...(f.end.oversize ? { oversize: true as const } : { content: f.end.content ?? '' }) });
+      out.push(path);
       if (out.length >= limit) return out;
     }
   }

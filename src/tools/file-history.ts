@@ -1,5 +1,5 @@
 import { lstat, readFile, stat } from 'node:fs/promises';
-import { existingFiles } from '../../projections/file-history/reducer.ts';
+import { existingFiles, lastContentOf } from '../../projections/file-history/reducer.ts';
 import { FILE_HISTORY_MAX_CHARS, type FileChangedPayload } from '../../protocol/events/files.ts';
 import type { ToolContext } from './types.ts';
 
@@ -39,14 +39,16 @@ const CHECKED_AFTER_BASH = 256;
  * touched are not tracked. A failure here never fails the command.
  */
 export async function recordDeletions(ctx: ToolContext): Promise<void> {
-  const files = await ctx.deps.fileHistory.read(ctx.session.id, (s) => existingFiles(s, CHECKED_AFTER_BASH));
-  for (const f of files) {
-    const abs = await ctx.confine(f.path).then((c) => c.abs, () => undefined);
+  const paths = await ctx.deps.fileHistory.read(ctx.session.id, (s) => existingFiles(s, CHECKED_AFTER_BASH));
+  for (const p of paths) {
+    const abs = await ctx.confine(p).then((c) => c.abs, () => undefined);
     if (abs === undefined) continue;
     const gone = await lstat(abs).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR');
     if (!gone) continue;
+    const f = await ctx.deps.fileHistory.read(ctx.session.id, (s) => lastContentOf(s, p));
+    if (!f) continue;
     const payload: FileChangedPayload = {
-      agent_id: ctx.agentId, tool_name: 'Bash', path: f.path, existed: true, deleted: true,
+      agent_id: ctx.agentId, tool_name: 'Bash', path: p, existed: true, deleted: true,
       ...(ctx.turnId ? { turn_id: ctx.turnId } : {}), ...(ctx.toolCallId ? { tool_call_id: ctx.toolCallId } : {}),
       ...(f.oversize ? { oversize: true as const } : { before: f.content ?? '' }),
     };
