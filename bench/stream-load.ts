@@ -1,9 +1,8 @@
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { chunkedAnswer, createSessions, engineConfig } from './lib/engine.ts';
 import { startDaemon } from './lib/daemon.ts';
-import { summarizeHeapSnapshot } from './lib/heap-summary.ts';
 import { startRemoteLlm } from './lib/fixture-remote.ts';
 import { ApiClient, BENCH_TOKEN } from './lib/http.ts';
 import { runBench } from './lib/lifecycle.ts';
@@ -20,8 +19,6 @@ const SESSIONS = intEnv('BENCH_SESSIONS', 20);
 const SUBS = 5;
 const SECONDS = intEnv('BENCH_SECONDS', 60);
 const TOKENS = 300;
-/** BENCH_HEAP_SNAPSHOT=1: a heap snapshot of the daemon at the end, summarised by constructor (slow). */
-const HEAP_SNAPSHOT = process.env.BENCH_HEAP_SNAPSHOT === '1';
 const TARGET = { healthz_p99_ms: 100, rss_end_mb: 200, sequence_faults: 0 };
 
 async function rssMb(pid: number): Promise<number> {
@@ -54,22 +51,6 @@ function watch(ws: BenchWs, sid: string, v2: boolean, faults: Faults, onTurnEnde
   };
 }
 
-/** SIGUSR2 makes the daemon write a snapshot into `dir` (as bench/created-sessions-memory.ts); waits for it. */
-async function snapshot(pid: number, dir: string, client: ApiClient): Promise<string> {
-  process.kill(pid, 'SIGUSR2');
-  for (let i = 0; i < 1200; i++) {
-    await new Promise((ok) => setTimeout(ok, 100));
-    const file = (await readdir(dir)).find((f) => f.endsWith('.heapsnapshot'));
-    if (!file) continue;
-    await client.request('GET', '/api/v1/healthz');
-    const full = path.join(dir, file);
-    const s1 = (await stat(full)).size;
-    await new Promise((ok) => setTimeout(ok, 300));
-    if ((await stat(full)).size === s1) return full;
-  }
-  throw new Error('no heap snapshot written');
-}
-
 function probe(baseUrl: string, agent: http.Agent): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -85,10 +66,7 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   const llm = await startRemoteLlm(scope);
   const home = await scope.tempDir('stream-load');
   await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url));
-  const diag = await scope.tempDir('stream-load-diag');
-  const daemon = await startDaemon(scope, home, {}, {
-    serveArgs: ['--debug-endpoints'], nodeArgs: HEAP_SNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${diag}`] : [],
-  });
+  const daemon = await startDaemon(scope, home, {}, { serveArgs: ['--debug-endpoints'] });
   const client = new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4);
   scope.defer(() => client.close());
   const reply = chunkedAnswer(TOKENS, 30, 1);
@@ -161,7 +139,6 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
     sequence: { frames_checked: faults.frames, gaps: faults.gaps, duplicates_or_reordered: faults.duplicates, examples: faults.examples },
   };
   progress(JSON.stringify(out));
-  if (HEAP_SNAPSHOT) progress(JSON.stringify(await summarizeHeapSnapshot(await snapshot(daemon.pid, diag, client), 30)));
   return {
     description:
       `${SESSIONS} sessions prompting back to back for ${SECONDS} s, ${TOKENS}-token answers (30 SSE frames 1 ms apart) from the fixture LLM in its own ` +
