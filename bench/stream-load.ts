@@ -26,6 +26,12 @@ async function rssMb(pid: number): Promise<number> {
   return round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024);
 }
 
+/** The daemon's CPU time (user + system) so far, in ms: a figure the VM's other load does not inflate as much as latencies. */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
 interface Faults { gaps: number; duplicates: number; frames: number; examples: string[] }
 
 /** Checks each durable frame (legacy) or transcript batch (v2) against the last seq seen on this subscriber. */
@@ -92,6 +98,7 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   }
   await llm.setScript(...Array.from({ length: SESSIONS * SECONDS * 10 }, () => reply));
   const rssStart = await rssMb(daemon.pid);
+  const cpuStart = await cpuMs(daemon.pid);
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   scope.defer(() => agent.destroy());
@@ -127,13 +134,14 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   // Let the last frames land before the counts are read.
   await new Promise((ok) => setTimeout(ok, 500));
   const rssEnd = await rssMb(daemon.pid);
+  const cpu = (await cpuMs(daemon.pid)) - cpuStart;
   // Where the end RSS is (GET /api/v1/debug/memory): the V8 heap, or outside it (LevelDB, buffers, malloc).
   const mem = (await client.request('GET', '/api/v1/debug/memory')).body?.data;
   const mb = (n: number) => round(n / 1024 / 1024);
   const memory = mem ? { heap_used_mb: mb(mem.process.heapUsed), heap_total_mb: mb(mem.process.heapTotal), external_mb: mb(mem.process.external), array_buffers_mb: mb(mem.process.arrayBuffers) } : undefined;
   const sorted = latencies.filter(Number.isFinite).sort((a, b) => a - b);
   const out = {
-    turns, turns_per_s: round(turns / elapsed), failed_prompts: failures,
+    turns, turns_per_s: round(turns / elapsed), failed_prompts: failures, daemon_cpu_ms_per_turn: round(cpu / Math.max(1, turns)),
     healthz_ms: { samples: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) },
     rss_mb: { start: rssStart, end: rssEnd }, memory_end: memory,
     sequence: { frames_checked: faults.frames, gaps: faults.gaps, duplicates_or_reordered: faults.duplicates, examples: faults.examples },
