@@ -19,15 +19,19 @@ const DELAY_MS = intEnv('BENCH_CHUNK_DELAY_MS', 0);
 const RUNS = intEnv('BENCH_RUNS', 5);
 const TARGET = { frames_per_subscriber: 100, kb_per_subscriber: 40, first_delta_overhead_ms: 5 };
 
-interface Sub { ws: BenchWs; frames: number; bytes: number; first: number; end: number }
+interface Sub { ws: BenchWs; frames: number; bytes: number; first: number; end: number; byType: Record<string, { frames: number; bytes: number }> }
 
 function counting(ws: BenchWs, sid: string, isFirst: (f: any) => boolean, isEnd: (f: any) => boolean): Sub {
-  const s: Sub = { ws, frames: 0, bytes: 0, first: NaN, end: NaN };
+  const s: Sub = { ws, frames: 0, bytes: 0, first: NaN, end: NaN, byType: {} };
   ws.socket.on('message', (data: Buffer) => {
     const f = JSON.parse(String(data));
     if (f.session_id !== sid) return;
     s.frames += 1;
     s.bytes += data.length;
+    const kind = f.type === 'transcript.ops' ? `transcript.ops${f.payload.volatile ? ' (deltas)' : ''}` : f.type;
+    const t = (s.byType[kind] ??= { frames: 0, bytes: 0 });
+    t.frames += 1;
+    t.bytes += data.length;
     if (Number.isNaN(s.first) && isFirst(f)) s.first = performance.now();
     if (isEnd(f)) s.end = performance.now();
   });
@@ -45,6 +49,7 @@ async function one(scope: Scope, coalesceMs: number) {
   const chars = answerText(reply).length;
   const ids = await createSessions(client, await scope.tempDir('stream-frames-ws'), RUNS + 1);
   const runs: Array<Record<string, number>> = [];
+  let breakdown: Record<string, unknown> = {};
   for (let r = -1; r < RUNS; r++) {
     const sid = ids[r + 1]!;
     const legacyWs = await connectWs(daemon.baseUrl);
@@ -68,6 +73,9 @@ async function one(scope: Scope, coalesceMs: number) {
     await legacyWs.close();
     await v2Ws.close();
     if (r < 0) continue;
+    // Where the frames and bytes go (the last run's): per frame type, frames / bytes.
+    const per = (x: Sub) => Object.fromEntries(Object.entries(x.byType).map(([k, v]) => [k, `${v.frames} / ${v.bytes}`]));
+    breakdown = { legacy: per(legacy), v2: per(v2) };
     runs.push({
       legacy_frames: legacy.frames, legacy_kb: round(legacy.bytes / 1024), legacy_first_ms: round(legacy.first - t0), legacy_end_ms: round(legacy.end - t0),
       v2_frames: v2.frames, v2_kb: round(v2.bytes / 1024), v2_first_ms: round(v2.first - t0), v2_end_ms: round(v2.end - t0),
@@ -77,7 +85,7 @@ async function one(scope: Scope, coalesceMs: number) {
   const out = Object.fromEntries(Object.keys(runs[0]!).map((k) => [k, med(k)])) as Record<string, number>;
   progress(`coalesce ${coalesceMs} ms: ${JSON.stringify(out)}`);
   await daemon.stop();
-  return { chars, ...out } as Record<string, number>;
+  return { chars, ...out, breakdown } as unknown as Record<string, number>;
 }
 
 runBench('stream-frames', 5 * 60_000, async (scope) => {

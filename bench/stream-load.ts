@@ -26,13 +26,22 @@ async function rssMb(pid: number): Promise<number> {
   return round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024);
 }
 
-interface Faults { gaps: number; duplicates: number; frames: number }
+/** The daemon's CPU time (user + system) so far, in ms: a figure the VM's other load does not inflate as much as latencies. */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+interface Faults { gaps: number; duplicates: number; frames: number; examples: string[] }
 
 /** Checks each durable frame (legacy) or transcript batch (v2) against the last seq seen on this subscriber. */
-function watch(ws: BenchWs, v2: boolean, faults: Faults, onTurnEnded?: (sid: string) => void): void {
+function watch(ws: BenchWs, sid: string, v2: boolean, faults: Faults, onTurnEnded?: (sid: string) => void): void {
   const last = new Map<string, number>();
   ws.onFrame = (f) => {
     if (f.type === 'turn.ended') onTurnEnded?.(f.session_id);
+    // Only the subscribed session: its broadcast events (event.session.work_changed, ...) reach every connection
+    // stamped with its seq (spec/clients.md E5), so another session's connection sees them with gaps by design.
+    if (f.session_id !== sid) return;
     const key = v2 ? (f.type === 'transcript.ops' || f.type === 'transcript.reset' ? `${f.session_id}|${f.payload.agent_id}` : undefined)
       : typeof f.seq === 'number' && !f.volatile && f.session_id !== '__global__' ? f.session_id : undefined;
     if (!key) return;
@@ -42,6 +51,7 @@ function watch(ws: BenchWs, v2: boolean, faults: Faults, onTurnEnded?: (sid: str
     if (f.type !== 'transcript.reset' && prev !== undefined) {
       if (seq <= prev) faults.duplicates += 1;
       else if (seq !== prev + 1) faults.gaps += 1;
+      if (seq !== prev + 1 && faults.examples.length < 5) faults.examples.push(`${v2 ? 'v2' : 'legacy'} ${f.type} ${key}: ${prev} -> ${seq}`);
     }
     last.set(key, seq);
   };
@@ -62,20 +72,20 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   const llm = await startRemoteLlm(scope);
   const home = await scope.tempDir('stream-load');
   await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url));
-  const daemon = await startDaemon(scope, home);
+  const daemon = await startDaemon(scope, home, {}, { serveArgs: ['--debug-endpoints'] });
   const client = new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4);
   scope.defer(() => client.close());
   const reply = chunkedAnswer(TOKENS, 30, 1);
   const ids = await createSessions(client, await scope.tempDir('stream-load-ws'), SESSIONS);
 
-  const faults: Faults = { gaps: 0, duplicates: 0, frames: 0 };
+  const faults: Faults = { gaps: 0, duplicates: 0, frames: 0, examples: [] };
   const waiters = new Map<string, () => void>();
   for (let i = 0; i < SESSIONS; i++) {
     for (let k = 0; k < SUBS; k++) {
       const ws = await connectWs(daemon.baseUrl);
       scope.defer(() => ws.close());
       const v2 = k >= 3;
-      watch(ws, v2, faults, k === 0 ? (sid) => {
+      watch(ws, ids[i]!, v2, faults, k === 0 ? (sid) => {
         const w = waiters.get(sid);
         waiters.delete(sid);
         w?.();
@@ -88,6 +98,7 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   }
   await llm.setScript(...Array.from({ length: SESSIONS * SECONDS * 10 }, () => reply));
   const rssStart = await rssMb(daemon.pid);
+  const cpuStart = await cpuMs(daemon.pid);
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   scope.defer(() => agent.destroy());
@@ -123,12 +134,17 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   // Let the last frames land before the counts are read.
   await new Promise((ok) => setTimeout(ok, 500));
   const rssEnd = await rssMb(daemon.pid);
+  const cpu = (await cpuMs(daemon.pid)) - cpuStart;
+  // Where the end RSS is (GET /api/v1/debug/memory): the V8 heap, or outside it (LevelDB, buffers, malloc).
+  const mem = (await client.request('GET', '/api/v1/debug/memory')).body?.data;
+  const mb = (n: number) => round(n / 1024 / 1024);
+  const memory = mem ? { heap_used_mb: mb(mem.process.heapUsed), heap_total_mb: mb(mem.process.heapTotal), external_mb: mb(mem.process.external), array_buffers_mb: mb(mem.process.arrayBuffers) } : undefined;
   const sorted = latencies.filter(Number.isFinite).sort((a, b) => a - b);
   const out = {
-    turns, turns_per_s: round(turns / elapsed), failed_prompts: failures,
+    turns, turns_per_s: round(turns / elapsed), failed_prompts: failures, daemon_cpu_ms_per_turn: round(cpu / Math.max(1, turns)),
     healthz_ms: { samples: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) },
-    rss_mb: { start: rssStart, end: rssEnd },
-    sequence: { frames_checked: faults.frames, gaps: faults.gaps, duplicates_or_reordered: faults.duplicates },
+    rss_mb: { start: rssStart, end: rssEnd }, memory_end: memory,
+    sequence: { frames_checked: faults.frames, gaps: faults.gaps, duplicates_or_reordered: faults.duplicates, examples: faults.examples },
   };
   progress(JSON.stringify(out));
   return {

@@ -11,7 +11,8 @@ import type { StreamReducer } from '../projection.ts';
 
 /** A file's content at one end of a turn: absent (`exists: false`), known, or not kept (oversize). */
 export interface Snapshot { exists: boolean; content?: string; oversize?: true; seq: number }
-export interface FileEntry { start: Snapshot; end: Snapshot }
+/** `stats`: the line counts of start -> end, computed on the first read and dropped when the end changes. */
+export interface FileEntry { start: Snapshot; end: Snapshot; stats?: { additions: number; deletions: number } }
 export interface FileHistoryState {
   /** Main turns seen, in order; the index is the ordinal. */
   turns: string[];
@@ -26,7 +27,7 @@ function mainTurn(e: JournalEvent): string | undefined {
 
 export const fileHistoryReducer: StreamReducer<FileHistoryState> = {
   name: 'file-history',
-  version: 1,
+  version: 2,
   init: () => ({ turns: [], files: new Map() }),
   apply(state, event) {
     const e = known(event);
@@ -42,13 +43,16 @@ export const fileHistoryReducer: StreamReducer<FileHistoryState> = {
     if (ordinal < 0) return;
     const files = state.files.get(ordinal) ?? new Map<string, FileEntry>();
     state.files.set(ordinal, files);
-    const after: Snapshot = p.oversize ? { exists: true, oversize: true, seq: e.seq } : { exists: true, content: p.after ?? '', seq: e.seq };
+    const after: Snapshot = p.deleted ? { exists: false, seq: e.seq }
+      : p.oversize ? { exists: true, oversize: true, seq: e.seq } : { exists: true, content: p.after ?? '', seq: e.seq };
     const cur = files.get(p.path);
     if (cur) {
       cur.end = after;
+      delete cur.stats;
       return;
     }
-    const start: Snapshot = !p.existed ? { exists: false, seq: e.seq } : p.oversize ? { exists: true, oversize: true, seq: e.seq } : { exists: true, content: p.before ?? '', seq: e.seq };
+    const start: Snapshot = !p.existed ? { exists: false, seq: e.seq }
+      : p.oversize || (p.deleted && p.before === undefined) ? { exists: true, oversize: true, seq: e.seq } : { exists: true, content: p.before ?? '', seq: e.seq };
     files.set(p.path, { start, end: after });
   },
 };
@@ -91,13 +95,17 @@ export function changesOf(state: FileHistoryState, ordinal: number): { changes: 
   if (ordinal >= state.turns.length) return { changes: [], recorded: false };
   const out: FileChange[] = [];
   for (const [path, f] of state.files.get(ordinal) ?? []) {
+    // Created and removed within the turn: no change at its ends.
+    if (!f.start.exists && !f.end.exists) continue;
     const status = !f.start.exists ? 'added' : !f.end.exists ? 'deleted' : 'modified';
     if (f.start.oversize || f.end.oversize) {
       out.push({ path, status, additions: 0, deletions: 0, oversize: true });
       continue;
     }
     if (status === 'modified' && f.start.content === f.end.content) continue;
-    out.push({ path, status, ...lineChanges(f.start.content ?? '', f.end.content ?? '') });
+    // The LCS diff runs once per entry, not on every read (the client asks on every turn render).
+    f.stats ??= lineChanges(f.start.content ?? '', f.end.content ?? '');
+    out.push({ path, status, ...f.stats });
   }
   return { changes: out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), recorded: true };
 }
@@ -107,4 +115,42 @@ export function contentOf(state: FileHistoryState, ordinal: number, path: string
   const snap = state.files.get(ordinal)?.get(path)?.[phase];
   if (!snap?.exists) return { content: null };
   return { content: snap.oversize ? { version: snap.seq, oversize: true as const } : { version: snap.seq, content: snap.content ?? '' } };
+}
+
+/** The newest recorded snapshot of a path (the end of the last turn that changed it). */
+function latest(state: FileHistoryState, path: string): Snapshot | undefined {
+  let best: Snapshot | undefined;
+  for (const files of state.files.values()) {
+    const end = files.get(path)?.end;
+    if (end && (!best || end.seq > best.seq)) best = end;
+  }
+  return best;
+}
+
+/** A path's newest recorded content, when it still existed then (what a deletion record carries as `before`). */
+export function lastContentOf(state: FileHistoryState, path: string): { content?: string; oversize?: true } | undefined {
+  const s = latest(state, path);
+  if (!s?.exists) return undefined;
+  return s.oversize ? { oversize: true } : { content: s.content ?? '' };
+}
+
+/**
+ * The paths the history last saw existing, newest change first, at most `limit` (what a Bash command may have
+ * removed: src/tools/file-history.ts checks them after each foreground command). Paths only: the view is cloned.
+ */
+export function existingFiles(state: FileHistoryState, limit: number): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  const ordinals = [...state.files.keys()].sort((a, b) => b - a);
+  for (const o of ordinals) {
+    const files = [...state.files.get(o)!].sort((a, b) => b[1].end.seq - a[1].end.seq);
+    for (const [path, f] of files) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      if (!f.end.exists) continue;
+      out.push(path);
+      if (out.length >= limit) return out;
+    }
+  }
+  return out;
 }

@@ -252,7 +252,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const tools = new BuiltinToolExecutor({
-    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks,
+    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory,
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import * as v from 'valibot';
 import { runForegroundAdoptable, runInBackground } from '../tasks/bash-run.ts';
+import { recordDeletions } from './file-history.ts';
 import { truncateMiddle } from './truncate.ts';
-import { defineTool, ToolError } from './types.ts';
+import { defineTool, ToolError, type ToolContext } from './types.ts';
 
 const DEFAULT_TIMEOUT = 120_000;
 const MAX_TIMEOUT = 600_000;
@@ -62,17 +63,26 @@ export const bashTool = defineTool({
   readOnly: false,
   async run(input, ctx) {
     if (input.run_in_background) return runInBackground(input, ctx);
-    const timeout = input.timeout ?? DEFAULT_TIMEOUT;
-    // A timed-out (or detached) command moves to the background instead of being killed.
-    if (ctx.config.background.bash_auto_background_on_timeout) return runForegroundAdoptable(input, ctx, timeout);
-    // Live output for watching clients (volatile); the result still carries the whole (budgeted) output.
-    const r = await runCommand(input.command, ctx.session.cwd, timeout, ctx.signal, (output) => ctx.progress({ output: output.slice(0, 4096) }));
-    const status = r.why === 'timeout' ? `[timed out after ${timeout} ms; process group killed]`
-      : r.why === 'aborted' ? '[aborted; process group killed]'
-        : r.code !== null ? `[exit code ${r.code}]` : `[killed by ${r.signal}]`;
-    const body = truncateMiddle(r.output);
-    const text = body ? `${body}${body.endsWith('\n') ? '' : '\n'}${status}` : status;
-    if (r.why) throw new ToolError(text);
-    return text;
+    try {
+      return await foreground(input, ctx);
+    } finally {
+      // Files the agent wrote that the command removed: `deleted` in the turn's file history.
+      await recordDeletions(ctx).catch((err: unknown) => ctx.deps.log?.warn?.({ err }, 'file history: deletion check failed'));
+    }
   },
 });
+
+async function foreground(input: v.InferOutput<typeof Input>, ctx: ToolContext): Promise<string> {
+  const timeout = input.timeout ?? DEFAULT_TIMEOUT;
+  // A timed-out (or detached) command moves to the background instead of being killed.
+  if (ctx.config.background.bash_auto_background_on_timeout) return runForegroundAdoptable(input, ctx, timeout);
+  // Live output for watching clients (volatile); the result still carries the whole (budgeted) output.
+  const r = await runCommand(input.command, ctx.session.cwd, timeout, ctx.signal, (output) => ctx.progress({ output: output.slice(0, 4096) }));
+  const status = r.why === 'timeout' ? `[timed out after ${timeout} ms; process group killed]`
+    : r.why === 'aborted' ? '[aborted; process group killed]'
+      : r.code !== null ? `[exit code ${r.code}]` : `[killed by ${r.signal}]`;
+  const body = truncateMiddle(r.output);
+  const text = body ? `${body}${body.endsWith('\n') ? '' : '\n'}${status}` : status;
+  if (r.why) throw new ToolError(text);
+  return text;
+}

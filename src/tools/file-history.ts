@@ -1,4 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
+import { existingFiles, lastContentOf } from '../../projections/file-history/reducer.ts';
 import { FILE_HISTORY_MAX_CHARS, type FileChangedPayload } from '../../protocol/events/files.ts';
 import type { ToolContext } from './types.ts';
 
@@ -26,4 +27,31 @@ export async function recordFileChange(ctx: ToolContext, tool: 'Write' | 'Edit',
     ...(oversize ? { oversize: true as const } : { ...(text !== null ? { before: text } : {}), after }),
   };
   await ctx.deps.journal.append([{ stream: ctx.session.id, type: 'file.changed', payload }]);
+}
+
+/** Files a Bash call checks (the most recently changed ones the history last saw existing). */
+const CHECKED_AFTER_BASH = 256;
+
+/**
+ * After a foreground Bash command: each file the history last saw existing (a Write or Edit made it) that is
+ * gone now is recorded deleted in this turn (`file.changed` with `deleted`, `before` its last recorded
+ * content), so `rm` of a file the agent wrote shows as `deleted` in /file-history. Files Write and Edit never
+ * touched are not tracked. A failure here never fails the command.
+ */
+export async function recordDeletions(ctx: ToolContext): Promise<void> {
+  const paths = await ctx.deps.fileHistory.read(ctx.session.id, (s) => existingFiles(s, CHECKED_AFTER_BASH));
+  for (const p of paths) {
+    const abs = await ctx.confine(p).then((c) => c.abs, () => undefined);
+    if (abs === undefined) continue;
+    const gone = await lstat(abs).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR');
+    if (!gone) continue;
+    const f = await ctx.deps.fileHistory.read(ctx.session.id, (s) => lastContentOf(s, p));
+    if (!f) continue;
+    const payload: FileChangedPayload = {
+      agent_id: ctx.agentId, tool_name: 'Bash', path: p, existed: true, deleted: true,
+      ...(ctx.turnId ? { turn_id: ctx.turnId } : {}), ...(ctx.toolCallId ? { tool_call_id: ctx.toolCallId } : {}),
+      ...(f.oversize ? { oversize: true as const } : { before: f.content ?? '' }),
+    };
+    await ctx.deps.journal.append([{ stream: ctx.session.id, type: 'file.changed', payload }]);
+  }
 }

@@ -10,6 +10,7 @@ import type { SkillDeps } from '../skills/catalog.ts';
 import type { TaskService } from '../tasks/service.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import type { ConfinedPath } from '../fs/confine.ts';
+import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
 
 /** The services built-in tools call (`ctx.deps`). */
 export interface ToolDeps extends SkillDeps {
@@ -19,6 +20,8 @@ export interface ToolDeps extends SkillDeps {
   questions: QuestionService;
   permissions: PermissionService;
   auth: TokenSource;
+  /** The per-turn file history: Bash checks whether the files it holds still exist (file-history.ts). */
+  fileHistory: Pick<FileHistoryProjection, 'read'>;
 }
 
 /** What a tool may use while it runs; every path goes through `confine`. */

@@ -1,90 +1,230 @@
 /**
- * Coalescing of the legacy delta frames (`assistant.delta`, `thinking.delta`, `tool.call.delta`): the first
- * delta of a step leaves at once; later ones of the same agent, step and kind are merged (text concatenated,
- * the first one's offset kept, so offsets stay exact) and leave as one frame per window. A frame of another
- * kind, another volatile type or a durable event of the session sends what is pending first, so order holds.
+ * Delta coalescing, one rule for both channels (docs/websocket.md "Transcript channel"): the legacy delta frames
+ * (`assistant.delta`, `thinking.delta`, `tool.call.delta`, fanout.ts) and the transcript delta batches
+ * (transcript/live.ts). The first delta of a step leaves at once; later ones are merged into what is held for
+ * their lane and leave together once the held item is `windowMs` old and carries at least `minSize` characters,
+ * or once it is `maxMs` old whatever its size. A fast stream thus leaves in chunks of about `minSize`
+ * characters (a frame's envelope is ~250 bytes: sending 50-character frames doubled the bytes), a slow one
+ * at most `maxMs` after its text arrived. A caller flushes a lane or a group before anything that must not
+ * overtake the held item (a durable frame, another volatile frame of the session).
  */
 
 /** The window's default: about one animation frame. SVC_CODE_WS_COALESCE_MS overrides it (0: no coalescing). */
 export const DEFAULT_COALESCE_MS = 16;
+/** Characters a held item gathers before it leaves at the end of its window. */
+export const COALESCE_MIN_CHARS = 192;
+/** The longest a held item waits, in windows (4 x 16 ms: a slow stream still moves about 15 times a second). */
+export const COALESCE_MAX_WINDOWS = 4;
 
 export function coalesceMsFromEnv(env: NodeJS.ProcessEnv): number {
   const n = Number(env.SVC_CODE_WS_COALESCE_MS);
   return env.SVC_CODE_WS_COALESCE_MS !== undefined && Number.isInteger(n) && n >= 0 ? n : DEFAULT_COALESCE_MS;
 }
 
-/** The field each delta type streams. */
-const FIELD: Record<string, 'text' | 'delta'> = { 'assistant.delta': 'text', 'thinking.delta': 'text', 'tool.call.delta': 'delta' };
+export interface CoalescePolicy<T> {
+  /** 0: nothing is held. */
+  windowMs: number;
+  minSize?: number;
+  maxMs?: number;
+  /** Characters an item carries (what `minSize` counts). */
+  size(item: T): number;
+  /** `next` merged into `held` (the held item may be changed in place and returned), or undefined when they cannot merge. */
+  merge(held: T, next: T): T | undefined;
+  /**
+   * At a timed release only: the part of a held item that leaves now and the part that keeps waiting
+   * (the transcript's tool-input throttle). Undefined: all of it leaves. Explicit flushes always send all.
+   */
+  split?(group: string, lane: string, item: T, now: number): { now?: T; later?: T };
+  send(group: string, lane: string, item: T): void;
+}
 
-type Payload = Record<string, unknown> & { agent_id?: string; turn_id?: string; step?: number; tool_call_id?: string; offset?: number };
+interface Held<T> { item: T; since: number }
 
-interface Pending { key: string; type: string; payload: Payload; offset: number | undefined; field: 'text' | 'delta' }
-
-export type SendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number) => void;
-
-export class DeltaCoalescer {
-  private readonly pending = new Map<string, Pending>();
-  /** Per session, agent and type: the step key of the last delta sent (a new step's first delta is not held). */
-  private readonly lastStep = new Map<string, string>();
+export class Coalescer<T> {
+  private readonly held = new Map<string, Map<string, Held<T>>>();
+  /** Per group: the step key of the last delta per first-key (a new step's first delta is not held). */
+  private readonly lastStep = new Map<string, Map<string, string>>();
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
+  private readonly minSize: number;
+  private readonly maxMs: number;
 
-  constructor(private readonly windowMs: number, private readonly send: SendVolatile) {}
-
-  /** Takes a delta frame (true) or leaves the frame to the caller, after sending what is pending for the session (false). */
-  push(sessionId: string, type: string, payload: unknown, offset?: number): boolean {
-    const field = FIELD[type];
-    if (!field || this.windowMs <= 0) {
-      this.flush(sessionId);
-      return false;
-    }
-    const p = payload as Payload;
-    const key = `${p.agent_id ?? 'main'}|${type}|${p.turn_id}|${p.step}|${p.tool_call_id ?? ''}`;
-    const held = this.pending.get(sessionId);
-    const stepKey = `${sessionId}|${p.agent_id ?? 'main'}|${type}`;
-    const step = `${p.turn_id}|${p.step}|${p.tool_call_id ?? ''}`;
-    const first = this.lastStep.get(stepKey) !== step;
-    this.lastStep.set(stepKey, step);
-    if (held && held.key === key && typeof held.payload[field] === 'string' && contiguous(held, p, field)) {
-      held.payload = { ...held.payload, [field]: (held.payload[field] as string) + String(p[field]) };
-      return true;
-    }
-    this.flush(sessionId);
-    if (first) {
-      this.send(sessionId, type, payload, offset);
-      return true;
-    }
-    this.pending.set(sessionId, { key, type, payload: { ...p }, offset, field });
-    this.timer ??= setTimeout(this.flushAll, this.windowMs);
-    return true;
+  constructor(private readonly p: CoalescePolicy<T>) {
+    this.minSize = p.minSize ?? COALESCE_MIN_CHARS;
+    this.maxMs = p.maxMs ?? p.windowMs * COALESCE_MAX_WINDOWS;
   }
 
-  /** Sends the session's pending delta, if any. */
-  flush(sessionId: string): void {
-    const held = this.pending.get(sessionId);
-    if (!held) return;
-    this.pending.delete(sessionId);
-    this.send(sessionId, held.type, held.payload, held.offset);
+  get enabled(): boolean {
+    return this.p.windowMs > 0;
   }
 
-  /** Forgets a session's step keys (its turn ended). */
-  forget(sessionId: string): void {
-    for (const k of this.lastStep.keys()) if (k.startsWith(`${sessionId}|`)) this.lastStep.delete(k);
+  /**
+   * A delta for `lane` of `group`. `firstKey` names the stream whose step is `step`: the first delta of a new
+   * step leaves at once (after what its lane held) unless something is still held for the lane.
+   */
+  push(group: string, lane: string, firstKey: string, step: string, item: T): void {
+    let steps = this.lastStep.get(group);
+    if (!steps) this.lastStep.set(group, (steps = new Map()));
+    const first = steps.get(firstKey) !== step;
+    steps.set(firstKey, step);
+    if (!this.enabled) return this.p.send(group, lane, item);
+    const lanes = this.held.get(group);
+    const h = lanes?.get(lane);
+    const now = performance.now();
+    if (h) {
+      const merged = this.p.merge(h.item, item);
+      if (merged !== undefined) {
+        h.item = merged;
+        if (now - h.since >= this.p.windowMs && this.p.size(merged) >= this.minSize) this.release(group, lane, h, now);
+        return;
+      }
+      this.flush(group, lane);
+    }
+    if (first) return this.p.send(group, lane, item);
+    this.hold(group, lane, item, now);
+  }
+
+  /** Sends what is held for a lane, or for every lane of the group. */
+  flush(group: string, lane?: string): void {
+    const lanes = this.held.get(group);
+    if (!lanes) return;
+    for (const [l, h] of lane === undefined ? [...lanes] : lanes.has(lane) ? [[lane, lanes.get(lane)!] as const] : []) {
+      lanes.delete(l);
+      this.p.send(group, l, h.item);
+    }
+    if (!lanes.size) this.held.delete(group);
+  }
+
+  has(group: string, lane: string): boolean {
+    return !!this.held.get(group)?.has(lane);
+  }
+
+  /** Forgets a group's step keys (its turn ended); with `all`, its held items too, unsent (the group is gone). */
+  forget(group: string, all = false): void {
+    this.lastStep.delete(group);
+    if (all) this.held.delete(group);
   }
 
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.pending.clear();
+    this.timerAt = Infinity;
+    this.held.clear();
+    this.lastStep.clear();
   }
 
-  private readonly flushAll = (): void => {
+  private hold(group: string, lane: string, item: T, now: number): void {
+    let lanes = this.held.get(group);
+    if (!lanes) this.held.set(group, (lanes = new Map()));
+    lanes.set(lane, { item, since: now });
+    this.arm(now + this.p.windowMs);
+  }
+
+  /** A timed release: what `split` lets go leaves, the rest waits on (held again from now). */
+  private release(group: string, lane: string, h: Held<T>, now: number): void {
+    const parts = this.p.split ? this.p.split(group, lane, h.item, now) : { now: h.item };
+    const lanes = this.held.get(group)!;
+    if (parts.later === undefined) {
+      lanes.delete(lane);
+      if (!lanes.size) this.held.delete(group);
+    } else {
+      h.item = parts.later;
+      h.since = now;
+      this.arm(now + this.p.windowMs);
+    }
+    if (parts.now !== undefined) this.p.send(group, lane, parts.now);
+  }
+
+  private arm(at: number): void {
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.tick, Math.max(0, at - performance.now()));
+  }
+
+  private readonly tick = (): void => {
     this.timer = null;
-    for (const sid of [...this.pending.keys()]) this.flush(sid);
+    this.timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [group, lanes] of [...this.held]) {
+      for (const [lane, h] of [...lanes]) {
+        const age = now - h.since;
+        // 1 ms of slack: a timer that fires a hair early does not cost another window.
+        const due = age + 1 >= this.maxMs || (age + 1 >= this.p.windowMs && this.p.size(h.item) >= this.minSize);
+        if (due) this.release(group, lane, h, now);
+        else next = Math.min(next, h.since + (this.p.size(h.item) >= this.minSize ? this.p.windowMs : this.maxMs));
+      }
+    }
+    if (next < Infinity) this.arm(next);
   };
 }
 
+/** The field each legacy delta type streams. */
+const FIELD: Record<string, 'text' | 'delta'> = { 'assistant.delta': 'text', 'thinking.delta': 'text', 'tool.call.delta': 'delta' };
+
+type Payload = Record<string, unknown> & { agent_id?: string; turn_id?: string; step?: number; tool_call_id?: string; offset?: number };
+
+interface LegacyDelta { key: string; type: string; payload: Payload; offset: number | undefined; field: 'text' | 'delta'; owned: boolean }
+
+export type SendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number) => void;
+
+/**
+ * The legacy delta frames on the shared rule: one lane per session (any other frame of the session sends it
+ * first), merged while the agent, step, kind and tool call match and the text is contiguous (the first frame's
+ * `offset` kept, so offsets stay exact).
+ */
+export class DeltaCoalescer {
+  private readonly c: Coalescer<LegacyDelta>;
+
+  constructor(windowMs: number, send: SendVolatile) {
+    this.c = new Coalescer<LegacyDelta>({
+      windowMs,
+      size: (d) => (d.payload[d.field] as string).length,
+      merge: (held, next) => {
+        if (held.key !== next.key || !contiguous(held, next.payload)) return undefined;
+        if (!held.owned) {
+          held.payload = { ...held.payload };
+          held.owned = true;
+        }
+        held.payload[held.field] = (held.payload[held.field] as string) + String(next.payload[held.field]);
+        return held;
+      },
+      send: (sessionId, _lane, d) => send(sessionId, d.type, d.payload, d.offset),
+    });
+  }
+
+  /** Takes a delta frame (true) or leaves the frame to the caller, after sending what is pending for the session (false). */
+  push(sessionId: string, type: string, payload: unknown, offset?: number): boolean {
+    const field = FIELD[type];
+    const p = payload as Payload;
+    if (!field || !this.c.enabled || typeof p[field] !== 'string') {
+      this.c.flush(sessionId);
+      return false;
+    }
+    const agent = p.agent_id ?? 'main';
+    const step = `${p.turn_id}|${p.step}|${p.tool_call_id ?? ''}`;
+    this.c.push(sessionId, '', `${agent}|${type}`, step, { key: `${agent}|${type}|${step}`, type, payload: p, offset, field, owned: false });
+    return true;
+  }
+
+  /** Sends the session's pending delta, if any. */
+  flush(sessionId: string): void {
+    this.c.flush(sessionId);
+  }
+
+  /** Forgets a session's step keys (its turn ended). */
+  forget(sessionId: string): void {
+    this.c.forget(sessionId);
+  }
+
+  close(): void {
+    this.c.close();
+  }
+}
+
 /** The next delta starts where the held text ends (payload offsets are cumulative). */
-function contiguous(held: Pending, p: Payload, field: 'text' | 'delta'): boolean {
+function contiguous(held: LegacyDelta, p: Payload): boolean {
   if (typeof held.payload.offset !== 'number' || typeof p.offset !== 'number') return true;
-  return held.payload.offset + (held.payload[field] as string).length === p.offset;
+  return held.payload.offset + (held.payload[held.field] as string).length === p.offset;
 }

@@ -10,8 +10,10 @@ import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.
 import type { LiveTranscripts, OpBatch } from './transcript/live.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 
-/** Longest a volatile frame waits for its batch's socket write while deltas keep coming. */
+/** Longest a streamed frame waits for its batch's socket write while frames keep coming. */
 const VOLATILE_FLUSH_MS = 4;
+/** The same for durable frames: their writes to every connection were a fifth of the CPU under bench/stream-load.ts. */
+const DURABLE_FLUSH_MS = 16;
 
 /**
  * Routes events to connections: global events to all, session events to
@@ -36,7 +38,7 @@ export class FanOut {
   private readonly sendBatch = (b: OpBatch): void => {
     for (const c of this.connections()) {
       if (!c.transcripts.size || !c.wantsBatch(b.sessionId, b.agentId, b.rank)) continue;
-      if (b.volatile) this.corkUntilFlush(c);
+      this.corkUntilFlush(c, b.volatile ? VOLATILE_FLUSH_MS : DURABLE_FLUSH_MS);
       c.deliverOps(b.sessionId, { agentId: b.agentId, seq: b.seq, volatile: b.volatile, text: b.text });
     }
   };
@@ -44,8 +46,10 @@ export class FanOut {
   /** Listener of the journal's `committed` event: runs after each batch is on disk. */
   readonly onCommitted = (events: JournalEvent[]): void => {
     const conns = [...this.connections()];
-    // One socket write per connection per batch instead of one per frame.
-    for (const c of conns) c.cork();
+    // The frames of this batch join the volatile ones in the next socket flush (corkUntilFlush): one write per
+    // connection per flush, instead of one per committed batch (with broadcasts, every batch wrote to every
+    // connection: a quarter of the daemon's CPU under stream-load went to writev).
+    for (const c of conns) this.corkUntilFlush(c, DURABLE_FLUSH_MS);
     try {
       // Transcript ops first: a client that reads both sees the ops of an event no later than its legacy frame.
       this.deps.liveTranscripts.onCommitted(events);
@@ -58,8 +62,6 @@ export class FanOut {
     } catch (err) {
       // Never let a fan-out fault break the journal's flush loop; the events are safe on disk.
       this.deps.log.error({ err }, 'ws fan-out failed');
-    } finally {
-      for (const c of conns) c.uncork();
     }
   };
 
@@ -80,34 +82,47 @@ export class FanOut {
     for (const c of this.connections()) {
       if (c.subs.has(sessionId)) {
         text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
-        this.corkUntilFlush(c);
+        this.corkUntilFlush(c, VOLATILE_FLUSH_MS);
         c.deliver(sessionId, type, { seq, volatile: true, text }, agentId);
       }
     }
   };
 
   private readonly corked = new Set<WsConnection>();
-  private flushScheduled = false;
+  /** When the scheduled flush runs (performance.now() ms), Infinity when none is scheduled. */
+  private flushAt = Infinity;
+  private flushTimer: { immediate: NodeJS.Immediate } | { timeout: NodeJS.Timeout } | null = null;
   private lastFlush = -Infinity;
 
   /**
-   * Volatile frames leave in batches: the first after a quiet spell at the end of the current
-   * event-loop turn (no added latency), later ones at most every VOLATILE_FLUSH_MS, so 20 streams
-   * of deltas cost a socket write per connection every few ms rather than one per loop turn.
-   * Order holds: durable frames go through the same corked socket (and flush it).
+   * Frames leave in batches: the first after a quiet spell at the end of the current event-loop
+   * turn (no added latency); under a steady flow, streamed (volatile) frames at most every
+   * VOLATILE_FLUSH_MS after the last write and durable ones at most every DURABLE_FLUSH_MS, so 20
+   * streaming sessions cost a socket write per connection every few ms rather than one per loop
+   * turn or committed batch (broadcast session events reach every connection), and a first delta is
+   * not held behind the turn's durable frames. Order holds: every frame goes through the same corked socket.
    */
-  private corkUntilFlush(c: WsConnection): void {
+  private corkUntilFlush(c: WsConnection, everyMs: number): void {
     c.cork();
     this.corked.add(c);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    const wait = this.lastFlush + VOLATILE_FLUSH_MS - performance.now();
-    if (wait <= 0) setImmediate(this.flush);
-    else setTimeout(this.flush, wait);
+    const now = performance.now();
+    const at = Math.max(now, this.lastFlush + everyMs);
+    if (at >= this.flushAt) return;
+    if (this.flushTimer) this.clearFlushTimer();
+    this.flushAt = at;
+    this.flushTimer = at <= now ? { immediate: setImmediate(this.flush) } : { timeout: setTimeout(this.flush, at - now) };
+  }
+
+  private clearFlushTimer(): void {
+    const t = this.flushTimer;
+    this.flushTimer = null;
+    if (t && 'immediate' in t) clearImmediate(t.immediate);
+    else if (t) clearTimeout(t.timeout);
   }
 
   private readonly flush = (): void => {
-    this.flushScheduled = false;
+    this.flushTimer = null;
+    this.flushAt = Infinity;
     this.lastFlush = performance.now();
     for (const c of this.corked) c.uncork();
     this.corked.clear();

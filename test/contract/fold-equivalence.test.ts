@@ -120,6 +120,14 @@ test('the client store folded from REST + ops equals GET /transcript after every
   await idle(env.s, sid);
   await same(t, c, env.s, sid, 'subagent');
 
+  // A large tool input streamed over many deltas: its tool frame updates are spaced (live.ts), not lost.
+  const big = { file_path: 'big.txt', content: 'line\n'.repeat(8_000) };
+  env.llm.setScript({ events: [{ tool_call: { id: 'w1b', name: 'Write', args: big, chunks: 300 } }], delay_ms: 1 }, scripts.helloText);
+  await prompt(env, { content: [{ type: 'text', text: 'write a big one' }], permission_mode: 'yolo' });
+  await idle(env.s, sid);
+  await same(t, c, env.s, sid, 'a streamed large tool input');
+  t.like(c.store.view().items.at(-1).steps[0].frames.find((f: any) => f.kind === 'tool'), { toolCallId: 'w1b', inputText: JSON.stringify(big), state: 'done' });
+
   env.llm.setScript(call('b1', 'Bash', { command: 'echo bg', run_in_background: true, description: 'bg echo' }), scripts.helloText);
   await prompt(env, { content: [{ type: 'text', text: 'background' }], permission_mode: 'yolo' });
   await idle(env.s, sid);

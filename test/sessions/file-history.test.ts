@@ -65,3 +65,35 @@ test('file-history: per main turn, what Write and Edit changed (status, line cou
   t.true(replay.frames.some((f) => f.type === 'tool.result'), 'the replay went through the turn');
   t.false(replay.frames.some((f) => f.type === 'file.changed'));
 });
+
+test('file-history: a file the agent wrote and a Bash command removed is `deleted` in that turn; created and removed in one turn is no change', async (t) => {
+  const env = await startEngine(t, { extraToml: 'default_permission_mode = "yolo"' });
+  const url = (q: string) => `/api/v1/sessions/${env.sid}/file-history/${q}`;
+  env.llm.setScript(
+    call('w1', 'Write', { file_path: 'keep.txt', content: 'k\n' }),
+    call('w2', 'Write', { file_path: 'gone.txt', content: 'x\ny\n' }),
+    scripts.helloText,
+    // t1: gone.txt removed by Bash; tmp.txt written and removed within the turn.
+    call('b1', 'Bash', { command: 'rm gone.txt' }),
+    call('w3', 'Write', { file_path: 'tmp.txt', content: 'tmp\n' }),
+    call('b2', 'Bash', { command: 'rm tmp.txt && echo ok' }),
+    scripts.helloText,
+  );
+  t.is((await prompt(env, 'write two files')).code, 0);
+  await turnEnded(env, 1);
+  t.is((await prompt(env, 'remove one')).code, 0);
+  await turnEnded(env, 2);
+
+  t.deepEqual((await env.s.get(url('changes?turn_id=1'))).data, {
+    recorded: true,
+    changes: [{ path: 'gone.txt', status: 'deleted', additions: 0, deletions: 2 }],
+  });
+  const content = async (p: string, phase: string) => (await env.s.get(url(`content?turn_id=1&path=${encodeURIComponent(p)}&phase=${phase}`))).data.content;
+  t.like(await content('gone.txt', 'start'), { content: 'x\ny\n' });
+  t.is(await content('gone.txt', 'end'), null, 'no content at the end: the file is gone');
+  // Turn 0 is unchanged by a later deletion, and keep.txt (still there) is never recorded again.
+  t.deepEqual((await env.s.get(url('changes?turn_id=0'))).data.changes.map((c: any) => [c.path, c.status]), [['gone.txt', 'added'], ['keep.txt', 'added']]);
+
+  // Read twice: the same answer (the line counts are computed once per entry and kept).
+  t.deepEqual((await env.s.get(url('changes?turn_id=1'))).data.changes, [{ path: 'gone.txt', status: 'deleted', additions: 0, deletions: 2 }]);
+});

@@ -42,3 +42,38 @@ test('a streamed answer reaches a subscriber in fewer frames than the model sent
   const seqs = v2.frames.filter((f) => f.type === 'transcript.ops').map((f) => f.payload.seq);
   t.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => seqs[0] + i), 'one seq per batch, merged batches included');
 });
+
+// Issue 13 (session 6): a streamed tool call re-sent its whole input in a frame.upsert every window (quadratic:
+// a large Write filled the 1 MiB op journal). The contract has no append for tool frames (spec/clients.md C), so
+// the updates of one tool frame are spaced by its length (src/ws/transcript/live.ts TOOL_INPUT_CHARS_PER_MS).
+test('a streamed tool call: its input re-sent at a bounded rate on the transcript channel, exact on the legacy frames', async (t) => {
+  const env = await startEngine(t, { extraToml: 'default_permission_mode = "yolo"' });
+  const v2 = await env.s.ws();
+  t.teardown(() => v2.close());
+  t.is((await v2.request('subscribe_v2', { session_id: env.sid, transcript: { main: 'delta' } })).code, 0);
+  await v2.waitFor((f) => f.type === 'transcript.reset');
+  const args = { file_path: 'big.txt', content: 'x'.repeat(60_000) };
+  const argsText = JSON.stringify(args);
+  env.llm.setScript({ events: [{ tool_call: { id: 'big1', name: 'Write', args, chunks: 600 } }], delay_ms: 1 }, { events: [{ text: 'done' }] });
+  await prompt(env, 'write a big file');
+  await turnEnded(env, 1, 30_000);
+  await v2.request('client_hello', { client_id: 'barrier' });
+
+  const legacy = env.ws.frames.filter((f) => f.type === 'tool.call.delta' && f.session_id === env.sid);
+  t.is(legacy.map((f) => f.payload.delta).join(''), argsText, 'the legacy deltas carry the input exactly once');
+  t.true(legacy.length < 600 / 3, `${legacy.length} legacy frames for 600 deltas`);
+
+  const deltaBatches = v2.frames.filter((f) => f.type === 'transcript.ops' && f.payload.volatile);
+  const upserts = deltaBatches.flatMap((f) => f.payload.ops).filter((o: any) => o.op === 'frame.upsert' && o.frame.kind === 'tool');
+  t.true(upserts.length >= 2, `${upserts.length} updates of the tool frame while it streamed`);
+  const lengths = upserts.map((o: any) => o.frame.inputText.length);
+  t.deepEqual(lengths, [...lengths].sort((a, b) => a - b), 'each update carries the input so far, growing');
+  for (const o of upserts) t.true(argsText.startsWith(o.frame.inputText));
+  const sent = deltaBatches.reduce((n, f) => n + JSON.stringify(f).length, 0);
+  t.log(`${upserts.length} tool frame updates, ${sent} bytes of delta batches, ${legacy.length} legacy frames`);
+  // Every window (~16 ms of a >= 0.6 s stream) would re-send up to 60 KB each time: well over 1 MB.
+  t.true(sent < 6 * argsText.length, `${sent} bytes of delta batches for a ${argsText.length}-character input`);
+  const final = v2.frames.filter((f) => f.type === 'transcript.ops' && !f.payload.volatile).flatMap((f) => f.payload.ops)
+    .filter((o: any) => o.op === 'frame.upsert' && o.frame.toolCallId === 'big1').at(-1);
+  t.is(final.frame.inputText, argsText, 'the durable update carries the whole input');
+});

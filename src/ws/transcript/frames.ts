@@ -44,7 +44,7 @@ export const TranscriptOpsFrame = v.pipe(
     }),
   }),
   v.title('TranscriptOps'),
-  v.description('Incremental batch of one agent: the ops of one durable event, or the merged deltas of one ~16 ms window (spec/clients.md C).'),
+  v.description('Incremental batch of one agent: the ops of one durable event, or the merged deltas of one coalescing window (spec/clients.md C; docs/websocket.md).'),
 );
 
 export function resetFrame(f: { sessionId: string; agentId: string; seq: number; snapshot: unknown; hasMoreOlder: boolean; now: Date }): string {

@@ -9,7 +9,7 @@ import { transcriptRole } from '../../../protocol/events/registry.ts';
 import { GlobalEvents } from '../../../protocol/events/types.ts';
 import type { Logger } from '../../app/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { DEFAULT_COALESCE_MS } from '../coalesce.ts';
+import { Coalescer, DEFAULT_COALESCE_MS } from '../coalesce.ts';
 import { opsFrame } from './frames.ts';
 
 /**
@@ -20,13 +20,26 @@ import { opsFrame } from './frames.ts';
  * this fold, so its `seq` is the counter the ops continue.
  */
 
-/** Batches kept per agent for resumes (as the reference server), and at most this many bytes of them. */
+/**
+ * Batches kept per agent for resumes (as the reference server), and at most this many bytes of them: 256 KiB
+ * covers the last ~30 turns of 300 tokens (a resume is for a short disconnect; an older watermark gets a reset).
+ * At 1 MiB, 20 streaming sessions held 20 MB of op journals (bench/stream-load.ts).
+ */
 export const OP_JOURNAL = 2000;
-export const OP_JOURNAL_BYTES = 1024 * 1024;
+export const OP_JOURNAL_BYTES = 256 * 1024;
 /** Sessions folded at once; the least recently used goes first. */
 const MAX_ENTRIES = 64;
 /** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
 export const COALESCE_MS = DEFAULT_COALESCE_MS;
+/**
+ * A streamed tool call's input: the contract has no `append` for tool frames (spec/clients.md C: text and
+ * thinking frames only, any other target is a gap), so each update re-sends the whole `inputText`. Updates of
+ * one tool frame are spaced by its length / TOOL_INPUT_CHARS_PER_MS (at least one window, at most
+ * TOOL_INPUT_MAX_MS): about 32 KB/s of re-sent input per subscriber however large the input grows, instead of
+ * the whole input every window.
+ */
+export const TOOL_INPUT_CHARS_PER_MS = 32;
+export const TOOL_INPUT_MAX_MS = 1000;
 
 /** The lowest grade that carries a batch: 1 turn, 2 block, 3 delta. */
 export type Rank = 1 | 2 | 3;
@@ -48,8 +61,6 @@ export type KeptBatch = Omit<OpBatch, 'ops'>;
 
 interface AgentLog { seq: number; batches: KeptBatch[]; bytes: number }
 
-interface Pending { agentId: string; ops: RecOp[] }
-
 interface Entry {
   sessionId: string;
   state: TranscriptState | null;
@@ -61,11 +72,8 @@ interface Entry {
   logs: Map<string, AgentLog>;
   /** The counter each agent's log starts from (docs/transcript.md: a fresh fold never reuses an earlier fold's seqs). */
   base: number;
-  /** Delta ops not sent yet, per agent. */
-  pending: Map<string, Pending>;
-  /** Step key of the last delta batch per agent: the first delta of a step is not held. */
-  stepOf: Map<string, string>;
-  timer: NodeJS.Timeout | null;
+  /** When each streamed tool frame (`<agentId>|<frameId>`) was last sent, for the tool-input spacing. */
+  toolSent: Map<string, number>;
 }
 
 const ROLE_RANK: Record<string, Rank> = { turn: 1, block: 2, delta: 3 };
@@ -73,6 +81,8 @@ const ROLE_RANK: Record<string, Rank> = { turn: 1, block: 2, delta: 3 };
 export class LiveTranscripts {
   private readonly entries = new Map<string, Entry>();
   private lastBase = 0;
+  /** Delta ops not sent yet: group = session, lane = agent (src/ws/coalesce.ts). */
+  private readonly coalescer: Coalescer<RecOp[]>;
   /** The fan-out's sink for each batch, in order per agent. */
   onBatch: (b: OpBatch) => void = () => {};
   /** Whether some connection has a transcript channel on the session (an untracked session is then folded). */
@@ -82,7 +92,21 @@ export class LiveTranscripts {
     private readonly deps: { journal: Journal; clock: Clock; log: Logger },
     private readonly coalesceMs = COALESCE_MS,
     private readonly maxEntries = MAX_ENTRIES,
-  ) {}
+  ) {
+    this.coalescer = new Coalescer<RecOp[]>({
+      windowMs: coalesceMs,
+      size: opsSize,
+      merge: (held, next) => {
+        for (const op of next) merge(held, op);
+        return held;
+      },
+      split: (sessionId, agentId, ops, now) => this.splitToolInput(sessionId, agentId, ops, now),
+      send: (sessionId, agentId, ops) => {
+        const e = this.entries.get(sessionId);
+        if (e) this.issue(e, agentId, 3, ops, true);
+      },
+    });
+  }
 
   /** The session's live fold, created (folded from the journal) when missing. */
   ensure(sessionId: string): Promise<Entry> {
@@ -94,7 +118,7 @@ export class LiveTranscripts {
     }
     const base = (this.lastBase = Math.max(this.lastBase + 1, this.deps.clock.now().getTime()));
     const e: Entry = {
-      sessionId, state: null, seq: 0, queue: [], logs: new Map(), base, pending: new Map(), stepOf: new Map(), timer: null, ready: undefined as never,
+      sessionId, state: null, seq: 0, queue: [], logs: new Map(), base, toolSent: new Map(), ready: undefined as never,
     };
     e.ready = foldStream(this.deps.journal, liveTranscriptReducer, sessionId).then(({ state, seq }) => {
       e.state = state;
@@ -134,9 +158,8 @@ export class LiveTranscripts {
 
   /** Drops a session's fold, its op journal and its held deltas (the session was deleted). */
   forget(sessionId: string): void {
-    const e = this.entries.get(sessionId);
-    if (!e) return;
-    if (e.timer) clearTimeout(e.timer);
+    if (!this.entries.has(sessionId)) return;
+    this.coalescer.forget(sessionId, true);
     this.entries.delete(sessionId);
   }
 
@@ -156,7 +179,7 @@ export class LiveTranscripts {
    */
   async read<T>(sessionId: string, view: (state: TranscriptState, watermark: (agentId: string) => number, e: Entry) => T): Promise<T> {
     const e = await this.ensure(sessionId);
-    this.flushPending(e);
+    this.coalescer.flush(sessionId);
     return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
   }
 
@@ -170,7 +193,7 @@ export class LiveTranscripts {
   }
 
   close(): void {
-    for (const e of this.entries.values()) if (e.timer) clearTimeout(e.timer);
+    this.coalescer.close();
     this.entries.clear();
   }
 
@@ -195,6 +218,7 @@ export class LiveTranscripts {
     } catch (err) {
       // The fold is no longer trustworthy: drop it; the next read folds the journal again (its counter moves on).
       this.deps.log.error({ err, session_id: e.sessionId, type: x.type }, 'live transcript apply failed');
+      this.coalescer.forget(e.sessionId, true);
       this.entries.delete(e.sessionId);
       return;
     } finally {
@@ -210,48 +234,45 @@ export class LiveTranscripts {
     if ('seq' in x) {
       const rank = ROLE_RANK[transcriptRole(x.type, false)] ?? 2;
       for (const [agentId, ops] of byAgent) {
-        this.flushAgent(e, agentId);
+        this.coalescer.flush(e.sessionId, agentId);
         this.issue(e, agentId, rank, ops, false);
       }
+      if (x.type === 'turn.ended') e.toolSent.clear();
       return;
     }
     const p = x.payload as { turn_id?: string; step?: number };
     const step = `${p.turn_id}:${p.step}`;
-    for (const [agentId, ops] of byAgent) this.delta(e, agentId, step, ops);
+    // The first delta batch of a step leaves at once; later ones wait for the window and leave merged.
+    for (const [agentId, ops] of byAgent) this.coalescer.push(e.sessionId, agentId, agentId, step, ops);
   }
 
-  /** The first delta batch of a step leaves at once; later ones wait for the window and leave merged. */
-  private delta(e: Entry, agentId: string, step: string, ops: RecOp[]): void {
-    const pending = e.pending.get(agentId);
-    if ((e.stepOf.get(agentId) !== step && !pending) || this.coalesceMs <= 0) {
-      e.stepOf.set(agentId, step);
-      this.issue(e, agentId, 3, ops, true);
-      return;
+  /** At a timed release: a streamed tool frame already sent waits until its spacing has passed (TOOL_INPUT_CHARS_PER_MS). */
+  private splitToolInput(sessionId: string, agentId: string, ops: RecOp[], now: number): { now?: RecOp[]; later?: RecOp[] } {
+    const e = this.entries.get(sessionId);
+    if (!e) return { now: ops };
+    let later: RecOp[] | undefined;
+    const out: RecOp[] = [];
+    for (const op of ops) {
+      if (op.op === 'frame.upsert' && op.frame.kind === 'tool') {
+        const sent = e.toolSent.get(`${agentId}|${op.frame.frameId}`);
+        const len = op.frame.inputText?.length ?? 0;
+        const gap = Math.min(TOOL_INPUT_MAX_MS, Math.max(this.coalesceMs, len / TOOL_INPUT_CHARS_PER_MS));
+        if (sent !== undefined && now - sent < gap) {
+          (later ??= []).push(op);
+          continue;
+        }
+      }
+      out.push(op);
     }
-    e.stepOf.set(agentId, step);
-    if (!pending) e.pending.set(agentId, { agentId, ops: [...ops] });
-    else for (const op of ops) merge(pending.ops, op);
-    e.timer ??= setTimeout(() => {
-      e.timer = null;
-      this.flushPending(e);
-    }, this.coalesceMs);
-  }
-
-  private flushAgent(e: Entry, agentId: string): void {
-    const p = e.pending.get(agentId);
-    if (!p) return;
-    e.pending.delete(agentId);
-    this.issue(e, agentId, 3, p.ops, true);
-  }
-
-  private flushPending(e: Entry): void {
-    if (e.timer) clearTimeout(e.timer);
-    e.timer = null;
-    for (const agentId of [...e.pending.keys()]) this.flushAgent(e, agentId);
+    return { ...(out.length ? { now: out } : {}), ...(later ? { later } : {}) };
   }
 
   private issue(e: Entry, agentId: string, rank: Rank, ops: RecOp[], volatile: boolean): void {
     const log = this.log(e, agentId);
+    if (volatile) {
+      const at = performance.now();
+      for (const op of ops) if (op.op === 'frame.upsert' && op.frame.kind === 'tool') e.toolSent.set(`${agentId}|${op.frame.frameId}`, at);
+    }
     const seq = ++log.seq;
     const text = opsFrame({ sessionId: e.sessionId, agentId, seq, volatile, ops, ts: this.deps.clock.now().toISOString() });
     const b: OpBatch = { sessionId: e.sessionId, agentId, seq, rank, ops, volatile, text };
@@ -269,23 +290,39 @@ export class LiveTranscripts {
 
   private evict(): void {
     while (this.entries.size > this.maxEntries) {
-      const [sid, e] = this.entries.entries().next().value!;
-      if (e.timer) clearTimeout(e.timer);
+      const [sid] = this.entries.entries().next().value!;
+      this.coalescer.forget(sid, true);
       this.entries.delete(sid);
     }
   }
 }
 
-/** Adds an op to a pending delta batch: an append right after the previous one on the same target extends it. */
+/** Characters of a pending delta batch: appended text; a tool frame update counts as a full chunk (its spacing is splitToolInput's). */
+function opsSize(ops: RecOp[]): number {
+  let n = 0;
+  for (const op of ops) n += op.op === 'append' ? op.text.length : 1_000_000;
+  return n;
+}
+
+/**
+ * Adds an op to a pending delta batch: an append right after the previous one on the same target extends it;
+ * a frame upsert replaces the held upsert of the same frame where it stands (the frames in between are other
+ * frames, so the client's result is the same, and a frame opened earlier keeps its place).
+ */
 function merge(ops: RecOp[], op: RecOp): void {
   const last = ops.at(-1);
   if (op.op === 'append' && last?.op === 'append' && sameTarget(last.target, op.target) && last.offset + last.text.length === op.offset) {
     ops[ops.length - 1] = { ...last, text: last.text + op.text };
     return;
   }
-  if (op.op === 'frame.upsert' && last?.op === 'frame.upsert' && last.frame.frameId === op.frame.frameId && last.stepId === op.stepId) {
-    ops[ops.length - 1] = op;
-    return;
+  if (op.op === 'frame.upsert') {
+    for (let i = ops.length - 1; i >= 0; i--) {
+      const o = ops[i]!;
+      if (o.op === 'frame.upsert' && o.frame.frameId === op.frame.frameId && o.stepId === op.stepId) {
+        ops[i] = op;
+        return;
+      }
+    }
   }
   ops.push(op);
 }
