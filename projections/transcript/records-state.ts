@@ -41,7 +41,14 @@ export interface RecAgent {
   /** Text and attachment ids of each prompt (the turn it starts shows them). */
   promptText: Map<string, { text: string; attachmentIds: string[] }>;
   meta: Record<string, unknown>;
+  /** Who queued each prompt not yet started, and the skills it activated (the turn's `origin`; records-origin.ts). */
+  origins: Map<string, PromptOrigin>;
+  /** Plans put up for review (ExitPlanMode): the `plan.revision` markers, `modes.plan.version`. */
+  plans: number;
 }
+
+/** What a turn's `origin` is built from. */
+export interface PromptOrigin { source?: 'user' | 'skill' | 'goal'; skills: Array<{ skillName: string; skillArgs?: string }> }
 
 /** An op with the agent whose channel carries it. */
 export interface EmittedOp { agentId: string; op: RecOp }
@@ -57,6 +64,7 @@ export function newRecAgent(): RecAgent {
   return {
     items: [], turns: new Map(), byEngineTurn: new Map(), engineTurn: new Map(), opening: new Map(), nextOrdinal: 0, markers: 0, steps: new Map(), pendingUser: new Map(),
     tools: new Map(), interactions: new Map(), attachments: new Map(), todos: new Map(), prompts: new Map(), promptText: new Map(), meta: {},
+    origins: new Map(), plans: 0,
   };
 }
 
