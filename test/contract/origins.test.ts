@@ -88,6 +88,8 @@ test('prompt statuses: aborted while running (cancelled turn, interrupted then e
   t.like(d.meta.agent.phase, { kind: 'ended', turnId: 0, reason: 'cancelled' });
   t.like(opsOf(c).filter((o) => o.op === 'meta.merge' && o.meta.agent?.phase?.kind === 'interrupted')[0]?.meta.agent.phase, { turnId: 0, reason: 'aborted', step: 1 });
   t.is(markers(d, 'interruption').length, 1);
+  // The session's status after the cancelled turn (E6); the next turn moves it on.
+  await env.ws.waitFor((f) => f.type === 'event.session.status_changed' && f.session_id === sid && f.payload.status === 'aborted' && !f.payload.busy);
 
   const b = await prompt(env, 'say the forbidden thing');
   await transcriptIdle(s, sid);
@@ -96,6 +98,8 @@ test('prompt statuses: aborted while running (cancelled turn, interrupted then e
   t.like(turns(d)[1], { state: 'failed' });
   t.like(d.meta.agent.phase, { kind: 'ended', turnId: 1, reason: 'blocked' });
   t.is(env.llm.requests.length, 1, 'the blocked prompt made no model request');
+  const statuses = env.ws.frames.filter((f) => f.type === 'event.session.status_changed').map((f) => f.payload.status);
+  t.deepEqual(statuses.slice(statuses.indexOf('aborted')), ['aborted', 'running', 'idle']);
 });
 
 test('plan mode: each plan put up for review is a plan.revision marker and the version of modes.plan', async (t) => {
