@@ -339,6 +339,13 @@ function undone(st: TranscriptState, p: PayloadOf<'session.undone'>, e: JournalE
   mergeMeta(s, agentId, summary(a, compactionsOf(st, agentId)));
 }
 
+/** The trigger of a compaction, from its `started` marker (clients read `trigger` on every compaction marker, B6). */
+function triggerOf(s: RecordsState, agentId: string, compactionId: string): { trigger?: unknown } {
+  const started = recAgent(s, agentId).items.find((i) => i.kind === 'marker' && i.marker === 'compaction' && (i.payload as { compactionId?: string } | undefined)?.compactionId === compactionId);
+  const trigger = started?.kind === 'marker' ? (started.payload as { trigger?: unknown }).trigger : undefined;
+  return trigger ? { trigger } : {};
+}
+
 const compactionsOf = (st: TranscriptState, agentId: string) => st.agents.get(agentId)?.compactions ?? 0;
 
 /** The records family of the transcript reducer: it runs after the others (undo reads the turns family's result). */
@@ -448,11 +455,14 @@ export const records = {
   'compaction.completed': (st, p, e) => {
     const agentId = agentIdOf(p);
     marker(st.rec, agentId, 'compaction', {
-      phase: 'completed', compactionId: p.compaction_id, result: { tokensBefore: p.tokens_before, tokensAfter: p.tokens_after, summary: p.summary_message_id },
+      phase: 'completed', ...triggerOf(st.rec, agentId, p.compaction_id), compactionId: p.compaction_id,
+      result: { tokensBefore: p.tokens_before, tokensAfter: p.tokens_after, summary: p.summary_message_id },
     }, e.ts);
     mergeMeta(st.rec, agentId, { compactions: compactionsOf(st, agentId) });
   },
-  'compaction.failed': ({ rec: s }, p, e) => marker(s, agentIdOf(p), 'compaction', { phase: 'cancelled', compactionId: p.compaction_id, error: p.error.message }, e.ts),
+  'compaction.failed': ({ rec: s }, p, e) => marker(s, agentIdOf(p), 'compaction', {
+    phase: 'cancelled', ...triggerOf(s, agentIdOf(p), p.compaction_id), compactionId: p.compaction_id, error: p.error.message,
+  }, e.ts),
   'session.undone': (st, p, e) => undone(st, p, e),
   'goal.updated': ({ rec: s }, p, e) => {
     mergeMeta(s, 'main', { goal: p.goal });

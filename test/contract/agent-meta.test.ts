@@ -2,6 +2,8 @@ import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { MODEL, prompt, startEngine } from '../helpers/engine.ts';
 import { until } from '../helpers/wait.ts';
+import * as v from 'valibot';
+import { Item, Meta } from './transcript-schemas.ts';
 import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
 
 // spec/clients.md B5 and C2 "agent status": meta.agent (permission, thinkingEffort, usage, context, phase) and
@@ -90,4 +92,14 @@ test('a retried step carries maxAttempts from loop_control; the phase shows the 
   const phase = phasesOf(opsOf(c)).find((p) => p.kind === 'retrying');
   t.like(phase, { turnId: 0, step: 1, stepId: 't0.1', failedAttempt: 1, nextAttempt: 2, maxAttempts: 4, statusCode: 503 });
   t.is(d.items[0].state, 'completed');
+});
+
+test('contract: the new shapes can fail (a streaming phase, a compaction marker without trigger, an unknown user payload)', (t) => {
+  t.false(v.is(Meta, { agent: { phase: { kind: 'streaming' } } }));
+  t.false(v.is(Meta, { agent: { permission: 'ask' } }));
+  t.false(v.is(Meta, { agent: { usage: { total: { inputOther: 1 } } } }));
+  t.true(v.is(Meta, { agent: { phase: { kind: 'ended', turnId: 0, reason: 'blocked', at: 1 }, usage: {} }, modes: { plan: { version: 2 } } }));
+  t.false(v.is(Item, { kind: 'marker', markerId: 'm', marker: 'compaction', payload: { phase: 'completed' } }));
+  t.false(v.is(Item, { kind: 'turn', turnId: 't0', ordinal: 0, state: 'running', origin: { kind: 'user', payload: { kind: 'nope' } }, steps: [] }));
+  t.false(v.is(Item, { kind: 'turn', turnId: 't0', ordinal: 0, state: 'running', origin: { kind: 'task' }, steps: [] }), 'a task origin needs taskId');
 });
