@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { PayloadOf } from '../contract.ts';
 import { marker, mergeMeta, turnOf } from './records.ts';
-import { recAgent, type RecordsState } from './records-state.ts';
+import { emit, recAgent, type RecordsState, type RecTask } from './records-state.ts';
 import { agentIdOf, type Family } from './state.ts';
 
 // The agent's status in `meta` (spec/clients.md B5, C2 "agent status"): `meta.agent` {permission, thinkingEffort,
@@ -92,7 +92,22 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>): void {
   phase(s, agentId, { kind: 'ended', turnId: w.turnId, reason, at: Date.parse(p.ended_at), ...(w.t.durationMs !== undefined ? { durationMs: w.t.durationMs } : {}) });
 }
 
-/** The agent family: phases, usage, settings and modes, skill and plan markers. */
+/** A subagent's outcome on its task record (B4: resultSummary, usage, error, stateReason; timed_out / lost states). */
+function taskOutcome(s: RecordsState, taskId: string | undefined, outcome: Partial<RecTask>): void {
+  if (!taskId) return;
+  s.taskOutcomes.set(taskId, outcome);
+  const task = s.tasks.get(taskId);
+  if (!task) return;
+  const rec = { ...task, ...outcome };
+  s.tasks.set(taskId, rec);
+  emit(s, 'main', { op: 'task.upsert', task: { ...rec } });
+}
+
+const FAILED_STATE: Partial<Record<string, RecTask['state']>> = { timed_out: 'timed_out', interrupted: 'lost' };
+/** The result summary a task record keeps (the whole result is the Agent tool's output). */
+const SUMMARY_CHARS = 2000;
+
+/** The agent family: phases, usage, settings and modes, skill and plan markers, subagent outcomes. */
 export const recordsAgent = {
   'session.created': ({ rec: s }, p) => {
     fromAgentConfig(s, p.session.agent_config);
@@ -170,5 +185,13 @@ export const recordsAgent = {
     const ph = meta.phase as { kind?: string; turnId?: number; step?: number; approval?: { approvalId?: string; toolName?: string } } | undefined;
     if (ph?.kind !== 'awaiting_approval' || ph.approval?.approvalId !== p.approval_id) return;
     phase(s, agentId, { kind: 'tool_call', turnId: ph.turnId ?? 0, step: ph.step ?? 0, toolCallId: p.tool_call_id, name: ph.approval.toolName ?? '', since: at(e) });
+  },
+  'subagent.completed': ({ rec: s }, p) => taskOutcome(s, p.task_id, {
+    resultSummary: p.result.slice(0, SUMMARY_CHARS),
+    usage: { inputOther: p.usage.input_tokens, output: p.usage.output_tokens, inputCacheRead: p.usage.cache_read_tokens, inputCacheCreation: p.usage.cache_creation_tokens },
+  }),
+  'subagent.failed': ({ rec: s }, p) => {
+    const state = FAILED_STATE[p.reason];
+    taskOutcome(s, p.task_id, { stateReason: p.reason, ...(state ? { state } : {}), ...(p.error ? { error: p.error.message } : {}) });
   },
 } satisfies Family;

@@ -1,5 +1,5 @@
 import type { PayloadOf } from '../contract.ts';
-import { recAgent, type RecStep, type RecTurn } from './records-state.ts';
+import { recAgent, type RecPrompt, type RecStep, type RecTurn } from './records-state.ts';
 import type { TranscriptState } from './state.ts';
 
 // A turn's `origin` (spec/clients.md B2) and a step's `llmTiming` (B1), from what the journal says.
@@ -37,4 +37,17 @@ export function llmTiming(t: NonNullable<PayloadOf<'turn.step.completed'>['llm_t
   if (t.request_build_ms !== undefined) out.llmRequestBuildMs = t.request_build_ms;
   if (t.client_consume_ms !== undefined) out.llmClientConsumeMs = t.client_consume_ms;
   return out;
+}
+
+/** The `origin` of a steered prompt's user frame (B3): the user payload of B2. */
+export function steerOrigin(prompt: RecPrompt): Record<string, unknown> {
+  return { kind: 'user', ...(prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {}) };
+}
+
+type Goal = NonNullable<PayloadOf<'goal.updated'>['goal']>;
+
+/** `meta.goal` (B5): the goal snapshot plus `budgetUsed` / `budgetLimit` of its token budget, else its turn budget. */
+export function goalMeta(g: Goal): Goal & { budgetUsed?: number; budgetLimit?: number } {
+  const b = g.budget.tokens ? { used: g.tokensUsed, limit: g.budget.tokens.limit } : g.budget.turns ? { used: g.turnsUsed, limit: g.budget.turns.limit } : undefined;
+  return { ...g, ...(b ? { budgetUsed: b.used, budgetLimit: b.limit } : {}) };
 }

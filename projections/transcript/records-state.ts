@@ -56,6 +56,8 @@ export interface EmittedOp { agentId: string; op: RecOp }
 export interface RecordsState {
   agents: Map<string, RecAgent>;
   tasks: Map<string, RecTask>;
+  /** How a subagent's task ended (resultSummary, usage, error, stateReason), kept for the task record in either event order. */
+  taskOutcomes: Map<string, Partial<RecTask>>;
   /** Set by the live transcript while it applies one event: the ops that event makes, in order. Null when folding. */
   sink: EmittedOp[] | null;
 }
@@ -69,7 +71,7 @@ export function newRecAgent(): RecAgent {
 }
 
 export function newRecordsState(): RecordsState {
-  return { agents: new Map(), tasks: new Map(), sink: null };
+  return { agents: new Map(), tasks: new Map(), taskOutcomes: new Map(), sink: null };
 }
 
 export function recAgent(s: RecordsState, agentId: string): RecAgent {

@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { ContentPart, Message, PayloadOf } from '../contract.ts';
 import { undoOf } from '../undo.ts';
-import { llmTiming, turnOrigin } from './records-origin.ts';
+import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
   emit, recAgent, stepHeader, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
@@ -216,6 +216,7 @@ function messageCreated(s: RecordsState, p: PayloadOf<'message.created'>): void 
   const frame: RecFrame = {
     kind: 'text', frameId: '', role: 'user', text: promptText(m.content),
     ...(m.prompt_id ? { promptIds: [m.prompt_id] } : {}), ...(note?.task_id ? { taskId: note.task_id } : {}),
+    ...(m.prompt_id && a.prompts.has(m.prompt_id) ? { origin: steerOrigin(a.prompts.get(m.prompt_id)!) } : {}),
   };
   a.pendingUser.set(t.turnId, [...(a.pendingUser.get(t.turnId) ?? []), frame]);
 }
@@ -306,7 +307,7 @@ function task(s: RecordsState, t: PayloadOf<'task.started'>['task'], e: JournalE
     detached: kind !== 'subagent', outputTail: t.output_preview ?? '', description: t.description,
     ...(t.agent_id ? { agentId: t.agent_id } : {}), ...(t.started_at ? { startedAt: t.started_at } : {}),
     ...(t.completed_at ? { endedAt: t.completed_at } : {}), ...(t.model ? { model: t.model } : {}),
-    ...(t.thinking_effort ? { thinkingEffort: t.thinking_effort } : {}),
+    ...(t.thinking_effort ? { thinkingEffort: t.thinking_effort } : {}), ...s.taskOutcomes.get(t.id),
   };
   const isNew = !s.tasks.has(t.id);
   s.tasks.set(t.id, rec);
@@ -465,7 +466,7 @@ export const records = {
   }, e.ts),
   'session.undone': (st, p, e) => undone(st, p, e),
   'goal.updated': ({ rec: s }, p, e) => {
-    mergeMeta(s, 'main', { goal: p.goal });
+    mergeMeta(s, 'main', { goal: p.goal && goalMeta(p.goal) });
     marker(s, 'main', 'goal', { goal: p.goal }, e.ts);
   },
   'hook.result': ({ rec: s }, p, e) => marker(s, agentIdOf(p), 'hook', {

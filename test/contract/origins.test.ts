@@ -3,7 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine, text } from '../helpers/engine.ts';
-import { agentCall, say, YOLO } from '../helpers/subagents.ts';
+import { agentCall, say, withSubLlm, YOLO } from '../helpers/subagents.ts';
 import { until } from '../helpers/wait.ts';
 import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
 
@@ -67,7 +67,19 @@ test('turn origins: a user prompt with its metadata and skills, a skill activati
   await transcriptIdle(s, sid);
   d = await sameAsRest(t, c, s, sid, 'a goal continuation');
   t.deepEqual(turns(d).at(-1).origin, { kind: 'other', payload: { kind: 'goal_continuation' } });
-  t.like(d.meta.goal, { objective: 'Ship it', status: 'blocked' });
+  t.like(d.meta.goal, { objective: 'Ship it', status: 'blocked', budgetUsed: 1, budgetLimit: 1 });
+
+  // A steered prompt is a user frame of the running turn, with the user origin (B3).
+  env.llm.setScript(scripts.longAnswer(10, 40), scripts.helloText);
+  await prompt(env, 'first');
+  await env.ws.waitFor((f) => f.type === 'assistant.delta' && f.payload.text.length > 0 && env.ws.frames.filter((x) => x.type === 'turn.started').length >= 8);
+  const steer = await prompt(env, { content: text('also this'), metadata: meta });
+  t.is((await s.post(`/api/v1/sessions/${sid}/prompts:steer`, { prompt_ids: [steer.data.prompt_id] })).code, 0);
+  await transcriptIdle(s, sid);
+  d = await sameAsRest(t, c, s, sid, 'a steered prompt');
+  const frame = turns(d).at(-1).steps[1].frames[0];
+  t.like(frame, { kind: 'text', role: 'user', text: 'also this', promptIds: [steer.data.prompt_id], origin: { kind: 'user', clientMetadata: [meta] } });
+  t.like(d.prompts.find((p: any) => p.promptId === steer.data.prompt_id), { status: 'completed' });
 });
 
 test('prompt statuses: aborted while running (cancelled turn, interrupted then ended phase), blocked by a UserPromptSubmit hook', async (t) => {
@@ -117,4 +129,25 @@ test('plan mode: each plan put up for review is a plan.revision marker and the v
   await transcriptIdle(s, sid);
   d = await sameAsRest(t, c, s, sid, 'the plan approved');
   t.false('plan' in d.meta.modes, 'approving the plan leaves plan mode');
+});
+
+test('a background subagent\'s task record carries its result summary and usage, or its timeout (B4)', async (t) => {
+  const { env, sub } = await withSubLlm(t, '[subagent]\ntimeout_ms = 2500');
+  const { s, sid } = env;
+  const c = await connectClient(s, sid);
+  t.teardown(() => c.ws.close());
+  sub.setScript({ events: [{ text: 'background answer' }], usage: { input: 7, output: 2 } }, scripts.hang);
+  env.llm.setScript(agentCall('c1', { description: 'bg one', prompt: 'p', run_in_background: true }), say('ok'));
+  await prompt(env, 'go');
+  const done = await until(async () => (await restTranscript(s, sid)).tasks.find((x: any) => x.kind === 'subagent' && x.state !== 'running'), 15_000);
+  t.like(done, { state: 'completed', resultSummary: 'background answer', usage: { inputOther: 7, output: 2, inputCacheRead: 0, inputCacheCreation: 0 } });
+  await transcriptIdle(s, sid);
+  await sameAsRest(t, c, s, sid, 'a completed background subagent');
+
+  env.llm.setScript(agentCall('c2', { description: 'bg two', prompt: 'q', run_in_background: true }), say('ok'));
+  await prompt(env, 'again');
+  const late = await until(async () => (await restTranscript(s, sid)).tasks.find((x: any) => x.description === 'bg two' && x.state !== 'running'), 15_000);
+  t.like(late, { state: 'timed_out', stateReason: 'timed_out' });
+  await transcriptIdle(s, sid);
+  await sameAsRest(t, c, s, sid, 'a timed out background subagent');
 });
