@@ -37,7 +37,7 @@ const LIVE_HANDLERS = handlers([roster, progress, records, recordsAgent]);
  */
 export const transcriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript',
-  version: 3,
+  version: 4,
   init: newTranscriptState,
   apply(state, event) {
     const hs = HANDLERS.get(event.type);

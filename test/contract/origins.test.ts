@@ -49,7 +49,12 @@ test('turn origins: a user prompt with its metadata and skills, a skill activati
   env.llm.setScript(agentCall('c1', { description: 'look', prompt: 'look' }), say('sub done'), say('main done'));
   await prompt(env, 'delegate');
   await transcriptIdle(s, sid);
-  const sub = (await restTranscript(s, sid)).agents.find((a: any) => a.type === 'sub').agentId;
+  const roster = (await restTranscript(s, sid)).agents;
+  const sub = roster.find((a: any) => a.type === 'sub').agentId;
+  // The roster's times (B4 agent): main since the session's creation, the subagent from its spawn to its end.
+  const [main, child] = [roster.find((a: any) => a.agentId === 'main'), roster.find((a: any) => a.agentId === sub)];
+  t.true(Date.parse(main.createdAt) <= Date.parse(child.createdAt) && Date.parse(child.createdAt) <= Date.parse(child.disposedAt));
+  t.false('disposedAt' in main);
   t.deepEqual(turns(await restTranscript(s, sid, sub))[0].origin, { kind: 'other', payload: { kind: 'subagent_prompt' } });
   const btw = (await s.post(`/api/v1/sessions/${sid}:btw`, {})).data.agent_id;
   const side = await connectClient(s, sid, btw);
