@@ -2,6 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { ContentPart, Message, PayloadOf } from '../contract.ts';
 import { undoOf } from '../undo.ts';
 import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.ts';
+import { toolDisplay } from './records-display.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
   emit, recAgent, stepHeader, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
@@ -268,6 +269,11 @@ function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: 
   if (at) putFrame(s, agentId, at.turn, at.step, { ...at.frame, ...patch } as RecFrame);
 }
 
+function displayOf(name: string, input: unknown): { display?: Record<string, unknown> } {
+  const display = toolDisplay(name, input);
+  return display ? { display } : {};
+}
+
 function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
   const agentId = p.agent_id ?? 'main';
   const a = recAgent(s, agentId);
@@ -277,7 +283,7 @@ function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
   const at = toolFrame(a, p.tool_call_id);
   const frame: RecFrame = {
     ...(at?.frame ?? {}), kind: 'tool', frameId: at?.frame.frameId ?? `${st.stepId}.${p.tool_call_id}`, toolCallId: p.tool_call_id, name: p.tool_name,
-    state: 'running', input: p.input, ...(p.tool_name === 'TodoWrite' ? { todoId: 'todo' } : {}),
+    state: 'running', input: p.input, ...(p.tool_name === 'TodoWrite' ? { todoId: 'todo' } : {}), ...displayOf(p.tool_name, p.input),
   };
   if (!at) a.tools.set(p.tool_call_id, { turn: t, step: st });
   putFrame(s, agentId, t, at?.step ?? st, frame);

@@ -51,6 +51,7 @@ test('meta.agent carries permission, thinking, usage, context and the phase; met
   t.true(agent.contextTokens > 0);
   t.is(agent.contextUsage, agent.contextTokens / 100000);
   const turn = d.items.find((i: any) => i.kind === 'turn');
+  t.like(turn.steps[0].frames.find((f: any) => f.kind === 'tool'), { toolCallId: 'w1', display: { kind: 'file_io', operation: 'write', path: 'a.txt' } });
   const steps = turn.steps.map((x: any) => x.usage);
   t.deepEqual(steps, [{ inputOther: 30, output: 5, inputCacheRead: 2, inputCacheCreation: 0 }, { inputOther: 40, output: 3, inputCacheRead: 0, inputCacheCreation: 0 }]);
   const sum = { inputOther: 70, output: 8, inputCacheRead: 2, inputCacheCreation: 0 };
