@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { PayloadOf } from '../contract.ts';
-import { marker, mergeMeta, turnOf } from './records.ts';
+import { marker, mergeMeta, patchTool, turnOf } from './records.ts';
 import { emit, recAgent, type RecordsState, type RecTask } from './records-state.ts';
 import { agentIdOf, type Family } from './state.ts';
 
@@ -185,6 +185,14 @@ export const recordsAgent = {
     const ph = meta.phase as { kind?: string; turnId?: number; step?: number; approval?: { approvalId?: string; toolName?: string } } | undefined;
     if (ph?.kind !== 'awaiting_approval' || ph.approval?.approvalId !== p.approval_id) return;
     phase(s, agentId, { kind: 'tool_call', turnId: ph.turnId ?? 0, step: ph.step ?? 0, toolCallId: p.tool_call_id, name: ph.approval.toolName ?? '', since: at(e) });
+  },
+  'task.started': ({ rec: s }, p) => {
+    // A subagent's task: the Agent tool frame that spawned it names it (B3 tool frame `taskId`).
+    const call = p.task.parent_tool_call_id;
+    if (!call) return;
+    for (const [agentId, a] of s.agents) {
+      if (a.tools.has(call)) return patchTool(s, agentId, call, { taskId: p.task.id });
+    }
   },
   'subagent.completed': ({ rec: s }, p) => taskOutcome(s, p.task_id, {
     resultSummary: p.result.slice(0, SUMMARY_CHARS),

@@ -263,7 +263,7 @@ function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecS
   return at && frame?.kind === 'tool' ? { ...at, frame } : undefined;
 }
 
-function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>): void {
+export function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>): void {
   const a = recAgent(s, agentId);
   const at = toolFrame(a, toolCallId);
   if (at) putFrame(s, agentId, at.turn, at.step, { ...at.frame, ...patch } as RecFrame);

@@ -147,7 +147,8 @@ test('a background subagent\'s task record carries its result summary and usage,
   const done = await until(async () => (await restTranscript(s, sid)).tasks.find((x: any) => x.kind === 'subagent' && x.state !== 'running'), 15_000);
   t.like(done, { state: 'completed', resultSummary: 'background answer', usage: { inputOther: 7, output: 2, inputCacheRead: 0, inputCacheCreation: 0 } });
   await transcriptIdle(s, sid);
-  await sameAsRest(t, c, s, sid, 'a completed background subagent');
+  const d = await sameAsRest(t, c, s, sid, 'a completed background subagent');
+  t.like(d.items[0].steps[0].frames.find((f: any) => f.toolCallId === 'c1'), { name: 'Agent', taskId: done.taskId });
 
   env.llm.setScript(agentCall('c2', { description: 'bg two', prompt: 'q', run_in_background: true }), say('ok'));
   await prompt(env, 'again');
