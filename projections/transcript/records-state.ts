@@ -41,7 +41,14 @@ export interface RecAgent {
   /** Text and attachment ids of each prompt (the turn it starts shows them). */
   promptText: Map<string, { text: string; attachmentIds: string[] }>;
   meta: Record<string, unknown>;
+  /** Who queued each prompt not yet started, and the skills it activated (the turn's `origin`; records-origin.ts). */
+  origins: Map<string, PromptOrigin>;
+  /** Plans put up for review (ExitPlanMode): the `plan.revision` markers, `modes.plan.version`. */
+  plans: number;
 }
+
+/** What a turn's `origin` is built from. */
+export interface PromptOrigin { source?: 'user' | 'skill' | 'goal'; skills: Array<{ skillName: string; skillArgs?: string }> }
 
 /** An op with the agent whose channel carries it. */
 export interface EmittedOp { agentId: string; op: RecOp }
@@ -49,6 +56,8 @@ export interface EmittedOp { agentId: string; op: RecOp }
 export interface RecordsState {
   agents: Map<string, RecAgent>;
   tasks: Map<string, RecTask>;
+  /** How a subagent's task ended (resultSummary, usage, error, stateReason), kept for the task record in either event order. */
+  taskOutcomes: Map<string, Partial<RecTask>>;
   /** Set by the live transcript while it applies one event: the ops that event makes, in order. Null when folding. */
   sink: EmittedOp[] | null;
 }
@@ -57,11 +66,12 @@ export function newRecAgent(): RecAgent {
   return {
     items: [], turns: new Map(), byEngineTurn: new Map(), engineTurn: new Map(), opening: new Map(), nextOrdinal: 0, markers: 0, steps: new Map(), pendingUser: new Map(),
     tools: new Map(), interactions: new Map(), attachments: new Map(), todos: new Map(), prompts: new Map(), promptText: new Map(), meta: {},
+    origins: new Map(), plans: 0,
   };
 }
 
 export function newRecordsState(): RecordsState {
-  return { agents: new Map(), tasks: new Map(), sink: null };
+  return { agents: new Map(), tasks: new Map(), taskOutcomes: new Map(), sink: null };
 }
 
 export function recAgent(s: RecordsState, agentId: string): RecAgent {

@@ -69,6 +69,7 @@ export function rosterB(s: TranscriptState) {
       ...r, ...(running ? { state: 'running' as const } : {}),
       agentId: r.agent_id, type: r.kind === 'main' ? 'main' as const : r.kind === 'task' ? 'sub' as const : 'independent' as const,
       ...(r.parent_agent_id ? { parentAgentId: r.parent_agent_id } : {}), ...(r.description ? { label: r.description } : {}),
+      ...(r.created_at ? { createdAt: r.created_at } : {}), ...(r.disposed_at ? { disposedAt: r.disposed_at } : {}),
     };
   });
 }

@@ -1,6 +1,8 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { ContentPart, Message, PayloadOf } from '../contract.ts';
 import { undoOf } from '../undo.ts';
+import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.ts';
+import { toolDisplay } from './records-display.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
   emit, recAgent, stepHeader, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
@@ -37,7 +39,7 @@ function putFrame(s: RecordsState, agentId: string, t: RecTurn, st: RecStep, f: 
   emit(s, agentId, { op: 'frame.upsert', turnId: t.turnId, stepId: st.stepId, frame: { ...f } });
 }
 
-function turnOf(a: RecAgent, engineTurnId: string | undefined): RecTurn | undefined {
+export function turnOf(a: RecAgent, engineTurnId: string | undefined): RecTurn | undefined {
   return engineTurnId ? a.byEngineTurn.get(engineTurnId) : undefined;
 }
 
@@ -45,7 +47,7 @@ function stepOf(t: RecTurn | undefined, n: number): RecStep | undefined {
   return t?.steps.find((x) => x.ordinal === n);
 }
 
-function marker(s: RecordsState, agentId: string, name: string, payload: unknown, at: string): void {
+export function marker(s: RecordsState, agentId: string, name: string, payload: unknown, at: string): void {
   const a = recAgent(s, agentId);
   a.markers += 1;
   const item = { kind: 'marker' as const, markerId: `live-m${a.markers}`, marker: name, payload, at };
@@ -53,12 +55,21 @@ function marker(s: RecordsState, agentId: string, name: string, payload: unknown
   emit(s, agentId, { op: 'marker.upsert', item: { ...item } });
 }
 
-function mergeMeta(s: RecordsState, agentId: string, patch: Record<string, unknown>): void {
+/** `meta.merge` as section C applies it: `goal` null clears, `modes` merged key by key (null clears), `agent` shallow-merged. */
+export function mergeMeta(s: RecordsState, agentId: string, patch: Record<string, unknown>): void {
   const a = recAgent(s, agentId);
-  const agent = patch.agent as Record<string, unknown> | undefined;
-  const before = a.meta.agent as object | undefined;
-  Object.assign(a.meta, patch);
-  if (agent) a.meta.agent = { ...before, ...agent };
+  for (const [k, val] of Object.entries(patch)) {
+    if (k === 'goal' && val === null) delete a.meta.goal;
+    else if (k === 'modes') {
+      const modes: Record<string, unknown> = { ...(a.meta.modes as object | undefined) };
+      for (const [mk, mv] of Object.entries(val as Record<string, unknown>)) {
+        if (mv === null) delete modes[mk];
+        else modes[mk] = mv;
+      }
+      a.meta.modes = modes;
+    } else if (k === 'agent') a.meta.agent = { ...(a.meta.agent as object | undefined), ...(val as object) };
+    else a.meta[k] = val;
+  }
   emit(s, agentId, { op: 'meta.merge', meta: patch });
 }
 
@@ -110,14 +121,14 @@ function setPrompt(s: RecordsState, agentId: string, promptId: string, patch: Re
   emit(s, agentId, { op: 'prompt.upsert', prompt: { ...p } });
 }
 
-function turnStarted(s: RecordsState, p: PayloadOf<'turn.started'>, e: JournalEvent): void {
+function turnStarted(s: RecordsState, p: PayloadOf<'turn.started'>, e: JournalEvent, origin: RecTurn['origin']): void {
   const agentId = p.agent_id ?? 'main';
   const a = recAgent(s, agentId);
   const ordinal = a.nextOrdinal++;
   const text = a.promptText.get(p.prompt_id);
   const turn: RecTurn = {
     kind: 'turn', turnId: `t${ordinal}`, ordinal, state: 'running',
-    origin: agentId === 'main' || a.prompts.has(p.prompt_id) ? { kind: 'user', payload: { kind: 'user' } } : { kind: 'other' },
+    origin,
     ...(a.prompts.has(p.prompt_id) ? { triggerPromptId: p.prompt_id } : {}),
     ...(text ? { prompt: text.text, ...(text.attachmentIds.length ? { attachmentIds: text.attachmentIds } : {}) } : {}),
     steps: [], startedAt: p.started_at, turn_id: p.turn_id, model: p.model,
@@ -206,6 +217,7 @@ function messageCreated(s: RecordsState, p: PayloadOf<'message.created'>): void 
   const frame: RecFrame = {
     kind: 'text', frameId: '', role: 'user', text: promptText(m.content),
     ...(m.prompt_id ? { promptIds: [m.prompt_id] } : {}), ...(note?.task_id ? { taskId: note.task_id } : {}),
+    ...(m.prompt_id && a.prompts.has(m.prompt_id) ? { origin: steerOrigin(a.prompts.get(m.prompt_id)!) } : {}),
   };
   a.pendingUser.set(t.turnId, [...(a.pendingUser.get(t.turnId) ?? []), frame]);
 }
@@ -236,7 +248,7 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>, e: JournalEvent,
     usage: { inputTokens: p.usage.input_tokens, outputTokens: p.usage.output_tokens, cachedTokens: p.usage.cache_read_tokens },
   });
   upsertTurn(s, agentId, t);
-  const status = p.reason === 'completed' ? 'completed' : p.reason === 'failed' ? 'failed' : 'aborted';
+  const status = p.reason === 'completed' ? 'completed' : p.error?.kind === 'hook_blocked' ? 'blocked' : p.reason === 'failed' ? 'failed' : 'aborted';
   setPrompt(s, agentId, p.prompt_id, { status, finishedAt: p.ended_at });
   if (p.reason === 'failed' && p.error) {
     marker(s, agentId, 'notice', { level: 'error', message: p.error.message, event: { code: p.error.kind, name: p.error.kind, retryable: false, details: p.error.status ? { statusCode: p.error.status } : {} } }, e.ts);
@@ -251,10 +263,15 @@ function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecS
   return at && frame?.kind === 'tool' ? { ...at, frame } : undefined;
 }
 
-function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>): void {
+export function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>): void {
   const a = recAgent(s, agentId);
   const at = toolFrame(a, toolCallId);
   if (at) putFrame(s, agentId, at.turn, at.step, { ...at.frame, ...patch } as RecFrame);
+}
+
+function displayOf(name: string, input: unknown): { display?: Record<string, unknown> } {
+  const display = toolDisplay(name, input);
+  return display ? { display } : {};
 }
 
 function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
@@ -266,7 +283,7 @@ function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
   const at = toolFrame(a, p.tool_call_id);
   const frame: RecFrame = {
     ...(at?.frame ?? {}), kind: 'tool', frameId: at?.frame.frameId ?? `${st.stepId}.${p.tool_call_id}`, toolCallId: p.tool_call_id, name: p.tool_name,
-    state: 'running', input: p.input, ...(p.tool_name === 'TodoWrite' ? { todoId: 'todo' } : {}),
+    state: 'running', input: p.input, ...(p.tool_name === 'TodoWrite' ? { todoId: 'todo' } : {}), ...displayOf(p.tool_name, p.input),
   };
   if (!at) a.tools.set(p.tool_call_id, { turn: t, step: st });
   putFrame(s, agentId, t, at?.step ?? st, frame);
@@ -296,7 +313,7 @@ function task(s: RecordsState, t: PayloadOf<'task.started'>['task'], e: JournalE
     detached: kind !== 'subagent', outputTail: t.output_preview ?? '', description: t.description,
     ...(t.agent_id ? { agentId: t.agent_id } : {}), ...(t.started_at ? { startedAt: t.started_at } : {}),
     ...(t.completed_at ? { endedAt: t.completed_at } : {}), ...(t.model ? { model: t.model } : {}),
-    ...(t.thinking_effort ? { thinkingEffort: t.thinking_effort } : {}),
+    ...(t.thinking_effort ? { thinkingEffort: t.thinking_effort } : {}), ...s.taskOutcomes.get(t.id),
   };
   const isNew = !s.tasks.has(t.id);
   s.tasks.set(t.id, rec);
@@ -329,6 +346,13 @@ function undone(st: TranscriptState, p: PayloadOf<'session.undone'>, e: JournalE
   mergeMeta(s, agentId, summary(a, compactionsOf(st, agentId)));
 }
 
+/** The trigger of a compaction, from its `started` marker (clients read `trigger` on every compaction marker, B6). */
+function triggerOf(s: RecordsState, agentId: string, compactionId: string): { trigger?: unknown } {
+  const started = recAgent(s, agentId).items.find((i) => i.kind === 'marker' && i.marker === 'compaction' && (i.payload as { compactionId?: string } | undefined)?.compactionId === compactionId);
+  const trigger = started?.kind === 'marker' ? (started.payload as { trigger?: unknown }).trigger : undefined;
+  return trigger ? { trigger } : {};
+}
+
 const compactionsOf = (st: TranscriptState, agentId: string) => st.agents.get(agentId)?.compactions ?? 0;
 
 /** The records family of the transcript reducer: it runs after the others (undo reads the turns family's result). */
@@ -338,7 +362,10 @@ export const records = {
     const a = recAgent(s, agentId);
     const attachmentIds = attachmentsOf(s, agentId, p.content);
     a.promptText.set(p.prompt_id, { text: promptText(p.content), attachmentIds });
-    const prompt = { promptId: p.prompt_id, status: 'queued' as const, createdAt: p.created_at, userMessageId: p.user_message_id, content: p.content };
+    const prompt = {
+      promptId: p.prompt_id, status: 'queued' as const, createdAt: p.created_at, userMessageId: p.user_message_id, content: p.content,
+      ...(p.metadata ? { clientMetadata: [p.metadata] } : {}),
+    };
     a.prompts.set(p.prompt_id, prompt);
     emit(s, agentId, { op: 'prompt.upsert', prompt: { ...prompt } });
   },
@@ -349,14 +376,14 @@ export const records = {
     const pr = recAgent(s, agentIdOf(p)).prompts.get(p.prompt_id);
     if (pr && (pr.status === 'queued' || pr.status === 'running')) setPrompt(s, agentIdOf(p), p.prompt_id, { status: 'aborted', finishedAt: e.ts });
   },
-  'turn.started': ({ rec: s }, p, e) => turnStarted(s, p, e),
+  'turn.started': (st, p, e) => turnStarted(st.rec, p, e, turnOrigin(st, p)),
   'turn.step.started': ({ rec: s }, p, e) => stepStarted(s, p, e),
   'turn.step.completed': ({ rec: s }, p, e) => {
     const agentId = agentIdOf(p);
     const t = turnOf(recAgent(s, agentId), p.turn_id);
     const st = stepOf(t, p.step);
     if (!t || !st) return;
-    Object.assign(st, { state: 'completed', endedAt: e.ts, usage: stepUsage(p.usage), finishReason: p.finish_reason });
+    Object.assign(st, { state: 'completed', endedAt: e.ts, usage: stepUsage(p.usage), finishReason: p.finish_reason, ...(p.llm_timing ? { llmTiming: llmTiming(p.llm_timing) } : {}) });
     delete st.retry;
     upsertStep(s, agentId, t, st);
     mergeMeta(s, agentId, { agent: { contextTokens: p.context_tokens } });
@@ -379,7 +406,7 @@ export const records = {
     Object.assign(st, {
       state: 'running',
       retry: {
-        failedAttempt: p.attempt, nextAttempt: p.next_attempt, maxAttempts: p.next_attempt, delayMs: p.delay_ms, errorName: p.error.kind,
+        failedAttempt: p.attempt, nextAttempt: p.next_attempt, maxAttempts: p.max_attempts ?? p.next_attempt, delayMs: p.delay_ms, errorName: p.error.kind,
         errorMessage: p.error.message, ...(p.error.status !== undefined ? { statusCode: p.error.status } : {}),
       },
     });
@@ -435,14 +462,17 @@ export const records = {
   'compaction.completed': (st, p, e) => {
     const agentId = agentIdOf(p);
     marker(st.rec, agentId, 'compaction', {
-      phase: 'completed', compactionId: p.compaction_id, result: { tokensBefore: p.tokens_before, tokensAfter: p.tokens_after, summary: p.summary_message_id },
+      phase: 'completed', ...triggerOf(st.rec, agentId, p.compaction_id), compactionId: p.compaction_id,
+      result: { tokensBefore: p.tokens_before, tokensAfter: p.tokens_after, summary: p.summary_message_id },
     }, e.ts);
     mergeMeta(st.rec, agentId, { compactions: compactionsOf(st, agentId) });
   },
-  'compaction.failed': ({ rec: s }, p, e) => marker(s, agentIdOf(p), 'compaction', { phase: 'cancelled', compactionId: p.compaction_id, error: p.error.message }, e.ts),
+  'compaction.failed': ({ rec: s }, p, e) => marker(s, agentIdOf(p), 'compaction', {
+    phase: 'cancelled', ...triggerOf(s, agentIdOf(p), p.compaction_id), compactionId: p.compaction_id, error: p.error.message,
+  }, e.ts),
   'session.undone': (st, p, e) => undone(st, p, e),
   'goal.updated': ({ rec: s }, p, e) => {
-    mergeMeta(s, 'main', { goal: p.goal });
+    mergeMeta(s, 'main', { goal: p.goal && goalMeta(p.goal) });
     marker(s, 'main', 'goal', { goal: p.goal }, e.ts);
   },
   'hook.result': ({ rec: s }, p, e) => marker(s, agentIdOf(p), 'hook', {

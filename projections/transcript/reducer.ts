@@ -3,6 +3,7 @@ import type { StreamReducer } from '../projection.ts';
 import { interactions } from './interactions.ts';
 import { progress } from './progress.ts';
 import { records } from './records.ts';
+import { recordsAgent } from './records-agent.ts';
 import { roster } from './roster.ts';
 import { newTranscriptState, type Family, type TranscriptState } from './state.ts';
 import { tasks } from './tasks.ts';
@@ -28,7 +29,7 @@ function handlers(families: readonly Family[]): Map<string, AnyHandler[]> {
 
 const HANDLERS = handlers(FAMILIES);
 /** What the live folds need (GET /transcript, the ops): the records, the roster and the compaction count. */
-const LIVE_HANDLERS = handlers([roster, progress, records]);
+const LIVE_HANDLERS = handlers([roster, progress, records, recordsAgent]);
 
 /**
  * The transcript of a session (docs/transcript.md): per agent its turns, user messages, interactions, todos;
@@ -36,7 +37,7 @@ const LIVE_HANDLERS = handlers([roster, progress, records]);
  */
 export const transcriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript',
-  version: 3,
+  version: 4,
   init: newTranscriptState,
   apply(state, event) {
     const hs = HANDLERS.get(event.type);
@@ -50,7 +51,7 @@ export const transcriptReducer: StreamReducer<TranscriptState> = {
  */
 export const liveTranscriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript-live',
-  version: 2,
+  version: 3,
   init: newTranscriptState,
   apply(state, event) {
     const hs = LIVE_HANDLERS.get(event.type);

@@ -136,7 +136,9 @@ const statusChanged = defineEvent({
   summary: 'A session\'s busy / main_turn_active / pending_interaction changed',
   payload: v.object({
     ...Work,
-    status: v.pipe(SessionStatus, v.description('awaiting_approval / awaiting_question while one is open, else running while busy, else idle')),
+    status: v.pipe(SessionStatus, v.description(
+      'awaiting_approval / awaiting_question while one is open, else running while busy, else idle (aborted when a cancelled main turn just ended)',
+    )),
     previous_status: v.optional(SessionStatus),
   }),
 });

@@ -15,6 +15,14 @@ export type Message = v.InferOutput<typeof MessageObject>;
 
 const Turn = { agent_id: AgentId, turn_id: v.string() };
 
+/** How the step's model request went, measured by the engine (ms; each known value only). */
+const LlmTiming = v.pipe(v.object({
+  request_build_ms: v.optional(v.pipe(v.number(), v.description('building the request (history, tools) before it went out'))),
+  first_token_latency_ms: v.optional(v.pipe(v.number(), v.description('request sent to the first streamed part'))),
+  stream_duration_ms: v.optional(v.pipe(v.number(), v.description('first streamed part to the end of the stream'))),
+  client_consume_ms: v.optional(v.pipe(v.number(), v.description('time the engine spent folding the streamed parts'))),
+}), v.description('timings of the step\'s last attempt (transcript step `llmTiming`)'));
+
 const promptAccepted = defineEvent({
   type: 'prompt.accepted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A prompt was accepted (queued, or about to run)',
@@ -24,6 +32,10 @@ const promptAccepted = defineEvent({
       model: v.optional(v.string()), thinking: v.optional(v.string()), permission_mode: v.optional(v.string()),
       disabled_tools: v.optional(v.array(v.string())), profile: v.optional(v.string()),
     }), v.description('applied overrides, as resolved at acceptance')),
+    metadata: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description('the POST /prompts `metadata`, as given (transcript prompt `clientMetadata`)'))),
+    source: v.optional(v.pipe(v.picklist(['user', 'skill', 'goal']), v.description(
+      'who queued it: `user` (POST /prompts; the default), `skill` (POST skills/{name}:activate), `goal` (a goal continuation)',
+    ))),
   }),
 });
 
@@ -52,6 +64,12 @@ const turnStarted = defineEvent({
   payload: v.object({
     ...Turn, prompt_id: v.string(), prompt_ids: v.pipe(v.array(v.string()), v.description('prompts steered in at start (besides prompt_id)')),
     model: v.string(), started_at: v.string(),
+    // The agent's effective settings as the turn starts (transcript meta.agent / meta.modes); absent in older journals.
+    permission_mode: v.optional(v.pipe(v.picklist(['manual', 'yolo', 'auto']), v.description('the effective permission mode'))),
+    plan_mode: v.optional(v.pipe(v.boolean(), v.description('plan mode on'))),
+    swarm_mode: v.optional(v.pipe(v.boolean(), v.description('dynamic workflow mode on'))),
+    thinking: v.optional(v.pipe(v.string(), v.description('the thinking effort (`off`, `on` or an effort name)'))),
+    max_context_tokens: v.optional(v.pipe(v.number(), v.description('the model\'s context window, when configured'))),
   }),
 });
 
@@ -67,6 +85,7 @@ const stepCompleted = defineEvent({
   payload: v.object({
     ...Turn, step: v.number(), finish_reason: v.string(), usage: Usage,
     context_tokens: v.pipe(v.number(), v.description('context size measured after this step')), message_id: v.optional(v.string()),
+    llm_timing: v.optional(LlmTiming),
   }),
 });
 
@@ -84,6 +103,7 @@ const stepRetrying = defineEvent({
   payload: v.object({
     ...Turn, step: v.number(), attempt: v.pipe(v.number(), v.description('the attempt that failed (1-based)')),
     next_attempt: v.pipe(v.number(), v.description('the attempt about to run after delay_ms')), delay_ms: v.number(), error: Failure,
+    max_attempts: v.optional(v.pipe(v.number(), v.description('attempts allowed per step (loop_control)'))),
   }),
 });
 

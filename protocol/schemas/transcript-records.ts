@@ -10,7 +10,10 @@ export const StepUsageRecord = v.object({ inputOther: v.number(), output: v.numb
 
 export const TurnOrigin = v.pipe(
   v.object({ kind: v.picklist(['user', 'cron', 'task', 'hook', 'compaction', 'side', 'other']), taskId: v.optional(v.string()), payload: v.optional(Any) }),
-  v.description('what started the turn: `user` (a prompt; payload {kind:"user"}), `other` (a subagent\'s task prompt)'),
+  v.description('what started the turn: `user` (a prompt; payload {kind:"user", clientMetadata? [the prompt metadata], skillActivations? '
+    + '[{skillName, skillArgs?}]}, or {kind:"skill_activation", trigger:"user-slash", skillName, skillArgs?} for skills/{name}:activate), '
+    + '`side` (a :btw agent\'s prompt, same payload), `other` (payload {kind:"subagent_prompt"} or {kind:"goal_continuation"}); '
+    + '`cron`, `task`, `hook` and `compaction` never start a turn here'),
 );
 
 const FrameBase = { frameId: v.pipe(v.string(), v.description('`<stepId>.f<k>`; tool frames `<stepId>.<toolCallId>`')) };
@@ -18,7 +21,7 @@ const FrameBase = { frameId: v.pipe(v.string(), v.description('`<stepId>.f<k>`; 
 export const TextFrame = v.object({
   kind: v.literal('text'), ...FrameBase, role: v.picklist(['assistant', 'user']), text: v.string(),
   attachmentIds: v.optional(v.array(v.string())), taskId: v.optional(v.string()), promptIds: v.optional(v.array(v.string())),
-  origin: v.optional(v.pipe(Any, v.description('user frames only: a steered prompt or a background-task note'))),
+  origin: v.optional(v.pipe(Any, v.description('user frames of a steered prompt: the user origin payload {kind:"user", clientMetadata?}'))),
 });
 export const ThinkingFrame = v.object({ kind: v.literal('thinking'), ...FrameBase, text: v.string() });
 export const ToolFrame = v.object({
@@ -38,7 +41,12 @@ const StepFields = {
   stepId: v.pipe(v.string(), v.description('`<turnId>.<n>`, n the 1-based step number')),
   turnId: v.string(), ordinal: v.number(), state: v.picklist(['running', 'completed', 'interrupted', 'failed']),
   startedAt: v.optional(Iso), endedAt: v.optional(Iso), usage: v.optional(StepUsageRecord), finishReason: v.optional(v.string()),
-  llmTiming: v.optional(v.record(v.string(), v.number())),
+  llmTiming: v.optional(v.pipe(v.object({
+    llmFirstTokenLatencyMs: v.optional(v.number()), llmStreamDurationMs: v.optional(v.number()), llmRequestBuildMs: v.optional(v.number()),
+    llmClientConsumeMs: v.optional(v.number()), llmServerFirstTokenMs: v.optional(v.number()), llmServerDecodeMs: v.optional(v.number()),
+    llmClientBlockedMs: v.optional(v.number()),
+  }), v.description('ms, measured by the engine for the step\'s last attempt: request build, request to first streamed part, first part to the end, '
+    + 'time spent folding the parts (the server-side and blocked figures are not known here and left out)'))),
   retry: v.optional(v.object({
     failedAttempt: v.number(), nextAttempt: v.number(), maxAttempts: v.number(), delayMs: v.number(), errorName: v.string(), errorMessage: v.string(),
     statusCode: v.optional(v.number()),
@@ -64,7 +72,11 @@ export const TurnHeader = v.object(TurnFields);
 export const TurnItem = v.object({ ...TurnFields, steps: v.array(StepRecordB) });
 export const MarkerItem = v.object({
   kind: v.literal('marker'), markerId: v.string(),
-  marker: v.pipe(v.string(), v.description('compaction / undo / notice / interruption / goal / skill')), payload: v.optional(Any), at: v.optional(Iso),
+  marker: v.pipe(v.string(), v.description(
+    'compaction {phase, trigger, compactionId, result?} / undo / notice {level, message, event} / interruption / goal / hook / '
+    + 'skill {origin {kind:"skill_activation", trigger user-slash|model, skillName, skillArgs?, source}, promptId?, toolCallId?} / '
+    + 'plan.revision {version, approvalId, toolCallId}',
+  )), payload: v.optional(Any), at: v.optional(Iso),
 });
 export const TaskRefItem = v.object({ kind: v.literal('taskref'), refId: v.pipe(v.string(), v.description('`ref-<taskId>`')), taskId: v.string(), at: v.optional(Iso) });
 export const TranscriptItem = v.variant('kind', [TurnItem, MarkerItem, TaskRefItem]);
@@ -74,6 +86,9 @@ export const TaskRecordB = v.looseObject({
   state: v.picklist(['running', 'completed', 'failed', 'timed_out', 'killed', 'lost']), detached: v.boolean(), outputTail: v.string(),
   description: v.optional(v.string()), agentId: v.optional(v.string()), startedAt: v.optional(Iso), endedAt: v.optional(Iso),
   model: v.optional(v.string()), thinkingEffort: v.optional(v.string()),
+  resultSummary: v.optional(v.pipe(v.string(), v.description('a subagent\'s result, cut to 2000 characters'))),
+  error: v.optional(v.string()), stateReason: v.optional(v.pipe(v.string(), v.description('why a subagent ended without a result'))),
+  usage: v.optional(StepUsageRecord),
 });
 export const InteractionRecordB = v.object({
   interactionId: v.pipe(v.string(), v.description('the approval_id or question_id')), interactionKind: v.picklist(['approval', 'question']),
@@ -97,10 +112,40 @@ export const AgentRecordB = v.looseObject({
   agentId: v.string(), type: v.optional(v.picklist(['main', 'sub', 'independent'])), parentAgentId: v.optional(v.string()), label: v.optional(v.string()),
   createdAt: v.optional(Iso), disposedAt: v.optional(Iso),
 });
-export const TranscriptMeta = v.pipe(v.record(v.string(), v.unknown()), v.description(
-  'activity (`turn` while a turn runs, else `idle`), agent {model, usage {total, currentTurn}, contextTokens}, goal, modes; '
-  + 'and ours: turns, usage, compactions, model, last_turn_reason',
-));
+const Phase = v.pipe(v.looseObject({
+  kind: v.picklist(['idle', 'running', 'tool_call', 'retrying', 'awaiting_approval', 'interrupted', 'ended']),
+  turnId: v.optional(v.pipe(v.number(), v.description('the turn ordinal'))), step: v.optional(v.number()), stepId: v.optional(v.string()),
+  toolCallId: v.optional(v.string()), name: v.optional(v.string()), since: v.optional(v.pipe(v.number(), v.description('epoch ms'))),
+  at: v.optional(v.pipe(v.number(), v.description('epoch ms'))), reason: v.optional(v.string()), message: v.optional(v.string()),
+  durationMs: v.optional(v.number()), approval: v.optional(Any),
+}), v.description('what the agent is doing (clients.md B5): running a step, in a tool call, waiting for an approval, retrying, interrupted or ended'));
+
+const AgentMeta = v.pipe(v.looseObject({
+  model: v.optional(v.string()), thinkingEffort: v.optional(v.pipe(v.string(), v.description('`off`, `on` or the effort'))),
+  usage: v.optional(v.object({
+    total: v.optional(StepUsageRecord), currentTurn: v.optional(StepUsageRecord), byModel: v.optional(v.record(v.string(), StepUsageRecord)),
+  })),
+  contextTokens: v.optional(v.number()), maxContextTokens: v.optional(v.number()), contextUsage: v.optional(v.pipe(v.number(), v.description('0-1'))),
+  permission: v.optional(v.picklist(['manual', 'yolo', 'auto'])), phase: v.optional(Phase),
+}), v.description('the agent\'s status: settings as its last turn started (or as the profile changed them), token usage, context, phase'));
+
+const metaOf = (nullable: boolean) => {
+  const n = <T extends v.GenericSchema>(x: T) => (nullable ? v.nullable(x) : x);
+  return v.pipe(v.looseObject({
+    activity: v.optional(v.picklist(['idle', 'turn', 'disposing', 'unknown'])),
+    goal: v.optional(n(v.looseObject({ objective: v.string(), status: v.string(), budgetUsed: v.optional(v.number()), budgetLimit: v.optional(v.number()) }))),
+    modes: v.optional(v.pipe(v.object({
+      plan: v.optional(n(v.object({ version: v.optional(v.number()), reviewPath: v.optional(v.string()) }))),
+      swarm: v.optional(n(v.object({ trigger: v.optional(Any) }))), tower: v.optional(n(v.object({}))),
+    }), v.description('plan: plan mode on ({version}: plans reviewed); swarm: dynamic workflow mode on'))),
+    agent: v.optional(AgentMeta),
+  }), v.description(
+    'activity (`turn` while a turn runs, else `idle`), agent, goal, modes'
+    + (nullable ? '; `goal: null` and a null mode clear them' : '') + '; and ours: turns, usage, compactions, model, last_turn_reason',
+  ));
+};
+export const TranscriptMeta = metaOf(false);
+export const TranscriptMetaPatch = metaOf(true);
 
 const Target = v.variant('type', [
   v.object({ type: v.literal('frame'), turnId: v.string(), stepId: v.string(), frameId: v.string() }),
@@ -120,7 +165,7 @@ export const TranscriptOpRecord = v.variant('op', [
   v.object({ op: v.literal('attachment.upsert'), attachment: AttachmentRecordB }),
   v.object({ op: v.literal('todo.upsert'), todo: TodoRecordB }),
   v.object({ op: v.literal('prompt.upsert'), prompt: PromptRecordB }),
-  v.object({ op: v.literal('meta.merge'), meta: TranscriptMeta }),
+  v.object({ op: v.literal('meta.merge'), meta: TranscriptMetaPatch }),
   v.object({ op: v.literal('items.remove'), ids: v.array(v.string()) }),
   v.object({ op: v.literal('reset'), agentId: v.string(), snapshot: v.unknown() }),
 ]);

@@ -81,6 +81,8 @@ export const AgentRecord = v.object({
   subagent_type: v.optional(v.string()),
   model: v.optional(v.string()),
   task_id: v.optional(v.string()),
+  created_at: v.optional(v.pipe(v.string(), v.description('when the agent was created (session.created / subagent.spawned)'))),
+  disposed_at: v.optional(v.pipe(v.string(), v.description('when a subagent ended (its runtime is gone)'))),
 });
 
 export const MetaRecord = v.object({

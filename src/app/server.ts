@@ -284,7 +284,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   // Goals that drive the loop: continuations go through the prompt intake like any prompt; a goal left active by the last run is paused.
   const goals = new GoalDriver({
-    journal, sessions, engine, log, submit: (sid, text) => acceptPrompt(services, sid, { content: [{ type: 'text', text }] } as PromptInput),
+    journal, sessions, engine, log, submit: (sid, text) => acceptPrompt(services, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
   });
   await goals.recover();
   const koa = createHttpApp({ log, ids, token, options }, allRoutes(services), ban, access, checker);

@@ -59,7 +59,7 @@ export type IntakeDeps = OwnedSessionLookup & PromptMediaDeps & SkillDeps & {
 };
 
 /** POST /prompts: validates in Core's order, then queues the prompt; resolves once `prompt.accepted` is on disk. */
-export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: PromptInput) {
+export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: PromptInput, source?: 'skill' | 'goal') {
   // Prompts arriving together are taken one per loop iteration, with I/O handled in between (see loop-turns.ts).
   await takeLoopTurn();
   mark(sessionId, 'intake.start');
@@ -99,7 +99,9 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
       prompt_id: promptId, user_message_id: deps.ids.next('msg'), content,
       created_at: deps.clock.now().toISOString(), status: 'queued', overrides,
     };
-    const payload: PromptAcceptedPayload = { agent_id: rt.agentId, ...record, overrides };
+    const payload: PromptAcceptedPayload = {
+      agent_id: rt.agentId, ...record, overrides, ...(body.metadata ? { metadata: body.metadata } : {}), ...(source ? { source } : {}),
+    };
     delete (payload as Partial<PromptRecord>).status;
     // The overrides become the session's own agent_config in the same batch, so they outlive the process.
     // appendNow: a refused append throws here, before the prompt is queued (its turn would journal it).

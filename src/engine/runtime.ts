@@ -11,7 +11,8 @@ import { compactionInput, needsAutoCompaction } from './compaction/runtime.ts';
 import { CompactionEvents } from './compaction/events.ts';
 import type { CompactionTrigger } from '../../protocol/events/compaction.ts';
 import { EngineEvents } from './events.ts';
-import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
+import type { Message, TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
+import { contextLimit } from '../sessions/info.ts';
 import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import { clientFor, clientNow, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
@@ -281,7 +282,13 @@ export class SessionRuntime {
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
     const started = Promise.all([prompt.accepted, deps.journal.append([
       ...this.systemPromptEvents(),
-      { stream: this.sessionId, type: EngineEvents.turnStarted, payload: { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: deps.clock.now().toISOString() } },
+      {
+        stream: this.sessionId, type: EngineEvents.turnStarted,
+        payload: {
+          agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: deps.clock.now().toISOString(),
+          ...this.settings(plan),
+        },
+      },
       { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
       ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
       ...(wasBusy ? [] : this.workEvents()),
@@ -375,6 +382,20 @@ export class SessionRuntime {
     if (!this.isMain) return;
     const prev = this.deps.live.get(this.sessionId);
     this.deps.live.set(this.sessionId, { busy: active, main_turn_active: active, pending_interaction: prev?.pending_interaction ?? 'none', model });
+  }
+
+  /** The effective settings a turn starts with, journaled on `turn.started` (transcript meta.agent / meta.modes). */
+  private settings(plan: TurnPlan): Pick<TurnStartedPayload, 'permission_mode' | 'plan_mode' | 'swarm_mode' | 'thinking' | 'max_context_tokens'> {
+    const cfg = (this.deps.sessions.get(this.sessionId)?.agent_config ?? {}) as Record<string, unknown>;
+    const permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : this.deps.config.defaultPermissionMode();
+    const max = contextLimit(this.deps, plan.model.alias);
+    return {
+      ...(permission === 'manual' || permission === 'yolo' || permission === 'auto' ? { permission_mode: permission } : {}),
+      plan_mode: typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : this.deps.config.defaultPlanMode(),
+      swarm_mode: cfg.dynamic_workflow_mode === true,
+      thinking: plan.thinking.enabled ? plan.thinking.effort ?? 'on' : 'off',
+      ...(max !== undefined ? { max_context_tokens: max } : {}),
+    };
   }
 
   /** The system prompt of a request: the recorded one, plus the plan-mode reminder while plan mode is on. */

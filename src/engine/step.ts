@@ -22,7 +22,14 @@ export interface AttemptResult {
   usage: WireUsage;
   finish?: string;
   error?: WireError;
+  /** How the request went (turn.step.completed `llm_timing`), ms. */
+  timing?: LlmTiming;
 }
+
+/** Step timings as `turn.step.completed` journals them. */
+export interface LlmTiming { request_build_ms?: number; first_token_latency_ms?: number; stream_duration_ms?: number; client_consume_ms?: number }
+
+const ms = (x: number) => Math.round(x * 10) / 10;
 
 const ZERO: WireUsage = { input: 0, output: 0, cache_read: 0, cache_creation: 0 };
 
@@ -58,7 +65,16 @@ export async function runAttempt(
 ): Promise<AttemptResult> {
   const deadline = new IdleDeadline(idleMs, signal);
   try {
-    return await fold(client.stream(req, deadline.signal), offsets, sink, () => deadline.touch());
+    const sent = performance.now();
+    const out = await fold(client.stream(req, deadline.signal), offsets, sink, () => deadline.touch());
+    const t = out.timing!;
+    const first = (t as { first?: number }).first;
+    delete (t as { first?: number }).first;
+    if (first !== undefined) {
+      t.first_token_latency_ms = ms(first - sent);
+      t.stream_duration_ms = ms(performance.now() - first);
+    }
+    return out;
   } finally {
     deadline.clear();
   }
@@ -67,11 +83,15 @@ export async function runAttempt(
 async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets, sink: DeltaSink, touch: () => void): Promise<AttemptResult> {
   const parts: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
-  const out: AttemptResult = { parts, toolCalls, usage: { ...ZERO } };
+  const timing: LlmTiming & { first?: number } = {};
+  const out: AttemptResult = { parts, toolCalls, usage: { ...ZERO }, timing };
   let thinkingOpen = false;
+  let consume = 0;
   const calls = new Map<string, { id: string; name: string; chars: number }>();
   for await (const part of stream) {
     markHere('part.first');
+    const at = performance.now();
+    if (timing.first === undefined && CONTENT_PARTS.has(part.type)) timing.first = at;
     touch();
     const last = parts[parts.length - 1];
     switch (part.type) {
@@ -120,9 +140,14 @@ async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets
       default:
         break;
     }
+    consume += performance.now() - at;
   }
+  timing.client_consume_ms = ms(consume);
   return out;
 }
+
+/** Stream parts that carry the model's output (the first one is the first token). */
+const CONTENT_PARTS = new Set(['text-delta', 'reasoning-delta', 'tool-call-start', 'tool-call-delta', 'tool-call']);
 
 function closeThinking(parts: ContentPart[], meta?: ProviderMeta): void {
   for (let i = parts.length - 1; i >= 0; i--) {

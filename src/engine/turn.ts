@@ -117,7 +117,10 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
       { type: EngineEvents.messageCreated, payload: { ...base, message } },
       {
         type: EngineEvents.stepCompleted,
-        payload: { ...base, step, finish_reason: result.finish ?? 'other', usage: stepUsage(result), context_tokens, message_id: message.id },
+        payload: {
+          ...base, step, finish_reason: result.finish ?? 'other', usage: stepUsage(result), context_tokens, message_id: message.id,
+          ...(result.timing ? { llm_timing: result.timing } : {}),
+        },
       },
     ]);
     if (result.toolCalls.length) {
@@ -161,14 +164,17 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     }, offset),
   };
   for (let attempt = 1; ; attempt++) {
+    const building = performance.now();
     const messages = await toModelMessages(t.history, { files: t.deps, sessionId: t.sessionId });
     mark(t.sessionId, 'step.messages');
     const system = t.system?.();
     if (t.tools.ready) await t.tools.ready(t.sessionId);
     const req = { ...(system ? { system } : {}), messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
     mark(t.sessionId, 'step.specs');
+    const built = performance.now() - building;
     const result = await traced(t.sessionId, () => runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS));
     await ready;
+    result.timing = { request_build_ms: Math.round(built * 10) / 10, ...result.timing };
     if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {
       if (result.error && t.signal.aborted) result.error = { kind: 'aborted', message: 'turn cancelled' };
       return result;
@@ -178,7 +184,9 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     // that text too, so a replay reads what a live client saw. Its metadata keeps it out of the model context.
     await emit([...partialEvents(t, result.parts, { interrupted: true, retried: true }), {
       type: EngineEvents.stepRetrying,
-      payload: { agent_id: agentOf(t), turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms, error: errOf(result.error) },
+      payload: {
+        agent_id: agentOf(t), turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms, error: errOf(result.error), max_attempts: t.limits.maxAttempts,
+      },
     }]);
     if (!(await sleep(delay_ms, t.signal))) return { ...result, parts: [], error: { kind: 'aborted', message: 'turn cancelled' } };
   }

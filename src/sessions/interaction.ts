@@ -37,11 +37,15 @@ function workFields(deps: LiveStatus, sessionId: string, lastTurnReason?: LastTu
   } satisfies WorkChangedPayload;
 }
 
-/** The status clients read (spec/clients.md E6): an open interaction first, then busy. */
-function statusOf(w: WorkChangedPayload): SessionStatus {
+/**
+ * The status clients read (spec/clients.md E6): an open interaction first, then busy; idle right after a main
+ * turn the user cancelled is `aborted` (`ended`: how the turn ending in the same batch ended).
+ */
+function statusOf(w: WorkChangedPayload, ended?: LastTurnReason): SessionStatus {
   if (w.pending_interaction === 'approval') return 'awaiting_approval';
   if (w.pending_interaction === 'question') return 'awaiting_question';
-  return w.busy ? 'running' : 'idle';
+  if (w.busy) return 'running';
+  return ended === 'cancelled' ? 'aborted' : 'idle';
 }
 
 /**
@@ -50,7 +54,7 @@ function statusOf(w: WorkChangedPayload): SessionStatus {
  */
 export function statusChangedEvent(deps: LiveStatus, sessionId: string, lastTurnReason?: LastTurnReason): NewStreamEvent {
   const work = workFields(deps, sessionId, lastTurnReason);
-  const status = statusOf(work);
+  const status = statusOf(work, lastTurnReason);
   const previous = deps.live.swapStatus(sessionId, status);
   const payload: StatusChangedPayload = { ...work, status, ...(previous ? { previous_status: previous } : {}) };
   return { stream: sessionId, type: EngineEvents.statusChanged, payload };

@@ -84,6 +84,8 @@ test('the client store folded from REST + ops equals GET /transcript after every
   await idle(env.s, sid);
   await same(t, c, env.s, sid, 'thinking and text');
   t.deepEqual(c.store.view().items[0].steps[0].frames.map((f: any) => f.kind), ['thinking', 'text']);
+  t.like(c.store.view().meta.agent, { permission: 'manual', phase: { kind: 'ended', turnId: 0, reason: 'completed' } });
+  t.true(typeof c.store.view().items[0].steps[0].llmTiming.llmFirstTokenLatencyMs === 'number');
 
   env.llm.setScript(call('w1', 'Write', { file_path: 'out.txt', content: 'hi\n' }), scripts.helloText);
   await prompt(env, 'write it');
@@ -149,6 +151,7 @@ test('the client store folded from REST + ops equals GET /transcript after every
   await same(t, c, env.s, sid, 'undo');
   t.true(c.store.view().items.some((i: any) => i.kind === 'marker' && i.marker === 'undo'));
   t.true(c.store.view().items.some((i: any) => i.kind === 'marker' && i.marker === 'compaction'));
+  t.deepEqual(c.store.view().items.filter((i: any) => i.marker === 'compaction').map((i: any) => [i.payload.phase, i.payload.trigger]), [['started', 'manual'], ['completed', 'manual']]);
 
   env.llm.setScript(scripts.badRequest);
   await prompt(env, 'this fails');

@@ -13,7 +13,12 @@ const opt = <T extends v.GenericSchema>(s: T) => v.optional(s);
 
 const StepUsage = v.object({ inputOther: Num, output: Num, inputCacheRead: Num, inputCacheCreation: Num });
 
-const UserPayload = v.any();
+/** B2: the payload of a `user` origin (and of a user-role frame's `origin`). */
+const SkillActivation = { skillName: Str, skillArgs: opt(Str) };
+const UserPayload = v.variant('kind', [
+  v.looseObject({ kind: v.literal('user'), clientMetadata: opt(v.array(v.record(v.string(), v.unknown()))), skillActivations: opt(v.array(v.object(SkillActivation))) }),
+  v.looseObject({ kind: v.literal('skill_activation'), trigger: v.literal('user-slash'), ...SkillActivation, clientMetadata: opt(Any) }),
+]);
 const Origin = v.variant('kind', [
   v.object({ kind: v.literal('user'), payload: opt(UserPayload) }),
   v.object({ kind: v.literal('cron'), taskId: opt(Id), payload: opt(Any) }),
@@ -62,7 +67,23 @@ const TurnFields = {
 };
 export const Turn = v.object({ ...TurnFields, steps: v.array(Step) });
 export const TurnHeader = v.object(TurnFields);
-export const Marker = v.object({ kind: v.literal('marker'), markerId: Str, marker: Str, payload: opt(Any), at: opt(Iso) });
+/** B6: the payloads of the markers the client renders (the others are accepted as they are). */
+const MARKER_PAYLOADS: Record<string, v.GenericSchema> = {
+  compaction: v.looseObject({
+    phase: v.picklist(['started', 'blocked', 'cancelled', 'completed']), trigger: Str,
+    result: opt(v.looseObject({ tokensBefore: Num, tokensAfter: Num, summary: Str })),
+  }),
+  'cron.fired': v.looseObject({ origin: v.looseObject({ kind: v.literal('cron_job'), jobId: Str }), prompt: Str }),
+  skill: v.looseObject({ origin: v.looseObject({ kind: v.literal('skill_activation'), skillName: Str, skillArgs: opt(Str) }) }),
+  notice: v.looseObject({
+    level: v.picklist(['error', 'warning', 'info']), message: Str,
+    event: v.looseObject({ code: opt(Str), name: opt(Str), retryable: opt(v.boolean()), details: opt(v.looseObject({ statusCode: opt(Num), requestId: opt(Str) })) }),
+  }),
+};
+export const Marker = v.pipe(
+  v.object({ kind: v.literal('marker'), markerId: Str, marker: Str, payload: opt(Any), at: opt(Iso) }),
+  v.check((m) => !MARKER_PAYLOADS[m.marker] || v.is(MARKER_PAYLOADS[m.marker]!, m.payload), 'marker payload (B6)'),
+);
 export const TaskRef = v.object({ kind: v.literal('taskref'), refId: Str, taskId: Id, at: opt(Iso) });
 export const Item = v.variant('kind', [Turn, Marker, TaskRef]);
 

@@ -46,7 +46,7 @@ export function skillRoutes(deps: SkillRouteDeps): RouteDef[] {
       handler: async ({ params, body }) => {
         // The prompt path does media checks, queueing and 40110-40113; the skill text is its user message.
         const prompt = { content: body.attachments ?? [], skills: [{ name: params.skill_name, ...(body.args ? { args: body.args } : {}) }] };
-        await acceptPrompt(deps, params.session_id, prompt as PromptInput);
+        await acceptPrompt(deps, params.session_id, prompt as PromptInput, 'skill');
         return { activated: true as const, skill_name: params.skill_name };
       },
     }),

@@ -1,0 +1,53 @@
+import type { PayloadOf } from '../contract.ts';
+import { recAgent, type RecPrompt, type RecStep, type RecTurn } from './records-state.ts';
+import type { TranscriptState } from './state.ts';
+
+// A turn's `origin` (spec/clients.md B2) and a step's `llmTiming` (B1), from what the journal says.
+
+/**
+ * The origin of the turn `turn.started` opens:
+ * - a prompt of the user (POST /prompts): `user`, payload `{kind:'user', clientMetadata?, skillActivations?}`;
+ * - POST skills/{name}:activate: `user`, payload `{kind:'skill_activation', trigger:'user-slash', skillName, skillArgs?}`;
+ * - a `:btw` agent's prompt: `side`, with the same user payload;
+ * - a goal continuation: `other`, payload `{kind:'goal_continuation'}`;
+ * - a subagent's task prompt (no prompt.accepted): `other`, payload `{kind:'subagent_prompt'}`.
+ * Task notes, hooks, compactions and cron never start a turn here, so `task`, `hook`, `compaction` and `cron` do not occur.
+ */
+export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): RecTurn['origin'] {
+  const agentId = p.agent_id ?? 'main';
+  const a = recAgent(st.rec, agentId);
+  const prompt = a.prompts.get(p.prompt_id);
+  const info = a.origins.get(p.prompt_id);
+  a.origins.delete(p.prompt_id);
+  if (!prompt) return { kind: 'other', payload: { kind: 'subagent_prompt' } };
+  if (info?.source === 'goal') return { kind: 'other', payload: { kind: 'goal_continuation' } };
+  const clientMetadata = prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {};
+  const skills = info?.skills ?? [];
+  const payload = info?.source === 'skill' && skills.length
+    ? { kind: 'skill_activation', trigger: 'user-slash', ...skills[0], ...clientMetadata }
+    : { kind: 'user', ...clientMetadata, ...(skills.length ? { skillActivations: skills } : {}) };
+  return { kind: st.roster.get(agentId)?.kind === 'btw' ? 'side' : 'user', payload };
+}
+
+/** `turn.step.completed` `llm_timing` as the step's `llmTiming`. */
+export function llmTiming(t: NonNullable<PayloadOf<'turn.step.completed'>['llm_timing']>): NonNullable<RecStep['llmTiming']> {
+  const out: Record<string, number> = {};
+  if (t.first_token_latency_ms !== undefined) out.llmFirstTokenLatencyMs = t.first_token_latency_ms;
+  if (t.stream_duration_ms !== undefined) out.llmStreamDurationMs = t.stream_duration_ms;
+  if (t.request_build_ms !== undefined) out.llmRequestBuildMs = t.request_build_ms;
+  if (t.client_consume_ms !== undefined) out.llmClientConsumeMs = t.client_consume_ms;
+  return out;
+}
+
+/** The `origin` of a steered prompt's user frame (B3): the user payload of B2. */
+export function steerOrigin(prompt: RecPrompt): Record<string, unknown> {
+  return { kind: 'user', ...(prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {}) };
+}
+
+type Goal = NonNullable<PayloadOf<'goal.updated'>['goal']>;
+
+/** `meta.goal` (B5): the goal snapshot plus `budgetUsed` / `budgetLimit` of its token budget, else its turn budget. */
+export function goalMeta(g: Goal): Goal & { budgetUsed?: number; budgetLimit?: number } {
+  const b = g.budget.tokens ? { used: g.tokensUsed, limit: g.budget.tokens.limit } : g.budget.turns ? { used: g.turnsUsed, limit: g.budget.turns.limit } : undefined;
+  return { ...g, ...(b ? { budgetUsed: b.used, budgetLimit: b.limit } : {}) };
+}
