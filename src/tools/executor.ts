@@ -12,7 +12,7 @@ import { gateOf } from './gate.ts';
 import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
 import { truncateHead } from './truncate.ts';
 import { ToolError, type ToolContext, type ToolDef, type ToolDeps } from './types.ts';
-import type { NewEvent } from '../../protocol/events/registry.ts';
+import type { NewEvent, NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { ExternalTool, ExternalTools } from './external.ts';
 import { preToolVerdict, type HookRunner } from '../hooks/runner.ts';
 
@@ -29,6 +29,17 @@ export interface ToolExecutorDeps extends ToolDeps {
   external?: ExternalTools;
   /** PreToolUse / PostToolUse hooks (docs/hooks.md). */
   hooks?: Pick<HookRunner, 'run'>;
+  /** `svc-code replay --tools record`: calls answered from the recorded session instead of run. */
+  replay?: ToolReplay;
+}
+
+/**
+ * Recorded tool outcomes (`svc-code replay --tools record`, docs/replay.md). `answer` is asked once a call
+ * passed every check (availability, validation, hooks, permission gate); `events` are the ones the tool
+ * itself journaled (such as `file.changed`), appended before the result. Undefined: the tool runs.
+ */
+export interface ToolReplay {
+  answer(sessionId: string, call: ToolCall, at: { agentId: string; turnId?: string }): { outcome: ToolOutcome; events: NewEvent[] } | undefined;
 }
 
 /** Runs built-in tools for the engine: filtering, the permission gate, validation, events. */
@@ -90,6 +101,11 @@ export class BuiltinToolExecutor implements ToolExecutor {
   private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher, site: { refused: boolean }): Promise<ToolOutcome> {
     const tool = findTool(call.name);
     const session = this.deps.sessions.get(sessionId);
+    // A recorded MCP call: the replay home has none of the origin's servers.
+    if (!tool && session && !this.deps.external?.has(sessionId, call.name)) {
+      const recorded = await this.recorded(sessionId, call, at);
+      if (recorded) return recorded;
+    }
     if (!tool && session && this.deps.external?.has(sessionId, call.name)) return this.executeExternal(this.deps.external, session, call, signal, at, scope, site);
     site.refused = true;
     if (!tool || !session || !inScope(call.name, scope) || (tool.enabledFor && !tool.enabledFor(session))) return { content: `tool not available: ${call.name}`, is_error: true };
@@ -107,6 +123,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
     site.refused = false;
+    const recorded = await this.recorded(sessionId, call, at);
+    if (recorded) return recorded;
     const ctx = this.context(session, call, signal, at, subagents);
     return { content: await tool.run(parsed.output, ctx), is_error: false };
   }
@@ -158,6 +176,14 @@ export class BuiltinToolExecutor implements ToolExecutor {
       confine: (given) => confine(deps, session, given),
       progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
     };
+  }
+
+  /** The recorded outcome of a call under `replay --tools record`, its own events journaled first. */
+  private async recorded(sessionId: string, call: ToolCall, at: CallSite): Promise<ToolOutcome | undefined> {
+    const hit = this.deps.replay?.answer(sessionId, call, at);
+    if (!hit) return undefined;
+    if (hit.events.length) await this.deps.journal.append(hit.events.map((e) => ({ stream: sessionId, ...e }) as NewStreamEvent));
+    return hit.outcome;
   }
 
   private lists() {
