@@ -1,0 +1,86 @@
+import test from 'ava';
+import { readdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { scripts } from '../../fixtures/llm/index.ts';
+import { firstDivergence, normalize } from '../../src/replay/compare.ts';
+import { exportZip, recordSession } from '../helpers/archive.ts';
+import { cli } from '../helpers/cli.ts';
+import { tempHome } from '../helpers/server.ts';
+
+/** Temp homes a replay leaves behind (it removes its own unless --keep). */
+async function replayHomes(): Promise<string[]> {
+  return (await readdir(os.tmpdir())).filter((n) => n.startsWith('svc-code-replay-'));
+}
+
+test('svc-code replay: a recorded session replays with no divergence; a changed file diverges at the Bash result', async (t) => {
+  t.timeout(180_000); // five CLI runs, each a node start with tsx
+  // Recorded against the fixture LLM over HTTP: a Write (approved), a text turn, a Bash that reads data.txt (approved).
+  const r = await recordSession(t);
+  await writeFile(path.join(r.cwd, 'data.txt'), 'alpha\n');
+  r.llm.setScript({ events: [{ tool_call: { id: 'b1', name: 'Bash', args: { command: 'cat data.txt' } } }] }, scripts.helloText);
+  await r.s.post(`/api/v1/sessions/${r.sid}/prompts`, { content: [{ type: 'text', text: 'read the data' }] });
+  const asked = await r.ws.waitFor((f) => f.type === 'event.approval.requested' && f.payload.tool_call_id === 'b1', 10_000);
+  await r.s.post(`/api/v1/sessions/${r.sid}/approvals/${asked.payload.approval_id}`, { decision: 'approved' });
+  await r.ws.waitFor((f) => f.type === 'turn.ended' && r.ws.frames.filter((x) => x.type === 'turn.ended').length === 3, 10_000);
+  const zipFile = path.join(await tempHome(), 'export.zip');
+  await writeFile(zipFile, await exportZip(r.s, r.sid));
+  const recorded = await r.s.server.services.journal.readRange(r.sid, 1);
+  const bashResult = recorded.find((e) => e.type === 'tool.result' && (e.payload as { tool_call_id: string }).tool_call_id === 'b1')!;
+  const home = await tempHome(); // the CLI's own home is never used by a replay
+  const before = await replayHomes();
+
+  // --tools live in a scratch copy of the workspace as it is now (notes.txt, written by the session, is rolled back).
+  const live = await cli(home, ['replay', zipFile, '--tools', 'live', '--json']);
+  t.is(live.code, 0, live.stdout + live.stderr);
+  const report = JSON.parse(live.stdout);
+  t.like(report, {
+    session_id: r.sid, tools: 'live', home: null, stalled: null, divergence: null,
+    turns: { recorded: 3, replayed: 3 }, model_answers: { recorded: 5, served: 5 }, workspace: { source: r.cwd },
+  });
+  t.is(report.events.recorded, recorded.length);
+  t.true(report.events.compared > 40);
+
+  // The file the recorded Bash read has other content: the first divergence is that Bash call's result.
+  await writeFile(path.join(r.cwd, 'data.txt'), 'beta\n');
+  const changed = await cli(home, ['replay', zipFile, '--tools', 'live', '--json']);
+  t.is(changed.code, 1, changed.stderr);
+  const d = JSON.parse(changed.stdout).divergence;
+  t.like(d, { field: 'payload.content', expected: { seq: bashResult.seq, type: 'tool.result' }, got: { type: 'tool.result' } });
+  t.is(d.expected.payload.content, 'alpha\n[exit code 0]');
+  t.is(d.got.payload.content, 'beta\n[exit code 0]');
+  t.is(d.index, recorded.slice(0, bashResult.seq - 1).filter((e) => e.type !== 'session.created').length);
+  const text = await cli(home, ['replay', zipFile, '--tools', 'live']);
+  t.is(text.code, 1);
+  t.regex(text.stdout, new RegExp(`first divergence at compared event ${d.index}: tool\\.result \\(recorded seq ${bashResult.seq}\\)`));
+  t.regex(text.stdout, /expected: .*alpha\\n\[exit code 0\]/);
+
+  // --tools record (the default) answers Bash and Write from the record: the changed file does not matter.
+  const rec = await cli(home, ['replay', zipFile, '--json']);
+  t.is(rec.code, 0, rec.stdout + rec.stderr);
+  t.like(JSON.parse(rec.stdout), { tools: 'record', divergence: null, tool_answers_from_record: 2, workspace: { source: null } });
+
+  t.is((await cli(home, ['replay', path.join(r.cwd, 'data.txt')])).code, 2);
+  t.deepEqual(await replayHomes(), before);
+});
+
+test('replay comparison: minted ids and times are ignored, references must line up, a short replay diverges at its end', (t) => {
+  const ev = (seq: number, type: string, payload: unknown) => ({ seq, type, payload });
+  const a = normalize([
+    ev(1, 'session.created', { session: { id: 'session_01M8CG0Z46NX0SRWGPHBXSFEEC' } }),
+    ev(2, 'turn.started', { turn_id: 'turn_01M8CG0ZFDTSH2WT8VVFYXBD0R', started_at: '2026-01-01T00:00:00Z' }),
+    ev(3, 'tool.result', { turn_id: 'turn_01M8CG0ZFDTSH2WT8VVFYXBD0R', content: 'ls /origin/dir', duration_ms: 5 }),
+  ], '/origin/dir');
+  const b = normalize([
+    ev(1, 'session.created', { session: { id: 'session_01M8CG0Z46NX0SRWGPHBXSFEEZ' } }),
+    ev(2, 'turn.started', { turn_id: 'turn_01M8CG0ZFDTSH2WT8VVFYXBD0Z', started_at: '2026-02-02T00:00:00Z' }),
+    ev(3, 'tool.result', { turn_id: 'turn_01M8CG0ZFDTSH2WT8VVFYXBD0Z', content: 'ls /scratch/ws', duration_ms: 9 }),
+  ], '/scratch/ws');
+  t.is(firstDivergence(a, b), null);
+  const other = normalize([
+    ev(2, 'turn.started', { turn_id: 'turn_01M8CG0ZFDTSH2WT8VVFYXBD0Z' }),
+    ev(3, 'tool.result', { turn_id: 'turn_01M8CG0ZFDTSH2WT8VVFYXBD0Y', content: 'ls /scratch/ws' }),
+  ], '/scratch/ws');
+  t.like(firstDivergence(a, other), { index: 1, field: 'payload.turn_id' });
+  t.like(firstDivergence(a, b.slice(0, 1)), { index: 1, field: 'missing', got: null, expected: { seq: 3, type: 'tool.result' } });
+});
