@@ -3,9 +3,13 @@ import { readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
+import pino from 'pino';
 import { firstDivergence, normalize } from '../../src/replay/compare.ts';
+import { replaySession } from '../../src/replay/run.ts';
 import { exportZip, recordSession } from '../helpers/archive.ts';
 import { cli } from '../helpers/cli.ts';
+import { journal, prompt, startEngine } from '../helpers/engine.ts';
+import { YOLO, agentCall, say, turnEnded } from '../helpers/subagents.ts';
 import { tempHome } from '../helpers/server.ts';
 
 /** Temp homes a replay leaves behind (it removes its own unless --keep). */
@@ -83,4 +87,31 @@ test('replay comparison: minted ids and times are ignored, references must line 
   ], '/scratch/ws');
   t.like(firstDivergence(a, other), { index: 1, field: 'payload.turn_id' });
   t.like(firstDivergence(a, b.slice(0, 1)), { index: 1, field: 'missing', got: null, expected: { seq: 3, type: 'tool.result' } });
+});
+
+test('replay of a subagent, a todo list, thinking, a retried and a failed step: each agent is served its own answers', async (t) => {
+  t.timeout(60_000);
+  const env = await startEngine(t, { extraToml: YOLO });
+  env.llm.setScript(
+    { events: [{ tool_call: { id: 't1', name: 'TodoWrite', args: { todos: [{ id: 'a', content: 'look', status: 'in_progress' }] } } }] },
+    agentCall('c1', { description: 'fg job', prompt: 'look around the tree' }),
+    say('found the tree'),
+    say('all done'),
+  );
+  await prompt(env, 'plan and delegate');
+  await turnEnded(env, 1);
+  env.llm.setScript(scripts.serverError, scripts.thinkingThenText);
+  await prompt(env, 'think after a retry');
+  await turnEnded(env, 2);
+  env.llm.setScript(scripts.badRequest);
+  await prompt(env, 'fail now');
+  await turnEnded(env, 3);
+  const recorded = await journal(env);
+  t.true(recorded.some((e) => e.type === 'subagent.completed'));
+  t.true(recorded.some((e) => e.type === 'turn.step.interrupted'));
+  t.true(recorded.some((e) => e.type === 'turn.step.retrying'));
+  const zip = await exportZip(env.s, env.sid);
+
+  const report = await replaySession({ zip, tools: 'record', log: pino({ level: 'silent' }) });
+  t.like(report, { divergence: null, stalled: null, turns: { recorded: 3, replayed: 3 }, model_answers: { recorded: 7, served: 7 } });
 });
