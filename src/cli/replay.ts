@@ -8,7 +8,7 @@ const USAGE = 'usage: svc-code replay <export.zip> [--tools record|live] [--work
 /**
  * `svc-code replay <zip>`: re-executes an exported session's turns in a temp home, the model answering from
  * the record (docs/replay.md). Exit 0 when the new journal matches the recorded one, 1 on a divergence (or a
- * replay that stalled), 2 on bad arguments or an unreadable archive.
+ * replay that stopped), 2 on bad arguments or an unreadable archive.
  */
 export async function replayCommand(_home: string, argv: string[]): Promise<number> {
   let values: { tools?: string; workspace?: string; json?: boolean; keep?: boolean; 'stall-ms'?: string };
@@ -44,7 +44,7 @@ export async function replayCommand(_home: string, argv: string[]): Promise<numb
     return 2;
   }
   process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : humanReport(report));
-  return report.divergence || report.stalled ? 1 : 0;
+  return report.divergence || report.stopped ? 1 : 0;
 }
 
 function humanReport(r: ReplayReport): string {
@@ -54,7 +54,7 @@ function humanReport(r: ReplayReport): string {
       + (r.tools === 'record' ? `, ${r.tool_answers_from_record} tool results from the record` : ''),
     `workspace: ${r.workspace.source ? `copy of ${r.workspace.source}` : 'empty'} at ${r.workspace.scratch}${r.home ? ` (kept, home ${r.home})` : ''}`,
   ];
-  if (r.stalled) lines.push(`stalled: ${r.stalled}`);
+  if (r.stopped) lines.push(`stopped: ${r.stopped}`);
   const d = r.divergence;
   if (!d) lines.push('no divergence');
   else {

@@ -35,7 +35,7 @@ type Payload = Record<string, any>;
  * produced the events that came before it (or has settled short of them), each approval and question is
  * answered as recorded once the replay asks it (same tool call id: the ids come from the recorded model).
  */
-export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallMs: number): Promise<{ events: JournalEvent[]; stalled: string | null }> {
+export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallMs: number): Promise<{ events: JournalEvent[]; stopped: string | null }> {
   const events: JournalEvent[] = [];
   let compared = 0;
   let lastProgress = performance.now();
@@ -64,14 +64,19 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
 
   for (const input of userInputs(rec.events)) {
     if (input.kind === 'prompt') {
-      if ((await until(() => compared >= input.at)) === 'stalled') return { events, stalled: `waiting to send the prompt at compared event ${input.at}` };
-      await deps.prompt(sid, input.body);
+      if ((await until(() => compared >= input.at)) === 'stalled') return { events, stopped: `gave up waiting to send the prompt at compared event ${input.at}` };
+      try {
+        await deps.prompt(sid, input.body);
+      } catch (err) {
+        // A prompt this home refuses (media it does not hold, a skill it lacks): the run stops here and the comparison shows it.
+        return { events: (await refresh(), events), stopped: `the prompt at compared event ${input.at} was refused: ${(err as Error).message}` };
+      }
       continue;
     }
     const pendingApproval = () => deps.permissions.pendingItems(sid).find((i) => i.tool_call_id === input.toolCallId);
     const pendingQuestion = () => deps.questions.pendingItems(sid).find((i) => i.tool_call_id === input.toolCallId);
     const asked = await until(() => (input.kind === 'approval' ? pendingApproval() : pendingQuestion()) !== undefined);
-    if (asked === 'stalled') return { events, stalled: `waiting for the ${input.kind === 'approval' ? 'approval' : 'question'} of tool call ${input.toolCallId}` };
+    if (asked === 'stalled') return { events, stopped: `gave up waiting for the ${input.kind === 'approval' ? 'approval' : 'question'} of tool call ${input.toolCallId}` };
     if (asked !== 'ok') continue;
     if (input.kind === 'approval') await deps.permissions.resolve(sid, pendingApproval()!.approval_id, input.body);
     else if (input.kind === 'answer') await deps.questions.answer(sid, pendingQuestion()!.question_id, input.body as never);
@@ -79,7 +84,7 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
   }
   // The end: everything recorded was produced and the session rests, or it rests short of it.
   const end = await until(() => compared >= rec.events.filter((e) => !NOT_COMPARED.has(e.type)).length && settled());
-  return { events, stalled: end === 'stalled' ? 'waiting for the last turn to end' : null };
+  return { events, stopped: end === 'stalled' ? 'gave up waiting for the last turn to end' : null };
 }
 
 /** The recording's user inputs in order, each with the count of compared events before it. */

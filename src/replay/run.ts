@@ -40,8 +40,8 @@ export interface ReplayReport {
   events: { recorded: number; replayed: number; compared: number };
   model_answers: { recorded: number; served: number };
   tool_answers_from_record: number;
-  /** Set when the replay gave up waiting (an approval or question that never came, a turn that never ended). */
-  stalled: string | null;
+  /** Why the replay stopped before the end: it gave up waiting (an approval or question that never came, a turn that never ended), or a prompt was refused. */
+  stopped: string | null;
   divergence: Divergence | null;
 }
 
@@ -73,7 +73,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
       replay: { clients: new ClientCache(64, models.client), ...(tools ? { tools } : {}) },
     });
     let replayed: JournalEvent[] = [];
-    let stalled: string | null = null;
+    let stopped: string | null = null;
     try {
       const s = server.services;
       const created = await createSession(s, {
@@ -81,7 +81,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
       });
       const result = await drive(driverDeps(s), created.id, rec, opts.stallMs ?? 30_000);
       replayed = result.events;
-      stalled = result.stalled;
+      stopped = result.stopped;
     } finally {
       await server.close();
     }
@@ -94,7 +94,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
       events: { recorded: rec.events.length, replayed: replayed.length, compared: expected.length },
       model_answers: { recorded: rec.answers.length, served: models.served },
       tool_answers_from_record: tools?.answered ?? 0,
-      stalled,
+      stopped,
       divergence: firstDivergence(expected, got),
     };
   } finally {

@@ -39,7 +39,7 @@ test('svc-code replay: a recorded session replays with no divergence; a changed 
   t.is(live.code, 0, live.stdout + live.stderr);
   const report = JSON.parse(live.stdout);
   t.like(report, {
-    session_id: r.sid, tools: 'live', home: null, stalled: null, divergence: null,
+    session_id: r.sid, tools: 'live', home: null, stopped: null, divergence: null,
     turns: { recorded: 3, replayed: 3 }, model_answers: { recorded: 5, served: 5 }, workspace: { source: r.cwd },
   });
   t.is(report.events.recorded, recorded.length);
@@ -89,7 +89,7 @@ test('replay comparison: minted ids and times are ignored, references must line 
   t.like(firstDivergence(a, b.slice(0, 1)), { index: 1, field: 'missing', got: null, expected: { seq: 3, type: 'tool.result' } });
 });
 
-test('replay of a subagent, a todo list, thinking, a retried and a failed step: each agent is served its own answers', async (t) => {
+test('replay of a subagent, a todo list, thinking, a retried step, an answered question and a failed step: each agent is served its own answers', async (t) => {
   t.timeout(60_000);
   const env = await startEngine(t, { extraToml: YOLO });
   env.llm.setScript(
@@ -103,9 +103,15 @@ test('replay of a subagent, a todo list, thinking, a retried and a failed step: 
   env.llm.setScript(scripts.serverError, scripts.thinkingThenText);
   await prompt(env, 'think after a retry');
   await turnEnded(env, 2);
+  const color = { question: 'Which color?', header: 'Color', options: [{ label: 'Red' }, { label: 'Blue' }] };
+  env.llm.setScript({ events: [{ tool_call: { id: 'q1', name: 'AskUserQuestion', args: { questions: [color] } } }] }, scripts.helloText);
+  await prompt(env, 'ask me');
+  const q = await env.ws.waitFor((f) => f.type === 'event.question.requested', 10_000);
+  t.is((await env.s.post(`/api/v1/sessions/${env.sid}/questions/${q.payload.question_id}`, { answers: { q_0: { kind: 'single', option_id: 'o_1' } }, note: 'blue it is' })).code, 0);
+  await turnEnded(env, 3);
   env.llm.setScript(scripts.badRequest);
   await prompt(env, 'fail now');
-  await turnEnded(env, 3);
+  await turnEnded(env, 4);
   const recorded = await journal(env);
   t.true(recorded.some((e) => e.type === 'subagent.completed'));
   t.true(recorded.some((e) => e.type === 'turn.step.interrupted'));
@@ -113,5 +119,5 @@ test('replay of a subagent, a todo list, thinking, a retried and a failed step: 
   const zip = await exportZip(env.s, env.sid);
 
   const report = await replaySession({ zip, tools: 'record', log: pino({ level: 'silent' }) });
-  t.like(report, { divergence: null, stalled: null, turns: { recorded: 3, replayed: 3 }, model_answers: { recorded: 7, served: 7 } });
+  t.like(report, { divergence: null, stopped: null, turns: { recorded: 4, replayed: 4 }, model_answers: { recorded: 9, served: 9 } });
 });

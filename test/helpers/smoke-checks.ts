@@ -227,6 +227,6 @@ export async function replayExport(d: Smoke, t: T) {
   const cli = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), 'replay', zipFile, '--json'], { env: daemonEnv(d.home), encoding: 'utf8' });
   t.is(cli.status, 0, cli.stdout + cli.stderr);
   const report = JSON.parse(cli.stdout);
-  t.like(report, { session_id: await d.session(), divergence: null, stalled: null, tool_answers_from_record: 1 });
+  t.like(report, { session_id: await d.session(), divergence: null, stopped: null, tool_answers_from_record: 1 });
   t.true(report.turns.replayed >= 1);
 }
