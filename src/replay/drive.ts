@@ -83,7 +83,8 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
     else await deps.questions.dismissByUser(sid, pendingQuestion()!.question_id);
   }
   // The end: everything recorded was produced and the session rests, or it rests short of it.
-  const end = await until(() => compared >= rec.events.filter((e) => !NOT_COMPARED.has(e.type)).length && settled());
+  const recorded = rec.events.filter((e) => !NOT_COMPARED.has(e.type)).length;
+  const end = await until(() => compared >= recorded && settled());
   return { events, stopped: end === 'stalled' ? 'gave up waiting for the last turn to end' : null };
 }
 
