@@ -39,10 +39,16 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
   const events: JournalEvent[] = [];
   let compared = 0;
   let lastProgress = performance.now();
+  // Approvals and questions whose request is on disk: a client answers only what it was told of.
+  const asked = new Set<string>();
   const refresh = async () => {
     if (deps.journal.headSeq(sid) <= (events.at(-1)?.seq ?? 0)) return;
     const more = await deps.journal.readRange(sid, (events.at(-1)?.seq ?? 0) + 1);
     events.push(...more);
+    for (const e of more) {
+      const id = (e.payload as Payload)?.approval_id ?? (e.payload as Payload)?.question_id;
+      if (e.type === 'event.approval.requested' || e.type === 'event.question.requested') asked.add(String(id));
+    }
     compared += more.filter((e) => !NOT_COMPARED.has(e.type)).length;
     lastProgress = performance.now();
   };
@@ -73,11 +79,11 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
       }
       continue;
     }
-    const pendingApproval = () => deps.permissions.pendingItems(sid).find((i) => i.tool_call_id === input.toolCallId);
-    const pendingQuestion = () => deps.questions.pendingItems(sid).find((i) => i.tool_call_id === input.toolCallId);
-    const asked = await until(() => (input.kind === 'approval' ? pendingApproval() : pendingQuestion()) !== undefined);
-    if (asked === 'stalled') return { events, stopped: `gave up waiting for the ${input.kind === 'approval' ? 'approval' : 'question'} of tool call ${input.toolCallId}` };
-    if (asked !== 'ok') continue;
+    const pendingApproval = () => deps.permissions.pendingItems(sid).find((i) => i.tool_call_id === input.toolCallId && asked.has(i.approval_id));
+    const pendingQuestion = () => deps.questions.pendingItems(sid).find((i) => i.tool_call_id === input.toolCallId && asked.has(i.question_id));
+    const shown = await until(() => (input.kind === 'approval' ? pendingApproval() : pendingQuestion()) !== undefined);
+    if (shown === 'stalled') return { events, stopped: `gave up waiting for the ${input.kind === 'approval' ? 'approval' : 'question'} of tool call ${input.toolCallId}` };
+    if (shown !== 'ok') continue;
     if (input.kind === 'approval') await deps.permissions.resolve(sid, pendingApproval()!.approval_id, input.body);
     else if (input.kind === 'answer') await deps.questions.answer(sid, pendingQuestion()!.question_id, input.body as never);
     else await deps.questions.dismissByUser(sid, pendingQuestion()!.question_id);
