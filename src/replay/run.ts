@@ -58,6 +58,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
     if (source) await cp(source, scratch, { recursive: true, verbatimSymlinks: true });
     await mkdir(scratch, { recursive: true });
     if (opts.tools === 'live') await rollBack(rec, scratch);
+    else await restoreInstructions(rec, scratch);
     await writeFile(path.join(home, 'config.toml'), replayConfig(rec));
 
     const models = new ReplayModels(rec);
@@ -144,6 +145,16 @@ async function rollBack(rec: Recording, scratch: string): Promise<void> {
       await writeFile(file, p.before);
     }
   }
+}
+
+const INSTRUCTIONS = '\n\nProject instructions (AGENTS.md):\n';
+
+/** `--tools record`: the empty workspace gets the AGENTS.md the recorded system prompt quoted, so that prompt is the same. */
+async function restoreInstructions(rec: Recording, scratch: string): Promise<void> {
+  const recorded = rec.events.find((e) => e.type === 'system_prompt.recorded' && (e.payload as { agent_id?: string }).agent_id === 'main');
+  const text = String((recorded?.payload as { text?: string } | undefined)?.text ?? '');
+  const at = text.indexOf(INSTRUCTIONS);
+  if (at >= 0) await writeFile(path.join(scratch, 'AGENTS.md'), text.slice(at + INSTRUCTIONS.length));
 }
 
 /**

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
@@ -92,6 +92,8 @@ test('replay comparison: minted ids and times are ignored, references must line 
 test('replay of a subagent, a todo list, thinking, a retried step, an answered question and a failed step: each agent is served its own answers', async (t) => {
   t.timeout(60_000);
   const env = await startEngine(t, { extraToml: YOLO });
+  const cwd = (await env.s.get(`/api/v1/sessions/${env.sid}`)).data.metadata.cwd;
+  await writeFile(path.join(cwd, 'AGENTS.md'), 'Always answer in haiku.\n');
   env.llm.setScript(
     { events: [{ tool_call: { id: 't1', name: 'TodoWrite', args: { todos: [{ id: 'a', content: 'look', status: 'in_progress' }] } } }] },
     agentCall('c1', { description: 'fg job', prompt: 'look around the tree' }),
@@ -118,6 +120,12 @@ test('replay of a subagent, a todo list, thinking, a retried step, an answered q
   t.true(recorded.some((e) => e.type === 'turn.step.retrying'));
   const zip = await exportZip(env.s, env.sid);
 
-  const report = await replaySession({ zip, tools: 'record', log: pino({ level: 'silent' }) });
+  t.true(recorded.some((e) => e.type === 'system_prompt.recorded' && e.payload.text.includes('Always answer in haiku.')));
+
+  // --tools record: the empty workspace gets the recorded AGENTS.md (the system prompt is compared); --keep keeps the home.
+  const report = await replaySession({ zip, tools: 'record', keep: true, log: pino({ level: 'silent' }) });
+  t.teardown(() => rm(report.home!, { recursive: true, force: true }));
+  t.is((await readFile(path.join(report.workspace.scratch, 'AGENTS.md'), 'utf8')).trim(), 'Always answer in haiku.');
+  t.true(report.workspace.scratch.startsWith(report.home!));
   t.like(report, { divergence: null, stopped: null, turns: { recorded: 4, replayed: 4 }, model_answers: { recorded: 9, served: 9 } });
 });
