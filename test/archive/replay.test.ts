@@ -1,6 +1,5 @@
 import test from 'ava';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
 import pino from 'pino';
@@ -12,10 +11,6 @@ import { journal, prompt, startEngine } from '../helpers/engine.ts';
 import { YOLO, agentCall, say, turnEnded } from '../helpers/subagents.ts';
 import { tempHome } from '../helpers/server.ts';
 
-/** Temp homes a replay leaves behind (it removes its own unless --keep). */
-async function replayHomes(): Promise<string[]> {
-  return (await readdir(os.tmpdir())).filter((n) => n.startsWith('svc-code-replay-'));
-}
 
 test('svc-code replay: a recorded session replays with no divergence; a changed file diverges at the Bash result', async (t) => {
   t.timeout(180_000); // five CLI runs, each a node start with tsx
@@ -32,10 +27,13 @@ test('svc-code replay: a recorded session replays with no divergence; a changed 
   const recorded = await r.s.server.services.journal.readRange(r.sid, 1);
   const bashResult = recorded.find((e) => e.type === 'tool.result' && (e.payload as { tool_call_id: string }).tool_call_id === 'b1')!;
   const home = await tempHome(); // the CLI's own home is never used by a replay
-  const before = await replayHomes();
+  // The replays' temp dir, to see that each removes its temp home.
+  const tmp = await tempHome();
+  t.teardown(() => rm(tmp, { recursive: true, force: true }));
+  const run = (args: string[]) => cli(home, ['replay', ...args], { TMPDIR: tmp });
 
   // --tools live in a scratch copy of the workspace as it is now (notes.txt, written by the session, is rolled back).
-  const live = await cli(home, ['replay', zipFile, '--tools', 'live', '--json']);
+  const live = await run([zipFile, '--tools', 'live', '--json']);
   t.is(live.code, 0, live.stdout + live.stderr);
   const report = JSON.parse(live.stdout);
   t.like(report, {
@@ -47,25 +45,25 @@ test('svc-code replay: a recorded session replays with no divergence; a changed 
 
   // The file the recorded Bash read has other content: the first divergence is that Bash call's result.
   await writeFile(path.join(r.cwd, 'data.txt'), 'beta\n');
-  const changed = await cli(home, ['replay', zipFile, '--tools', 'live', '--json']);
+  const changed = await run([zipFile, '--tools', 'live', '--json']);
   t.is(changed.code, 1, changed.stderr);
   const d = JSON.parse(changed.stdout).divergence;
   t.like(d, { field: 'payload.content', expected: { seq: bashResult.seq, type: 'tool.result' }, got: { type: 'tool.result' } });
   t.is(d.expected.payload.content, 'alpha\n[exit code 0]');
   t.is(d.got.payload.content, 'beta\n[exit code 0]');
   t.is(d.index, recorded.slice(0, bashResult.seq - 1).filter((e) => e.type !== 'session.created').length);
-  const text = await cli(home, ['replay', zipFile, '--tools', 'live']);
+  const text = await run([zipFile, '--tools', 'live']);
   t.is(text.code, 1);
   t.regex(text.stdout, new RegExp(`first divergence at compared event ${d.index}: tool\\.result \\(recorded seq ${bashResult.seq}\\)`));
   t.regex(text.stdout, /expected: .*alpha\\n\[exit code 0\]/);
 
   // --tools record (the default) answers Bash and Write from the record: the changed file does not matter.
-  const rec = await cli(home, ['replay', zipFile, '--json']);
+  const rec = await run([zipFile, '--json']);
   t.is(rec.code, 0, rec.stdout + rec.stderr);
   t.like(JSON.parse(rec.stdout), { tools: 'record', divergence: null, tool_answers_from_record: 2, workspace: { source: null } });
 
-  t.is((await cli(home, ['replay', path.join(r.cwd, 'data.txt')])).code, 2);
-  t.deepEqual(await replayHomes(), before);
+  t.is((await run([path.join(r.cwd, 'data.txt')])).code, 2);
+  t.deepEqual((await readdir(tmp)).filter((n) => n.startsWith('svc-code-replay-')), []);
 });
 
 test('replay comparison: minted ids and times are ignored, references must line up, a short replay diverges at its end', (t) => {
