@@ -28,6 +28,10 @@ export class RecordedTools implements ToolReplay {
     }
   }
 
+  holds(call: ToolCall): boolean {
+    return this.byCall.get(call.id)?.[0]?.toolName === call.name;
+  }
+
   answer(_sessionId: string, call: ToolCall, at: { agentId: string; turnId?: string }): { outcome: ToolOutcome; events: NewEvent[] } | undefined {
     const queue = this.byCall.get(call.id);
     const r = queue?.[0]?.toolName === call.name ? queue.shift() : undefined;

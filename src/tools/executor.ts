@@ -39,6 +39,8 @@ export interface ToolExecutorDeps extends ToolDeps {
  * itself journaled (such as `file.changed`), appended before the result. Undefined: the tool runs.
  */
 export interface ToolReplay {
+  /** Whether the record holds a result for this call (an MCP tool the replay home lacks is then not refused as unknown). */
+  holds(call: ToolCall): boolean;
   answer(sessionId: string, call: ToolCall, at: { agentId: string; turnId?: string }): { outcome: ToolOutcome; events: NewEvent[] } | undefined;
 }
 
@@ -101,11 +103,6 @@ export class BuiltinToolExecutor implements ToolExecutor {
   private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher, site: { refused: boolean }): Promise<ToolOutcome> {
     const tool = findTool(call.name);
     const session = this.deps.sessions.get(sessionId);
-    // A recorded MCP call: the replay home has none of the origin's servers.
-    if (!tool && session && !this.deps.external?.has(sessionId, call.name)) {
-      const recorded = await this.recorded(sessionId, call, at);
-      if (recorded) return recorded;
-    }
     if (!tool && session && this.deps.external?.has(sessionId, call.name)) return this.executeExternal(this.deps.external, session, call, signal, at, scope, site);
     site.refused = true;
     if (!tool || !session || !inScope(call.name, scope) || (tool.enabledFor && !tool.enabledFor(session))) return { content: `tool not available: ${call.name}`, is_error: true };
@@ -132,7 +129,9 @@ export class BuiltinToolExecutor implements ToolExecutor {
   /** An MCP tool: the same checks as a built-in (name-only permission rules, never read-only), then the server. */
   private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, site: { refused: boolean }): Promise<ToolOutcome> {
     site.refused = true;
-    if (!inScope(call.name, scope) || !ext.list(session.id).some((t) => t.name === call.name)) return { content: `tool not available: ${call.name}`, is_error: true };
+    // A recorded call of a server the replay home does not have is answered from the record (after the same checks).
+    const known = ext.list(session.id).some((t) => t.name === call.name) || this.deps.replay?.holds(call) === true;
+    if (!inScope(call.name, scope) || !known) return { content: `tool not available: ${call.name}`, is_error: true };
     if (!toolAllowed(call.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
     if (scope?.disabled?.includes(call.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };
     const input = call.input ?? {};
@@ -145,6 +144,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
     site.refused = false;
+    const recorded = await this.recorded(session.id, call, at);
+    if (recorded) return recorded;
     const deps = this.deps;
     return ext.call(session.id, call.name, input, {
       signal, agentId: at.agentId, ...(at.turnId ? { turnId: at.turnId } : {}), toolCallId: call.id,
