@@ -30,7 +30,7 @@ import { createAutoTitle, type AutoTitle } from '../engine/titles/auto.ts';
 import { AuthService } from '../auth/service.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';
-import { BuiltinToolExecutor } from '../tools/executor.ts';
+import { BuiltinToolExecutor, type ToolReplay } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import { McpService } from '../mcp/service.ts';
@@ -72,6 +72,8 @@ export interface StartOptions {
   reconcileIntervalMs?: number;
   /** Test runs: every appended and published event is checked against the registry (docs/events.md). */
   checker?: ContractChecker;
+  /** `svc-code replay`: model clients that serve recorded answers, and tool calls answered from the record (docs/replay.md). */
+  replay?: { clients: ClientCache; tools?: ToolReplay };
 }
 
 const DEFAULT_RECONCILE_MS = 30_000;
@@ -224,7 +226,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const terminals = new TerminalService({ journal, options, clock, ids, log });
   const workspaceDirs = new WorkspaceDirs();
   const live = new LiveSessions();
-  const clients = new ClientCache();
+  const clients = opts.replay?.clients ?? new ClientCache();
 
   // Tasks, approvals and questions: what tools wait on.
   const runtimes: LoadedRuntimes = new Map();
@@ -252,7 +254,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const tools = new BuiltinToolExecutor({
-    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory,
+    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory, replay: opts.replay?.tools,
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,

@@ -1,14 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
-import { importArchive } from '../archive/import.ts';
-import { defaultServeOptions } from '../app/options.ts';
-import { startServer } from '../app/server.ts';
+import { claimSlots } from '../../journal/slots.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { importArchive, type ImportResult } from '../archive/import.ts';
+import { importSlot } from '../app/instances.ts';
+import { createProjections } from '../app/projections.ts';
+import { EventJournal } from '../events/journal.ts';
+import { systemClock } from '../lib/clock.ts';
+import { ulidIds } from '../lib/ids.ts';
+import { LiveSessions } from '../sessions/live.ts';
 import { runningDaemon } from './offline.ts';
 
 /**
  * `svc-code import <zip>`: through the running daemon of the home when there is one (POST /sessions:import),
- * else by a daemon started for the import alone on a loopback port, stopped once it is on disk.
+ * else offline: the home's journal and projections opened in this process (no HTTP listener, no engine),
+ * the archive appended, the journal closed.
  */
 export async function importCommand(home: string, argv: string[]): Promise<number> {
   if (argv.length !== 1) {
@@ -29,15 +36,33 @@ export async function importCommand(home: string, argv: string[]): Promise<numbe
     process.stdout.write(`${JSON.stringify(body.data)}\n`);
     return 0;
   }
-  const server = await startServer({ home, options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 }, log: pino({ level: 'warn' }, pino.destination(2)) });
   try {
-    const result = await importArchive(server.services, bytes);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`${JSON.stringify(await importOffline(home, bytes))}\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`import refused: ${(err as Error).message} ${JSON.stringify((err as { details?: unknown }).details ?? null)}\n`);
     return 1;
+  }
+}
+
+/**
+ * The import with no daemon: the slots this process can lock (the first is written to, the others adopted
+ * into it as a starting daemon adopts them, so an id taken in any of them is seen), the projections loaded
+ * or rebuilt as `serve` does, then the same `importArchive` the route runs.
+ */
+async function importOffline(home: string, zip: Uint8Array): Promise<ImportResult> {
+  const ids = ulidIds();
+  const log = pino({ level: 'warn' }, pino.destination(2));
+  const { primary, adoptable } = await claimSlots(home, ids.ulid);
+  const journal = new EventJournal({ db: primary.db, clock: systemClock, newEpoch: ids.ulid });
+  try {
+    await journal.load();
+    const projections = createProjections(journal);
+    await new ProjectionRunner(journal, projections.all).start();
+    for (const slot of adoptable) await importSlot(journal, slot, log);
+    return await importArchive({ journal, sessions: projections.sessions, workspaces: projections.workspaces, live: new LiveSessions(), clock: systemClock, ids }, zip);
   } finally {
-    await server.close();
+    await journal.drain();
+    await journal.close();
   }
 }

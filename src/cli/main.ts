@@ -7,6 +7,7 @@ import { ContractChecker } from '../../protocol/contract-check.ts';
 import { importCommand } from './import.ts';
 import { journalCommand } from './journal-dump.ts';
 import { reindexCommand } from './reindex.ts';
+import { replayCommand } from './replay.ts';
 
 const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
                       [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]
@@ -14,6 +15,7 @@ const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}]
        svc-code import <export.zip>
        svc-code journal dump <session_id> [--after-seq N]
        svc-code reindex
+       svc-code replay <export.zip> [--tools record|live] [--workspace DIR] [--json] [--keep] [--stall-ms N]
 home: $SVC_CODE_HOME or ~/.svc-code; token: $SVC_CODE_SERVER_TOKEN or <home>/server.token`;
 
 function parseServe(argv: string[]): ServeOptions {
@@ -81,7 +83,7 @@ async function serve(argv: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === 'serve') return serve(rest);
-  const tools: Record<string, (home: string, argv: string[]) => Promise<number>> = { import: importCommand, journal: journalCommand, reindex: reindexCommand };
+  const tools: Record<string, (home: string, argv: string[]) => Promise<number>> = { import: importCommand, journal: journalCommand, reindex: reindexCommand, replay: replayCommand };
   if (tools[command]) {
     const code = await tools[command](resolveHome(), rest);
     process.exit(code);

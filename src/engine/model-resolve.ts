@@ -123,13 +123,14 @@ export function clientNow(m: ResolvedModel, cache: ClientCache): ModelClient | u
 /** Model clients by their full settings (credentials included, so a changed key builds a new one). */
 export class ClientCache {
   private readonly clients = new Map<string, ModelClient>();
-  constructor(private readonly size = 64) {}
+  /** `build` makes a client from its settings: the wire protocols, or `svc-code replay`'s recorded answers. */
+  constructor(private readonly size = 64, private readonly build: (entry: ProviderEntry, model: ModelEntry) => ModelClient = createModelClient) {}
 
   get(entry: ProviderEntry, model: ReturnType<typeof modelEntry>): ModelClient {
     const key = JSON.stringify([entry, model]);
     let client = this.clients.get(key);
     if (!client) {
-      client = createModelClient(entry, model);
+      client = this.build(entry, model);
       if (this.clients.size >= this.size) this.clients.delete(this.clients.keys().next().value!);
       this.clients.set(key, client);
     }

@@ -12,7 +12,7 @@ import { gateOf } from './gate.ts';
 import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
 import { truncateHead } from './truncate.ts';
 import { ToolError, type ToolContext, type ToolDef, type ToolDeps } from './types.ts';
-import type { NewEvent } from '../../protocol/events/registry.ts';
+import type { NewEvent, NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { ExternalTool, ExternalTools } from './external.ts';
 import { preToolVerdict, type HookRunner } from '../hooks/runner.ts';
 
@@ -29,6 +29,19 @@ export interface ToolExecutorDeps extends ToolDeps {
   external?: ExternalTools;
   /** PreToolUse / PostToolUse hooks (docs/hooks.md). */
   hooks?: Pick<HookRunner, 'run'>;
+  /** `svc-code replay --tools record`: calls answered from the recorded session instead of run. */
+  replay?: ToolReplay;
+}
+
+/**
+ * Recorded tool outcomes (`svc-code replay --tools record`, docs/replay.md). `answer` is asked once a call
+ * passed every check (availability, validation, hooks, permission gate); `events` are the ones the tool
+ * itself journaled (such as `file.changed`), appended before the result. Undefined: the tool runs.
+ */
+export interface ToolReplay {
+  /** Whether the record holds a result for this call (an MCP tool the replay home lacks is then not refused as unknown). */
+  holds(call: ToolCall): boolean;
+  answer(sessionId: string, call: ToolCall, at: { agentId: string; turnId?: string }): { outcome: ToolOutcome; events: NewEvent[] } | undefined;
 }
 
 /** Runs built-in tools for the engine: filtering, the permission gate, validation, events. */
@@ -107,6 +120,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
     site.refused = false;
+    const recorded = await this.recorded(sessionId, call, at);
+    if (recorded) return recorded;
     const ctx = this.context(session, call, signal, at, subagents);
     return { content: await tool.run(parsed.output, ctx), is_error: false };
   }
@@ -114,7 +129,9 @@ export class BuiltinToolExecutor implements ToolExecutor {
   /** An MCP tool: the same checks as a built-in (name-only permission rules, never read-only), then the server. */
   private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, site: { refused: boolean }): Promise<ToolOutcome> {
     site.refused = true;
-    if (!inScope(call.name, scope) || !ext.list(session.id).some((t) => t.name === call.name)) return { content: `tool not available: ${call.name}`, is_error: true };
+    // A recorded call of a server the replay home does not have is answered from the record (after the same checks).
+    const known = ext.list(session.id).some((t) => t.name === call.name) || this.deps.replay?.holds(call) === true;
+    if (!inScope(call.name, scope) || !known) return { content: `tool not available: ${call.name}`, is_error: true };
     if (!toolAllowed(call.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
     if (scope?.disabled?.includes(call.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };
     const input = call.input ?? {};
@@ -127,6 +144,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
     site.refused = false;
+    const recorded = await this.recorded(session.id, call, at);
+    if (recorded) return recorded;
     const deps = this.deps;
     return ext.call(session.id, call.name, input, {
       signal, agentId: at.agentId, ...(at.turnId ? { turnId: at.turnId } : {}), toolCallId: call.id,
@@ -158,6 +177,14 @@ export class BuiltinToolExecutor implements ToolExecutor {
       confine: (given) => confine(deps, session, given),
       progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
     };
+  }
+
+  /** The recorded outcome of a call under `replay --tools record`, its own events journaled first. */
+  private async recorded(sessionId: string, call: ToolCall, at: CallSite): Promise<ToolOutcome | undefined> {
+    const hit = this.deps.replay?.answer(sessionId, call, at);
+    if (!hit) return undefined;
+    if (hit.events.length) await this.deps.journal.append(hit.events.map((e) => ({ stream: sessionId, ...e }) as NewStreamEvent));
+    return hit.outcome;
   }
 
   private lists() {

@@ -46,6 +46,10 @@ test('svc-code import, then journal dump and reindex on the home, offline', asyn
   t.teardown(() => s.stop());
   const a = (await r.s.get(`/api/v1/sessions/${r.sid}/messages?page_size=100`)).data;
   t.deepEqual((await s.get(`/api/v1/sessions/${r.sid}/messages?page_size=100`)).data, a);
+  // The offline import registered the session and its workspace as the route does.
+  const origin1 = (await r.s.get(`/api/v1/sessions/${r.sid}`)).data;
+  t.like((await s.get(`/api/v1/sessions/${r.sid}`)).data, { id: r.sid, workspace_id: origin1.workspace_id, cwd: origin1.cwd, created_at: origin1.created_at });
+  t.true((await s.get('/api/v1/workspaces')).data.items.some((w: { id: string }) => w.id === origin1.workspace_id));
   // While a daemon holds the slot: dump goes through its export; reindex refuses.
   const live = await cli(home, ['journal', 'dump', r.sid, '--after-seq', String(origin.length - 1)]);
   t.is(live.code, 0, live.stderr);

@@ -220,3 +220,13 @@ export async function sigtermShutdown(d: Smoke, t: T) {
   t.false(existsSync(file));
   for (const pid of mcpPids) t.false(isAlive(pid), `MCP child ${pid} outlived the daemon`);
 }
+
+/** The export of the shared session (its approved Write turn) replayed by dist's CLI in a temp home: no divergence. */
+export async function replayExport(d: Smoke, t: T) {
+  const zipFile = path.join(d.home, 'smoke-export.zip');
+  const cli = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), 'replay', zipFile, '--json'], { env: daemonEnv(d.home), encoding: 'utf8' });
+  t.is(cli.status, 0, cli.stdout + cli.stderr);
+  const report = JSON.parse(cli.stdout);
+  t.like(report, { session_id: await d.session(), divergence: null, stopped: null, tool_answers_from_record: 1 });
+  t.true(report.turns.replayed >= 1);
+}

@@ -26,6 +26,7 @@ const CAPABILITIES: Array<[string, (d: Smoke, t: ExecutionContext) => Promise<vo
   ['a workspace and a session are created', check.workspaceAndSession],
   ['a prompt streams from the fixture LLM; its Write call runs once approved over REST', check.promptWithApprovedToolCall],
   ['a session exported, imported back with svc-code import (a new id), and both found by search', check.exportImportSearch],
+  ['that export replayed by svc-code replay in a temp home, the model answering from its journal: no divergence', check.replayExport],
   ['a terminal echoes over terminal_* frames', check.terminalEcho],
   ['the builtin skills are listed', check.builtinSkills],
   ['a plugin folder installs over REST; its skill joins the session, leaves when disabled; the plugin is removed', check.pluginInstall],
