@@ -170,8 +170,10 @@ function isHashed(root: string, file: string): boolean {
 function withNonce(body: Buffer, nonce: string): Buffer {
   const html = body.toString('utf8');
   const meta = `<meta property="csp-nonce" nonce="${nonce}" />`;
-  const at = html.search(/<head[^>]*>/i);
-  if (at < 0) return Buffer.from(meta + html);
-  const end = html.indexOf('>', at) + 1;
+  // `<head>` or `<head attrs>`, not `<header>`; without a head, after the doctype (before it would mean quirks mode).
+  const at = html.search(/<head(?:\s[^>]*)?>/i);
+  const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
+  if (at < 0 && !doctype) return Buffer.from(meta + html);
+  const end = at >= 0 ? html.indexOf('>', at) + 1 : doctype![0].length;
   return Buffer.from(html.slice(0, end) + meta + html.slice(end));
 }

@@ -181,8 +181,10 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
       inFlight = 0;
       const stale = [...pending.values()];
       pending.clear();
+      // The open goes first to the new worker: a search arriving meanwhile must not reach it before its index is loaded.
+      const opening = request<Opened>({ t: 'open', id: next++, restore: true });
       await old.terminate();
-      const opened = await request<Opened>({ t: 'open', id: next++, restore: true });
+      const opened = await opening;
       for (const p of stale) {
         pending.set(p.msg.id, p);
         send(worker!, p.msg);

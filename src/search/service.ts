@@ -88,6 +88,8 @@ export class SearchService {
   private rebuild: boolean;
   /** Positions of committed events that brought no ops, sent with the next ops or save. */
   private unsentMarks = new Map<string, Position>();
+  /** The last build threw: committed events are not held for it. */
+  private buildFailed = false;
   private dirty = false;
   private lastSave = 0;
   private saving?: Promise<boolean>;
@@ -128,7 +130,13 @@ export class SearchService {
   /** Builds the index from the journal; resolves when it is `ready`. Call after the subscriber is registered. */
   start(): Promise<void> {
     this.state = 'building';
-    this.built = this.build().catch((err) => this.deps.log.error({ err }, 'search index build failed'));
+    this.buildFailed = false;
+    this.built = this.build().catch((err) => {
+      // Left `building` (answers say so); events are no longer held for a build that will not come.
+      this.buildFailed = true;
+      this.pendingDuringBuild = [];
+      this.deps.log.error({ err }, 'search index build failed');
+    });
     return this.built;
   }
 
@@ -139,6 +147,8 @@ export class SearchService {
 
   private async build(): Promise<void> {
     const backend = this.backend;
+    // Positions noted for the previous backend: this build reaches every stream itself.
+    this.unsentMarks.clear();
     const started = performance.now();
     // Per stream, the last seq the index has (from the snapshot, the catch-up or the scan).
     const reached = new Map<string, number>();
@@ -281,7 +291,7 @@ export class SearchService {
   /** Committed-event subscriber `search index`. */
   onCommitted = (events: JournalEvent[]): void => {
     if (this.state === 'building') {
-      this.pendingDuringBuild.push(...events);
+      if (!this.buildFailed) this.pendingDuringBuild.push(...events);
       return;
     }
     for (const m of marksOf(events)) this.unsentMarks.set(m[0], m);
@@ -291,7 +301,8 @@ export class SearchService {
       this.backend.apply(ops, [...this.unsentMarks.values()]);
       this.unsentMarks.clear();
     }
-    if (performance.now() - this.lastSave >= SAVE_INTERVAL_MS) void this.save();
+    // Periodic saves only from the worker: in process, the snapshot write would block the event loop.
+    if (this.backend.kind === 'worker' && performance.now() - this.lastSave >= SAVE_INTERVAL_MS) void this.save();
   };
 
   /** The query a page token is bound to: every field but `page_size` and `page_token` (the v2 list's fingerprint). */

@@ -36,6 +36,8 @@ export interface CoalescePolicy<T> {
    */
   split?(group: string, lane: string, item: T, now: number): { now?: T; later?: T };
   send(group: string, lane: string, item: T): void;
+  /** A timed release that threw (it runs on a timer: an exception there would end the process). */
+  onError?(err: unknown): void;
 }
 
 interface Held<T> { item: T; since: number }
@@ -95,10 +97,6 @@ export class Coalescer<T> {
     if (!lanes.size) this.held.delete(group);
   }
 
-  has(group: string, lane: string): boolean {
-    return !!this.held.get(group)?.has(lane);
-  }
-
   /** Forgets a group's step keys (its turn ended); with `all`, its held items too, unsent (the group is gone). */
   forget(group: string, all = false): void {
     this.lastStep.delete(group);
@@ -122,8 +120,10 @@ export class Coalescer<T> {
 
   /** A timed release: what `split` lets go leaves, the rest waits on (held again from now). */
   private release(group: string, lane: string, h: Held<T>, now: number): void {
+    const lanes = this.held.get(group);
+    // An earlier send of this tick may have flushed or forgotten the group.
+    if (lanes?.get(lane) !== h) return;
     const parts = this.p.split ? this.p.split(group, lane, h.item, now) : { now: h.item };
-    const lanes = this.held.get(group)!;
     if (parts.later === undefined) {
       lanes.delete(lane);
       if (!lanes.size) this.held.delete(group);
@@ -133,6 +133,15 @@ export class Coalescer<T> {
       this.arm(now + this.p.windowMs);
     }
     if (parts.now !== undefined) this.p.send(group, lane, parts.now);
+  }
+
+  private releaseSafely(group: string, lane: string, h: Held<T>, now: number): void {
+    try {
+      this.release(group, lane, h, now);
+    } catch (err) {
+      if (this.p.onError) this.p.onError(err);
+      else process.emitWarning(`delta coalescer: a timed release failed: ${String(err)}`);
+    }
   }
 
   private arm(at: number): void {
@@ -152,7 +161,7 @@ export class Coalescer<T> {
         const age = now - h.since;
         // 1 ms of slack: a timer that fires a hair early does not cost another window.
         const due = age + 1 >= this.maxMs || (age + 1 >= this.p.windowMs && this.p.size(h.item) >= this.minSize);
-        if (due) this.release(group, lane, h, now);
+        if (due) this.releaseSafely(group, lane, h, now);
         else next = Math.min(next, h.since + (this.p.size(h.item) >= this.minSize ? this.p.windowMs : this.maxMs));
       }
     }

@@ -73,6 +73,9 @@ export class FanOut {
 
   close(): void {
     this.coalescer.close();
+    this.clearFlushTimer();
+    this.flushAt = Infinity;
+    this.corked.clear();
   }
 
   private readonly sendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number): void => {

@@ -95,6 +95,7 @@ export class LiveTranscripts {
   ) {
     this.coalescer = new Coalescer<RecOp[]>({
       windowMs: coalesceMs,
+      onError: (err) => this.deps.log.error({ err }, 'transcript delta coalescer: a timed release failed'),
       size: opsSize,
       merge: (held, next) => {
         for (const op of next) merge(held, op);
