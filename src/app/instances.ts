@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { searchIndexDir } from '../search/service.ts';
 import path from 'node:path';
 import { Journal } from '../../journal/journal.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
@@ -127,14 +128,14 @@ export class Instances {
 
   /** Copies a stopped daemon's slot into ours, then deletes it. */
   async adopt(slot: Slot): Promise<void> {
-    await importSlot(this.deps.journal, slot, this.deps.log);
+    await importSlot(this.deps.journal, slot, this.deps.log, this.deps.home);
     this.foreignBySlot.delete(slot.id);
     this.dirty = true;
   }
 }
 
-/** Imports every stream of `slot` into `journal` and removes the slot. */
-export async function importSlot(journal: Journal, slot: Slot, log: Logger): Promise<void> {
+/** Imports every stream of `slot` into `journal` and removes the slot, with its search index. */
+export async function importSlot(journal: Journal, slot: Slot, log: Logger, home: string): Promise<void> {
   const source = new Journal({ db: slot.db });
   await source.load();
   let sessions = 0;
@@ -148,5 +149,7 @@ export async function importSlot(journal: Journal, slot: Slot, log: Logger): Pro
     }
   }
   await destroySlot(slot);
+  // The slot's search index lives beside the slots (docs/search.md "Persistence"): the adopted streams are indexed anew.
+  await rm(searchIndexDir(home, slot.id), { recursive: true, force: true });
   log.info({ slot: slot.id, sessions }, 'adopted journal slot of a stopped daemon');
 }

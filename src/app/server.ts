@@ -214,7 +214,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   await new ProjectionRunner(journal, projections.all).start({ forceRebuild: options.rebuildProjections });
   // Readers that wait for a stream's events to be on disk (the snapshot's messages).
   const commits = new CommitWaits(journal);
-  for (const slot of adoptable) await importSlot(journal, slot, log);
+  for (const slot of adoptable) await importSlot(journal, slot, log, home);
 
   // This daemon among others on the home, and the stores that need no other part.
   const serverId = ids.next('srv');

@@ -59,7 +59,7 @@ async function importOffline(home: string, zip: Uint8Array): Promise<ImportResul
     await journal.load();
     const projections = createProjections(journal);
     await new ProjectionRunner(journal, projections.all).start();
-    for (const slot of adoptable) await importSlot(journal, slot, log);
+    for (const slot of adoptable) await importSlot(journal, slot, log, home);
     return await importArchive({ journal, sessions: projections.sessions, workspaces: projections.workspaces, live: new LiveSessions(), clock: systemClock, ids }, zip);
   } finally {
     await journal.drain();

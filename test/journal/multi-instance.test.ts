@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import test from 'ava';
@@ -34,12 +34,18 @@ test('two daemons on one home: both serve, see each other\'s sessions, refuse to
   t.is((await a.post(`/api/v1/sessions/${inB.id}:archive`)).code, 40901);
   t.is((await b.get(`/api/v1/sessions/${inB.id}`)).data.title, 'from B');
 
+  // A slot's search index sits in <home>/search/<slot id> (written once the index holds messages: planted here).
+  const dirsOf = async (sub: string) => (await readdir(path.join(home, sub), { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  for (const slot of await dirsOf('db')) await mkdir(path.join(home, 'search', slot, 'planted'), { recursive: true });
   await b.server.close();
   await until(async () => ((await a.post(`/api/v1/sessions/${inB.id}/profile`, { title: 'adopted' })).code === 0 ? true : undefined));
   t.is((await a.get(`/api/v1/sessions/${inB.id}`)).data.title, 'adopted');
   // The adopted slot is deleted right after its streams are copied (the copy is what made the update possible).
   const slotDirs = async () => (await readdir(path.join(home, 'db'), { withFileTypes: true })).filter((e) => e.isDirectory()).length;
   t.is(await until(async () => ((await slotDirs()) === 1 ? 1 : undefined)), 1);
+  // ... and so is its search index (the adopted streams are indexed by a's own index); a's stays.
+  const slots = await dirsOf('db');
+  t.deepEqual(await until(async () => ((await dirsOf('search')).length === 1 ? dirsOf('search') : undefined)), slots);
   const events = await a.server.services.journal.readRange(inB.id, 1);
   t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
 });
