@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
@@ -131,6 +131,7 @@ async function workspaceSource(dir: string): Promise<string | null> {
  */
 async function rollBack(rec: Recording, scratch: string): Promise<void> {
   const seen = new Set<string>();
+  const root = await realpath(scratch);
   for (const e of rec.events) {
     if (e.type !== 'file.changed') continue;
     const p = e.payload as { path: string; existed: boolean; before?: string; oversize?: boolean };
@@ -142,6 +143,11 @@ async function rollBack(rec: Recording, scratch: string): Promise<void> {
     if (!p.existed) await rm(file, { force: true });
     else if (typeof p.before === 'string') {
       await mkdir(path.dirname(file), { recursive: true });
+      // The copy keeps the workspace's symlinks: a parent that resolves outside the copy is left alone, and a
+      // symlink in the file's place is replaced, never written through.
+      const parent = await realpath(path.dirname(file));
+      if (parent !== root && !parent.startsWith(root + path.sep)) continue;
+      if ((await lstat(file).catch(() => null))?.isSymbolicLink()) await rm(file);
       await writeFile(file, p.before);
     }
   }
