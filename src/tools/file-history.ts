@@ -40,18 +40,23 @@ const CHECKED_AFTER_BASH = 256;
  */
 export async function recordDeletions(ctx: ToolContext): Promise<void> {
   const paths = await ctx.deps.fileHistory.read(ctx.session.id, (s) => existingFiles(s, CHECKED_AFTER_BASH));
+  const gone: string[] = [];
   for (const p of paths) {
     const abs = await ctx.confine(p).then((c) => c.abs, () => undefined);
     if (abs === undefined) continue;
-    const gone = await lstat(abs).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR');
-    if (!gone) continue;
-    const f = await ctx.deps.fileHistory.read(ctx.session.id, (s) => lastContentOf(s, p));
-    if (!f) continue;
+    if (await lstat(abs).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR')) gone.push(p);
+  }
+  if (!gone.length) return;
+  // One read for every removed file's last content, one append for all of them.
+  const lasts = await ctx.deps.fileHistory.read(ctx.session.id, (s) => gone.map((p) => [p, lastContentOf(s, p)] as const));
+  const events = lasts.flatMap(([p, f]) => {
+    if (!f) return [];
     const payload: FileChangedPayload = {
       agent_id: ctx.agentId, tool_name: 'Bash', path: p, existed: true, deleted: true,
       ...(ctx.turnId ? { turn_id: ctx.turnId } : {}), ...(ctx.toolCallId ? { tool_call_id: ctx.toolCallId } : {}),
       ...(f.oversize ? { oversize: true as const } : { before: f.content ?? '' }),
     };
-    await ctx.deps.journal.append([{ stream: ctx.session.id, type: 'file.changed', payload }]);
-  }
+    return [{ stream: ctx.session.id, type: 'file.changed' as const, payload }];
+  });
+  if (events.length) await ctx.deps.journal.append(events);
 }
