@@ -2,38 +2,7 @@ import test from 'ava';
 import { newSession, serverFor, type TestServer } from '../helpers/server.ts';
 import { recordedSession } from '../helpers/recorded-session.ts';
 import { until } from '../helpers/wait.ts';
-
-const T0 = Date.parse('2026-03-01T00:00:00.000Z');
-
-async function say(s: TestServer, sid: string, id: string, role: 'user' | 'assistant', text: string, minute: number, agent = 'main') {
-  const message = { id, session_id: sid, role, content: [{ type: 'text' as const, text }], created_at: new Date(T0 + minute * 60_000).toISOString() };
-  await s.server.services.journal.append([{ stream: sid, type: 'message.created', payload: { agent_id: agent, turn_id: `turn_${minute}`, message } }]);
-}
-
-const search = (s: TestServer, body: Record<string, unknown>) => s.post('/api/v1/search', body);
-
-async function ready(s: TestServer) {
-  await s.server.services.search.whenReady();
-  return until(async () => {
-    const r = await search(s, { query: 'x' });
-    if (r.code !== 0) throw new Error(JSON.stringify(r));
-    return r.data.index_state.state === 'ready' || undefined;
-  }, 5000, 'index ready');
-}
-
-/** Two sessions with messages at known minutes, one titled, one archived. */
-async function populate(s: TestServer) {
-  const a = await newSession(s, { title: 'Zebra migration plan' });
-  const b = await newSession(s);
-  const archived = await newSession(s);
-  await say(s, a, 'm1', 'user', 'How do we migrate the zebra database to postgres?', 1);
-  await say(s, a, 'm2', 'assistant', 'Migrate the zebra tables first, then the indexes. 你好世界 is a test string.', 2);
-  await say(s, b, 'm3', 'user', 'The giraffe service needs a postgres upgrade', 3);
-  await say(s, b, 'm4', 'assistant', 'Upgrade postgres on the giraffe host; zebra is unaffected', 4, 'agent_x');
-  await say(s, archived, 'm5', 'user', 'zebra in the archive', 5);
-  await s.post(`/api/v1/sessions/${archived}:archive`);
-  return { a, b, archived };
-}
+import { populate, ready, say, search, T0 } from './helpers.ts';
 
 test('terms mode: AND and OR, filters, sorts, snippets, titles, CJK; archived sessions only when named', async (t) => {
   const s = await serverFor(t);
