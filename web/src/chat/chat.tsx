@@ -125,6 +125,12 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
         changed = true;
       }
     }
+    // A scroll the reader made that no scroll event has reported yet (it fires on the next frame): take it in
+    // before following the stream, or the view would be yanked back to the bottom over it.
+    if (pendingTop.current === null && atBottom.current && Math.abs(el.scrollTop - view.current.top) > 1 && el.scrollHeight - el.scrollTop - el.clientHeight >= 40) {
+      view.current.top = el.scrollTop;
+      atBottom.current = false;
+    }
     if (pendingTop.current !== null) {
       el.scrollTop = pendingTop.current;
       view.current.top = el.scrollTop;
@@ -134,7 +140,7 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
       view.current.top = el.scrollTop;
     }
     if (changed) setTick((n) => n + 1);
-    if (el.scrollHeight <= el.clientHeight && t.hasMoreOlder && !loadingRef.current) void older();
+    if ((el.scrollHeight <= el.clientHeight || (!atBottom.current && el.scrollTop < PAGE_AT_PX)) && t.hasMoreOlder && !loadingRef.current) void older();
   });
 
   // A scroll re-renders only when the view comes within half the overscan of the rendered rows' edge.
