@@ -12,9 +12,13 @@ export interface Projections {
   sessions: SessionIndex;
   workspaces: WorkspaceRegistry;
   gui: GuiStore;
+  /** Main-agent messages per session (read from LevelDB by range, not held in memory). */
   messages: MessageLog;
+  /** Token usage, context measure and in-flight turn per session. */
   usage: UsageProjection;
+  /** Transcripts of the sessions read most recently (folded on first read, then kept up to date). */
   transcripts: TranscriptProjection;
+  /** Per-turn file histories of the sessions read most recently (folded on first read, then kept up to date). */
   fileHistory: FileHistoryProjection;
   /** In the order the runner applies them. */
   all: Projection[];

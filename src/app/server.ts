@@ -4,15 +4,8 @@ import { mkdir, rm } from 'node:fs/promises';
 import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import type { TranscriptProjection } from '../../projections/transcript/projection.ts';
-import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
-import type { MessageLog } from '../../projections/messages/message-log.ts';
-import type { UsageProjection } from '../../projections/usage/session-usage.ts';
-import { createProjections } from './projections.ts';
+import { createProjections, type Projections } from './projections.ts';
 import { SearchService, budgetsFromEnv, searchIndexDir } from '../search/service.ts';
-import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../../protocol/access/host.ts';
@@ -82,7 +75,8 @@ const DEFAULT_RECONCILE_MS = 30_000;
  * What startServer built, by name. It exists here only to hand each route factory and the hub what
  * they declare (each typed with its own part) and to let tests reach the parts; no module imports it.
  */
-export interface Services {
+/** Everything the routes and subscribers use; the journal's read models come from {@link Projections}. */
+export interface Services extends Omit<Projections, 'all'> {
   home: string;
   serverId: string;
   version: string;
@@ -97,19 +91,8 @@ export interface Services {
   journal: EventJournal;
   bus: VolatileBus;
   config: ConfigService;
-  sessions: SessionIndex;
-  workspaces: WorkspaceRegistry;
-  gui: GuiStore;
-  /** Main-agent messages per session (read from LevelDB by range, not held in memory). */
-  messages: MessageLog;
-  /** Token usage, context measure and in-flight turn per session. */
-  usage: UsageProjection;
-  /** Transcripts of the sessions read most recently (folded on first read, then kept up to date). */
-  transcripts: TranscriptProjection;
   /** The live transcript folds: ops, batch counters, the op journal (src/ws/transcript/live.ts). */
   liveTranscripts: LiveTranscripts;
-  /** Per-turn file histories of the sessions read most recently (folded on first read, then kept up to date). */
-  fileHistory: FileHistoryProjection;
   /** Waits for a stream's events to be on disk (reads of on-disk records bounded by the head). */
   commits: CommitWaits;
   instances: Instances;
