@@ -5,7 +5,7 @@ import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.t
 import { toolDisplay } from './records-display.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
-  emit, recAgent, stepHeader, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
+  emit, recAgent, stepHeader, stepUsage, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
   type RecTurn, type StepSide,
 } from './records-state.ts';
 
@@ -72,10 +72,6 @@ export function mergeMeta(s: RecordsState, agentId: string, patch: Record<string
   }
   emit(s, agentId, { op: 'meta.merge', meta: patch });
 }
-
-const stepUsage = (u: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number }) => ({
-  inputOther: u.input_tokens, output: u.output_tokens, inputCacheRead: u.cache_read_tokens, inputCacheCreation: u.cache_creation_tokens,
-});
 
 /** Our summary keys of `meta` (turns, usage, compactions, model, last_turn_reason), recomputed from the turns. */
 function summary(a: RecAgent, compactions: number): Record<string, unknown> {
