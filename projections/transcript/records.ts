@@ -253,16 +253,20 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>, e: JournalEvent,
   mergeMeta(s, agentId, { activity: 'idle', ...summary(a, compactions) });
 }
 
-function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecStep; frame: RecFrame & { kind: 'tool' } } | undefined {
+export function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecStep; frame: RecFrame & { kind: 'tool' } } | undefined {
   const at = a.tools.get(toolCallId);
   const frame = at?.step.frames.find((f) => f.kind === 'tool' && f.toolCallId === toolCallId);
   return at && frame?.kind === 'tool' ? { ...at, frame } : undefined;
 }
 
-export function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>): void {
+/** The tool frame of a call with `patch` applied and the `omit` keys removed (one `frame.upsert`). */
+export function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>, omit: readonly string[] = []): void {
   const a = recAgent(s, agentId);
   const at = toolFrame(a, toolCallId);
-  if (at) putFrame(s, agentId, at.turn, at.step, { ...at.frame, ...patch } as RecFrame);
+  if (!at) return;
+  const frame: Record<string, unknown> = { ...at.frame, ...patch };
+  for (const k of omit) delete frame[k];
+  putFrame(s, agentId, at.turn, at.step, frame as RecFrame);
 }
 
 function displayOf(name: string, input: unknown): { display?: Record<string, unknown> } {
@@ -411,9 +415,11 @@ export const records = {
   'turn.ended': (st, p, e) => turnEnded(st.rec, p, e, compactionsOf(st, agentIdOf(p))),
   'message.created': ({ rec: s }, p) => messageCreated(s, p),
   'tool.call.started': ({ rec: s }, p) => toolStarted(s, p),
+  // A finished call has no progress (the streamed `progress` of records-live.ts goes): the frame is the same
+  // whether the live fold saw the volatile progress or a fold of the journal did not.
   'tool.result': ({ rec: s }, p) => patchTool(s, agentIdOf(p), p.tool_call_id, {
     state: p.is_error ? 'error' : 'done', output: p.content, ...(p.is_error ? { error: p.content } : {}),
-  }),
+  }, ['progress']),
   'event.approval.requested': ({ rec: s }, p) => {
     const a = recAgent(s, agentIdOf(p));
     const turnId = turnOrdinal(a, p.turn_id);

@@ -79,8 +79,7 @@ test('every entry is coherent and the served AsyncAPI document has a message for
 test('transcript roles: turn boundaries and interactions at grade turn, deltas at delta, shell frames in no transcript', (t) => {
   for (const type of ['turn.started', 'turn.ended', 'subagent.spawned', 'event.approval.requested', 'event.question.dismissed']) t.is(transcriptRole(type, false), 'turn', type);
   for (const type of ['message.created', 'tool.result', 'session.profile_updated', 'terminal.opened']) t.is(transcriptRole(type, false), 'block', type);
-  for (const type of ['assistant.delta', 'thinking.delta', 'tool.call.delta']) t.is(transcriptRole(type, true), 'delta', type);
-  t.is(transcriptRole('tool.progress', true), 'hidden');
+  for (const type of ['assistant.delta', 'thinking.delta', 'tool.call.delta', 'tool.progress']) t.is(transcriptRole(type, true), 'delta', type);
   t.is(transcriptRole('shell.output', true), 'none');
   t.is(transcriptRole('some.old_type', false), 'block', 'a type without an entry counts as a block event');
 });
