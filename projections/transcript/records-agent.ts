@@ -188,7 +188,8 @@ export const recordsAgent = {
     phase(s, agentId, { kind: 'tool_call', turnId: ph.turnId ?? 0, step: ph.step ?? 0, toolCallId: p.tool_call_id, name: ph.approval.toolName ?? '', since: at(e) });
   },
   'task.started': ({ rec: s }, p) => {
-    // A subagent's task: the Agent tool frame that spawned it names it (B3 tool frame `taskId`).
+    // The tool frame that started the task names it (B3 tool frame `taskId`): a subagent's Agent call, a
+    // background Bash call (started so, or moved to the background on timeout / :detach).
     const call = p.task.parent_tool_call_id;
     if (!call) return;
     for (const [agentId, a] of s.agents) {

@@ -34,6 +34,8 @@ export interface TaskDeps {
 export interface StartBash {
   sessionId: string; command: string; description?: string; cwd: string;
   background: boolean; timeoutMs: number; graceMs: number; maxRunning?: number;
+  /** The Bash tool call that starts it. */
+  toolCallId?: string;
 }
 
 /**
@@ -76,6 +78,7 @@ export class TaskService {
     const task = new BashTask({
       id, sessionId: o.sessionId, command: o.command, description: o.description ?? '', cwd: o.cwd, logFile: await this.logFile(o.sessionId, id),
       background: o.background, timeoutMs: o.timeoutMs, graceMs: o.graceMs, now: () => this.deps.clock.now(),
+      ...(o.toolCallId ? { toolCallId: o.toolCallId } : {}),
     });
     task.onData((data) => { if (task.background) this.deps.bus.publish(o.sessionId, TaskEvents.shellOutput, { task_id: id, data }); });
     await this.register(task);

@@ -43,6 +43,8 @@ export interface LiveTask {
 export interface TaskSpec {
   id: string; sessionId: string; command: string; description: string; cwd: string; logFile: string;
   background: boolean; timeoutMs: number; graceMs: number; now: () => Date;
+  /** The Bash tool call that started the command (the task object's `parent_tool_call_id`). */
+  toolCallId?: string;
 }
 
 
@@ -131,6 +133,7 @@ export class BashTask implements LiveTask {
       run_in_background: this.background, created_at: this.createdAt.toISOString(), started_at: this.createdAt.toISOString(), command: this.spec.command,
     };
     if (this.completedAt) o.completed_at = this.completedAt.toISOString();
+    if (this.spec.toolCallId) o.parent_tool_call_id = this.spec.toolCallId;
     return o;
   }
 
