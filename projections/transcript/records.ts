@@ -307,10 +307,12 @@ const TASK_KIND: Record<string, RecTask['kind']> = { bash: 'shell', subagent: 's
 const TASK_STATE: Record<string, RecTask['state']> = { running: 'running', completed: 'completed', failed: 'failed', cancelled: 'killed' };
 
 function task(s: RecordsState, t: PayloadOf<'task.started'>['task'], e: JournalEvent): void {
-  const { kind, ...rest } = t;
+  // The output tail is the record's `outputTail`, not kept twice.
+  const { kind, output_preview: _preview, output_bytes: _bytes, ...rest } = t;
   const rec: RecTask = {
     ...rest, taskId: t.id, kind: TASK_KIND[kind] ?? 'other', state: TASK_STATE[t.status] ?? 'lost',
-    detached: kind !== 'subagent', outputTail: t.output_preview ?? '', description: t.description,
+    // The running tail (records-live.ts appends) until task.terminated carries the durable one.
+    detached: kind !== 'subagent', outputTail: t.output_preview ?? s.tasks.get(t.id)?.outputTail ?? '', description: t.description,
     ...(t.agent_id ? { agentId: t.agent_id } : {}), ...(t.started_at ? { startedAt: t.started_at } : {}),
     ...(t.completed_at ? { endedAt: t.completed_at } : {}), ...(t.model ? { model: t.model } : {}),
     ...(t.thinking_effort ? { thinkingEffort: t.thinking_effort } : {}), ...s.taskOutcomes.get(t.id),

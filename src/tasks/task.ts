@@ -12,6 +12,8 @@ export interface TaskObject {
   run_in_background: boolean;
   created_at: string; started_at?: string; completed_at?: string; command?: string;
   model?: string; thinking_effort?: string; agent_id?: string; subagent_type?: string; parent_tool_call_id?: string;
+  /** The tail of the output: GET with `with_output`, and a Bash task's task.terminated. */
+  output_preview?: string; output_bytes?: number;
 }
 
 /** Why a task ended other than on its own: decides `failed` vs `cancelled`. */
