@@ -2,7 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { ContentPart, Message, PayloadOf } from '../contract.ts';
 import { undoOf } from '../undo.ts';
 import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.ts';
-import { toolDisplay } from './records-display.ts';
+import { toolDisplay, toolView } from './records-display.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
   emit, recAgent, stepHeader, stepUsage, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
@@ -269,9 +269,11 @@ export function patchTool(s: RecordsState, agentId: string, toolCallId: string, 
   putFrame(s, agentId, at.turn, at.step, frame as RecFrame);
 }
 
-function displayOf(name: string, input: unknown): { display?: Record<string, unknown> } {
+/** The frame's `display` block and `view` line, from the call's name and parsed input. */
+function displayOf(name: string, input: unknown): { display?: Record<string, unknown>; view?: string } {
   const display = toolDisplay(name, input);
-  return display ? { display } : {};
+  const view = toolView(name, input);
+  return { ...(display ? { display } : {}), ...(view ? { view } : {}) };
 }
 
 function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {

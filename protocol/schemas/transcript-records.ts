@@ -32,6 +32,7 @@ export const ToolProgressRecord = v.pipe(v.object({
   + 'an MCP tool `progress` {percent?, text?}, a plugin tool `custom` {customKind: the tool name, customData}'));
 export const ToolFrame = v.object({
   kind: v.literal('tool'), ...FrameBase, toolCallId: v.string(), name: v.string(), state: v.picklist(['running', 'done', 'error']),
+  view: v.optional(v.pipe(v.string(), v.description('the call in one line (at most 160 characters): Bash description or command, the path, pattern, URL, query, ...'))),
   input: v.optional(v.pipe(Any, v.description('the parsed arguments'))), output: v.optional(v.pipe(Any, v.description('the result content the model got'))),
   display: v.optional(Any), error: v.optional(v.string()), inputText: v.optional(v.pipe(v.string(), v.description('the arguments as streamed (JSON text)'))),
   progress: v.optional(ToolProgressRecord), taskId: v.optional(v.string()), approvalId: v.optional(v.string()), todoId: v.optional(v.string()),

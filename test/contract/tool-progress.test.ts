@@ -60,6 +60,6 @@ test('an MCP tool\'s progress notifications are progress {kind:progress, percent
   t.true(seen.length >= 1, 'at least one progress update reached the client');
   t.deepEqual(seen.at(-1), { kind: 'progress', percent: 100, text: 'step 3' });
   for (const p of seen) t.like(p, { kind: 'progress' });
-  t.like(toolOf(d, 'p1'), { state: 'done' });
+  t.like(toolOf(d, 'p1'), { state: 'done', view: 'fx: progress' });
   t.is(toolOf(d, 'p1').progress, undefined);
 });
