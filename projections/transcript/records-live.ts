@@ -77,8 +77,14 @@ export function progressOf(prev: Progress | undefined, p: ProgressPayload): Prog
 
 function toolProgress(s: RecordsState, p: ProgressPayload): void {
   const agentId = p.agent_id ?? 'main';
-  const at = toolFrame(recAgent(s, agentId), p.tool_call_id);
-  // Progress of a call the fold has no running frame for (not streamed yet, or already finished) is dropped.
-  if (!at || at.frame.state !== 'running') return;
+  const a = recAgent(s, agentId);
+  const at = toolFrame(a, p.tool_call_id);
+  if (!at) {
+    // The call's frame is not in the fold yet (its events are still on their way to disk): it gets this when it comes.
+    a.pendingProgress.set(p.tool_call_id, progressOf(a.pendingProgress.get(p.tool_call_id), p));
+    return;
+  }
+  // Progress of a finished call is dropped.
+  if (at.frame.state !== 'running') return;
   patchTool(s, agentId, p.tool_call_id, { progress: progressOf(at.frame.progress as Progress | undefined, p) });
 }

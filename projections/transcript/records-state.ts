@@ -45,7 +45,11 @@ export interface RecAgent {
   origins: Map<string, PromptOrigin>;
   /** Plans put up for review (ExitPlanMode): the `plan.revision` markers, `modes.plan.version`. */
   plans: number;
+  /** Live folds: the progress of calls whose tool frame the fold does not hold yet (records-live.ts); cleared at turn end. */
+  pendingProgress: Map<string, RecToolProgress>;
 }
+
+export type RecToolProgress = NonNullable<Extract<RecFrame, { kind: 'tool' }>['progress']>;
 
 /** What a turn's `origin` is built from. */
 export interface PromptOrigin { source?: 'user' | 'skill' | 'goal'; skills: Array<{ skillName: string; skillArgs?: string }> }
@@ -66,7 +70,7 @@ export function newRecAgent(): RecAgent {
   return {
     items: [], turns: new Map(), byEngineTurn: new Map(), engineTurn: new Map(), opening: new Map(), nextOrdinal: 0, markers: 0, steps: new Map(), pendingUser: new Map(),
     tools: new Map(), interactions: new Map(), attachments: new Map(), todos: new Map(), prompts: new Map(), promptText: new Map(), meta: {},
-    origins: new Map(), plans: 0,
+    origins: new Map(), plans: 0, pendingProgress: new Map(),
   };
 }
 

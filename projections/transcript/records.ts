@@ -33,6 +33,15 @@ function upsertStep(s: RecordsState, agentId: string, t: RecTurn, st: RecStep): 
 }
 
 function putFrame(s: RecordsState, agentId: string, t: RecTurn, st: RecStep, f: RecFrame): void {
+  if (f.kind === 'tool') {
+    // Progress that came before the call's frame (records-live.ts) joins it while the call runs.
+    const pending = recAgent(s, agentId).pendingProgress;
+    const early = pending.get(f.toolCallId);
+    if (early) {
+      pending.delete(f.toolCallId);
+      if (f.state === 'running' && !f.progress) f = { ...f, progress: early };
+    }
+  }
   const i = st.frames.findIndex((x) => x.frameId === f.frameId);
   if (i >= 0) st.frames[i] = f;
   else st.frames.push(f);
@@ -231,6 +240,7 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>, e: JournalEvent,
   const pending = a.pendingUser.get(t.turnId);
   const last = t.steps.at(-1);
   a.pendingUser.delete(t.turnId);
+  a.pendingProgress.clear();
   if (last) for (const f of pending ?? []) putFrame(s, agentId, t, last, { ...f, frameId: `${last.stepId}.f${++side(a, last.stepId).frames}` });
   for (const st of t.steps) {
     a.steps.delete(st.stepId);

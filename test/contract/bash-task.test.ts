@@ -44,7 +44,8 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   t.is(toolOf(d, 'fg1').taskId, moved.id);
   t.regex(String(toolOf(d, 'fg1').output), new RegExp(`moved to background as task ${moved.id}`));
   await writeFile(path.join(cwd, 'go'), '');
-  await until(async () => (await tasks()).every((x: any) => x.status !== 'running') || undefined, 10_000);
+  // task.terminated (what the transcript shows) is journaled just after the task's REST status changes.
+  await until(async () => (await restTranscript(s, sid)).tasks.every((x: any) => x.state !== 'running') || undefined, 10_000);
   d = await sameAsRest(t, c, s, sid, 'both tasks ended');
   t.deepEqual(d.tasks.filter((x: any) => x.kind === 'shell').map((x: any) => x.state).sort(), ['completed', 'completed']);
 
