@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { PayloadOf } from '../contract.ts';
 import { marker, mergeMeta, patchTool, turnOf } from './records.ts';
-import { emit, recAgent, type RecordsState, type RecTask } from './records-state.ts';
+import { emit, recAgent, stepUsage, type RecordsState, type RecTask } from './records-state.ts';
 import { agentIdOf, type Family } from './state.ts';
 
 // The agent's status in `meta` (spec/clients.md B5, C2 "agent status"): `meta.agent` {permission, thinkingEffort,
@@ -59,7 +59,8 @@ function planMode(s: RecordsState, on: boolean): Record<string, unknown> | null 
 function stepCompleted(s: RecordsState, p: PayloadOf<'turn.step.completed'>): void {
   const agentId = agentIdOf(p);
   const w = where(s, agentId, p.turn_id);
-  const u: StepUsage = { inputOther: p.usage.input_tokens, output: p.usage.output_tokens, inputCacheRead: p.usage.cache_read_tokens, inputCacheCreation: p.usage.cache_creation_tokens };
+  // The step record's usage (records.ts set it from this event just before), not converted a second time.
+  const u: StepUsage = w?.t.steps.find((x) => x.ordinal === p.step)?.usage ?? stepUsage(p.usage);
   const meta = agentMeta(s, agentId);
   const before = (meta.usage ?? {}) as AgentUsage;
   const model = w?.t.model ?? (typeof meta.model === 'string' ? meta.model : undefined);
@@ -187,7 +188,8 @@ export const recordsAgent = {
     phase(s, agentId, { kind: 'tool_call', turnId: ph.turnId ?? 0, step: ph.step ?? 0, toolCallId: p.tool_call_id, name: ph.approval.toolName ?? '', since: at(e) });
   },
   'task.started': ({ rec: s }, p) => {
-    // A subagent's task: the Agent tool frame that spawned it names it (B3 tool frame `taskId`).
+    // The tool frame that started the task names it (B3 tool frame `taskId`): a subagent's Agent call, a
+    // background Bash call (started so, or moved to the background on timeout / :detach).
     const call = p.task.parent_tool_call_id;
     if (!call) return;
     for (const [agentId, a] of s.agents) {
@@ -196,7 +198,7 @@ export const recordsAgent = {
   },
   'subagent.completed': ({ rec: s }, p) => taskOutcome(s, p.task_id, {
     resultSummary: p.result.slice(0, SUMMARY_CHARS),
-    usage: { inputOther: p.usage.input_tokens, output: p.usage.output_tokens, inputCacheRead: p.usage.cache_read_tokens, inputCacheCreation: p.usage.cache_creation_tokens },
+    usage: stepUsage(p.usage),
   }),
   'subagent.failed': ({ rec: s }, p) => {
     const state = FAILED_STATE[p.reason];

@@ -26,3 +26,54 @@ export function toolDisplay(name: string, input: unknown): Record<string, unknow
       return undefined;
   }
 }
+
+/** The longest `view` line. */
+export const VIEW_CHARS = 160;
+
+/** One line of at most VIEW_CHARS characters (the first non-empty line; `…` when cut). */
+function line(x: unknown): string | undefined {
+  if (typeof x !== 'string') return undefined;
+  const first = x.split('\n').map((l) => l.trim()).find((l) => l.length > 0);
+  if (!first) return undefined;
+  return first.length > VIEW_CHARS ? `${first.slice(0, VIEW_CHARS - 1)}…` : first;
+}
+
+/**
+ * A tool frame's `view` (spec/clients.md B3, a string): the call in one line, as a client's collapsed tool row shows
+ * it: Bash its description, else its command's first line; Read / Write / Edit the path; Glob / Grep the pattern
+ * (`in <path>` when given); WebFetch the URL; WebSearch the query; Agent its description; Skill the skill name;
+ * AskUserQuestion the first question; TodoWrite the item count; an MCP tool `<server>: <tool>`. Undefined otherwise.
+ */
+export function toolView(name: string, input: unknown): string | undefined {
+  const i = (input && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Input;
+  const path = str(i.file_path) ?? str(i.path);
+  switch (name) {
+    case 'Bash':
+      return line(i.description) ?? line(i.command);
+    case 'Read':
+    case 'Write':
+    case 'Edit':
+      return line(path);
+    case 'Glob':
+    case 'Grep': {
+      const pattern = line(i.pattern);
+      return pattern && str(i.path) ? line(`${pattern} in ${i.path}`) : pattern;
+    }
+    case 'WebFetch':
+      return line(i.url);
+    case 'WebSearch':
+      return line(i.query);
+    case 'Agent':
+      return line(i.description);
+    case 'Skill':
+      return line(i.skill);
+    case 'AskUserQuestion':
+      return Array.isArray(i.questions) ? line((i.questions[0] as Input | undefined)?.question) : undefined;
+    case 'TodoWrite':
+      return Array.isArray(i.todos) ? `${i.todos.length} item${i.todos.length === 1 ? '' : 's'}` : undefined;
+    default: {
+      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+      return mcp ? line(`${mcp[1]}: ${mcp[2]}`) : undefined;
+    }
+  }
+}

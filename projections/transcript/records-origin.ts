@@ -10,7 +10,8 @@ import type { TranscriptState } from './state.ts';
  * - POST skills/{name}:activate: `user`, payload `{kind:'skill_activation', trigger:'user-slash', skillName, skillArgs?}`;
  * - a `:btw` agent's prompt: `side`, with the same user payload;
  * - a goal continuation: `other`, payload `{kind:'goal_continuation'}`;
- * - a subagent's task prompt (no prompt.accepted): `other`, payload `{kind:'subagent_prompt'}`.
+ * - a subagent's task prompt (no prompt.accepted, the agent spawned as a task): `other`, payload `{kind:'subagent_prompt'}`;
+ * - a main (or `:btw`) agent's turn whose prompt the journal does not record: `user` (`side`), without payload.
  * Task notes, hooks, compactions and cron never start a turn here, so `task`, `hook`, `compaction` and `cron` do not occur.
  */
 export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): RecTurn['origin'] {
@@ -19,7 +20,13 @@ export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): R
   const prompt = a.prompts.get(p.prompt_id);
   const info = a.origins.get(p.prompt_id);
   a.origins.delete(p.prompt_id);
-  if (!prompt) return { kind: 'other', payload: { kind: 'subagent_prompt' } };
+  if (!prompt) {
+    // No prompt.accepted: a subagent's task prompt (its spawn starts the turn), else a prompt of a journal that
+    // did not record it (every prompt of the main or a `:btw` agent goes through the intake, which journals one).
+    const kind = st.roster.get(agentId)?.kind;
+    if (kind === 'task') return { kind: 'other', payload: { kind: 'subagent_prompt' } };
+    return { kind: kind === 'btw' ? 'side' : 'user' };
+  }
   if (info?.source === 'goal') return { kind: 'other', payload: { kind: 'goal_continuation' } };
   const clientMetadata = prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {};
   const skills = info?.skills ?? [];

@@ -45,7 +45,11 @@ export interface RecAgent {
   origins: Map<string, PromptOrigin>;
   /** Plans put up for review (ExitPlanMode): the `plan.revision` markers, `modes.plan.version`. */
   plans: number;
+  /** Live folds: the progress of calls whose tool frame the fold does not hold yet (records-live.ts); cleared at turn end. */
+  pendingProgress: Map<string, RecToolProgress>;
 }
+
+export type RecToolProgress = NonNullable<Extract<RecFrame, { kind: 'tool' }>['progress']>;
 
 /** What a turn's `origin` is built from. */
 export interface PromptOrigin { source?: 'user' | 'skill' | 'goal'; skills: Array<{ skillName: string; skillArgs?: string }> }
@@ -66,7 +70,7 @@ export function newRecAgent(): RecAgent {
   return {
     items: [], turns: new Map(), byEngineTurn: new Map(), engineTurn: new Map(), opening: new Map(), nextOrdinal: 0, markers: 0, steps: new Map(), pendingUser: new Map(),
     tools: new Map(), interactions: new Map(), attachments: new Map(), todos: new Map(), prompts: new Map(), promptText: new Map(), meta: {},
-    origins: new Map(), plans: 0,
+    origins: new Map(), plans: 0, pendingProgress: new Map(),
   };
 }
 
@@ -80,8 +84,41 @@ export function recAgent(s: RecordsState, agentId: string): RecAgent {
   return a;
 }
 
+/**
+ * Adds an op to the event's batch. The `meta.merge` ops one event makes for an agent (several families patch
+ * `meta`) join into one, at the place of the first: merges compose (C: `goal` and plain keys replaced, `modes`
+ * merged key by key, `agent` shallow-merged), and no other op reads `meta`, so the client's result is the same.
+ */
 export function emit(s: RecordsState, agentId: string, op: RecOp): void {
-  s.sink?.push({ agentId, op });
+  const sink = s.sink;
+  if (!sink) return;
+  if (op.op === 'meta.merge') {
+    const prev = sink.find((o) => o.agentId === agentId && o.op.op === 'meta.merge');
+    if (prev?.op.op === 'meta.merge') {
+      prev.op = { op: 'meta.merge', meta: composeMeta(prev.op.meta, op.meta) };
+      return;
+    }
+  }
+  sink.push({ agentId, op });
+}
+
+type MetaPatch = Extract<RecOp, { op: 'meta.merge' }>['meta'];
+
+/** Two `meta.merge` patches as one: `b` applied after `a`. */
+export function composeMeta(a: MetaPatch, b: MetaPatch): MetaPatch {
+  const out: Record<string, unknown> = { ...a, ...b };
+  const am = a as Record<string, unknown>;
+  const bm = b as Record<string, unknown>;
+  if (isObj(am.modes) && isObj(bm.modes)) out.modes = { ...am.modes, ...bm.modes };
+  if (isObj(am.agent) && isObj(bm.agent)) out.agent = { ...am.agent, ...bm.agent };
+  return out as MetaPatch;
+}
+
+const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** An event's token usage as a StepUsage (B): the one conversion both record families use. */
+export function stepUsage(u: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number }) {
+  return { inputOther: u.input_tokens, output: u.output_tokens, inputCacheRead: u.cache_read_tokens, inputCacheCreation: u.cache_creation_tokens };
 }
 
 /** A turn header as `turn.upsert` carries it: the record without its steps. */

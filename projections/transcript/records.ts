@@ -2,10 +2,10 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { ContentPart, Message, PayloadOf } from '../contract.ts';
 import { undoOf } from '../undo.ts';
 import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.ts';
-import { toolDisplay } from './records-display.ts';
+import { toolDisplay, toolView } from './records-display.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
-  emit, recAgent, stepHeader, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
+  emit, recAgent, stepHeader, stepUsage, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
   type RecTurn, type StepSide,
 } from './records-state.ts';
 
@@ -33,6 +33,15 @@ function upsertStep(s: RecordsState, agentId: string, t: RecTurn, st: RecStep): 
 }
 
 function putFrame(s: RecordsState, agentId: string, t: RecTurn, st: RecStep, f: RecFrame): void {
+  if (f.kind === 'tool') {
+    // Progress that came before the call's frame (records-live.ts) joins it while the call runs.
+    const pending = recAgent(s, agentId).pendingProgress;
+    const early = pending.get(f.toolCallId);
+    if (early) {
+      pending.delete(f.toolCallId);
+      if (f.state === 'running' && !f.progress) f = { ...f, progress: early };
+    }
+  }
   const i = st.frames.findIndex((x) => x.frameId === f.frameId);
   if (i >= 0) st.frames[i] = f;
   else st.frames.push(f);
@@ -72,10 +81,6 @@ export function mergeMeta(s: RecordsState, agentId: string, patch: Record<string
   }
   emit(s, agentId, { op: 'meta.merge', meta: patch });
 }
-
-const stepUsage = (u: { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_creation_tokens: number }) => ({
-  inputOther: u.input_tokens, output: u.output_tokens, inputCacheRead: u.cache_read_tokens, inputCacheCreation: u.cache_creation_tokens,
-});
 
 /** Our summary keys of `meta` (turns, usage, compactions, model, last_turn_reason), recomputed from the turns. */
 function summary(a: RecAgent, compactions: number): Record<string, unknown> {
@@ -235,6 +240,7 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>, e: JournalEvent,
   const pending = a.pendingUser.get(t.turnId);
   const last = t.steps.at(-1);
   a.pendingUser.delete(t.turnId);
+  a.pendingProgress.clear();
   if (last) for (const f of pending ?? []) putFrame(s, agentId, t, last, { ...f, frameId: `${last.stepId}.f${++side(a, last.stepId).frames}` });
   for (const st of t.steps) {
     a.steps.delete(st.stepId);
@@ -257,21 +263,27 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>, e: JournalEvent,
   mergeMeta(s, agentId, { activity: 'idle', ...summary(a, compactions) });
 }
 
-function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecStep; frame: RecFrame & { kind: 'tool' } } | undefined {
+export function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecStep; frame: RecFrame & { kind: 'tool' } } | undefined {
   const at = a.tools.get(toolCallId);
   const frame = at?.step.frames.find((f) => f.kind === 'tool' && f.toolCallId === toolCallId);
   return at && frame?.kind === 'tool' ? { ...at, frame } : undefined;
 }
 
-export function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>): void {
+/** The tool frame of a call with `patch` applied and the `omit` keys removed (one `frame.upsert`). */
+export function patchTool(s: RecordsState, agentId: string, toolCallId: string, patch: Record<string, unknown>, omit: readonly string[] = []): void {
   const a = recAgent(s, agentId);
   const at = toolFrame(a, toolCallId);
-  if (at) putFrame(s, agentId, at.turn, at.step, { ...at.frame, ...patch } as RecFrame);
+  if (!at) return;
+  const frame: Record<string, unknown> = { ...at.frame, ...patch };
+  for (const k of omit) delete frame[k];
+  putFrame(s, agentId, at.turn, at.step, frame as RecFrame);
 }
 
-function displayOf(name: string, input: unknown): { display?: Record<string, unknown> } {
+/** The frame's `display` block and `view` line, from the call's name and parsed input. */
+function displayOf(name: string, input: unknown): { display?: Record<string, unknown>; view?: string } {
   const display = toolDisplay(name, input);
-  return display ? { display } : {};
+  const view = toolView(name, input);
+  return { ...(display ? { display } : {}), ...(view ? { view } : {}) };
 }
 
 function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
@@ -307,10 +319,12 @@ const TASK_KIND: Record<string, RecTask['kind']> = { bash: 'shell', subagent: 's
 const TASK_STATE: Record<string, RecTask['state']> = { running: 'running', completed: 'completed', failed: 'failed', cancelled: 'killed' };
 
 function task(s: RecordsState, t: PayloadOf<'task.started'>['task'], e: JournalEvent): void {
-  const { kind, ...rest } = t;
+  // The output tail is the record's `outputTail`, not kept twice.
+  const { kind, output_preview: _preview, output_bytes: _bytes, ...rest } = t;
   const rec: RecTask = {
     ...rest, taskId: t.id, kind: TASK_KIND[kind] ?? 'other', state: TASK_STATE[t.status] ?? 'lost',
-    detached: kind !== 'subagent', outputTail: t.output_preview ?? '', description: t.description,
+    // The running tail (records-live.ts appends) until task.terminated carries the durable one.
+    detached: kind !== 'subagent', outputTail: t.output_preview ?? s.tasks.get(t.id)?.outputTail ?? '', description: t.description,
     ...(t.agent_id ? { agentId: t.agent_id } : {}), ...(t.started_at ? { startedAt: t.started_at } : {}),
     ...(t.completed_at ? { endedAt: t.completed_at } : {}), ...(t.model ? { model: t.model } : {}),
     ...(t.thinking_effort ? { thinkingEffort: t.thinking_effort } : {}), ...s.taskOutcomes.get(t.id),
@@ -415,9 +429,11 @@ export const records = {
   'turn.ended': (st, p, e) => turnEnded(st.rec, p, e, compactionsOf(st, agentIdOf(p))),
   'message.created': ({ rec: s }, p) => messageCreated(s, p),
   'tool.call.started': ({ rec: s }, p) => toolStarted(s, p),
+  // A finished call has no progress (the streamed `progress` of records-live.ts goes): the frame is the same
+  // whether the live fold saw the volatile progress or a fold of the journal did not.
   'tool.result': ({ rec: s }, p) => patchTool(s, agentIdOf(p), p.tool_call_id, {
     state: p.is_error ? 'error' : 'done', output: p.content, ...(p.is_error ? { error: p.content } : {}),
-  }),
+  }, ['progress']),
   'event.approval.requested': ({ rec: s }, p) => {
     const a = recAgent(s, agentIdOf(p));
     const turnId = turnOrdinal(a, p.turn_id);

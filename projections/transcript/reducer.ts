@@ -4,6 +4,7 @@ import { interactions } from './interactions.ts';
 import { progress } from './progress.ts';
 import { records } from './records.ts';
 import { recordsAgent } from './records-agent.ts';
+import { recordsNotices } from './records-notices.ts';
 import { roster } from './roster.ts';
 import { newTranscriptState, type Family, type TranscriptState } from './state.ts';
 import { tasks } from './tasks.ts';
@@ -29,7 +30,7 @@ function handlers(families: readonly Family[]): Map<string, AnyHandler[]> {
 
 const HANDLERS = handlers(FAMILIES);
 /** What the live folds need (GET /transcript, the ops): the records, the roster and the compaction count. */
-const LIVE_HANDLERS = handlers([roster, progress, records, recordsAgent]);
+const LIVE_HANDLERS = handlers([roster, progress, records, recordsAgent, recordsNotices]);
 
 /**
  * The transcript of a session (docs/transcript.md): per agent its turns, user messages, interactions, todos;
@@ -51,7 +52,7 @@ export const transcriptReducer: StreamReducer<TranscriptState> = {
  */
 export const liveTranscriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript-live',
-  version: 3,
+  version: 4,
   init: newTranscriptState,
   apply(state, event) {
     const hs = LIVE_HANDLERS.get(event.type);

@@ -34,7 +34,8 @@ const started = defineEvent({
 
 const terminated = defineEvent({
   type: 'task.terminated', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
-  summary: 'A background task ended (completed / failed incl. timed out / cancelled); the agent then gets a note: message.created with metadata.task_notification',
+  summary: 'A background task ended (completed / failed incl. timed out / cancelled); the agent then gets a note: message.created with metadata.task_notification. '
+    + 'A bash task\'s object carries the tail of its output (`output_preview`, `output_bytes`)',
   payload: v.object({ task: TaskObject }),
   extend: taskInfo,
 });
@@ -46,8 +47,8 @@ const shellStarted = defineEvent({
 });
 
 const shellOutput = defineEvent({
-  type: 'shell.output', stream: 'session', durability: 'volatile', receivers: 'subscribers', transcript: 'none',
-  summary: 'Output of a background task (also in its log file)',
+  type: 'shell.output', stream: 'session', durability: 'volatile', receivers: 'subscribers', transcript: 'delta',
+  summary: 'Output of a background task (also in its log file); on main\'s transcript channel (grade delta) an `append` to the task\'s `outputTail`',
   payload: v.object({ task_id: v.string(), data: v.string() }),
 });
 

@@ -20,8 +20,9 @@ const result = defineEvent({
 });
 
 const progress = defineEvent({
-  type: 'tool.progress', stream: 'session', durability: 'volatile', receivers: 'subscribers', transcript: 'hidden',
-  summary: 'Progress of a running tool call (tool-specific fields besides the ids)',
+  type: 'tool.progress', stream: 'session', durability: 'volatile', receivers: 'subscribers', transcript: 'delta',
+  summary: 'Progress of a running tool call (tool-specific fields besides the ids: Bash `output`, a chunk of its output; MCP tools `progress`, `total?`, '
+    + '`message?`); on the transcript channel (grade delta) the tool frame\'s `progress`',
   payload: v.looseObject({ agent_id: AgentId, tool_call_id: v.string(), tool_name: v.string() }),
 });
 

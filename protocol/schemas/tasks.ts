@@ -19,8 +19,8 @@ export const TaskObject = v.object({
   thinking_effort: v.optional(v.pipe(v.string(), v.description('subagent tasks: effort bound (`off` when thinking is off)'))),
   agent_id: v.optional(v.pipe(v.string(), v.description('subagent tasks: the agent id its events carry'))),
   subagent_type: v.optional(v.string()),
-  parent_tool_call_id: v.optional(v.pipe(v.string(), v.description('subagent tasks: the Agent tool call that spawned it'))),
-  output_preview: v.optional(v.pipe(v.string(), v.description('tail of the output (with_output and non-empty output only)'))),
+  parent_tool_call_id: v.optional(v.pipe(v.string(), v.description('the tool call that started it: the Agent call of a subagent task, the Bash call of a bash task'))),
+  output_preview: v.optional(v.pipe(v.string(), v.description('tail of the output, non-empty only: GET with with_output; a bash task\'s task.terminated (its last 4096 bytes)'))),
   output_bytes: v.optional(v.pipe(v.number(), v.description('byte length of output_preview'))),
 });
 

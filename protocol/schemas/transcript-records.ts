@@ -24,11 +24,18 @@ export const TextFrame = v.object({
   origin: v.optional(v.pipe(Any, v.description('user frames of a steered prompt: the user origin payload {kind:"user", clientMetadata?}'))),
 });
 export const ThinkingFrame = v.object({ kind: v.literal('thinking'), ...FrameBase, text: v.string() });
+/** A running tool's progress (B3; projections/transcript/records-live.ts). */
+export const ToolProgressRecord = v.pipe(v.object({
+  kind: v.picklist(['stdout', 'stderr', 'progress', 'status', 'custom']), text: v.optional(v.string()), percent: v.optional(v.number()),
+  customKind: v.optional(v.string()), customData: v.optional(Any),
+}), v.description('while the call runs (volatile tool.progress; gone with its tool.result): Bash `stdout` {text: the output so far, its last 2000 characters}, '
+  + 'an MCP tool `progress` {percent?, text?}, a plugin tool `custom` {customKind: the tool name, customData}'));
 export const ToolFrame = v.object({
   kind: v.literal('tool'), ...FrameBase, toolCallId: v.string(), name: v.string(), state: v.picklist(['running', 'done', 'error']),
+  view: v.optional(v.pipe(v.string(), v.description('the call in one line (at most 160 characters): Bash description or command, the path, pattern, URL, query, ...'))),
   input: v.optional(v.pipe(Any, v.description('the parsed arguments'))), output: v.optional(v.pipe(Any, v.description('the result content the model got'))),
   display: v.optional(Any), error: v.optional(v.string()), inputText: v.optional(v.pipe(v.string(), v.description('the arguments as streamed (JSON text)'))),
-  progress: v.optional(Any), taskId: v.optional(v.string()), approvalId: v.optional(v.string()), todoId: v.optional(v.string()),
+  progress: v.optional(ToolProgressRecord), taskId: v.optional(v.string()), approvalId: v.optional(v.string()), todoId: v.optional(v.string()),
   agentRefs: v.optional(v.array(v.object({ agentId: v.string(), role: v.optional(v.picklist(['child', 'member'])) }))),
 });
 export const NoticeFrame = v.object({

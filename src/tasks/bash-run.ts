@@ -11,6 +11,7 @@ function startOpts(ctx: ToolContext, input: BashCall, background: boolean) {
   return {
     sessionId: ctx.session.id, command: input.command, description: input.description, cwd: ctx.session.cwd, background,
     timeoutMs: input.timeout ?? bgTimeoutMs(ctx), graceMs: bg(ctx).kill_grace_period_ms, maxRunning: bg(ctx).max_running_tasks,
+    ...(ctx.toolCallId ? { toolCallId: ctx.toolCallId } : {}),
   };
 }
 

@@ -16,6 +16,9 @@ import type { TaskNotifier } from './notify.ts';
 import { trackWork } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 
+/** The output tail a Bash task's task.terminated carries. */
+export const TERMINATED_PREVIEW_BYTES = 4096;
+
 export interface TaskDeps {
   /** Task logs go under `<home>/tasks/<session_id>/`. */
   home: string;
@@ -34,6 +37,8 @@ export interface TaskDeps {
 export interface StartBash {
   sessionId: string; command: string; description?: string; cwd: string;
   background: boolean; timeoutMs: number; graceMs: number; maxRunning?: number;
+  /** The Bash tool call that starts it. */
+  toolCallId?: string;
 }
 
 /**
@@ -76,6 +81,7 @@ export class TaskService {
     const task = new BashTask({
       id, sessionId: o.sessionId, command: o.command, description: o.description ?? '', cwd: o.cwd, logFile: await this.logFile(o.sessionId, id),
       background: o.background, timeoutMs: o.timeoutMs, graceMs: o.graceMs, now: () => this.deps.clock.now(),
+      ...(o.toolCallId ? { toolCallId: o.toolCallId } : {}),
     });
     task.onData((data) => { if (task.background) this.deps.bus.publish(o.sessionId, TaskEvents.shellOutput, { task_id: id, data }); });
     await this.register(task);
@@ -148,6 +154,18 @@ export class TaskService {
 
   private readonly pending = new Set<Promise<unknown>>();
 
+  /**
+   * The object task.terminated journals: a Bash task's adds the tail of its output (`output_preview`, at most
+   * TERMINATED_PREVIEW_BYTES; the transcript task record's `outputTail`, spec/clients.md B4), so a fold of the
+   * journal shows what the live channel appended while it ran.
+   */
+  private async endedObject(task: LiveTask): Promise<TaskObject> {
+    const o = task.toObject();
+    if (!(task instanceof BashTask)) return o;
+    const tail = await this.tail(task, TERMINATED_PREVIEW_BYTES).catch(() => '');
+    return tail ? { ...o, output_preview: tail, output_bytes: Buffer.byteLength(tail) } : o;
+  }
+
   private async announce(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
     await trackWork(this.deps, sid, task.spec.id, true);
@@ -160,7 +178,8 @@ export class TaskService {
     if (!task.background) { this.bySession.get(task.spec.sessionId)?.delete(task.spec.id); return; }
     const sid = task.spec.sessionId;
     if (task instanceof BashTask) this.deps.bus.publish(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
-    const p = this.deps.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: task.toObject() } }])
+    const p = this.endedObject(task)
+      .then((object) => this.deps.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: object } }]))
       .then(() => trackWork(this.deps, sid, task.spec.id, false))
       .then(() => (this.closing ? undefined : this.deps.notes.notify(task)))
       .catch((err) => this.deps.log.warn(`task.terminated not journaled: ${String(err)}`));

@@ -12,6 +12,8 @@ export interface TaskObject {
   run_in_background: boolean;
   created_at: string; started_at?: string; completed_at?: string; command?: string;
   model?: string; thinking_effort?: string; agent_id?: string; subagent_type?: string; parent_tool_call_id?: string;
+  /** The tail of the output: GET with `with_output`, and a Bash task's task.terminated. */
+  output_preview?: string; output_bytes?: number;
 }
 
 /** Why a task ended other than on its own: decides `failed` vs `cancelled`. */
@@ -43,6 +45,8 @@ export interface LiveTask {
 export interface TaskSpec {
   id: string; sessionId: string; command: string; description: string; cwd: string; logFile: string;
   background: boolean; timeoutMs: number; graceMs: number; now: () => Date;
+  /** The Bash tool call that started the command (the task object's `parent_tool_call_id`). */
+  toolCallId?: string;
 }
 
 
@@ -131,6 +135,7 @@ export class BashTask implements LiveTask {
       run_in_background: this.background, created_at: this.createdAt.toISOString(), started_at: this.createdAt.toISOString(), command: this.spec.command,
     };
     if (this.completedAt) o.completed_at = this.completedAt.toISOString();
+    if (this.spec.toolCallId) o.parent_tool_call_id = this.spec.toolCallId;
     return o;
   }
 

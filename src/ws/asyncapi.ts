@@ -44,7 +44,7 @@ const DESCRIPTION = [
     'every agent with a non-off grade (explicit keys; `*` = every agent of the roster and agents spawned later) gets a baseline: with `transcript_since[agent]` ' +
     'still inside the op journal (the agent\'s last 2000 batches, at most 256 KiB; as GET /transcript/ops complete:true) the missed `transcript.ops` batches, else one ' +
     '`transcript.reset {agent_id, seq, snapshot, has_more_older}`. Then live `transcript.ops {agent_id, seq, ops}` with the ops of spec/clients.md C ' +
-    '(docs/transcript.md "Ops"): one batch per durable event of the agent that its grade carries; grade `delta` adds the batches of its streamed deltas ' +
+    '(docs/transcript.md "Ops"): one batch per durable event of the agent that its grade carries; grade `delta` adds the batches of its streamed deltas, of its running tools\' progress and (main) of background task output ' +
     '(`volatile: true`; later deltas of a step merged: ~192-character chunks or every 64 ms; a streamed tool frame re-sent at most every length/32 ms). `seq`: one counter per (session, agent), +1 per batch, delta batches included, shared ' +
     'with GET /transcript `seq` and the reset `seq`. Delta frames (assistant.delta, thinking.delta, tool.call.delta) are coalesced the same way on the legacy ' +
     'channel: the first of a step at once, later ones merged (text concatenated, the first offset kept). An agent with a non-off grade gets no legacy session ' +

@@ -76,11 +76,11 @@ test('every entry is coherent and the served AsyncAPI document has a message for
   t.false(isBroadcast('upload.stored'));
 });
 
-test('transcript roles: turn boundaries and interactions at grade turn, deltas at delta, shell frames in no transcript', (t) => {
+test('transcript roles: turn boundaries and interactions at grade turn, deltas, tool progress and task output at delta, shell start/end in no transcript', (t) => {
   for (const type of ['turn.started', 'turn.ended', 'subagent.spawned', 'event.approval.requested', 'event.question.dismissed']) t.is(transcriptRole(type, false), 'turn', type);
   for (const type of ['message.created', 'tool.result', 'session.profile_updated', 'terminal.opened']) t.is(transcriptRole(type, false), 'block', type);
-  for (const type of ['assistant.delta', 'thinking.delta', 'tool.call.delta']) t.is(transcriptRole(type, true), 'delta', type);
-  t.is(transcriptRole('tool.progress', true), 'hidden');
-  t.is(transcriptRole('shell.output', true), 'none');
+  for (const type of ['assistant.delta', 'thinking.delta', 'tool.call.delta', 'tool.progress']) t.is(transcriptRole(type, true), 'delta', type);
+  t.is(transcriptRole('shell.output', true), 'delta', 'a task output append on main\'s channel');
+  t.is(transcriptRole('shell.started', true), 'none');
   t.is(transcriptRole('some.old_type', false), 'block', 'a type without an entry counts as a block event');
 });

@@ -152,7 +152,13 @@ export class ReferenceTranscript {
   private append(op: Obj): void {
     if (op.target.type === 'task') {
       const t = this.tasks.get(op.target.taskId) ?? { taskId: op.target.taskId, kind: 'other', state: 'running', detached: false, outputTail: '' };
-      t.outputTail += op.text;
+      // The offset is a position in the task's own outputTail, as in a frame's text.
+      if (op.offset > t.outputTail.length) throw new Error(`append gap: offset ${op.offset} beyond the task's ${t.outputTail.length}`);
+      const local = t.outputTail.slice(op.offset);
+      if (!local.startsWith(op.text)) {
+        if (!op.text.startsWith(local)) throw new Error('append gap: mismatching overlap in the task output');
+        t.outputTail = t.outputTail.slice(0, op.offset) + op.text;
+      }
       this.tasks.set(t.taskId, t);
       return;
     }

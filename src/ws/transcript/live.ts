@@ -1,7 +1,7 @@
 import type { Journal } from '../../../journal/journal.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
 import { foldStream } from '../../../projections/lazy-projection.ts';
-import { applyDelta } from '../../../projections/transcript/records.ts';
+import { applyVolatile } from '../../../projections/transcript/records-live.ts';
 import type { EmittedOp, RecOp } from '../../../projections/transcript/records-state.ts';
 import { liveTranscriptReducer } from '../../../projections/transcript/reducer.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
@@ -214,7 +214,7 @@ export class LiveTranscripts {
         liveTranscriptReducer.apply(state, x);
         e.seq = x.seq;
       } else {
-        applyDelta(state.rec, x.type, x.payload as never);
+        applyVolatile(state.rec, x.type, x.payload);
       }
     } catch (err) {
       // The fold is no longer trustworthy: drop it; the next read folds the journal again (its counter moves on).
@@ -241,10 +241,9 @@ export class LiveTranscripts {
       if (x.type === 'turn.ended') e.toolSent.clear();
       return;
     }
-    const p = x.payload as { turn_id?: string; step?: number };
-    const step = `${p.turn_id}:${p.step}`;
-    // The first delta batch of a step leaves at once; later ones wait for the window and leave merged.
-    for (const [agentId, ops] of byAgent) this.coalescer.push(e.sessionId, agentId, agentId, step, ops);
+    const { stream, step } = volatileStream(x.type, x.payload);
+    // The first delta batch of a step (of a call's progress, of a task's output) leaves at once; later ones wait for the window and leave merged.
+    for (const [agentId, ops] of byAgent) this.coalescer.push(e.sessionId, agentId, `${agentId}${stream}`, step, ops);
   }
 
   /** At a timed release: a streamed tool frame already sent waits until its spacing has passed (TOOL_INPUT_CHARS_PER_MS). */
@@ -256,7 +255,7 @@ export class LiveTranscripts {
     for (const op of ops) {
       if (op.op === 'frame.upsert' && op.frame.kind === 'tool') {
         const sent = e.toolSent.get(`${agentId}|${op.frame.frameId}`);
-        const len = op.frame.inputText?.length ?? 0;
+        const len = (op.frame.inputText?.length ?? 0) + (op.frame.progress?.text?.length ?? 0);
         const gap = Math.min(TOOL_INPUT_MAX_MS, Math.max(this.coalesceMs, len / TOOL_INPUT_CHARS_PER_MS));
         if (sent !== undefined && now - sent < gap) {
           (later ??= []).push(op);
@@ -296,6 +295,16 @@ export class LiveTranscripts {
       this.entries.delete(sid);
     }
   }
+}
+
+/**
+ * The stream a volatile input belongs to, for "the first of a step leaves at once": the step's text (deltas; the
+ * agent itself), a tool call's progress, a task's output.
+ */
+function volatileStream(type: string, p: Record<string, unknown>): { stream: string; step: string } {
+  if (type === 'tool.progress') return { stream: '|progress', step: String(p.tool_call_id) };
+  if (type === 'shell.output') return { stream: '|shell', step: String(p.task_id) };
+  return { stream: '', step: `${p.turn_id}:${p.step}` };
 }
 
 /** Characters of a pending delta batch: appended text; a tool frame update counts as a full chunk (its spacing is splitToolInput's). */

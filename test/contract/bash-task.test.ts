@@ -1,0 +1,59 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import test from 'ava';
+import { scripts } from '../../fixtures/llm/index.ts';
+import { prompt, startEngine } from '../helpers/engine.ts';
+import { until } from '../helpers/wait.ts';
+import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
+
+// spec/clients.md B3 tool frame `taskId`: the Bash call that started a background task names it, whether started with
+// run_in_background or moved to the background when its timeout passed; the task object says which call started it.
+
+const YOLO = 'default_permission_mode = "yolo"';
+const call = (id: string, args: unknown) => ({ events: [{ tool_call: { id, name: 'Bash', args } }] });
+const toolOf = (d: any, id: string) => d.items.flatMap((i: any) => i.steps ?? []).flatMap((st: any) => st.frames).find((f: any) => f.toolCallId === id);
+
+test('a background Bash call\'s tool frame carries the taskId of its task (started so, or moved there on timeout)', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const { s, sid } = env;
+  const c = await connectClient(s, sid);
+  t.teardown(() => c.ws.close());
+  const cwd = s.server.services.sessions.get(sid)!.cwd;
+
+  env.llm.setScript(call('bg1', { command: 'echo started', run_in_background: true }), scripts.helloText);
+  await prompt(env, 'background');
+  await transcriptIdle(s, sid);
+  const tasks = async () => (await s.get(`/api/v1/sessions/${sid}/tasks`)).data.items;
+  const first = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'bg1'), 10_000);
+  t.is(first.kind, 'bash');
+  let d = await sameAsRest(t, c, s, sid, 'run_in_background');
+  t.is(toolOf(d, 'bg1').taskId, first.id);
+  t.true(opsOf(c).some((o) => o.op === 'frame.upsert' && o.frame.toolCallId === 'bg1' && o.frame.taskId === first.id));
+  t.is(d.tasks.find((x: any) => x.taskId === first.id).parent_tool_call_id, 'bg1');
+
+  // A foreground call whose timeout passes moves to the background (bash_auto_background_on_timeout, the default).
+  env.llm.setScript(call('fg1', { command: 'for i in $(seq 1 400); do [ -f go ] && break; sleep 0.05; done; echo late', timeout: 300 }), scripts.helloText);
+  await prompt(env, 'slow one');
+  // The session stays busy while the moved task runs: wait for the turn's end in the transcript.
+  await until(async () => {
+    const turns = (await restTranscript(s, sid)).items.filter((i: any) => i.kind === 'turn');
+    return (turns.length === 2 && turns[1].state === 'completed') || undefined;
+  }, 15_000);
+  const moved = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'fg1'), 10_000);
+  d = await sameAsRest(t, c, s, sid, 'moved to the background');
+  t.is(toolOf(d, 'fg1').taskId, moved.id);
+  t.regex(String(toolOf(d, 'fg1').output), new RegExp(`moved to background as task ${moved.id}`));
+  await writeFile(path.join(cwd, 'go'), '');
+  // task.terminated (what the transcript shows) is journaled just after the task's REST status changes.
+  await until(async () => (await restTranscript(s, sid)).tasks.every((x: any) => x.state !== 'running') || undefined, 10_000);
+  d = await sameAsRest(t, c, s, sid, 'both tasks ended');
+  t.deepEqual(d.tasks.filter((x: any) => x.kind === 'shell').map((x: any) => x.state).sort(), ['completed', 'completed']);
+
+  // A fold of the journal after a restart names the tasks too.
+  await c.ws.close();
+  const s2 = await s.restart();
+  t.teardown(() => s2.stop());
+  const r = await restTranscript(s2, sid);
+  t.is(toolOf(r, 'bg1').taskId, first.id);
+  t.is(toolOf(r, 'fg1').taskId, moved.id);
+});
