@@ -521,7 +521,8 @@ export class SearchEngine {
     const settled = (doc: number) => heapSize === enough && doc > 0 && heap[0] >= bound[(doc - 1) >> BLOCK_BITS];
     let steps = 0;
     if (!this.cols.textAt.length) return { found };
-    const candidates = this.literalCandidates(q.query);
+    const candidates = this.literalCandidates(q.query, started);
+    if (candidates === 'deadline') return { found, incomplete: 'deadline' as const };
     if (candidates) {
       // Newest documents first (mostly time order), each read and checked, until the page is settled.
       for (let i = candidates.length - 1; i >= 0; i--) {
@@ -580,14 +581,25 @@ export class SearchEngine {
   /**
    * The documents (ascending) holding the terms the needle's fragments point to, from the one or two cheapest
    * fragments; undefined when the needle has none, or even the cheapest walks more than PREFILTER_MAX postings
-   * (then the store is scanned).
+   * (then the store is scanned); 'deadline' when the query's time ran out while they were gathered (the walk over
+   * every term for a fragment that is not a whole word, the marking of their postings: checked every 1,024 steps).
    */
-  private literalCandidates(needle: string): Uint32Array | undefined {
+  private literalCandidates(needle: string, started: number): Uint32Array | undefined | 'deadline' {
     const fragments = literalFragments(needle);
     if (!fragments.length) return undefined;
     const start = this.postingsStart;
     const df = (t: number) => (t + 1 < start.length ? start[t + 1] - start[t] : 0) + (this.fresh.get(t)?.length ?? 0);
-    const sets = fragments.map((f) => {
+    // The clock is read once per 1,024 units of work (a term compared, a posting marked).
+    let work = 0;
+    let nextCheck = 1024;
+    const late = (cost = 1) => {
+      work += cost;
+      if (work < nextCheck) return false;
+      nextCheck = work + 1024;
+      return this.now() - started >= this.budgets.deadlineMs;
+    };
+    const sets: Array<{ ids: number[]; total: number }> = [];
+    for (const f of fragments) {
       const ids: number[] = [];
       let total = 0;
       if (f.kind === 'exact') {
@@ -597,25 +609,31 @@ export class SearchEngine {
           total = df(t);
         }
       } else {
-        for (let t = 0; t < this.termList.length; t++) if (fragmentMatches(f, this.termList[t])) {
-          ids.push(t);
-          total += df(t);
+        const list = this.termList;
+        for (let t = 0; t < list.length; t++) {
+          if (late()) return 'deadline';
+          if (fragmentMatches(f, list[t])) {
+            ids.push(t);
+            total += df(t);
+          }
         }
       }
-      return { ids, total };
-    }).sort((a, b) => a.total - b.total);
+      sets.push({ ids, total });
+    }
+    sets.sort((a, b) => a.total - b.total);
     if (sets[0].total === 0) return EMPTY;
     const limit = Math.min(PREFILTER_MAX, this.budgets.postingsBudget);
     if (sets[0].total > limit) return undefined;
     const used = sets.length > 1 && sets[1].total <= limit ? sets.slice(0, 2) : sets.slice(0, 1);
     const n = this.cols.textAt.length;
     const mark = new Uint8Array(n);
-    used.forEach((set, k) => {
-      for (const t of set.ids) {
+    for (let k = 0; k < used.length; k++) {
+      for (const t of used[k].ids) {
         const l = this.list(this.termList[t])!;
+        if (late(l.length)) return 'deadline';
         for (let i = 0; i < l.length; i++) if (mark[l[i]] === k) mark[l[i]] = k + 1;
       }
-    });
+    }
     let count = 0;
     for (let d = 0; d < n; d++) if (mark[d] === used.length) count += 1;
     const out = new Uint32Array(count);
