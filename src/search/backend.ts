@@ -68,10 +68,14 @@ export type FromWorker = { t: 'reply'; id: number; reply?: unknown; error?: stri
  * that registers tsx in the worker first (a worker thread does not inherit the parent's loader hooks).
  */
 function startWorker(workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), { workerData });
+  // The worker's texts file is a raw descriptor (fs.openSync): tracked, Node closes it when the worker ends,
+  // terminated (recycle, close) or crashed, so none leaks (test/search/texts-handle.test.ts). The default since
+  // Node 14.6, stated here because nothing else closes it.
+  const options = { workerData, trackUnmanagedFds: true };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
   const url = new URL('./worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url)}); });`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { ...options, eval: true });
 }
 
 /** Ops held before the worker starts, at most (then it starts anyway). */
