@@ -78,12 +78,30 @@ export type ColumnName = keyof typeof COLUMN_TYPES;
 type Typed = Int32Array | Uint32Array | Float64Array | Uint8Array;
 export type Columns = { [K in ColumnName]: InstanceType<(typeof COLUMN_TYPES)[K]> };
 
+/** Arrays that grow past this many bytes are given at least ROOMY_BYTES of capacity (see `roomy`). */
+const ROOMY_FROM = 1 << 20;
+/** Above glibc's largest dynamic mmap threshold (32 MiB on 64-bit). */
+const ROOMY_BYTES = 33 << 20;
+
+/**
+ * A typed array of at least `n` elements for an array that grows by copying. glibc serves an allocation above
+ * its mmap threshold (128 KiB at start) with a mapping of its own, and raises the threshold (and the trim
+ * threshold, to twice that) to the size of every such block freed, up to 32 MiB: the build's outgrown postings
+ * and columns raised it to ~32 MiB, after which every thread's allocations came from malloc arenas that keep
+ * up to ~64 MiB free each (docs/benchmarks.md "Session 7 — search memory"). Past ROOMY_FROM bytes the capacity
+ * is at least ROOMY_BYTES, so freeing it never raises the threshold; pages past what is written are never
+ * touched and cost no RSS (a fresh mapping reads as zeros).
+ */
+function roomy<T extends Typed>(Type: new (n: number) => T, bytesPer: number, n: number): T {
+  return new Type(n * bytesPer < ROOMY_FROM ? n : Math.max(n, Math.ceil(ROOMY_BYTES / bytesPer)));
+}
+
 /** A growable typed array (per-document columns stay compact at 500,000 documents). */
 class Column<T extends Typed> {
   constructor(public data: T, public length = 0) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new (this.data.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(this.data.length * 1.5)));
+      const next = roomy(this.data.constructor as new (n: number) => T, this.data.BYTES_PER_ELEMENT, Math.max(1024, Math.ceil(this.data.length * 1.5)));
       next.set(this.data);
       this.data = next;
     }
@@ -254,7 +272,7 @@ export class SearchEngine {
     if (!this.freshCount && oldN === n) return;
     const start = new Uint32Array(n + 1);
     for (let t = 0; t < n; t++) start[t + 1] = start[t] + (t < oldN ? old[t + 1] - old[t] : 0) + (this.fresh.get(t)?.length ?? 0);
-    const next = new Uint32Array(start[n]);
+    const next = roomy(Uint32Array, 4, start[n]).subarray(0, start[n]);
     for (let t = 0; t < n; t++) {
       let at = start[t];
       if (t < oldN && old[t + 1] > old[t]) {
