@@ -1,3 +1,9 @@
+// Search bench (issue 15; docs/benchmarks.md "Issue 15", "Session 6 — search", "Session 7 — search memory"):
+// 10,000 sessions x 50 messages (BENCH_SESSIONS, BENCH_MESSAGES) written by a daemon run in this process, then a
+// daemon from dist/ (`node scripts/build.mjs` first) builds the index from seq 0: RSS at `ready` and 10 s later,
+// healthz while it builds, BENCH_REQUESTS (200) queries of each kind, then a restart from the snapshot.
+// BENCH_HOME=<dir>: populate <dir> once and reuse it on later runs (populating takes 1.5-2.5 min; its workspace
+// roots go to <dir>/../roots); the index is dropped before each run unless BENCH_KEEP_INDEX=1.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';

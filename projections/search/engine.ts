@@ -78,12 +78,30 @@ export type ColumnName = keyof typeof COLUMN_TYPES;
 type Typed = Int32Array | Uint32Array | Float64Array | Uint8Array;
 export type Columns = { [K in ColumnName]: InstanceType<(typeof COLUMN_TYPES)[K]> };
 
+/** Arrays that grow past this many bytes are given at least ROOMY_BYTES of capacity (see `roomy`). */
+const ROOMY_FROM = 1 << 20;
+/** Above glibc's largest dynamic mmap threshold (32 MiB on 64-bit). */
+const ROOMY_BYTES = 33 << 20;
+
+/**
+ * A typed array of at least `n` elements for an array that grows by copying. glibc serves an allocation above
+ * its mmap threshold (128 KiB at start) with a mapping of its own, and raises the threshold (and the trim
+ * threshold, to twice that) to the size of every such block freed, up to 32 MiB: the build's outgrown postings
+ * and columns raised it to ~32 MiB, after which every thread's allocations came from malloc arenas that keep
+ * up to ~64 MiB free each (docs/benchmarks.md "Session 7 — search memory"). Past ROOMY_FROM bytes the capacity
+ * is at least ROOMY_BYTES, so freeing it never raises the threshold; pages past what is written are never
+ * touched and cost no RSS (a fresh mapping reads as zeros).
+ */
+function roomy<T extends Typed>(Type: new (n: number) => T, bytesPer: number, n: number): T {
+  return new Type(n * bytesPer < ROOMY_FROM ? n : Math.max(n, Math.ceil(ROOMY_BYTES / bytesPer)));
+}
+
 /** A growable typed array (per-document columns stay compact at 500,000 documents). */
 class Column<T extends Typed> {
   constructor(public data: T, public length = 0) {}
   push(v: number): void {
     if (this.length === this.data.length) {
-      const next = new (this.data.constructor as new (n: number) => T)(Math.max(1024, Math.ceil(this.data.length * 1.5)));
+      const next = roomy(this.data.constructor as new (n: number) => T, this.data.BYTES_PER_ELEMENT, Math.max(1024, Math.ceil(this.data.length * 1.5)));
       next.set(this.data);
       this.data = next;
     }
@@ -254,7 +272,7 @@ export class SearchEngine {
     if (!this.freshCount && oldN === n) return;
     const start = new Uint32Array(n + 1);
     for (let t = 0; t < n; t++) start[t + 1] = start[t] + (t < oldN ? old[t + 1] - old[t] : 0) + (this.fresh.get(t)?.length ?? 0);
-    const next = new Uint32Array(start[n]);
+    const next = roomy(Uint32Array, 4, start[n]).subarray(0, start[n]);
     for (let t = 0; t < n; t++) {
       let at = start[t];
       if (t < oldN && old[t + 1] > old[t]) {
@@ -521,7 +539,8 @@ export class SearchEngine {
     const settled = (doc: number) => heapSize === enough && doc > 0 && heap[0] >= bound[(doc - 1) >> BLOCK_BITS];
     let steps = 0;
     if (!this.cols.textAt.length) return { found };
-    const candidates = this.literalCandidates(q.query);
+    const candidates = this.literalCandidates(q.query, started);
+    if (candidates === 'deadline') return { found, incomplete: 'deadline' as const };
     if (candidates) {
       // Newest documents first (mostly time order), each read and checked, until the page is settled.
       for (let i = candidates.length - 1; i >= 0; i--) {
@@ -580,14 +599,25 @@ export class SearchEngine {
   /**
    * The documents (ascending) holding the terms the needle's fragments point to, from the one or two cheapest
    * fragments; undefined when the needle has none, or even the cheapest walks more than PREFILTER_MAX postings
-   * (then the store is scanned).
+   * (then the store is scanned); 'deadline' when the query's time ran out while they were gathered (the walk over
+   * every term for a fragment that is not a whole word, the marking of their postings: checked every 1,024 steps).
    */
-  private literalCandidates(needle: string): Uint32Array | undefined {
+  private literalCandidates(needle: string, started: number): Uint32Array | undefined | 'deadline' {
     const fragments = literalFragments(needle);
     if (!fragments.length) return undefined;
     const start = this.postingsStart;
     const df = (t: number) => (t + 1 < start.length ? start[t + 1] - start[t] : 0) + (this.fresh.get(t)?.length ?? 0);
-    const sets = fragments.map((f) => {
+    // The clock is read once per 1,024 units of work (a term compared, a posting marked).
+    let work = 0;
+    let nextCheck = 1024;
+    const late = (cost = 1) => {
+      work += cost;
+      if (work < nextCheck) return false;
+      nextCheck = work + 1024;
+      return this.now() - started >= this.budgets.deadlineMs;
+    };
+    const sets: Array<{ ids: number[]; total: number }> = [];
+    for (const f of fragments) {
       const ids: number[] = [];
       let total = 0;
       if (f.kind === 'exact') {
@@ -597,25 +627,31 @@ export class SearchEngine {
           total = df(t);
         }
       } else {
-        for (let t = 0; t < this.termList.length; t++) if (fragmentMatches(f, this.termList[t])) {
-          ids.push(t);
-          total += df(t);
+        const list = this.termList;
+        for (let t = 0; t < list.length; t++) {
+          if (late()) return 'deadline';
+          if (fragmentMatches(f, list[t])) {
+            ids.push(t);
+            total += df(t);
+          }
         }
       }
-      return { ids, total };
-    }).sort((a, b) => a.total - b.total);
+      sets.push({ ids, total });
+    }
+    sets.sort((a, b) => a.total - b.total);
     if (sets[0].total === 0) return EMPTY;
     const limit = Math.min(PREFILTER_MAX, this.budgets.postingsBudget);
     if (sets[0].total > limit) return undefined;
     const used = sets.length > 1 && sets[1].total <= limit ? sets.slice(0, 2) : sets.slice(0, 1);
     const n = this.cols.textAt.length;
     const mark = new Uint8Array(n);
-    used.forEach((set, k) => {
-      for (const t of set.ids) {
+    for (let k = 0; k < used.length; k++) {
+      for (const t of used[k].ids) {
         const l = this.list(this.termList[t])!;
+        if (late(l.length)) return 'deadline';
         for (let i = 0; i < l.length; i++) if (mark[l[i]] === k) mark[l[i]] = k + 1;
       }
-    });
+    }
     let count = 0;
     for (let d = 0; d < n; d++) if (mark[d] === used.length) count += 1;
     const out = new Uint32Array(count);

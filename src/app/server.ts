@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
-import { claimSlots, exportFile, slotsDir } from '../../journal/slots.ts';
+import { exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
-import { ProjectionRunner } from '../../projections/runner.ts';
-import { createProjections, type Projections } from './projections.ts';
+import type { Projections } from './projections.ts';
+import { openHomeJournal, startProjections } from './journal-boot.ts';
 import { SearchService, budgetsFromEnv, searchIndexDir } from '../search/service.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
@@ -42,11 +42,10 @@ import type { ContractChecker } from '../../protocol/contract-check.ts';
 import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
 import { EventJournal } from '../events/journal.ts';
 import { VolatileBus } from '../events/volatile-bus.ts';
-import { mark, tracing } from '../engine/trace.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { ulidIds, type Ids } from '../lib/ids.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
-import { Instances, importSlot } from './instances.ts';
+import { Instances } from './instances.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
@@ -186,18 +185,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const token = await loadOrCreateToken(home);
 
   // The journal, the config that journals its changes, and the projections (derived in each append's batch).
-  const { primary, adoptable } = await claimSlots(home, ids.ulid);
-  const journal = new EventJournal({
-    db: primary.db, clock, newEpoch: ids.ulid, sync: process.env.SVC_CODE_JOURNAL_FSYNC === '1', checker, trace: tracing ? mark : undefined,
-  });
-  await journal.load();
+  // (src/app/journal-boot.ts, shared with the offline `svc-code import`.)
+  const opened = await openHomeJournal(home, { ids, clock, checker });
+  const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log });
-  const projections = createProjections(journal);
+  const projections = await startProjections(home, opened, { log, rebuild: options.rebuildProjections });
   const { sessions, workspaces, gui, messages, usage, transcripts, fileHistory } = projections;
-  await new ProjectionRunner(journal, projections.all).start({ forceRebuild: options.rebuildProjections });
   // Readers that wait for a stream's events to be on disk (the snapshot's messages).
   const commits = new CommitWaits(journal);
-  for (const slot of adoptable) await importSlot(journal, slot, log, home);
 
   // This daemon among others on the home, and the stores that need no other part.
   const serverId = ids.next('srv');

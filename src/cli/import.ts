@@ -1,12 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
-import { claimSlots } from '../../journal/slots.ts';
-import { ProjectionRunner } from '../../projections/runner.ts';
+import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { importArchive, type ImportResult } from '../archive/import.ts';
-import { importSlot } from '../app/instances.ts';
-import { createProjections } from '../app/projections.ts';
-import { EventJournal } from '../events/journal.ts';
+import { openHomeJournal, startProjections } from '../app/journal-boot.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ulidIds } from '../lib/ids.ts';
 import { LiveSessions } from '../sessions/live.ts';
@@ -46,20 +43,18 @@ export async function importCommand(home: string, argv: string[]): Promise<numbe
 }
 
 /**
- * The import with no daemon: the slots this process can lock (the first is written to, the others adopted
- * into it as a starting daemon adopts them, so an id taken in any of them is seen), the projections loaded
- * or rebuilt as `serve` does, then the same `importArchive` the route runs.
+ * The import with no daemon: the home's journal opened and its projections started by the bootstrap `serve` uses
+ * (src/app/journal-boot.ts: the slots this process can lock, the first written to and the others adopted into it,
+ * so an id taken in any of them is seen; the fsync option; the contract checker when given), then the same
+ * `importArchive` the route runs.
  */
-async function importOffline(home: string, zip: Uint8Array): Promise<ImportResult> {
+export async function importOffline(home: string, zip: Uint8Array, checker?: ContractChecker): Promise<ImportResult> {
   const ids = ulidIds();
   const log = pino({ level: 'warn' }, pino.destination(2));
-  const { primary, adoptable } = await claimSlots(home, ids.ulid);
-  const journal = new EventJournal({ db: primary.db, clock: systemClock, newEpoch: ids.ulid });
+  const opened = await openHomeJournal(home, { ids, clock: systemClock, checker });
+  const { journal } = opened;
   try {
-    await journal.load();
-    const projections = createProjections(journal);
-    await new ProjectionRunner(journal, projections.all).start();
-    for (const slot of adoptable) await importSlot(journal, slot, log, home);
+    const projections = await startProjections(home, opened, { log });
     return await importArchive({ journal, sessions: projections.sessions, workspaces: projections.workspaces, live: new LiveSessions(), clock: systemClock, ids }, zip);
   } finally {
     await journal.drain();

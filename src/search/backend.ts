@@ -68,10 +68,14 @@ export type FromWorker = { t: 'reply'; id: number; reply?: unknown; error?: stri
  * that registers tsx in the worker first (a worker thread does not inherit the parent's loader hooks).
  */
 function startWorker(workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), { workerData });
+  // The worker's texts file is a raw descriptor (fs.openSync): tracked, Node closes it when the worker ends,
+  // terminated (recycle, close) or crashed, so none leaks (test/search/texts-handle.test.ts). The default since
+  // Node 14.6, stated here because nothing else closes it.
+  const options = { workerData, trackUnmanagedFds: true };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
   const url = new URL('./worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url)}); });`;
-  return new Worker(boot, { eval: true, workerData });
+  return new Worker(boot, { ...options, eval: true });
 }
 
 /** Ops held before the worker starts, at most (then it starts anyway). */
@@ -113,6 +117,12 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
     if (m.t === 'ops') inFlight += 1;
     w.postMessage(m);
   };
+  /** While a worker is being replaced: what arrives waits for the new one (after its open). */
+  let parked: ToWorker[] | undefined;
+  const post = (m: ToWorker) => {
+    if (parked) parked.push(m);
+    else send(started(), m);
+  };
   const started = (): Worker => {
     if (worker) return worker;
     const w = (worker = startWorker({ budgets, dir }));
@@ -139,7 +149,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
   const request = <T>(m: Extract<ToWorker, { id: number }>): Promise<T> => new Promise<T>((resolve, reject) => {
     if (closed) return reject(new Error('search worker stopped'));
     pending.set(m.id, { msg: m, resolve, reject });
-    send(started(), m);
+    post(m);
   });
   return {
     kind: 'worker',
@@ -159,7 +169,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
         heldOps += ops.length;
         return;
       }
-      send(started(), { t: 'ops', ops, marks });
+      post({ t: 'ops', ops, marks });
     },
     caughtUp: (max) => new Promise<void>((resolve) => {
       waiter = { max, resolve };
@@ -167,7 +177,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
     }),
     built: () => {
       if (closed) return;
-      if (worker) send(worker, { t: 'built' });
+      if (worker || parked) post({ t: 'built' });
       else held.push({ t: 'built' });
     },
     // A worker never started has nothing worth saving (no message documents).
@@ -181,15 +191,21 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
       inFlight = 0;
       const stale = [...pending.values()];
       pending.clear();
-      // The open goes first to the new worker: a search arriving meanwhile must not reach it before its index is loaded.
-      const opening = request<Opened>({ t: 'open', id: next++, restore: true });
+      // The old worker ends before the new one starts: its thread's malloc arena, left at the build's high-water
+      // mark (glibc keeps a free arena top below the trim threshold, which the build's large frees raised), is
+      // then reused by the new thread instead of a second arena beside it (docs/benchmarks.md "Session 7").
+      // Requests and ops meanwhile wait, and go after the open: nothing reaches the new worker before its index.
+      parked = [];
       await old.terminate();
-      const opened = await opening;
+      const waiting = parked;
+      parked = undefined;
+      const opening = request<Opened>({ t: 'open', id: next++, restore: true });
       for (const p of stale) {
         pending.set(p.msg.id, p);
         send(worker!, p.msg);
       }
-      return opened.restored;
+      for (const m of waiting) send(worker!, m);
+      return (await opening).restored;
     },
     search: (q) => request<SearchReply>({ t: 'search', id: next++, q }),
     stats: async () => (worker ? request<Record<string, number>>({ t: 'stats', id: next++ }) : {}),

@@ -1,0 +1,48 @@
+import { claimSlots, type Slot } from '../../journal/slots.ts';
+import type { ContractChecker } from '../../protocol/contract-check.ts';
+import { ProjectionRunner } from '../../projections/runner.ts';
+import { mark, tracing } from '../engine/trace.ts';
+import { EventJournal } from '../events/journal.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
+import { importSlot } from './instances.ts';
+import type { Logger } from './logger.ts';
+import { createProjections, type Projections } from './projections.ts';
+
+// The journal bootstrap shared by `serve` (startServer) and the offline commands that write to a home with no
+// daemon (`svc-code import`): one place for how the slots are claimed, the journal opened and its projections
+// started, so an offline write lands exactly as the daemon's would.
+
+/** `SVC_CODE_JOURNAL_FSYNC=1`: every journal batch is fsynced (power-loss durability; kill -9 holds either way). */
+export function journalFsync(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.SVC_CODE_JOURNAL_FSYNC === '1';
+}
+
+export interface OpenedJournal {
+  /** The slot written to. */
+  primary: Slot;
+  /** The other slots this process could lock: adopted into the primary by `startProjections`. */
+  adoptable: Slot[];
+  journal: EventJournal;
+}
+
+/**
+ * Claims the home's free journal slots and opens the primary's journal (heads loaded), with the fsync option and,
+ * when given, the contract checker every append is checked against (tests).
+ */
+export async function openHomeJournal(home: string, o: { ids: Ids; clock: Clock; checker?: ContractChecker }): Promise<OpenedJournal> {
+  const { primary, adoptable } = await claimSlots(home, o.ids.ulid);
+  const journal = new EventJournal({
+    db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: journalFsync(), checker: o.checker, trace: tracing ? mark : undefined,
+  });
+  await journal.load();
+  return { primary, adoptable, journal };
+}
+
+/** The projections loaded (or rebuilt, `--rebuild-projections`), then the other slots adopted into the primary. */
+export async function startProjections(home: string, opened: OpenedJournal, o: { log: Logger; rebuild?: boolean }): Promise<Projections> {
+  const projections = createProjections(opened.journal);
+  await new ProjectionRunner(opened.journal, projections.all).start({ forceRebuild: o.rebuild });
+  for (const slot of opened.adoptable) await importSlot(opened.journal, slot, o.log, home);
+  return projections;
+}
