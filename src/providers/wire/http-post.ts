@@ -9,11 +9,11 @@ export const agents = {
 };
 
 /**
- * POSTs a JSON body (one string, or pieces written one after the other) and resolves with the answer once its headers are in. Rejects with the socket
+ * POSTs a JSON body and resolves with the answer once its headers are in. Rejects with the socket
  * error before that (connection refused, reset, TLS) or with the signal's reason on abort; an
  * abort after the headers destroys the answer (its `close` comes without `end`).
  */
-export function postJson(url: URL, headers: Record<string, string>, body: string | readonly string[], signal: AbortSignal): Promise<http.IncomingMessage> {
+export function postJson(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<http.IncomingMessage> {
   if (!(url.protocol in agents)) return Promise.reject(new Error(`unsupported URL scheme: ${url.protocol}`));
   if (signal.aborted) return Promise.reject(signal.reason);
   const mod = url.protocol === 'https:' ? https : http;
@@ -21,7 +21,7 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
   return new Promise((resolve, reject) => {
     const req = mod.request(url, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.reduce((n, c) => n + Buffer.byteLength(c), 0)) },
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       agent: agents[url.protocol as keyof typeof agents],
     });
     let settled = false;
@@ -44,11 +44,6 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
       res.once('close', () => signal.removeEventListener('abort', onAbort));
       resolve(res);
     });
-    if (typeof body === 'string') req.end(body);
-    else {
-      req.cork();
-      for (const chunk of body) req.write(chunk);
-      req.end();
-    }
+    req.end(body);
   });
 }

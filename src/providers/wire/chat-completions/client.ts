@@ -5,7 +5,7 @@ import type { ProtocolInput } from '../protocol.ts';
 import { thinkingOn, wireEffort } from '../protocol.ts';
 import type { ModelRequest, ModelStreamPart } from '../types.ts';
 import { ChunkMapper } from './chunks.ts';
-import { chatBodyChunks, type ChatBodyOptions } from './request.ts';
+import { chatBodyJson, type ChatBodyOptions } from './request.ts';
 import { streamChatCompletion } from './stream.ts';
 
 export type Streamer = (req: ModelRequest, signal: AbortSignal) => AsyncGenerator<ModelStreamPart>;
@@ -42,9 +42,9 @@ function chatStreamer(
   const base = lowerKeys({ 'user-agent': `svc-code/${SERVER_VERSION}`, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) }, custom);
   return (req, signal) => {
     markHere('wire.request');
-    let body: string[];
+    let body: string;
     try {
-      body = chatBodyChunks(req, options(req));
+      body = chatBodyJson(req, options(req));
     } catch (err) {
       return failed(err, signal);
     }

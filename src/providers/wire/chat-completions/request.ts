@@ -20,41 +20,12 @@ export interface ChatBodyOptions {
  * serialized once and spliced in.
  */
 export function chatBodyJson(req: ModelRequest, o: ChatBodyOptions): string {
-  return chatBodyChunks(req, o).join('');
-}
-
-/** Chunks of the body are joined up to about this many characters (below V8's large-object size, 128 KiB). */
-const CHUNK_CHARS = 32 * 1024;
-
-/**
- * The body as JSON text in pieces, to be written one after the other: the body grows with the
- * session's history (a long session's request is hundreds of KB), and as one string each request
- * would be a large object that only a full GC frees (bench/stream-load.ts: ~15 MB of them between
- * GCs with 20 busy sessions). Each piece is a few messages, at most ~32 K characters unless one
- * message is larger.
- */
-export function chatBodyChunks(req: ModelRequest, o: ChatBodyOptions): string[] {
-  const { messages: _messages, ...extra } = o.extra ?? {};
-  const head = JSON.stringify({ model: o.model, max_tokens: o.maxTokens, ...extra, reasoning_effort: o.reasoningEffort });
-  const out: string[] = [];
-  let cur = `${head.slice(0, -1)},"messages":[`;
-  let first = true;
-  const push = (m: Record<string, unknown>) => {
-    const json = JSON.stringify(m);
-    const piece = first ? json : `,${json}`;
-    first = false;
-    if (cur.length && cur.length + piece.length > CHUNK_CHARS) {
-      out.push(cur);
-      cur = piece;
-    } else cur += piece;
-  };
-  if (req.system) push({ role: 'system', content: req.system });
-  const reasoningKey = o.reasoningKey ?? 'reasoning_content';
-  for (const m of req.messages) appendMessage(push, m, reasoningKey);
-  out.push(cur);
+  const messages: Array<Record<string, unknown>> = [];
+  if (req.system) messages.push({ role: 'system', content: req.system });
+  for (const m of req.messages) appendMessage(messages, m, o.reasoningKey ?? 'reasoning_content');
+  const head = JSON.stringify({ model: o.model, max_tokens: o.maxTokens, ...o.extra, reasoning_effort: o.reasoningEffort, messages });
   const tools = req.tools?.length ? `,"tools":[${req.tools.map(toolJson).join(',')}]` : '';
-  out.push(`]${tools},"stream":true,"stream_options":{"include_usage":true}}`);
-  return out;
+  return `${head.slice(0, -1)}${tools},"stream":true,"stream_options":{"include_usage":true}}`;
 }
 
 const toolJsonCache = new WeakMap<ToolSpec, string>();
@@ -68,10 +39,10 @@ function toolJson(t: ToolSpec): string {
   return json;
 }
 
-function appendMessage(push: (m: Record<string, unknown>) => void, m: ModelMessage, reasoningKey: string): void {
+function appendMessage(out: Array<Record<string, unknown>>, m: ModelMessage, reasoningKey: string): void {
   switch (m.role) {
     case 'user':
-      push({ role: 'user', content: m.content.length === 1 && m.content[0].type === 'text' ? m.content[0].text : m.content.map(userPart) });
+      out.push({ role: 'user', content: m.content.length === 1 && m.content[0].type === 'text' ? m.content[0].text : m.content.map(userPart) });
       return;
     case 'assistant': {
       let text = '';
@@ -82,7 +53,7 @@ function appendMessage(push: (m: Record<string, unknown>) => void, m: ModelMessa
         else if (p.type === 'thinking') reasoning += p.text;
         else calls.push({ id: p.id, type: 'function', function: { name: p.name, arguments: JSON.stringify(p.input) }, ...extraContent(p.meta) });
       }
-      push({
+      out.push({
         role: 'assistant',
         content: calls.length ? text || null : text,
         ...(reasoning ? { [reasoningKey]: reasoning } : {}),
@@ -91,7 +62,7 @@ function appendMessage(push: (m: Record<string, unknown>) => void, m: ModelMessa
       return;
     }
     case 'tool':
-      for (const r of m.content) push({ role: 'tool', tool_call_id: r.tool_use_id, content: toolContent(r) });
+      for (const r of m.content) out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: toolContent(r) });
   }
 }
 

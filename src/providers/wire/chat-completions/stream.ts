@@ -19,7 +19,7 @@ const MAX_ERROR_BODY = 64 * 1024;
  * throws: every failure, abort included, becomes a final `error` part.
  */
 export async function* streamChatCompletion(
-  url: URL, headers: Record<string, string>, body: string | readonly string[], mapper: ChunkMapper, signal: AbortSignal,
+  url: URL, headers: Record<string, string>, body: string, mapper: ChunkMapper, signal: AbortSignal,
 ): AsyncGenerator<ModelStreamPart> {
   let res: IncomingMessage | undefined;
   let finished = false;
