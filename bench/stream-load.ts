@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { chunkedAnswer, createSessions, engineConfig } from './lib/engine.ts';
@@ -20,6 +20,24 @@ const SUBS = 5;
 const SECONDS = intEnv('BENCH_SECONDS', 60);
 const TOKENS = 300;
 const TARGET = { healthz_p99_ms: 100, rss_end_mb: 200, sequence_faults: 0 };
+/** BENCH_HEAP_SNAPSHOT_DIR=<dir>: the daemon writes a heap snapshot there once the load has ended (compare two with bench/heap-diff.ts). */
+const SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+
+/** SIGUSR2 makes the daemon (started with --heapsnapshot-signal) write a snapshot into `dir`; waits until the file stops growing. */
+async function heapSnapshot(pid: number, dir: string): Promise<string> {
+  const before = new Set(await readdir(dir));
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 1200; i++) {
+    await new Promise((ok) => setTimeout(ok, 250));
+    const file = (await readdir(dir)).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+    if (!file) continue;
+    const full = path.join(dir, file);
+    const s1 = (await stat(full)).size;
+    await new Promise((ok) => setTimeout(ok, 500));
+    if (s1 > 0 && (await stat(full)).size === s1) return full;
+  }
+  throw new Error('no heap snapshot written');
+}
 
 async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -30,6 +48,19 @@ async function rssMb(pid: number): Promise<number> {
 async function cpuMs(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** RSS by kind of mapping (/proc/<pid>/smaps): files (code, the node binary), the brk heap (glibc's main malloc arena), anonymous (V8 heaps of every isolate, other malloc arenas, large mallocs). */
+async function rssBreakdownMb(pid: number): Promise<Record<string, number>> {
+  const out: Record<string, number> = { file: 0, brk_heap: 0, anon: 0 };
+  let kind = 'anon';
+  for (const line of (await readFile(`/proc/${pid}/smaps`, 'utf8')).split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) kind = head[1]!.startsWith('/') ? 'file' : head[1] === '[heap]' ? 'brk_heap' : 'anon';
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) out[kind]! += Number(rss[1]);
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, kb]) => [k, round(kb / 1024)]));
 }
 
 interface Faults { gaps: number; duplicates: number; frames: number; examples: string[] }
@@ -57,6 +88,20 @@ function watch(ws: BenchWs, sid: string, v2: boolean, faults: Faults, onTurnEnde
   };
 }
 
+/** Where the RSS is (GET /api/v1/debug/memory): the V8 heap of the main thread, or outside it (workers, LevelDB, buffers, malloc). */
+async function debugMemory(baseUrl: string) {
+  // A connection of its own: the load's keep-alive sockets may have sat idle past the server's keep-alive timeout.
+  const client = new ApiClient(baseUrl, undefined, 1);
+  const mem = await client.request('GET', '/api/v1/debug/memory').then((r) => r.body?.data, () => undefined).finally(() => client.close());
+  const mb = (n: number) => round(n / 1024 / 1024);
+  return mem ? {
+    heap_used_mb: mb(mem.process.heapUsed), heap_total_mb: mb(mem.process.heapTotal), external_mb: mb(mem.process.external), array_buffers_mb: mb(mem.process.arrayBuffers),
+    /** Per V8 space of the main thread: [committed, used] MB. */
+    search: mem.search,
+    spaces_mb: Object.fromEntries(mem.heap_spaces.filter((s: { size: number }) => s.size > 0).map((s: { name: string; size: number; used: number }) => [s.name, [mb(s.size), mb(s.used)]])),
+  } : undefined;
+}
+
 function probe(baseUrl: string, agent: http.Agent): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -72,7 +117,8 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   const llm = await startRemoteLlm(scope);
   const home = await scope.tempDir('stream-load');
   await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url));
-  const daemon = await startDaemon(scope, home, {}, { serveArgs: ['--debug-endpoints'] });
+  const nodeArgs = SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
+  const daemon = await startDaemon(scope, home, {}, { nodeArgs, serveArgs: ['--debug-endpoints'] });
   const client = new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4);
   scope.defer(() => client.close());
   const reply = chunkedAnswer(TOKENS, 30, 1);
@@ -98,8 +144,14 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   }
   await llm.setScript(...Array.from({ length: SESSIONS * SECONDS * 10 }, () => reply));
   const rssStart = await rssMb(daemon.pid);
+  const memoryStart = await debugMemory(daemon.baseUrl);
+  const rssBreakdownStart = await rssBreakdownMb(daemon.pid);
   const cpuStart = await cpuMs(daemon.pid);
 
+  // The load's own keep-alive sockets: the setup's may have sat idle past the server's keep-alive timeout
+  // (a request racing the server's close then fails with "socket hang up").
+  const load = new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4);
+  scope.defer(() => load.close());
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   scope.defer(() => agent.destroy());
   const latencies: number[] = [];
@@ -118,7 +170,7 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
     let n = 0;
     while (performance.now() < end) {
       const done = new Promise<void>((ok) => waiters.set(sid, ok));
-      const r = await client.request('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: `load ${i} ${n++}` }] });
+      const r = await load.request('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: `load ${i} ${n++}` }] });
       if (r.body?.code !== 0) {
         failures += 1;
         waiters.delete(sid);
@@ -134,16 +186,17 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   // Let the last frames land before the counts are read.
   await new Promise((ok) => setTimeout(ok, 500));
   const rssEnd = await rssMb(daemon.pid);
+  const rssBreakdown = await rssBreakdownMb(daemon.pid);
+  if (process.env.BENCH_SMAPS_OUT) await writeFile(process.env.BENCH_SMAPS_OUT, await readFile(`/proc/${daemon.pid}/smaps`));
   const cpu = (await cpuMs(daemon.pid)) - cpuStart;
   // Where the end RSS is (GET /api/v1/debug/memory): the V8 heap, or outside it (LevelDB, buffers, malloc).
-  const mem = (await client.request('GET', '/api/v1/debug/memory')).body?.data;
-  const mb = (n: number) => round(n / 1024 / 1024);
-  const memory = mem ? { heap_used_mb: mb(mem.process.heapUsed), heap_total_mb: mb(mem.process.heapTotal), external_mb: mb(mem.process.external), array_buffers_mb: mb(mem.process.arrayBuffers) } : undefined;
+  const memory = await debugMemory(daemon.baseUrl);
+  const snapshot = SNAPSHOT_DIR ? await heapSnapshot(daemon.pid, SNAPSHOT_DIR) : undefined;
   const sorted = latencies.filter(Number.isFinite).sort((a, b) => a - b);
   const out = {
     turns, turns_per_s: round(turns / elapsed), failed_prompts: failures, daemon_cpu_ms_per_turn: round(cpu / Math.max(1, turns)),
     healthz_ms: { samples: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) },
-    rss_mb: { start: rssStart, end: rssEnd }, memory_end: memory,
+    rss_mb: { start: rssStart, end: rssEnd }, rss_breakdown_mb: { start: rssBreakdownStart, end: rssBreakdown }, memory_start: memoryStart, memory_end: memory, ...(snapshot ? { heap_snapshot: snapshot } : {}),
     sequence: { frames_checked: faults.frames, gaps: faults.gaps, duplicates_or_reordered: faults.duplicates, examples: faults.examples },
   };
   progress(JSON.stringify(out));

@@ -372,6 +372,11 @@ export class SearchService {
   }
 
   /** Ends the worker thread as a crash would: the in-process fallback takes over (tests). */
+  /** The index's sizes and the heap of the thread that holds it (GET /api/v1/debug/memory, for bench/). */
+  memoryStats(): Promise<Record<string, number>> {
+    return this.backend.stats().catch(() => ({}));
+  }
+
   crashWorker(): Promise<void> {
     return this.backend.crash();
   }

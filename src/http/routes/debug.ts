@@ -2,6 +2,7 @@ import v8 from 'node:v8';
 import * as v from 'valibot';
 import { isLoopbackHost, type ServeOptions } from '../../app/options.ts';
 import type { EventJournal } from '../../events/journal.ts';
+import type { SearchService } from '../../search/service.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -14,7 +15,7 @@ const EventsQuery = v.object({ from_seq: v.optional(queryInt(1, Number.MAX_SAFE_
  * `/api/v1/debug/*`: raw journal inspection for reproducing bugs. Mounted only
  * with `--debug-endpoints` on a loopback bind; not a stable protocol.
  */
-export function debugRoutes(deps: { journal: EventJournal; options: Pick<ServeOptions, 'debugEndpoints' | 'host'> }): RouteDef[] {
+export function debugRoutes(deps: { journal: EventJournal; search: Pick<SearchService, 'memoryStats' | 'kind'>; options: Pick<ServeOptions, 'debugEndpoints' | 'host'> }): RouteDef[] {
   if (!deps.options.debugEndpoints || !isLoopbackHost(deps.options.host)) return [];
   const tags = ['debug'];
   return [
@@ -34,8 +35,10 @@ export function debugRoutes(deps: { journal: EventJournal; options: Pick<ServeOp
     }),
     route({
       method: 'GET', path: '/api/v1/debug/memory', operationId: 'debugMemory', summary: 'Process memory and V8 heap spaces, in bytes (unstable; for bench/)', tags,
-      handler: () => ({
+      handler: async () => ({
         process: process.memoryUsage(),
+        /** The search index: where it runs (`worker`: its heap is not in `process`'s heap figures) and that thread's heap, in MB. */
+        search: { in: deps.search.kind, ...(await deps.search.memoryStats()) },
         /** The node flags the daemon runs with (package.json's start, the bin's shebang). */
         exec_argv: process.execArgv,
         heap: v8.getHeapStatistics(),

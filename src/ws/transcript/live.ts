@@ -1,3 +1,4 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Journal } from '../../../journal/journal.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
 import { foldStream } from '../../../projections/lazy-projection.ts';
@@ -59,7 +60,50 @@ export interface OpBatch {
 /** A batch as the op journal keeps it. */
 export type KeptBatch = Omit<OpBatch, 'ops'>;
 
-interface AgentLog { seq: number; batches: KeptBatch[]; bytes: number }
+/**
+ * The op journal keeps its newest batches as they are (a resume after a short disconnect reads them) and packs
+ * older ones, PACK_BYTES of frame text at a time, into one deflated block (JSON of the batches: the frames of a
+ * turn repeat their envelopes, ids and text, ~5x smaller). A resume that reaches into a block inflates it. The
+ * bounds (OP_JOURNAL batches, OP_JOURNAL_BYTES of frame text) count the batches as sent, packed or not, so what
+ * a resume can reach is what it was; 20 streaming sessions held 5.6 MB of op journals as strings, ~1.5 MB so
+ * (bench/stream-load.ts, docs/benchmarks.md "Session 7 — stream-load memory").
+ */
+export const PACK_BYTES = 16 * 1024;
+/** Frame text kept unpacked per agent, at most (then the oldest PACK_BYTES of it are packed). */
+export const RAW_BYTES = 32 * 1024;
+
+/** Batches packed into one block: seqs `first`..`last`, `bytes` of frame text, deflated. */
+interface PackedBlock { first: number; last: number; count: number; bytes: number; data: Buffer }
+
+interface AgentLog {
+  seq: number;
+  /** Older batches, packed, oldest first. */
+  packed: PackedBlock[];
+  /** The newest batches, as sent, oldest first. */
+  batches: KeptBatch[];
+  /** Frame text of every batch kept, packed or not. */
+  bytes: number;
+  /** Frame text of `batches`. */
+  rawBytes: number;
+  /** Batches kept, packed or not. */
+  count: number;
+}
+
+const emptyLog = (seq: number): AgentLog => ({ seq, packed: [], batches: [], bytes: 0, rawBytes: 0, count: 0 });
+
+function pack(batches: KeptBatch[]): PackedBlock {
+  let bytes = 0;
+  for (const b of batches) bytes += b.text.length;
+  const out = deflateRawSync(JSON.stringify(batches));
+  // A block of its own (zlib's result can be a view into a larger chunk it allocated).
+  const data = Buffer.allocUnsafeSlow(out.length);
+  out.copy(data);
+  return { first: batches[0]!.seq, last: batches.at(-1)!.seq, count: batches.length, bytes, data };
+}
+
+function unpack(block: PackedBlock): KeptBatch[] {
+  return JSON.parse(inflateRawSync(block.data).toString('utf8')) as KeptBatch[];
+}
 
 interface Entry {
   sessionId: string;
@@ -187,10 +231,13 @@ export class LiveTranscripts {
   /** The batches after `since` when the op journal still reaches it (`complete`), oldest first. */
   since(e: Entry, agentId: string, since: number): { batches: KeptBatch[]; latest: number; complete: boolean } {
     // Read without creating: a query for any agent id must not grow the map.
-    const log = e.logs.get(agentId) ?? { seq: e.base, batches: [], bytes: 0 };
-    const oldest = log.batches[0]?.seq ?? log.seq + 1;
+    const log = e.logs.get(agentId) ?? emptyLog(e.base);
+    const oldest = log.packed[0]?.first ?? log.batches[0]?.seq ?? log.seq + 1;
     if (since > log.seq || since < oldest - 1) return { batches: [], latest: log.seq, complete: false };
-    return { batches: log.batches.filter((b) => b.seq > since), latest: log.seq, complete: true };
+    const out: KeptBatch[] = [];
+    for (const block of log.packed) if (block.last > since) for (const b of unpack(block)) if (b.seq > since) out.push(b);
+    for (const b of log.batches) if (b.seq > since) out.push(b);
+    return { batches: out, latest: log.seq, complete: true };
   }
 
   close(): void {
@@ -200,7 +247,7 @@ export class LiveTranscripts {
 
   private log(e: Entry, agentId: string): AgentLog {
     let l = e.logs.get(agentId);
-    if (!l) e.logs.set(agentId, (l = { seq: e.base, batches: [], bytes: 0 }));
+    if (!l) e.logs.set(agentId, (l = emptyLog(e.base)));
     return l;
   }
 
@@ -276,11 +323,7 @@ export class LiveTranscripts {
     const seq = ++log.seq;
     const text = opsFrame({ sessionId: e.sessionId, agentId, seq, volatile, ops, ts: this.deps.clock.now().toISOString() });
     const b: OpBatch = { sessionId: e.sessionId, agentId, seq, rank, ops, volatile, text };
-    log.batches.push({ sessionId: e.sessionId, agentId, seq, rank, volatile, text });
-    log.bytes += text.length;
-    let drop = 0;
-    while (log.batches.length - drop > OP_JOURNAL || (log.bytes > OP_JOURNAL_BYTES && log.batches.length - drop > 1)) log.bytes -= log.batches[drop++]!.text.length;
-    if (drop) log.batches.splice(0, drop);
+    keep(log, { sessionId: e.sessionId, agentId, seq, rank, volatile, text });
     try {
       this.onBatch(b);
     } catch (err) {
@@ -305,6 +348,37 @@ function volatileStream(type: string, p: Record<string, unknown>): { stream: str
   if (type === 'tool.progress') return { stream: '|progress', step: String(p.tool_call_id) };
   if (type === 'shell.output') return { stream: '|shell', step: String(p.task_id) };
   return { stream: '', step: `${p.turn_id}:${p.step}` };
+}
+
+/**
+ * Adds a batch to an agent's op journal: drops the oldest batches past the bounds (a packed block goes whole,
+ * unless it holds everything but the newest batch), packs the oldest raw ones past RAW_BYTES.
+ */
+function keep(log: AgentLog, b: KeptBatch): void {
+  log.batches.push(b);
+  log.bytes += b.text.length;
+  log.rawBytes += b.text.length;
+  log.count += 1;
+  const over = () => log.count > OP_JOURNAL || log.bytes > OP_JOURNAL_BYTES;
+  while (over() && log.packed.length) {
+    const block = log.packed.shift()!;
+    log.count -= block.count;
+    log.bytes -= block.bytes;
+  }
+  let drop = 0;
+  while (over() && log.batches.length - drop > 1) {
+    const len = log.batches[drop++]!.text.length;
+    log.bytes -= len;
+    log.rawBytes -= len;
+    log.count -= 1;
+  }
+  if (drop) log.batches.splice(0, drop);
+  if (log.rawBytes <= RAW_BYTES) return;
+  let n = 0;
+  let bytes = 0;
+  while (n < log.batches.length - 1 && bytes < PACK_BYTES) bytes += log.batches[n++]!.text.length;
+  log.packed.push(pack(log.batches.splice(0, n)));
+  log.rawBytes -= bytes;
 }
 
 /** Characters of a pending delta batch: appended text; a tool frame update counts as a full chunk (its spacing is splitToolInput's). */

@@ -1,0 +1,53 @@
+import test, { type ExecutionContext } from 'ava';
+import { scripts } from '../../fixtures/llm/index.ts';
+import { PACK_BYTES, RAW_BYTES } from '../../src/ws/transcript/live.ts';
+import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
+import type { WsClient } from '../helpers/server.ts';
+
+// The op journal packs its older batches (src/ws/transcript/live.ts, docs/transcript.md): a resume that reaches
+// into packed batches gets them exactly as they were sent, over the WebSocket and over REST.
+
+async function client(t: ExecutionContext, env: EngineEnv): Promise<WsClient> {
+  const c = await env.s.ws();
+  t.teardown(() => c.close());
+  return c;
+}
+
+async function subscribeV2(c: WsClient, env: EngineEnv, since?: number) {
+  const ack = await c.request('subscribe_v2', { session_id: env.sid, transcript: { main: 'delta' }, ...(since !== undefined ? { transcript_since: { main: since } } : {}) });
+  if (ack.code !== 0) throw new Error(JSON.stringify(ack));
+}
+
+async function longTurn(env: EngineEnv, n: number) {
+  env.llm.setScript(scripts.longAnswer(2000));
+  await prompt(env, `prompt ${n}`);
+  await turnEnded(env, n);
+}
+
+const barrier = (c: WsClient) => c.request('client_hello', { client_id: 'barrier' });
+const ops = (c: WsClient) => c.frames.filter((f) => f.type === 'transcript.ops' && f.payload.agent_id === 'main');
+
+test('a resume from before the packed batches gets every batch since, as the connected client got them', async (t) => {
+  const env = await startEngine(t);
+  const watcher = await client(t, env);
+  await subscribeV2(watcher, env);
+  await longTurn(env, 1);
+  await barrier(watcher);
+  const cursor = ops(watcher).at(-1)!.payload.seq as number;
+  for (let n = 2; n <= 4; n++) await longTurn(env, n);
+  await barrier(watcher);
+  const after = ops(watcher).filter((f) => f.payload.seq > cursor);
+  const sent = after.reduce((n, f) => n + JSON.stringify(f).length, 0);
+  t.true(sent > RAW_BYTES + 2 * PACK_BYTES, `the batches since the cursor (${sent} bytes) are more than the unpacked tail holds`);
+
+  const rest = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript/ops?agent_id=main&since_seq=${cursor}`)).data;
+  t.true(rest.complete);
+  t.is(rest.latest_seq, after.at(-1)!.payload.seq);
+  t.deepEqual(rest.batches, after.map((f) => ({ seq: f.payload.seq, ops: f.payload.ops })));
+
+  const resumed = await client(t, env);
+  await subscribeV2(resumed, env, cursor);
+  await barrier(resumed);
+  t.false(resumed.frames.some((f) => f.type === 'transcript.reset'));
+  t.deepEqual(ops(resumed).map((f) => f.payload), after.map((f) => f.payload));
+});
