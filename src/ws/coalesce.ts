@@ -36,14 +36,20 @@ export interface CoalescePolicy<T> {
    * when the timer fires once for it. Undefined: all of it leaves. Explicit flushes always send all.
    */
   split?(group: string, lane: string, item: T, now: number): { now?: T; later?: T; at?: number };
+  /**
+   * Before `next` is merged into a part `split` held back: true when it only updates what is held back (a newer
+   * input of the same tool frame), so it waits with it on the same timer. Otherwise (or undefined) the usual
+   * window applies again and the next release asks `split` anew.
+   */
+  holdsWith?(held: T, next: T): boolean;
   send(group: string, lane: string, item: T): void;
   /** A timed release that threw (it runs on a timer: an exception there would end the process). */
   onError?(err: unknown): void;
 }
 
 /**
- * `until`: a part `split` held back may not leave before then (nothing was merged into it since); a merge
- * clears it, so the next release asks `split` again.
+ * `until`: a part `split` held back may not leave before then; a merge of anything but an update of that
+ * part (`holdsWith`) clears it, so the next release asks `split` again.
  */
 interface Held<T> { item: T; since: number; until?: number }
 
@@ -79,9 +85,11 @@ export class Coalescer<T> {
     const h = lanes?.get(lane);
     const now = performance.now();
     if (h) {
+      const waits = h.until !== undefined && this.p.holdsWith?.(h.item, item) === true;
       const merged = this.p.merge(h.item, item);
       if (merged !== undefined) {
         h.item = merged;
+        if (waits) return;
         if (now - h.since >= this.p.windowMs && this.p.size(merged) >= this.minSize) return this.release(group, lane, h, now);
         if (h.until !== undefined) {
           // What was merged may leave sooner than the held-back part: the usual rule again (split is asked anew).

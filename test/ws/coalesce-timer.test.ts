@@ -8,7 +8,10 @@ import { until } from '../helpers/wait.ts';
 const WINDOW = 16;
 const HOLD_MS = 400;
 
-/** Items are strings; `split` holds back anything marked `tool:` until HOLD_MS after the first time it saw it. */
+/**
+ * Items are strings; `split` holds back anything marked `tool:` until HOLD_MS after the first time it saw it, and
+ * a newer `tool:` item replaces the held one and waits with it (`holdsWith`).
+ */
 function setup() {
   const sent: Array<{ item: string; at: number }> = [];
   const splits: number[] = [];
@@ -20,6 +23,7 @@ function setup() {
     minSize: 1,
     size: (s) => s.length,
     merge: (held, next) => (next.startsWith('tool:') ? next : held + next),
+    holdsWith: (held, next) => held.startsWith('tool:') && next.startsWith('tool:'),
     split: (_g, _l, item, now) => {
       splits.push(now);
       if (!item.startsWith('tool:')) return { now: item };
@@ -91,4 +95,26 @@ test.serial('a delta merged into a held-back part makes the next release ask spl
   t.false(sent.includes('tool:a'));
   c.flush('s');
   t.deepEqual(sent, ['first', 'text after', 'tool:a'], 'a flush sends what is held back');
+});
+
+test.serial('updates of a held-back part (a tool input still streaming) wait with it: no release attempt per window', async (t) => {
+  const { c, sent, splits, secondSent } = setup();
+  t.teardown(() => c.close());
+  c.push('s', 'main', 'main', 'step1', 'first');
+  c.push('s', 'main', 'main', 'step1', 'tool:{"content":"x');
+  let n = 0;
+  // A newer input every 5 ms for most of the hold.
+  await new Promise<void>((resolve) => {
+    const more = setInterval(() => {
+      c.push('s', 'main', 'main', 'step1', `tool:{"content":"${'x'.repeat(++n)}`);
+      if (n === 60) {
+        clearInterval(more);
+        resolve();
+      }
+    }, 5);
+  });
+  await secondSent;
+  t.is(sent[1]!.item, `tool:{"content":"${'x'.repeat(60)}`, 'the newest input leaves');
+  t.log(`${splits.length} split calls for ${n} updates`);
+  t.is(splits.length, 2, 'split asked when the first window ended and when the part may leave, not per update or window');
 });

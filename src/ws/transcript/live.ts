@@ -102,6 +102,9 @@ export class LiveTranscripts {
         return held;
       },
       split: (sessionId, agentId, ops, now) => this.splitToolInput(sessionId, agentId, ops, now),
+      // A newer input of a tool frame held back waits with it (merge replaces the held upsert).
+      holdsWith: (held, next) => next.every((op) => op.op === 'frame.upsert' && op.frame.kind === 'tool'
+        && held.some((o) => o.op === 'frame.upsert' && o.frame.frameId === op.frame.frameId && o.stepId === op.stepId)),
       send: (sessionId, agentId, ops) => {
         const e = this.entries.get(sessionId);
         if (e) this.issue(e, agentId, 3, ops, true);
