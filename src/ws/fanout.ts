@@ -39,7 +39,7 @@ export class FanOut {
     let scheduled = false;
     for (const c of this.connections()) {
       if (!c.transcripts.size || !c.wantsBatch(b.sessionId, b.agentId, b.rank)) continue;
-      // The flush is scheduled once, for every receiver (before any delivery, so a throwing one leaves none corked).
+      // The flush is scheduled once for every receiver, before any delivery: one that throws leaves no socket corked for good.
       if (!scheduled) this.flushWithin(b.volatile ? VOLATILE_FLUSH_MS : DURABLE_FLUSH_MS);
       scheduled = true;
       this.cork(c);
