@@ -9,6 +9,7 @@ import { runBench } from './lib/lifecycle.ts';
 import { runBounded } from './lib/pool.ts';
 import { intEnv, progress } from './lib/report.ts';
 import { since, summarize } from './lib/stats.ts';
+import { prng } from '../fixtures/prng.ts';
 
 const DIRS = 100;
 const FILES_PER_DIR = 1000;
@@ -21,17 +22,6 @@ const WORDS = [
   'cache', 'worker', 'session', 'token', 'search', 'render', 'layout', 'button', 'dialog', 'stream', 'buffer', 'socket', 'schema', 'helper',
 ];
 const EXTS = ['ts', 'ts', 'tsx', 'md', 'json', 'txt'];
-
-/** Deterministic PRNG (mulberry32), so every run asks the same queries of the same tree. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function treePaths(): string[] {
   const out: string[] = [];
@@ -63,7 +53,7 @@ export async function ensureTree(): Promise<{ root: string; files: string[] }> {
 
 /** A typing-like mix: basename prefixes, dir/name fragments, skipping subsequences, acronyms, and a few 1-2 letter queries. */
 export function queries(files: string[], n: number): string[] {
-  const rand = rng(42);
+  const rand = prng(42);
   const pick = () => files[Math.floor(rand() * files.length)];
   const out: string[] = [];
   for (let i = 0; out.length < n; i++) {

@@ -18,6 +18,7 @@ import { summarize } from './lib/stats.ts';
 import { defaultServeOptions } from '../src/app/options.ts';
 import { startServer } from '../src/app/server.ts';
 import { createSession } from '../src/sessions/commands.ts';
+import { prng } from '../fixtures/prng.ts';
 
 const SESSIONS = intEnv('BENCH_SESSIONS', 10_000);
 const MESSAGES = intEnv('BENCH_MESSAGES', 50);
@@ -25,16 +26,6 @@ const QUERIES = intEnv('BENCH_REQUESTS', 200);
 const WORKSPACES = 20;
 const VOCABULARY = 5000;
 const TARGET = { terms_p50_ms: 20, literal_p50_ms: 100, rss_mb: 300, healthz_building_p99_ms: 20 };
-
-/** A seeded PRNG (mulberry32): the same corpus every run. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'ta', 'vo', 'zi', 'pe', 'sa', 'do', 'gu', 'fi', 'ho', 'ju', 'xe', 'be', 'co'];
 const rand = prng(42);

@@ -140,16 +140,28 @@ async function rollBack(rec: Recording, scratch: string): Promise<void> {
     const file = path.resolve(scratch, p.path);
     // Only inside the scratch copy (a change in an additional directory is left alone).
     if (path.isAbsolute(p.path) || !file.startsWith(scratch + path.sep) || p.oversize) continue;
+    // The copy keeps the workspace's symlinks: a file whose directory (or its deepest existing ancestor) resolves
+    // outside the copy is left alone (no removal, no directory created, no write through it), and a symlink in
+    // the file's place is removed or replaced, never written through.
+    if (!insideCopy(await realAncestor(path.dirname(file)), root)) continue;
     if (!p.existed) await rm(file, { force: true });
     else if (typeof p.before === 'string') {
       await mkdir(path.dirname(file), { recursive: true });
-      // The copy keeps the workspace's symlinks: a parent that resolves outside the copy is left alone, and a
-      // symlink in the file's place is replaced, never written through.
-      const parent = await realpath(path.dirname(file));
-      if (parent !== root && !parent.startsWith(root + path.sep)) continue;
       if ((await lstat(file).catch(() => null))?.isSymbolicLink()) await rm(file);
       await writeFile(file, p.before);
     }
+  }
+}
+
+const insideCopy = (real: string, root: string) => real === root || real.startsWith(root + path.sep);
+
+/** The real path of `dir`, or of its deepest existing ancestor. */
+async function realAncestor(dir: string): Promise<string> {
+  for (;;) {
+    const real = await realpath(dir).catch(() => null);
+    const parent = path.dirname(dir);
+    if (real !== null || parent === dir) return real ?? dir;
+    dir = parent;
   }
 }
 

@@ -1,5 +1,5 @@
 import { lstat, readFile, stat } from 'node:fs/promises';
-import { existingFiles, lastContentOf } from '../../projections/file-history/reducer.ts';
+import { lastContentOf } from '../../projections/file-history/reducer.ts';
 import { FILE_HISTORY_MAX_CHARS, type FileChangedPayload } from '../../protocol/events/files.ts';
 import type { ToolContext } from './types.ts';
 
@@ -29,9 +29,6 @@ export async function recordFileChange(ctx: ToolContext, tool: 'Write' | 'Edit',
   await ctx.deps.journal.append([{ stream: ctx.session.id, type: 'file.changed', payload }]);
 }
 
-/** Files a Bash call checks (the most recently changed ones the history last saw existing). */
-const CHECKED_AFTER_BASH = 256;
-
 /**
  * After a foreground Bash command: each file the history last saw existing (a Write or Edit made it) that is
  * gone now is recorded deleted in this turn (`file.changed` with `deleted`, `before` its last recorded
@@ -39,7 +36,8 @@ const CHECKED_AFTER_BASH = 256;
  * touched are not tracked. A failure here never fails the command.
  */
 export async function recordDeletions(ctx: ToolContext): Promise<void> {
-  const paths = await ctx.deps.fileHistory.read(ctx.session.id, (s) => existingFiles(s, CHECKED_AFTER_BASH));
+  // Kept per session beside the history (no fold of the session unless it is not known); usually empty.
+  const paths = await ctx.deps.fileHistory.existingPaths(ctx.session.id);
   const gone: string[] = [];
   for (const p of paths) {
     const abs = await ctx.confine(p).then((c) => c.abs, () => undefined);

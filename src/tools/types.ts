@@ -21,7 +21,7 @@ export interface ToolDeps extends SkillDeps {
   permissions: PermissionService;
   auth: TokenSource;
   /** The per-turn file history: Bash checks whether the files it holds still exist (file-history.ts). */
-  fileHistory: Pick<FileHistoryProjection, 'read'>;
+  fileHistory: Pick<FileHistoryProjection, 'read' | 'existingPaths'>;
 }
 
 /** What a tool may use while it runs; every path goes through `confine`. */

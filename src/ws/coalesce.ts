@@ -32,15 +32,26 @@ export interface CoalescePolicy<T> {
   merge(held: T, next: T): T | undefined;
   /**
    * At a timed release only: the part of a held item that leaves now and the part that keeps waiting
-   * (the transcript's tool-input throttle). Undefined: all of it leaves. Explicit flushes always send all.
+   * (the transcript's tool-input throttle) until `at` (performance.now() ms; default: one window from now),
+   * when the timer fires once for it. Undefined: all of it leaves. Explicit flushes always send all.
    */
-  split?(group: string, lane: string, item: T, now: number): { now?: T; later?: T };
+  split?(group: string, lane: string, item: T, now: number): { now?: T; later?: T; at?: number };
+  /**
+   * Before `next` is merged into a part `split` held back: true when it only updates what is held back (a newer
+   * input of the same tool frame), so it waits with it on the same timer. Otherwise (or undefined) the usual
+   * window applies again and the next release asks `split` anew.
+   */
+  holdsWith?(held: T, next: T): boolean;
   send(group: string, lane: string, item: T): void;
   /** A timed release that threw (it runs on a timer: an exception there would end the process). */
   onError?(err: unknown): void;
 }
 
-interface Held<T> { item: T; since: number }
+/**
+ * `until`: a part `split` held back may not leave before then; a merge of anything but an update of that
+ * part (`holdsWith`) clears it, so the next release asks `split` again.
+ */
+interface Held<T> { item: T; since: number; until?: number }
 
 export class Coalescer<T> {
   private readonly held = new Map<string, Map<string, Held<T>>>();
@@ -74,10 +85,17 @@ export class Coalescer<T> {
     const h = lanes?.get(lane);
     const now = performance.now();
     if (h) {
+      const waits = h.until !== undefined && this.p.holdsWith?.(h.item, item) === true;
       const merged = this.p.merge(h.item, item);
       if (merged !== undefined) {
         h.item = merged;
-        if (now - h.since >= this.p.windowMs && this.p.size(merged) >= this.minSize) this.release(group, lane, h, now);
+        if (waits) return;
+        if (now - h.since >= this.p.windowMs && this.p.size(merged) >= this.minSize) return this.release(group, lane, h, now);
+        if (h.until !== undefined) {
+          // What was merged may leave sooner than the held-back part: the usual rule again (split is asked anew).
+          h.until = undefined;
+          this.arm(h.since + (this.p.size(merged) >= this.minSize ? this.p.windowMs : this.maxMs));
+        }
         return;
       }
       this.flush(group, lane);
@@ -130,7 +148,9 @@ export class Coalescer<T> {
     } else {
       h.item = parts.later;
       h.since = now;
-      this.arm(now + this.p.windowMs);
+      // One timer for when the held-back part may leave, not one per window until then.
+      h.until = Math.max(parts.at ?? now + this.p.windowMs, now + 1);
+      this.arm(h.until);
     }
     if (parts.now !== undefined) this.p.send(group, lane, parts.now);
   }
@@ -160,9 +180,10 @@ export class Coalescer<T> {
       for (const [lane, h] of [...lanes]) {
         const age = now - h.since;
         // 1 ms of slack: a timer that fires a hair early does not cost another window.
-        const due = age + 1 >= this.maxMs || (age + 1 >= this.p.windowMs && this.p.size(h.item) >= this.minSize);
+        const due = h.until !== undefined ? now + 1 >= h.until
+          : age + 1 >= this.maxMs || (age + 1 >= this.p.windowMs && this.p.size(h.item) >= this.minSize);
         if (due) this.releaseSafely(group, lane, h, now);
-        else next = Math.min(next, h.since + (this.p.size(h.item) >= this.minSize ? this.p.windowMs : this.maxMs));
+        else next = Math.min(next, h.until ?? h.since + (this.p.size(h.item) >= this.minSize ? this.p.windowMs : this.maxMs));
       }
     }
     if (next < Infinity) this.arm(next);

@@ -36,9 +36,13 @@ export class FanOut {
 
   /** A transcript ops batch of the live folds (transcript/live.ts) to the connections whose grade carries it. */
   private readonly sendBatch = (b: OpBatch): void => {
+    let scheduled = false;
     for (const c of this.connections()) {
       if (!c.transcripts.size || !c.wantsBatch(b.sessionId, b.agentId, b.rank)) continue;
-      this.corkUntilFlush(c, b.volatile ? VOLATILE_FLUSH_MS : DURABLE_FLUSH_MS);
+      // The flush is scheduled once for every receiver, before any delivery: one that throws leaves no socket corked for good.
+      if (!scheduled) this.flushWithin(b.volatile ? VOLATILE_FLUSH_MS : DURABLE_FLUSH_MS);
+      scheduled = true;
+      this.cork(c);
       c.deliverOps(b.sessionId, { agentId: b.agentId, seq: b.seq, volatile: b.volatile, text: b.text });
     }
   };
@@ -46,10 +50,11 @@ export class FanOut {
   /** Listener of the journal's `committed` event: runs after each batch is on disk. */
   readonly onCommitted = (events: JournalEvent[]): void => {
     const conns = [...this.connections()];
-    // The frames of this batch join the volatile ones in the next socket flush (corkUntilFlush): one write per
+    // The frames of this batch join the volatile ones in the next socket flush (flushWithin): one write per
     // connection per flush, instead of one per committed batch (with broadcasts, every batch wrote to every
     // connection: a quarter of the daemon's CPU under stream-load went to writev).
-    for (const c of conns) this.corkUntilFlush(c, DURABLE_FLUSH_MS);
+    if (conns.length) this.flushWithin(DURABLE_FLUSH_MS);
+    for (const c of conns) this.cork(c);
     try {
       // Transcript ops first: a client that reads both sees the ops of an event no later than its legacy frame.
       this.deps.liveTranscripts.onCommitted(events);
@@ -84,8 +89,11 @@ export class FanOut {
     const seq = this.deps.journal.headSeq(sessionId);
     for (const c of this.connections()) {
       if (c.subs.has(sessionId)) {
-        text ??= volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
-        this.corkUntilFlush(c, VOLATILE_FLUSH_MS);
+        if (text === undefined) {
+          text = volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
+          this.flushWithin(VOLATILE_FLUSH_MS);
+        }
+        this.cork(c);
         c.deliver(sessionId, type, { seq, volatile: true, text }, agentId);
       }
     }
@@ -104,10 +112,15 @@ export class FanOut {
    * streaming sessions cost a socket write per connection every few ms rather than one per loop
    * turn or committed batch (broadcast session events reach every connection), and a first delta is
    * not held behind the turn's durable frames. Order holds: every frame goes through the same corked socket.
+   * A sender schedules the flush once for all its receivers (`flushWithin`) and corks each of them (`cork`).
    */
-  private corkUntilFlush(c: WsConnection, everyMs: number): void {
+  private cork(c: WsConnection): void {
     c.cork();
     this.corked.add(c);
+  }
+
+  /** The flush of every corked connection, at most `everyMs` after the last one (earlier when already scheduled so). */
+  private flushWithin(everyMs: number): void {
     const now = performance.now();
     const at = Math.max(now, this.lastFlush + everyMs);
     if (at >= this.flushAt) return;

@@ -1,8 +1,7 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { until } from '../helpers/wait.ts';
-import { TEST_TOKEN } from '../helpers/wire.ts';
-import { journey, newSessionInUi } from './helpers.ts';
+import { sessionJourney } from './helpers.ts';
 
 // The chat view and the composer in the browser (docs/web-ui.md): the pickers, @ mentions, attachments,
 // skills, tool blocks with diffs, the per-turn file changes, the complete approval and question cards,
@@ -19,26 +18,10 @@ max_context_size = 100000
 
 const PNG_1PX = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
-/** REST as the test (not the page): the daemon's base URL from the printed one. */
-function rest(url: string) {
-  const base = url.slice(0, url.indexOf('/#'));
-  return async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(base + p, { method, headers: { Authorization: `Bearer ${TEST_TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
-    const env = await res.json();
-    if (env.code !== 0) throw new Error(`${method} ${p}: ${env.code} ${env.msg}`);
-    return env.data;
-  };
-}
-
-const sidOf = (pageUrl: string) => /\/s\/([^/]+)$/.exec(new URL(pageUrl).pathname)![1]!;
 const lastBody = (llm: { requests: { body: any }[] }) => llm.requests.at(-1)!.body;
 
 test('pick a model, thinking and permission mode; an @ mention; an attachment; a skill', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t, TWO_MODELS);
-  const api = rest(url);
-  await page.goto(url);
-  await newSessionInUi(page);
-  const sid = sidOf(page.url());
+  const { page, llm, shot, pageErrors, rest: api, sid } = await sessionJourney(t, TWO_MODELS);
 
   // The model picker lists both models; the choice is the session's model for the next turn.
   await shot('opened');
@@ -109,9 +92,7 @@ test('pick a model, thinking and permission mode; an @ mention; an attachment; a
 });
 
 test('edits: the diff in the tool block, the turn\'s file changes; an "other" answer; a plan review\'s options', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t);
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, llm, shot, pageErrors } = await sessionJourney(t);
   const prompt = page.getByLabel('Prompt');
 
   // Write then Edit, each approved (once, then for the session) from its card.
@@ -176,11 +157,7 @@ test('edits: the diff in the tool block, the turn\'s file changes; an "other" an
 });
 
 test('queue: prompts sent during a turn wait, one is removed, one steered; older turns page in on scroll', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t);
-  const api = rest(url);
-  await page.goto(url);
-  await newSessionInUi(page);
-  const sid = sidOf(page.url());
+  const { page, llm, shot, pageErrors, rest: api, sid } = await sessionJourney(t);
   const prompt = page.getByLabel('Prompt');
 
   // A slow reply: two prompts sent meanwhile wait in the queue; one is removed, the other steered into

@@ -71,6 +71,31 @@ export async function newSessionInUi(page: Page): Promise<string> {
   return folder;
 }
 
+/** The session id of a page at `/s/<id>`. */
+export const sidOf = (pageUrl: string): string => /\/s\/([^/]+)$/.exec(new URL(pageUrl).pathname)![1]!;
+
+export interface SessionJourney extends Journey {
+  /** REST beside the browser (restOf). */
+  rest: ReturnType<typeof restOf>;
+  /** The new session's id and folder. */
+  sid: string;
+  folder: string;
+}
+
+/** The usual opening: `journey`, the page at the printed URL, a new session in a fresh folder (newSessionInUi). */
+export async function sessionJourney(t: Parameters<typeof journey>[0], extraToml?: string, extraArgs?: string[]): Promise<SessionJourney> {
+  const j = await journey(t, extraToml, extraArgs);
+  await j.page.goto(j.url);
+  const folder = await newSessionInUi(j.page);
+  return { ...j, rest: restOf(j.url), sid: sidOf(j.page.url()), folder };
+}
+
+/** Types `text` into the composer and sends it (Enter). */
+export async function sendPrompt(page: Page, text: string): Promise<void> {
+  await page.getByLabel('Prompt').fill(text);
+  await page.getByLabel('Prompt').press('Enter');
+}
+
 /** REST calls beside the browser, with the token of the printed URL; answers `data` (throws on a non-zero code). */
 export function restOf(url: string): <T = any>(method: string, path: string, body?: unknown) => Promise<T> {
   const u = new URL(url);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { TEST_TOKEN } from '../helpers/wire.ts';
-import { journey } from './helpers.ts';
+import { journey, sendPrompt } from './helpers.ts';
 
 // A person's first session with the web UI, in Debian's chromium against the real daemon (started as
 // `npm start` runs it) and the fixture LLM. Screenshots: test-results/browser/. docs/web-ui.md.
@@ -39,8 +39,7 @@ test('open the printed URL, add a workspace, stream a reply across a cut WebSock
 
   // A prompt, its reply streamed: seen part-way, then whole, although the WebSocket is cut mid-stream.
   llm.setScript(streamed);
-  await page.getByLabel('Prompt').fill('hello there');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'hello there');
   await page.locator('.bubble.user', { hasText: 'hello there' }).waitFor();
   const assistant = page.locator('.bubble.assistant').first();
   await page.waitForFunction(() => {
@@ -73,8 +72,7 @@ test('open the printed URL, add a workspace, stream a reply across a cut WebSock
 
   // A question: pick an option, answer.
   llm.setScript({ events: [{ tool_call: { id: 'q1', name: 'AskUserQuestion', args: { questions: [{ question: 'Which color?', header: 'Color', options: [{ label: 'Red' }, { label: 'Blue' }] }] } } }] }, scripts.helloText);
-  await page.getByLabel('Prompt').fill('ask me');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'ask me');
   const question = page.getByRole('group', { name: 'Question' });
   await question.waitFor();
   await shot('question');

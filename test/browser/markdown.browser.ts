@@ -1,5 +1,5 @@
 import test from 'ava';
-import { journey, newSessionInUi } from './helpers.ts';
+import { sessionJourney, sendPrompt } from './helpers.ts';
 
 // Assistant text as markdown: headings, lists, tables, emphasis, links and highlighted code, built as
 // elements (never innerHTML): raw HTML shows as text, and only http(s) / mailto links are kept.
@@ -25,14 +25,11 @@ const ANSWER = [
 ].join('\n');
 
 test('assistant markdown: heading, list, table, emphasis, links, highlighted code; raw HTML stays text', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t);
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, llm, shot, pageErrors } = await sessionJourney(t);
   // Streamed in pieces, as a model would: the rendering follows the text as it grows.
   const pieces = ANSWER.match(/[\s\S]{1,40}/g) ?? [];
   llm.setScript({ events: pieces.map((text) => ({ text })), usage: { input: 10, output: 50 } });
-  await page.getByLabel('Prompt').fill('show me markdown');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'show me markdown');
 
   const bubble = page.locator('.bubble.assistant').last();
   await bubble.locator('pre.hljs').waitFor();

@@ -2,15 +2,13 @@ import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { startHttpMcp } from '../../fixtures/mcp/servers.mjs';
 import { until } from '../helpers/wait.ts';
-import { journey, newSessionInUi } from './helpers.ts';
+import { sessionJourney, sendPrompt } from './helpers.ts';
 
 // The side panels (docs/web-ui.md): the terminal (@xterm/xterm over the terminal_* frames, under the
 // daemon's CSP), background tasks, MCP servers; the panel's tab and width kept in the GUI store.
 
 test('the terminal: open one, type `echo hi`, see hi; 24-bit colour under the CSP; it survives a cut WebSocket', async (t) => {
-  const { page, url, shot, pageErrors } = await journey(t);
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, shot, pageErrors } = await sessionJourney(t);
   await page.getByRole('button', { name: 'Panels' }).click();
   await page.getByRole('tab', { name: 'Terminal' }).click();
   await page.getByRole('button', { name: 'New terminal' }).click();
@@ -72,19 +70,16 @@ test('the terminal: open one, type `echo hi`, see hi; 24-bit colour under the CS
 });
 
 test('background tasks: a running task listed live, its output, cancel; MCP servers: add one, test it, remove it', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t, 'default_permission_mode = "yolo"');
   const mcp = await startHttpMcp({ name: 'fx-http' });
   t.teardown(() => mcp.close());
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, llm, shot, pageErrors } = await sessionJourney(t, 'default_permission_mode = "yolo"');
   await page.getByRole('button', { name: 'Panels' }).click();
   await page.getByRole('tab', { name: 'Tasks' }).click();
   const tasks = page.getByRole('region', { name: 'Background tasks' });
   await tasks.getByText('No background tasks in this session.').waitFor();
 
   llm.setScript({ events: [{ tool_call: { id: 'bg1', name: 'Bash', args: { command: 'echo started-bg; sleep 60', description: 'a long sleep', run_in_background: true } } }] }, scripts.helloText);
-  await page.getByLabel('Prompt').fill('start a background job');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'start a background job');
   const task = tasks.locator('li.task', { hasText: 'a long sleep' });
   await task.locator('.badge.running').waitFor({ timeout: 15_000 });
   await until(async () => {

@@ -2,19 +2,16 @@ import test from 'ava';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { journey, newSessionInUi } from './helpers.ts';
+import { sessionJourney, sendPrompt } from './helpers.ts';
 
 // Session management and turn control in the browser: abort, a failed turn's error, rename, archive and
 // restore, delete, the theme toggle.
 
 test('abort a running turn; a failed turn shows its error', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t);
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, llm, shot, pageErrors } = await sessionJourney(t);
 
   llm.setScript(scripts.hang);
-  await page.getByLabel('Prompt').fill('this will hang');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'this will hang');
   const abort = page.getByRole('button', { name: 'Abort' });
   await abort.waitFor();
   await shot('running');
@@ -24,8 +21,7 @@ test('abort a running turn; a failed turn shows its error', async (t) => {
   await shot('aborted');
 
   llm.setScript(scripts.badRequest);
-  await page.getByLabel('Prompt').fill('this will fail');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'this will fail');
   const alert = page.locator('article.turn').last().getByRole('alert').first();
   await alert.waitFor({ timeout: 30_000 });
   t.regex((await alert.textContent()) ?? '', /\S/);
@@ -34,12 +30,9 @@ test('abort a running turn; a failed turn shows its error', async (t) => {
 });
 
 test('rename, archive and restore, delete a session; switch the theme', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t);
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, llm, shot, pageErrors } = await sessionJourney(t);
   llm.setScript(scripts.helloText);
-  await page.getByLabel('Prompt').fill('first prompt');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'first prompt');
   await page.locator('.bubble.assistant', { hasText: 'Hello, world' }).waitFor();
 
   await page.getByRole('button', { name: 'Rename' }).click();
@@ -76,9 +69,7 @@ test('rename, archive and restore, delete a session; switch the theme', async (t
 });
 
 test('the file panel: the session folder as a tree, a file opened in the preview', async (t) => {
-  const { page, url, shot, pageErrors } = await journey(t);
-  await page.goto(url);
-  const folder = await newSessionInUi(page);
+  const { page, shot, pageErrors, folder } = await sessionJourney(t);
   await mkdir(path.join(folder, 'src'));
   await writeFile(path.join(folder, 'src', 'main.ts'), 'export const answer = 42;\n');
   await page.getByRole('button', { name: 'Panels' }).click();
@@ -95,12 +86,9 @@ test('the file panel: the session folder as a tree, a file opened in the preview
 });
 
 test('the search box finds a message of another session and opens it', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t);
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, llm, shot, pageErrors } = await sessionJourney(t);
   llm.setScript(scripts.helloText);
-  await page.getByLabel('Prompt').fill('where is the quokka configuration');
-  await page.getByLabel('Prompt').press('Enter');
+  await sendPrompt(page, 'where is the quokka configuration');
   await page.locator('.bubble.assistant', { hasText: 'Hello, world' }).waitFor();
   const first = new URL(page.url()).pathname;
   await page.getByRole('button', { name: /^New session in / }).first().click();

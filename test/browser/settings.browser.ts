@@ -1,7 +1,7 @@
 import test from 'ava';
 import { startOAuthFixture } from '../../fixtures/oauth/server.ts';
 import { until } from '../helpers/wait.ts';
-import { journey, newSessionInUi, restOf } from './helpers.ts';
+import { journey, restOf, sessionJourney } from './helpers.ts';
 
 // Settings (providers, the default model, the managed provider's device login), `--web-title`, the GUI
 // store keeping UI preferences across browsers, keyboard use (docs/web-ui.md).
@@ -51,10 +51,7 @@ test('--web-title in the title bar; settings: add a provider, pick the default m
 });
 
 test('preferences (theme, the side panel, its tab and width) live in the GUI store and follow to a fresh browser; keyboard', async (t) => {
-  const { page, url, browser, shot, pageErrors } = await journey(t);
-  const rest = restOf(url);
-  await page.goto(url);
-  await newSessionInUi(page);
+  const { page, url, browser, shot, pageErrors, rest } = await sessionJourney(t);
   const sessionUrl = page.url();
   const before = await page.evaluate(() => document.documentElement.dataset.theme);
   t.is(before, 'dark');

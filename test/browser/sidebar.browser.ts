@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { until } from '../helpers/wait.ts';
-import { journey, newSessionInUi, restOf } from './helpers.ts';
+import { journey, restOf, sessionJourney } from './helpers.ts';
 
 // The sidebar (docs/web-ui.md): a new session in a folder chosen with the fs:browse picker, the v2 list
 // grouped by workspace and paged, live busy / approval / question badges, search paged over page tokens
@@ -57,11 +57,7 @@ test('the folder picker starts a session in a chosen folder; a workspace pages i
 });
 
 test('busy, approval and question badges of another session appear live; search pages and a hit scrolls to its turn', async (t) => {
-  const { page, url, llm, shot, pageErrors } = await journey(t);
-  const rest = restOf(url);
-  await page.goto(url);
-  const folder = await newSessionInUi(page);
-  const viewing = new URL(page.url()).pathname.split('/').pop()!;
+  const { page, llm, shot, pageErrors, rest, folder, sid: viewing } = await sessionJourney(t);
   const { id: wsId } = await rest('POST', '/api/v1/workspaces', { root: folder });
   const other = await rest<{ id: string }>('POST', '/api/v1/sessions', { workspace_id: wsId });
   await rest('POST', `/api/v1/sessions/${other.id}/profile`, { title: 'Other session' });

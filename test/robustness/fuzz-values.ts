@@ -1,16 +1,7 @@
 import { deref, type Json } from './schema-walk.ts';
 
-/** mulberry32: a small seeded PRNG, so a run is repeatable from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The suite's seeded PRNG (mulberry32: a run is repeatable from its seed), shared with the benches. */
+export { prng } from '../../fixtures/prng.ts';
 
 export const pick = <T>(rng: () => number, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)];
 

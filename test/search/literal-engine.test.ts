@@ -1,15 +1,6 @@
 import test from 'ava';
+import { prng } from '../../fixtures/prng.ts';
 import { SearchEngine, type SearchQuery } from '../../projections/search/engine.ts';
-
-/** A seeded PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['Alpha', 'beta', 'gamma_ray', 'delta9', 'x', 'EPSILON', 'zeta-zeta', '東京都庁', '世界', '語', 'long'.repeat(20), 'a.b/c', 'İstanbul', 'ünïcode', '  ', '->', 'K'];
 

@@ -146,6 +146,9 @@ export class LiveTranscripts {
         return held;
       },
       split: (sessionId, agentId, ops, now) => this.splitToolInput(sessionId, agentId, ops, now),
+      // A newer input of a tool frame held back waits with it (merge replaces the held upsert).
+      holdsWith: (held, next) => next.every((op) => op.op === 'frame.upsert' && op.frame.kind === 'tool'
+        && held.some((o) => o.op === 'frame.upsert' && o.frame.frameId === op.frame.frameId && o.stepId === op.stepId)),
       send: (sessionId, agentId, ops) => {
         const e = this.entries.get(sessionId);
         if (e) this.issue(e, agentId, 3, ops, true);
@@ -294,10 +297,12 @@ export class LiveTranscripts {
   }
 
   /** At a timed release: a streamed tool frame already sent waits until its spacing has passed (TOOL_INPUT_CHARS_PER_MS). */
-  private splitToolInput(sessionId: string, agentId: string, ops: RecOp[], now: number): { now?: RecOp[]; later?: RecOp[] } {
+  private splitToolInput(sessionId: string, agentId: string, ops: RecOp[], now: number): { now?: RecOp[]; later?: RecOp[]; at?: number } {
     const e = this.entries.get(sessionId);
     if (!e) return { now: ops };
     let later: RecOp[] | undefined;
+    // When the first held-back update may leave: the coalescer's timer is armed once for it.
+    let at = Infinity;
     const out: RecOp[] = [];
     for (const op of ops) {
       if (op.op === 'frame.upsert' && op.frame.kind === 'tool') {
@@ -306,12 +311,13 @@ export class LiveTranscripts {
         const gap = Math.min(TOOL_INPUT_MAX_MS, Math.max(this.coalesceMs, len / TOOL_INPUT_CHARS_PER_MS));
         if (sent !== undefined && now - sent < gap) {
           (later ??= []).push(op);
+          at = Math.min(at, sent + gap);
           continue;
         }
       }
       out.push(op);
     }
-    return { ...(out.length ? { now: out } : {}), ...(later ? { later } : {}) };
+    return { ...(out.length ? { now: out } : {}), ...(later ? { later, at } : {}) };
   }
 
   private issue(e: Entry, agentId: string, rank: Rank, ops: RecOp[], volatile: boolean): void {
