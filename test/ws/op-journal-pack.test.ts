@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { PACK_BYTES, RAW_BYTES } from '../../src/ws/transcript/live.ts';
+import { OP_JOURNAL_BYTES, PACK_BYTES, RAW_BYTES } from '../../src/ws/transcript/live.ts';
 import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 import type { WsClient } from '../helpers/server.ts';
 
@@ -50,4 +50,26 @@ test('a resume from before the packed batches gets every batch since, as the con
   await barrier(resumed);
   t.false(resumed.frames.some((f) => f.type === 'transcript.reset'));
   t.deepEqual(ops(resumed).map((f) => f.payload), after.map((f) => f.payload));
+});
+
+test('a batch larger than the op journal\'s bound is kept and sent: no gap, the fold goes on', async (t) => {
+  const env = await startEngine(t);
+  const watcher = await client(t, env);
+  // The prompt's batch (its record and the turn, each with the text) is larger than the op journal's bound on its
+  // own: every older batch is dropped, and the newest stays, larger than RAW_BYTES.
+  await subscribeV2(watcher, env);
+  const big = 'x'.repeat(OP_JOURNAL_BYTES + 1024);
+  env.llm.setScript(scripts.helloText);
+  t.is((await prompt(env, big)).code, 0);
+  await turnEnded(env, 1);
+  await barrier(watcher);
+  const seqs = ops(watcher).map((f) => f.payload.seq as number);
+  t.true(seqs.length > 1);
+  t.deepEqual(seqs, seqs.map((_, i) => seqs[0]! + i), 'one batch per seq, none missing');
+  t.true(ops(watcher).some((f) => JSON.stringify(f.payload.ops).includes(big)), 'the large batch was sent');
+  const transcript = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).data;
+  t.true(JSON.stringify(transcript).includes('Hello, world'), 'the rest of the turn reached the live fold');
+  // The newest batch is kept whatever its size: a resume just behind it reads it.
+  const rest = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript/ops?agent_id=main&since_seq=${seqs.at(-2)}`)).data;
+  t.deepEqual(rest.batches.map((b: { seq: number }) => b.seq), seqs.slice(-1));
 });

@@ -329,8 +329,8 @@ export class LiveTranscripts {
     const seq = ++log.seq;
     const text = opsFrame({ sessionId: e.sessionId, agentId, seq, volatile, ops, ts: this.deps.clock.now().toISOString() });
     const b: OpBatch = { sessionId: e.sessionId, agentId, seq, rank, ops, volatile, text };
-    keep(log, { sessionId: e.sessionId, agentId, seq, rank, volatile, text });
     try {
+      keep(log, { sessionId: e.sessionId, agentId, seq, rank, volatile, text });
       this.onBatch(b);
     } catch (err) {
       this.deps.log.error({ err, session_id: e.sessionId }, 'transcript batch fan-out failed');
@@ -357,8 +357,8 @@ function volatileStream(type: string, p: Record<string, unknown>): { stream: str
 }
 
 /**
- * Adds a batch to an agent's op journal: drops the oldest batches past the bounds (a packed block goes whole,
- * unless it holds everything but the newest batch), packs the oldest raw ones past RAW_BYTES.
+ * Adds a batch to an agent's op journal: drops the oldest batches past the bounds (a packed block goes whole, so
+ * a resume can reach up to one block less far than the bounds allow), packs the oldest raw ones past RAW_BYTES.
  */
 function keep(log: AgentLog, b: KeptBatch): void {
   log.batches.push(b);
@@ -379,7 +379,8 @@ function keep(log: AgentLog, b: KeptBatch): void {
     log.count -= 1;
   }
   if (drop) log.batches.splice(0, drop);
-  if (log.rawBytes <= RAW_BYTES) return;
+  // The newest batch always stays unpacked (a resume right after it reads it as sent), however large it is.
+  if (log.rawBytes <= RAW_BYTES || log.batches.length < 2) return;
   let n = 0;
   let bytes = 0;
   while (n < log.batches.length - 1 && bytes < PACK_BYTES) bytes += log.batches[n++]!.text.length;
