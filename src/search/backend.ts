@@ -164,7 +164,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
     },
     apply: (ops, marks) => {
       if (closed || (!ops.length && !marks.length)) return;
-      if (!worker && heldOps + ops.length <= HELD_OPS_MAX && !ops.some((op) => op.op === 'add')) {
+      if (!worker && !parked && heldOps + ops.length <= HELD_OPS_MAX && !ops.some((op) => op.op === 'add')) {
         held.push({ t: 'ops', ops, marks });
         heldOps += ops.length;
         return;
@@ -182,7 +182,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
     },
     // A worker never started has nothing worth saving (no message documents).
     save: async () => {
-      if (worker && !closed) await request<void>({ t: 'save', id: next++ });
+      if ((worker || parked) && !closed) await request<void>({ t: 'save', id: next++ });
     },
     recycle: async () => {
       if (!worker || closed) return true;
@@ -199,6 +199,12 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
       await old.terminate();
       const waiting = parked;
       parked = undefined;
+      if (closed) {
+        // Closed while the old worker ended: nothing starts; what waited is answered.
+        const err = new Error('search worker stopped');
+        for (const p of stale) p.reject(err);
+        return true;
+      }
       const opening = request<Opened>({ t: 'open', id: next++, restore: true });
       for (const p of stale) {
         pending.set(p.msg.id, p);
@@ -212,6 +218,11 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
     close: async () => {
       closed = true;
       held = [];
+      parked = undefined;
+      const err = new Error('search worker stopped');
+      for (const p of pending.values()) p.reject(err);
+      pending.clear();
+      wake();
       await worker?.terminate();
     },
     crash: async () => {

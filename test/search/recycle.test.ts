@@ -32,3 +32,21 @@ test('a worker replaced after a build: searches and ops sent during the replacem
   t.is(hits(await late), 1);
   t.is((await backend.search(q('wombat'))).documents, 301);
 });
+
+test('a close while the worker is replaced answers what waited and starts no worker', async (t) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'svc-code-recycle-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const backend = workerBackend(undefined, dir, (err) => t.fail(`worker failed: ${err.message}`));
+  t.false((await backend.open(false)).restored);
+  backend.apply([{ op: 'add', session_id: 's', key: 'm', agent_id: 'main', role: 'user', text: 'a wombat', time: 1 }], [['s', 2, 'e']]);
+  backend.built();
+  await backend.save();
+  const recycled = backend.recycle();
+  const during = backend.search(q('wombat'));
+  // Ops arriving during the replacement are parked, not held for a worker that would start before the open.
+  backend.apply([{ op: 'session', session_id: 's', workspace_id: 'w', title: '', time: 0 }], []);
+  await backend.close();
+  await t.throwsAsync(during, { message: 'search worker stopped' });
+  t.true(await recycled);
+  t.deepEqual(await backend.stats(), {}, 'no worker started after the close');
+});
