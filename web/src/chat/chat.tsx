@@ -51,16 +51,24 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   const loadingRef = useRef(false);
   const running = busy(t);
 
+  // Set when a page of older turns failed or brought nothing: no automatic retry until the reader scrolls again
+  // (the layout effect would otherwise ask again after every render).
+  const stalled = useRef(false);
   const older = async () => {
     if (!log.current || loadingRef.current || !t.hasMoreOlder) return;
     loadingRef.current = true;
     setLoading(true);
+    const before = t.items.length;
     try {
       await props.loadOlder();
+      stalled.current = false;
+    } catch {
+      stalled.current = true;
     } finally {
       loadingRef.current = false;
       setLoading(false);
     }
+    if (!stalled.current && t.items.length === before) stalled.current = true;
   };
 
   // Another session in the same view: start over at its bottom.
@@ -68,6 +76,7 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   if (shown.current !== sid) {
     shown.current = sid;
     atBottom.current = true;
+    stalled.current = false;
     pendingTop.current = null;
     firstKey.current = null;
     heights.current = new Map();
@@ -140,7 +149,7 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
       view.current.top = el.scrollTop;
     }
     if (changed) setTick((n) => n + 1);
-    if ((el.scrollHeight <= el.clientHeight || (!atBottom.current && el.scrollTop < PAGE_AT_PX)) && t.hasMoreOlder && !loadingRef.current) void older();
+    if ((el.scrollHeight <= el.clientHeight || (!atBottom.current && el.scrollTop < PAGE_AT_PX)) && t.hasMoreOlder && !loadingRef.current && !stalled.current) void older();
   });
 
   // A scroll re-renders only when the view comes within half the overscan of the rendered rows' edge.
@@ -149,6 +158,7 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     if (!el) return;
     view.current.top = el.scrollTop;
     atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+    stalled.current = false;
     if (el.scrollTop < PAGE_AT_PX && t.hasMoreOlder) void older();
     const r = rendered.current;
     const covered = (r.start === 0 || el.scrollTop - OVERSCAN_PX / 2 >= r.from) && (r.end >= keys.length || el.scrollTop + el.clientHeight + OVERSCAN_PX / 2 <= r.to);
