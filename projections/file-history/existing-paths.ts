@@ -13,6 +13,8 @@ interface Entry {
   turned: boolean;
   /** Paths the history last saw existing, the newest change last (insertion order), at most `maxPaths`. */
   paths: Set<string>;
+  /** A path was left out for the bound: after a removal the fold may name a path left out, so the entry is dropped. */
+  truncated: boolean;
 }
 
 /**
@@ -33,7 +35,7 @@ export class ExistingPaths {
     if (event.stream === GLOBAL_STREAM) return;
     let e = this.entries.get(event.stream);
     if (event.seq === 1) {
-      e = { seq: 0, epoch: event.epoch, turned: false, paths: new Set() };
+      e = { seq: 0, epoch: event.epoch, turned: false, paths: new Set(), truncated: false };
       this.entries.delete(event.stream);
       this.entries.set(event.stream, e);
       this.evict();
@@ -49,10 +51,16 @@ export class ExistingPaths {
       const p = ev.payload as { agent_id?: string; turn_id?: string };
       if ((p.agent_id ?? 'main') === 'main' && p.turn_id !== undefined) e.turned = true;
     } else if (ev.type === 'file.changed' && e.turned) {
-      e.paths.delete(ev.payload.path);
-      if (ev.payload.deleted) return;
+      const had = e.paths.delete(ev.payload.path);
+      if (ev.payload.deleted) {
+        if (had && e.truncated) this.entries.delete(event.stream);
+        return;
+      }
       e.paths.add(ev.payload.path);
-      if (e.paths.size > this.maxPaths) e.paths.delete(e.paths.values().next().value!);
+      if (e.paths.size > this.maxPaths) {
+        e.paths.delete(e.paths.values().next().value!);
+        e.truncated = true;
+      }
     }
   }
 
@@ -73,7 +81,7 @@ export class ExistingPaths {
   seed(stream: string, head: StreamHead | undefined, seq: number, turned: boolean, paths: string[]): void {
     if (!head || head.seq !== seq) return;
     this.entries.delete(stream);
-    this.entries.set(stream, { seq, epoch: head.epoch, turned, paths: new Set(paths.slice(0, this.maxPaths).reverse()) });
+    this.entries.set(stream, { seq, epoch: head.epoch, turned, paths: new Set(paths.slice(0, this.maxPaths).reverse()), truncated: paths.length > this.maxPaths });
     this.evict();
   }
 

@@ -22,7 +22,20 @@ test('a session is known from its first event: changes before the first main tur
   for (const p of ['a', 'b', 'c', 'a', 'd']) x.apply(ev('file.changed', changed(p)));
   t.deepEqual(x.get('s', head(8)), ['d', 'a', 'c'], 'newest change first, at most 3');
   x.apply(ev('file.changed', changed('a', true)));
-  t.deepEqual(x.get('s', head(9)), ['d', 'c']);
+  t.is(x.get('s', head(9)), undefined, 'a path left out for the bound (b) may exist again after a removal: fold');
+});
+
+test('below the bound a removal keeps the session known', (t) => {
+  const x = new ExistingPaths(3);
+  const ev = stream('s');
+  x.apply(ev('session.created'));
+  x.apply(ev('turn.started', { agent_id: 'main', turn_id: 't0' }));
+  for (const p of ['a', 'b', 'c']) x.apply(ev('file.changed', changed(p)));
+  x.apply(ev('file.changed', changed('a', true)));
+  t.deepEqual(x.get('s', head(6)), ['c', 'b']);
+  x.seed('s', head(6), 6, true, ['e', 'd', 'c', 'b']);
+  x.apply(ev('file.changed', changed('c', true)));
+  t.is(x.get('s', head(7)), undefined, 'seeded with more paths than the bound: a removal folds again');
 });
 
 test('a gap, another head or epoch makes the session unknown; a seed from a fold makes it known again', (t) => {
