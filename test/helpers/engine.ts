@@ -41,7 +41,7 @@ export function prompt(env: Pick<EngineEnv, 's' | 'sid'>, body: Record<string, u
 }
 
 /** Waits for the nth (1-based) `turn.ended` frame of the session. */
-export function turnEnded(env: EngineEnv, n = 1, timeoutMs = 10_000): Promise<any> {
+export function turnEnded(env: EngineEnv, n = 1, timeoutMs = 30_000): Promise<any> {
   return env.ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === env.sid && env.ws.frames.filter((x) => x.type === 'turn.ended' && x.session_id === env.sid).indexOf(f) === n - 1, timeoutMs);
 }
 
