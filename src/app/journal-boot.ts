@@ -30,12 +30,18 @@ export interface OpenedJournal {
  * Claims the home's free journal slots and opens the primary's journal (heads loaded), with the fsync option and,
  * when given, the contract checker every append is checked against (tests).
  */
-export async function openHomeJournal(home: string, o: { ids: Ids; clock: Clock; checker?: ContractChecker }): Promise<OpenedJournal> {
+export async function openHomeJournal(home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker }): Promise<OpenedJournal> {
   const { primary, adoptable } = await claimSlots(home, o.ids.ulid);
   const journal = new EventJournal({
-    db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: journalFsync(), checker: o.checker, trace: tracing ? mark : undefined,
+    db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: tracing ? mark : undefined,
   });
-  await journal.load();
+  try {
+    await journal.load();
+  } catch (err) {
+    // Nothing opened stays locked: the slots are released for the next attempt.
+    await Promise.allSettled([primary, ...adoptable].map((slot) => slot.db.close()));
+    throw err;
+  }
   return { primary, adoptable, journal };
 }
 

@@ -4,7 +4,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
 import type { Projections } from './projections.ts';
-import { openHomeJournal, startProjections } from './journal-boot.ts';
+import { journalFsync, openHomeJournal, startProjections } from './journal-boot.ts';
 import { SearchService, budgetsFromEnv, searchIndexDir } from '../search/service.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
@@ -186,7 +186,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // The journal, the config that journals its changes, and the projections (derived in each append's batch).
   // (src/app/journal-boot.ts, shared with the offline `svc-code import`.)
-  const opened = await openHomeJournal(home, { ids, clock, checker });
+  const opened = await openHomeJournal(home, { ids, clock, checker, fsync: journalFsync() });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log });
   const projections = await startProjections(home, opened, { log, rebuild: options.rebuildProjections });

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ContractChecker } from '../../protocol/contract-check.ts';
-import { openHomeJournal } from '../../src/app/journal-boot.ts';
+import { journalFsync, openHomeJournal } from '../../src/app/journal-boot.ts';
 import { importOffline } from '../../src/cli/import.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { ulidIds } from '../../src/lib/ids.ts';
@@ -29,16 +29,13 @@ test('offline import goes through the serve bootstrap: every appended event meet
   t.is((await s.get(`/api/v1/sessions/${r.sid}`)).code, 0);
 });
 
-test('the journal bootstrap honours SVC_CODE_JOURNAL_FSYNC (serve and offline import alike)', async (t) => {
-  const saved = process.env.SVC_CODE_JOURNAL_FSYNC;
-  t.teardown(() => {
-    if (saved === undefined) delete process.env.SVC_CODE_JOURNAL_FSYNC;
-    else process.env.SVC_CODE_JOURNAL_FSYNC = saved;
-  });
-  for (const [value, sync] of [['1', true], ['0', false]] as const) {
-    process.env.SVC_CODE_JOURNAL_FSYNC = value;
-    const opened = await openHomeJournal(await tempHome(), { ids: ulidIds(), clock: systemClock });
-    t.is((opened.journal as unknown as { sync: boolean }).sync, sync);
+test('the journal bootstrap takes the fsync option that SVC_CODE_JOURNAL_FSYNC sets (serve and offline import alike)', async (t) => {
+  t.true(journalFsync({ SVC_CODE_JOURNAL_FSYNC: '1' }));
+  t.false(journalFsync({ SVC_CODE_JOURNAL_FSYNC: '0' }));
+  t.false(journalFsync({}));
+  for (const fsync of [true, false]) {
+    const opened = await openHomeJournal(await tempHome(), { ids: ulidIds(), clock: systemClock, fsync });
+    t.is((opened.journal as unknown as { sync: boolean }).sync, fsync);
     await opened.journal.close();
   }
 });
