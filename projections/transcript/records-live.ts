@@ -1,5 +1,6 @@
 import { applyDelta, patchTool, toolFrame } from './records.ts';
-import { emit, recAgent, type RecordsState } from './records-state.ts';
+import { emit, recAgent, type RecordsState, type RecToolProgress } from './records-state.ts';
+import type { PayloadOf } from '../contract.ts';
 
 // The volatile inputs of the live fold (src/ws/transcript/live.ts), never journaled: streamed deltas (records.ts
 // applyDelta), a running tool's progress (spec/clients.md B3 tool `progress`, C2 "tool progress": `frame.upsert`
@@ -15,13 +16,16 @@ export const OUTPUT_TAIL_KEEP = 4000;
 /** A custom progress payload larger than this (JSON) is sent without its `customData`. */
 export const PROGRESS_DATA_CHARS = 4096;
 
-type Progress = { kind: 'stdout' | 'stderr' | 'progress' | 'status' | 'custom'; text?: string; percent?: number; customKind?: string; customData?: unknown };
-type ProgressPayload = { agent_id?: string; tool_call_id: string; tool_name: string } & Record<string, unknown>;
+type Progress = RecToolProgress;
+type ProgressPayload = PayloadOf<'tool.progress'>;
 
 /** Applies one volatile event the transcript channel carries (registry `transcript: 'delta'`). */
 export function applyVolatile(s: RecordsState, type: string, p: Record<string, unknown>): void {
   if (type === 'tool.progress') return toolProgress(s, p as ProgressPayload);
-  if (type === 'shell.output') return shellOutput(s, String(p.task_id), String(p.data));
+  if (type === 'shell.output') {
+    const out = p as PayloadOf<'shell.output'>;
+    return shellOutput(s, out.task_id, out.data);
+  }
   applyDelta(s, type, p as never);
 }
 
@@ -86,5 +90,5 @@ function toolProgress(s: RecordsState, p: ProgressPayload): void {
   }
   // Progress of a finished call is dropped.
   if (at.frame.state !== 'running') return;
-  patchTool(s, agentId, p.tool_call_id, { progress: progressOf(at.frame.progress as Progress | undefined, p) });
+  patchTool(s, agentId, p.tool_call_id, { progress: progressOf(at.frame.progress, p) });
 }

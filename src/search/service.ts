@@ -371,12 +371,12 @@ export class SearchService {
     return { page: engine.search(q), documents: engine.documents, sessions: 1 };
   }
 
-  /** Ends the worker thread as a crash would: the in-process fallback takes over (tests). */
-  /** The index's sizes and the heap of the thread that holds it (GET /api/v1/debug/memory, for bench/). */
+  /** The index's sizes and the heap of the thread that holds it (GET /api/v1/debug/memory, for bench/); {} while it cannot answer. */
   memoryStats(): Promise<Record<string, number>> {
     return this.backend.stats().catch(() => ({}));
   }
 
+  /** Ends the worker thread as a crash would: the in-process fallback takes over (tests). */
   crashWorker(): Promise<void> {
     return this.backend.crash();
   }

@@ -162,7 +162,11 @@ export class TaskService {
   private async endedObject(task: LiveTask): Promise<TaskObject> {
     const o = task.toObject();
     if (!(task instanceof BashTask)) return o;
-    const tail = await this.tail(task, TERMINATED_PREVIEW_BYTES).catch(() => '');
+    const tail = await this.tail(task, TERMINATED_PREVIEW_BYTES).catch((err: unknown) => {
+      // The task still ends; its journaled object only lacks the output's tail.
+      this.deps.log.warn({ err, task_id: task.spec.id }, 'task output tail unreadable');
+      return '';
+    });
     return tail ? { ...o, output_preview: tail, output_bytes: Buffer.byteLength(tail) } : o;
   }
 
