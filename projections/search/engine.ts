@@ -92,7 +92,7 @@ const ROOMY_BYTES = 33 << 20;
  * is at least ROOMY_BYTES, so freeing it never raises the threshold; pages past what is written are never
  * touched and cost no RSS (a fresh mapping reads as zeros).
  */
-function roomy<T extends Typed>(Type: new (n: number) => T, bytesPer: number, n: number): T {
+export function roomy<T extends Typed>(Type: new (n: number) => T, bytesPer: number, n: number): T {
   return new Type(n * bytesPer < ROOMY_FROM ? n : Math.max(n, Math.ceil(ROOMY_BYTES / bytesPer)));
 }
 
@@ -124,6 +124,71 @@ function keyHash(key: string): number {
   return h | 0;
 }
 
+/** Bytes of `v` as a LEB128 varint. */
+function varintSize(v: number): number {
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
+}
+
+/** Writes `v` as a LEB128 varint at `out[at]`; the position after it. */
+function putVarint(out: Uint8Array, at: number, v: number): number {
+  while (v >= 0x80) {
+    out[at++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  out[at++] = v;
+  return at;
+}
+
+/** The last document id of a frozen slice (its gaps summed). */
+function lastOf(bytes: Uint8Array, at: number, end: number): number {
+  let doc = 0;
+  while (at < end) {
+    let byte = bytes[at++];
+    let v = byte & 0x7f;
+    for (let shift = 7; byte & 0x80; shift += 7) {
+      byte = bytes[at++];
+      v += (byte & 0x7f) * 2 ** shift;
+    }
+    doc += v;
+  }
+  return doc;
+}
+
+/**
+ * A term's documents, ascending, read forward once: the frozen slice's gaps (LEB128 varints; the first is the
+ * first id itself), then the fresh ids (all newer than the frozen ones).
+ */
+class Cursor {
+  private doc = 0;
+  private fi = 0;
+  constructor(
+    private readonly bytes: Uint8Array,
+    private at: number,
+    private readonly end: number,
+    private readonly fresh: number[] | undefined,
+    /** How many documents it gives in all. */
+    readonly length: number,
+  ) {}
+
+  /** The next document id, -1 past the last. */
+  next(): number {
+    if (this.at < this.end) {
+      const b = this.bytes;
+      let at = this.at;
+      let byte = b[at++];
+      let v = byte & 0x7f;
+      for (let shift = 7; byte & 0x80; shift += 7) {
+        byte = b[at++];
+        v += (byte & 0x7f) * 2 ** shift;
+      }
+      this.at = at;
+      return (this.doc += v);
+    }
+    const f = this.fresh;
+    return f !== undefined && this.fi < f.length ? f[this.fi++] : -1;
+  }
+}
+
 export interface SessionMeta {
   id: string;
   workspace_id: string;
@@ -146,15 +211,20 @@ export interface EngineState {
   terms: string[];
   positions: Position[];
   live: number;
+  /** Term t's postings are bytes postings[postingsStart[t], postingsStart[t + 1]) (n + 1 entries). */
   postingsStart: Uint32Array;
-  postings: Uint32Array;
+  /** Documents per term (n entries). */
+  postingsCount: Uint32Array;
+  /** Per term, its ascending document ids as LEB128 varint gaps. */
+  postings: Uint8Array;
   columns: Columns;
 }
 
 /**
  * The cross-session search index: an inverted index (interned term -> ascending document ids) over message and
  * title documents, plus per-document columns; the texts live in a TextStore (a file for the daemon's index).
- * Postings are one Uint32Array for every term (a term's documents are a slice of it) plus the postings added
+ * Postings are one Uint8Array for every term (a term's documents are a slice of it, the gaps between its ascending
+ * ids as LEB128 varints) plus the postings added
  * since it was last rewritten, held per term in small arrays and merged in when they grow (or at a snapshot):
  * no per-term buffers that grow by copying. Removed documents leave tombstones; postings skip them.
  * Pure: the same ops give the same index, in a worker thread or in the server process.
@@ -167,9 +237,15 @@ export class SearchEngine {
   private readonly agentIdx = new Map<string, number>();
   private termList: string[] = [];
   private readonly termIdx = new Map<string, number>();
-  /** Term t's frozen documents are postings[postingsStart[t], postingsStart[t + 1]). */
+  /** Term t's frozen documents are varint gaps in the bytes postings[postingsStart[t], postingsStart[t + 1]). */
   private postingsStart: Uint32Array = new Uint32Array(1);
-  private postings: Uint32Array = new Uint32Array(0);
+  /** Term t's frozen document count. */
+  private postingsCount: Uint32Array = new Uint32Array(0);
+  private postings: Uint8Array = new Uint8Array(0);
+  /** The frozen postings' total count. */
+  private frozenCount = 0;
+  /** matchAny's decoded list, reused across queries (grown like the other arrays). */
+  private scratch: Uint32Array = new Uint32Array(1024);
   private readonly fresh = new Map<number, number[]>();
   private freshCount = 0;
   private readonly positions = new Map<string, { seq: number; epoch: string }>();
@@ -199,7 +275,9 @@ export class SearchEngine {
     e.termList = state.terms;
     state.terms.forEach((t, i) => e.termIdx.set(t, i));
     e.postingsStart = state.postingsStart;
+    e.postingsCount = state.postingsCount;
     e.postings = state.postings;
+    for (let t = 0; t < state.postingsCount.length; t++) e.frozenCount += state.postingsCount[t];
     for (const [stream, seq, epoch] of state.positions) e.positions.set(stream, { seq, epoch });
     e.live = state.live;
     for (const name of Object.keys(COLUMN_TYPES) as ColumnName[]) {
@@ -219,7 +297,7 @@ export class SearchEngine {
     return {
       sessions: this.sessions, deletedWorkspaces: [...this.deletedWorkspaces], agents: this.agents, terms: this.termList,
       positions: [...this.positions].map(([s, p]) => [s, p.seq, p.epoch]), live: this.live,
-      postingsStart: this.postingsStart, postings: this.postings, columns: columns as Columns,
+      postingsStart: this.postingsStart, postingsCount: this.postingsCount, postings: this.postings, columns: columns as Columns,
     };
   }
 
@@ -233,7 +311,8 @@ export class SearchEngine {
     for (const c of Object.values(this.cols)) columns += c.data.byteLength;
     return {
       documents: this.cols.textAt.length, live: this.live, sessions: this.sessions.length, terms: this.termList.length,
-      postings: this.postings.length + this.freshCount, postings_bytes: this.postings.byteLength + this.postingsStart.byteLength,
+      postings: this.frozenCount + this.freshCount,
+      postings_bytes: this.postings.byteLength + this.postingsStart.byteLength + this.postingsCount.byteLength,
       fresh_postings: this.freshCount, columns_bytes: columns, texts_bytes: this.texts.length,
     };
   }
@@ -264,26 +343,54 @@ export class SearchEngine {
     for (const c of Object.values(this.cols)) c.trim();
   }
 
-  /** Rewrites the frozen postings with the fresh ones appended to each term's slice. */
+  /** Rewrites the frozen postings with the fresh ones appended to each term's slice (coded as gaps from its last id). */
   freeze(): void {
     const n = this.termList.length;
     const old = this.postingsStart;
     const oldN = old.length - 1;
     if (!this.freshCount && oldN === n) return;
+    const bytes = this.postings;
     const start = new Uint32Array(n + 1);
-    for (let t = 0; t < n; t++) start[t + 1] = start[t] + (t < oldN ? old[t + 1] - old[t] : 0) + (this.fresh.get(t)?.length ?? 0);
-    const next = roomy(Uint32Array, 4, start[n]).subarray(0, start[n]);
+    const count = new Uint32Array(n);
+    // Each fresh term's last frozen id (-1 when it had none): its first fresh id is coded as the gap from it.
+    const last = new Float64Array(n).fill(-1);
+    for (let t = 0; t < n; t++) {
+      const from = t < oldN ? old[t] : 0;
+      const to = t < oldN ? old[t + 1] : 0;
+      let size = to - from;
+      count[t] = t < oldN ? this.postingsCount[t] : 0;
+      const f = this.fresh.get(t);
+      if (f) {
+        let prev = to > from ? lastOf(bytes, from, to) : 0;
+        last[t] = prev;
+        for (const d of f) {
+          size += varintSize(d - prev);
+          prev = d;
+        }
+        count[t] += f.length;
+      }
+      start[t + 1] = start[t] + size;
+    }
+    const next = roomy(Uint8Array, 1, start[n]).subarray(0, start[n]);
     for (let t = 0; t < n; t++) {
       let at = start[t];
       if (t < oldN && old[t + 1] > old[t]) {
-        next.set(this.postings.subarray(old[t], old[t + 1]), at);
+        next.set(bytes.subarray(old[t], old[t + 1]), at);
         at += old[t + 1] - old[t];
       }
       const f = this.fresh.get(t);
-      if (f) next.set(f, at);
+      if (f) {
+        let prev = last[t];
+        for (const d of f) {
+          at = putVarint(next, at, d - prev);
+          prev = d;
+        }
+      }
     }
     this.postingsStart = start;
+    this.postingsCount = count;
     this.postings = next;
+    this.frozenCount += this.freshCount;
     this.fresh.clear();
     this.freshCount = 0;
   }
@@ -395,7 +502,7 @@ export class SearchEngine {
       this.freshCount += 1;
     }
     // Merged when they reach a quarter of the frozen postings (so a build copies each posting a few times), at most 1M.
-    if (this.freshCount >= Math.min(1 << 20, Math.max(1 << 16, this.postings.length >> 2))) this.freeze();
+    if (this.freshCount >= Math.min(1 << 20, Math.max(1 << 16, this.frozenCount >> 2))) this.freeze();
     this.live += 1;
     return doc;
   }
@@ -406,16 +513,24 @@ export class SearchEngine {
     this.live -= 1;
   }
 
-  /** Term t's documents, ascending. */
-  private list(term: string): Uint32Array | undefined {
-    const t = this.termIdx.get(term);
-    if (t === undefined) return undefined;
-    const frozen = t + 1 < this.postingsStart.length ? this.postings.subarray(this.postingsStart[t], this.postingsStart[t + 1]) : EMPTY;
-    const f = this.fresh.get(t);
-    if (!f) return frozen;
-    const out = new Uint32Array(frozen.length + f.length);
-    out.set(frozen);
-    out.set(f, frozen.length);
+  /** Term t's document count. */
+  private df(t: number): number {
+    return (t < this.postingsCount.length ? this.postingsCount[t] : 0) + (this.fresh.get(t)?.length ?? 0);
+  }
+
+  /** Term t's documents, ascending, as a cursor. */
+  private cursor(t: number): Cursor {
+    const start = this.postingsStart;
+    const frozen = t + 1 < start.length;
+    return new Cursor(this.postings, frozen ? start[t] : 0, frozen ? start[t + 1] : 0, this.fresh.get(t), this.df(t));
+  }
+
+  /** Term t's documents, ascending, decoded into the scratch array (valid until the next call). */
+  private decode(t: number): Uint32Array {
+    const c = this.cursor(t);
+    if (this.scratch.length < c.length) this.scratch = roomy(Uint32Array, 4, Math.max(c.length, this.scratch.length * 2));
+    const out = this.scratch.subarray(0, c.length);
+    for (let i = 0; i < out.length; i++) out[i] = c.next();
     return out;
   }
 
@@ -605,8 +720,7 @@ export class SearchEngine {
   private literalCandidates(needle: string, started: number): Uint32Array | undefined | 'deadline' {
     const fragments = literalFragments(needle);
     if (!fragments.length) return undefined;
-    const start = this.postingsStart;
-    const df = (t: number) => (t + 1 < start.length ? start[t + 1] - start[t] : 0) + (this.fresh.get(t)?.length ?? 0);
+    const df = (t: number) => this.df(t);
     // The clock is read once per 1,024 units of work (a term compared, a posting marked).
     let work = 0;
     let nextCheck = 1024;
@@ -647,9 +761,9 @@ export class SearchEngine {
     const mark = new Uint8Array(n);
     for (let k = 0; k < used.length; k++) {
       for (const t of used[k].ids) {
-        const l = this.list(this.termList[t])!;
-        if (late(l.length)) return 'deadline';
-        for (let i = 0; i < l.length; i++) if (mark[l[i]] === k) mark[l[i]] = k + 1;
+        const c = this.cursor(t);
+        if (late(c.length)) return 'deadline';
+        for (let d = c.next(); d >= 0; d = c.next()) if (mark[d] === k) mark[d] = k + 1;
       }
     }
     let count = 0;
@@ -664,38 +778,32 @@ export class SearchEngine {
   }
 
   private matchAll(needles: string[], q: SearchQuery, container: number | undefined, started: number) {
-    const lists = needles.map((t) => this.list(t));
+    const ids = needles.map((t) => this.termIdx.get(t));
     const found: Array<{ doc: number; score: number }> = [];
-    if (lists.some((l) => !l || !l.length)) return { found };
-    const sorted = (lists as Uint32Array[]).sort((a, b) => a.length - b.length);
-    const score = sorted.reduce((n, l) => n + this.idf(l.length), 0);
-    const cursors = sorted.map(() => 0);
+    if (ids.some((t) => t === undefined || !this.df(t))) return { found };
+    const sorted = (ids as number[]).map((t) => this.cursor(t)).sort((a, b) => a.length - b.length);
+    const score = sorted.reduce((n, c) => n + this.idf(c.length), 0);
+    // The other lists' current ids (-1 before their first).
+    const heads = sorted.map(() => -1);
     let walked = 0;
     const [first, ...rest] = sorted;
-    outer: for (let i = 0; i < first.length; i++) {
-      const doc = first[i];
+    outer: for (let doc = first.next(); doc >= 0; doc = first.next()) {
       walked += 1;
       if (walked > this.budgets.postingsBudget) return { found, incomplete: 'postings_budget' as const };
       if ((walked & 4095) === 0 && this.now() - started >= this.budgets.deadlineMs) return { found, incomplete: 'deadline' as const };
       for (let k = 0; k < rest.length; k++) {
-        const l = rest[k];
-        // Galloping search forward from the cursor: postings are ascending.
-        let lo = cursors[k + 1];
-        let step = 1;
-        while (lo + step < l.length && l[lo + step] < doc) {
-          lo += step;
-          step *= 2;
+        // Read forward to the first id >= doc (gaps have no random access); counted as the galloping search
+        // over an array it replaces would be: log2 of the distance.
+        let h = heads[k + 1];
+        let skipped = 0;
+        while (h < doc) {
+          h = rest[k].next();
+          skipped += 1;
+          if (h < 0) break outer;
         }
-        let hi = Math.min(lo + step, l.length);
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if (l[mid] < doc) lo = mid + 1;
-          else hi = mid;
-        }
-        walked += Math.ceil(Math.log2(step + 1));
-        cursors[k + 1] = lo;
-        if (lo >= l.length) break outer;
-        if (l[lo] !== doc) continue outer;
+        heads[k + 1] = h;
+        walked += Math.max(1, Math.ceil(Math.log2(skipped + 1)));
+        if (h !== doc) continue outer;
       }
       if (!this.passes(doc, q, container)) continue;
       found.push({ doc, score });
@@ -709,9 +817,12 @@ export class SearchEngine {
     let walked = 0;
     let incomplete: SearchPage['incomplete'];
     // Rarest terms first: under a budget the most telling terms are the ones walked.
-    const lists = needles.map((t) => this.list(t)).filter((l): l is Uint32Array => !!l && l.length > 0).sort((a, b) => a.length - b.length);
-    scan: for (const l of lists) {
-      const w = this.idf(l.length);
+    const ids = needles.map((t) => this.termIdx.get(t)).filter((t): t is number => t !== undefined && this.df(t) > 0)
+      .sort((a, b) => this.df(a) - this.df(b));
+    scan: for (const t of ids) {
+      const w = this.idf(this.df(t));
+      // Newest first: decoded (forward) into the scratch array, then walked backwards.
+      const l = this.decode(t);
       for (let i = l.length - 1; i >= 0; i--) {
         walked += 1;
         if (walked > this.budgets.postingsBudget) {
