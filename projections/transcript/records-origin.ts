@@ -28,23 +28,13 @@ export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): R
     return { kind: kind === 'btw' ? 'side' : 'user' };
   }
   if (info?.source === 'goal') return { kind: 'other', payload: { kind: 'goal_continuation' } };
-  const side = st.roster.get(agentId)?.kind === 'btw';
-  const skills = info?.skills ?? [];
-  if (!prompt.clientMetadata && !skills.length) return side ? SIDE_PLAIN : USER_PLAIN;
   const clientMetadata = prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {};
+  const skills = info?.skills ?? [];
   const payload = info?.source === 'skill' && skills.length
     ? { kind: 'skill_activation', trigger: 'user-slash', ...skills[0], ...clientMetadata }
     : { kind: 'user', ...clientMetadata, ...(skills.length ? { skillActivations: skills } : {}) };
-  return { kind: side ? 'side' : 'user', payload };
+  return { kind: st.roster.get(agentId)?.kind === 'btw' ? 'side' : 'user', payload };
 }
-
-/**
- * The origin of a plain prompt's turn, one frozen object for every such turn: a live fold holds every turn of
- * its sessions, and records are never patched in place (docs/benchmarks.md "Session 7 — stream-load memory,
- * second pass").
- */
-const USER_PLAIN: RecTurn['origin'] = Object.freeze({ kind: 'user', payload: Object.freeze({ kind: 'user' }) });
-const SIDE_PLAIN: RecTurn['origin'] = Object.freeze({ kind: 'side', payload: Object.freeze({ kind: 'user' }) });
 
 /** `turn.step.completed` `llm_timing` as the step's `llmTiming`. */
 export function llmTiming(t: NonNullable<PayloadOf<'turn.step.completed'>['llm_timing']>): NonNullable<RecStep['llmTiming']> {
