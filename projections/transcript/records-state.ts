@@ -38,7 +38,7 @@ export interface RecAgent {
   attachments: Map<string, RecAttachment>;
   todos: Map<string, RecTodo>;
   prompts: Map<string, RecPrompt>;
-  /** Text and attachment ids of each prompt (the turn it starts shows them). */
+  /** Text and attachment ids of each prompt not yet started (the turn it starts takes them). */
   promptText: Map<string, { text: string; attachmentIds: string[] }>;
   meta: Record<string, unknown>;
   /** Who queued each prompt not yet started, and the skills it activated (the turn's `origin`; records-origin.ts). */

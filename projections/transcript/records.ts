@@ -131,6 +131,8 @@ function turnStarted(s: RecordsState, p: PayloadOf<'turn.started'>, e: JournalEv
   const a = recAgent(s, agentId);
   const ordinal = a.nextOrdinal++;
   const text = a.promptText.get(p.prompt_id);
+  // Read once, by the turn the prompt starts: the turn keeps the text (a fold of many turns held both).
+  a.promptText.delete(p.prompt_id);
   const turn: RecTurn = {
     kind: 'turn', turnId: `t${ordinal}`, ordinal, state: 'running',
     origin,
@@ -254,6 +256,7 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>, e: JournalEvent,
     usage: { inputTokens: p.usage.input_tokens, outputTokens: p.usage.output_tokens, cachedTokens: p.usage.cache_read_tokens },
   });
   upsertTurn(s, agentId, t);
+  compactTurn(t);
   const status = p.reason === 'completed' ? 'completed' : p.error?.kind === 'hook_blocked' ? 'blocked' : p.reason === 'failed' ? 'failed' : 'aborted';
   setPrompt(s, agentId, p.prompt_id, { status, finishedAt: p.ended_at });
   if (p.reason === 'failed' && p.error) {
@@ -261,6 +264,17 @@ function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>, e: JournalEvent,
   }
   if (p.reason === 'cancelled') marker(s, agentId, 'interruption', { turnId: t.turnId, reason: 'cancelled' }, e.ts);
   mergeMeta(s, agentId, { activity: 'idle', ...summary(a, compactions) });
+}
+
+/**
+ * An ended turn's step and frame arrays copied at their length: an array grown by push keeps a backing store of
+ * 17 slots for one element (152 bytes), and a live fold holds every turn of its sessions (docs/benchmarks.md
+ * "Session 7 — stream-load memory, second pass"). Records reach them through `turn.steps` / `step.frames` only,
+ * so a later frame (a tool result after the turn) lands in the copy.
+ */
+function compactTurn(t: RecTurn): void {
+  t.steps = t.steps.slice();
+  for (const st of t.steps) st.frames = st.frames.slice();
 }
 
 export function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecStep; frame: RecFrame & { kind: 'tool' } } | undefined {
