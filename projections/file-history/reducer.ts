@@ -1,4 +1,5 @@
 import type { JournalEvent } from '../../journal/types.ts';
+import { commonEnds, textLines } from './line-ends.ts';
 import { known } from '../contract.ts';
 import type { StreamReducer } from '../projection.ts';
 
@@ -57,23 +58,12 @@ export const fileHistoryReducer: StreamReducer<FileHistoryState> = {
   },
 };
 
-/** A text's lines; a final newline ends the last line rather than starting an empty one. */
-function lines(text: string): string[] {
-  if (text === '') return [];
-  const out = text.split('\n');
-  if (out[out.length - 1] === '') out.pop();
-  return out;
-}
-
 /** Lines added and removed from `a` to `b`: a line diff (LCS) of what differs between the common head and tail. */
 export function lineChanges(a: string, b: string): { additions: number; deletions: number } {
   if (a === b) return { additions: 0, deletions: 0 };
-  const x = lines(a);
-  const y = lines(b);
-  let head = 0;
-  while (head < x.length && head < y.length && x[head] === y[head]) head++;
-  let tail = 0;
-  while (tail < x.length - head && tail < y.length - head && x[x.length - 1 - tail] === y[y.length - 1 - tail]) tail++;
+  const x = textLines(a);
+  const y = textLines(b);
+  const { head, tail } = commonEnds(x, y);
   const xs = x.slice(head, x.length - tail);
   const ys = y.slice(head, y.length - tail);
   // Past 4 million cells the middle counts as all replaced (bounded work per read).

@@ -1,20 +1,16 @@
 // A line diff for the chat's tool blocks (Edit's old_string -> new_string, Write's content):
 // common head and tail lines kept as context, the middle by LCS when small, else removed-then-added.
 
+import { commonEnds, textLines } from '../../../projections/file-history/line-ends.ts';
+
 export type DiffLine = { kind: ' ' | '-' | '+'; text: string };
 
 const LCS_CELLS = 250_000;
 
-/** A text's lines; a final newline ends the last line rather than starting an empty one. */
-const lines = (s: string): string[] => s === '' ? [] : s.replace(/\n$/, '').split('\n');
-
 export function lineDiff(before: string, after: string): DiffLine[] {
-  const a = lines(before);
-  const b = lines(after);
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const a = textLines(before);
+  const b = textLines(after);
+  const { head, tail } = commonEnds(a, b);
   const midA = a.slice(head, a.length - tail);
   const midB = b.slice(head, b.length - tail);
   const out: DiffLine[] = a.slice(0, head).map((text) => ({ kind: ' ', text }));
