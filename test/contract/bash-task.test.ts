@@ -2,22 +2,19 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { prompt, startEngine } from '../helpers/engine.ts';
+import { prompt, YOLO } from '../helpers/engine.ts';
 import { until } from '../helpers/wait.ts';
-import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
+import { opsOf, restTranscript, sameAsRest, toolCall, toolFrameOf, transcriptIdle, watchedEngine } from './transcript-client.ts';
 
 // spec/clients.md B3 tool frame `taskId`: the Bash call that started a background task names it, whether started with
 // run_in_background or moved to the background when its timeout passed; the task object says which call started it.
 
-const YOLO = 'default_permission_mode = "yolo"';
-const call = (id: string, args: unknown) => ({ events: [{ tool_call: { id, name: 'Bash', args } }] });
-const toolOf = (d: any, id: string) => d.items.flatMap((i: any) => i.steps ?? []).flatMap((st: any) => st.frames).find((f: any) => f.toolCallId === id);
+const call = (id: string, args: unknown) => toolCall(id, 'Bash', args);
+const toolOf = toolFrameOf;
 
 test('a background Bash call\'s tool frame carries the taskId of its task (started so, or moved there on timeout)', async (t) => {
-  const env = await startEngine(t, { extraToml: YOLO });
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t, { extraToml: YOLO });
+  const { s, sid, c } = env;
   const cwd = s.server.services.sessions.get(sid)!.cwd;
 
   env.llm.setScript(call('bg1', { command: 'echo started', run_in_background: true }), scripts.helloText);

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { prompt, startEngine } from '../helpers/engine.ts';
-import { connectClient, sameAsRest, transcriptIdle } from './transcript-client.ts';
+import { prompt } from '../helpers/engine.ts';
+import { sameAsRest, transcriptIdle, watchedEngine } from './transcript-client.ts';
 
 // spec/clients.md C `meta.merge`: the record families each patch `meta` for turn.started, turn.step.completed and
 // turn.ended; the client gets one composed `meta.merge` per event (per batch), and the fold stays equal to GET.
@@ -9,10 +9,8 @@ import { connectClient, sameAsRest, transcriptIdle } from './transcript-client.t
 const ops = (f: any) => f.payload.ops as any[];
 
 test('each event makes at most one meta.merge: turn start, step completion and turn end each carry one composed patch', async (t) => {
-  const env = await startEngine(t);
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t);
+  const { s, sid, c } = env;
 
   env.llm.setScript(scripts.thinkingThenText, scripts.helloText);
   await prompt(env, 'one');

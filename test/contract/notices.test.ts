@@ -1,8 +1,8 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { prompt, startEngine } from '../helpers/engine.ts';
+import { prompt, YOLO } from '../helpers/engine.ts';
 import { until } from '../helpers/wait.ts';
-import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
+import { opsOf, restTranscript, sameAsRest, transcriptIdle, watchedEngine } from './transcript-client.ts';
 
 // spec/clients.md B6 `notice` markers at level warning, for the conditions this daemon meets: a retried model
 // request, an answer cut at the output-token limit, a failed hook, a failed compaction. Each reaches the client as a
@@ -12,10 +12,8 @@ const notices = (d: any) => d.items.filter((i: any) => i.kind === 'marker' && i.
 const hookToml = '[[hooks]]\nevent = "PreToolUse"\ncommand = "kill -9 $$"';
 
 test('warning notices: a retried request, a truncated answer, a failed hook, a failed compaction', async (t) => {
-  const env = await startEngine(t, { extraToml: `default_permission_mode = "yolo"\n${hookToml}` });
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t, { extraToml: `${YOLO}\n${hookToml}` });
+  const { s, sid, c } = env;
 
   env.llm.setScript(scripts.serverError, scripts.helloText);
   await prompt(env, 'retry me');

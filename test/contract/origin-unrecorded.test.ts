@@ -1,6 +1,6 @@
 import test from 'ava';
-import { startEngine } from '../helpers/engine.ts';
-import { connectClient, opsOf, restTranscript, sameAsRest } from './transcript-client.ts';
+
+import { opsOf, restTranscript, sameAsRest, watchedEngine } from './transcript-client.ts';
 
 // spec/clients.md B2: a main-agent turn whose prompt the journal does not record (no prompt.accepted, as in a journal
 // that predates it) is a `user` turn, not a subagent's task prompt; subagent turns keep `other`/subagent_prompt
@@ -9,10 +9,8 @@ import { connectClient, opsOf, restTranscript, sameAsRest } from './transcript-c
 const usage = { input_tokens: 1, output_tokens: 1, cache_read_tokens: 0, cache_creation_tokens: 0 };
 
 test('a main turn without a prompt record has origin user (GET /transcript and the turn.upsert ops agree)', async (t) => {
-  const env = await startEngine(t);
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t);
+  const { s, sid, c } = env;
   const now = new Date().toISOString();
   await s.server.services.journal.append([
     { stream: sid, type: 'turn.started', payload: { agent_id: 'main', turn_id: 'turn_x', prompt_id: 'msg_unrecorded', prompt_ids: [], model: 'fx', started_at: now } },

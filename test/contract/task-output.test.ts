@@ -2,23 +2,20 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { prompt, startEngine } from '../helpers/engine.ts';
+import { prompt, YOLO } from '../helpers/engine.ts';
 import { until } from '../helpers/wait.ts';
-import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
+import { opsOf, restTranscript, sameAsRest, transcriptIdle, watchedEngine } from './transcript-client.ts';
 
 // spec/clients.md B4 task `outputTail`, C `append` with a task target, C2 "shell output becomes append to the task":
 // a background Bash task's output reaches main's transcript channel as appends while it runs; the tail is bounded
 // (cut and re-sent whole as task.upsert); task.terminated carries the durable tail, so a fold of the journal agrees.
 
-const YOLO = 'default_permission_mode = "yolo"';
 const bg = (id: string, command: string) => ({ events: [{ tool_call: { id, name: 'Bash', args: { command, run_in_background: true } } }] });
 const WAIT_GO = 'for i in $(seq 1 400); do [ -f go ] && break; sleep 0.05; done';
 
 test('a background task\'s output is appended to its task record while it runs; the ended task keeps the tail', async (t) => {
-  const env = await startEngine(t, { extraToml: YOLO });
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t, { extraToml: YOLO });
+  const { s, sid, c } = env;
   const cwd = s.server.services.sessions.get(sid)!.cwd;
 
   env.llm.setScript(bg('o1', `echo out1; echo out2; ${WAIT_GO}; echo out3`), scripts.helloText);
@@ -50,10 +47,8 @@ test('a background task\'s output is appended to its task record while it runs; 
 });
 
 test('a long output keeps a bounded tail: cut and re-sent whole as task.upsert, equal to GET throughout', async (t) => {
-  const env = await startEngine(t, { extraToml: YOLO });
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t, { extraToml: YOLO });
+  const { s, sid, c } = env;
   const cwd = s.server.services.sessions.get(sid)!.cwd;
 
   env.llm.setScript(bg('o2', `seq 1 6000; ${WAIT_GO}; echo end`), scripts.helloText);

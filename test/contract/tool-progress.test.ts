@@ -1,24 +1,21 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { prompt, startEngine } from '../helpers/engine.ts';
+import { prompt, YOLO } from '../helpers/engine.ts';
 import { startMcpEngine, stdioServer } from '../helpers/mcp.ts';
 import { until } from '../helpers/wait.ts';
-import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
+import { connectClient, opsOf, restTranscript, sameAsRest, toolCall, toolFrameOf, transcriptIdle, watchedEngine } from './transcript-client.ts';
 
 // spec/clients.md B3 tool `progress` and C2 "tool progress": while a tool runs, `frame.upsert` of its tool frame with
 // `progress` (Bash: the output so far; an MCP tool: its progress notifications); the result's upsert drops it.
 // The client store (REST + ops) equals GET /transcript while the call runs and after it.
 
-const YOLO = 'default_permission_mode = "yolo"';
-const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });
+const call = toolCall;
 const progressOps = (c: any, id: string) => opsOf(c).filter((o) => o.op === 'frame.upsert' && o.frame.toolCallId === id && o.frame.progress);
-const toolOf = (d: any, id: string) => d.items.flatMap((i: any) => i.steps ?? []).flatMap((st: any) => st.frames).find((f: any) => f.toolCallId === id);
+const toolOf = toolFrameOf;
 
 test('a running Bash call shows its output so far as progress {kind:stdout}; the store equals GET while it runs; the result drops it', async (t) => {
-  const env = await startEngine(t, { extraToml: YOLO });
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t, { extraToml: YOLO });
+  const { s, sid, c } = env;
   // The command waits for a file the test writes once it has seen the first lines: no fixed sleep decides the test.
   const cmd = 'echo line1; echo line2; for i in $(seq 1 200); do [ -f go ] && break; sleep 0.05; done; echo line3';
   env.llm.setScript(call('b1', 'Bash', { command: cmd }), scripts.helloText);

@@ -1,19 +1,16 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { prompt, startEngine } from '../helpers/engine.ts';
-import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
+import { prompt, YOLO } from '../helpers/engine.ts';
+import { opsOf, restTranscript, sameAsRest, transcriptIdle, watchedEngine } from './transcript-client.ts';
 
 // spec/clients.md B3 tool frame `view` (a string): the call in one line, derived from its name and input.
 
-const YOLO = 'default_permission_mode = "yolo"';
 const tc = (id: string, name: string, args: unknown) => ({ tool_call: { id, name, args } });
 const frames = (d: any) => d.items.flatMap((i: any) => i.steps ?? []).flatMap((st: any) => st.frames).filter((f: any) => f.kind === 'tool');
 
 test('tool frames carry a one-line view: description or command, path, pattern, count; none for a tool without one', async (t) => {
-  const env = await startEngine(t, { extraToml: YOLO });
-  const { s, sid } = env;
-  const c = await connectClient(s, sid);
-  t.teardown(() => c.ws.close());
+  const env = await watchedEngine(t, { extraToml: YOLO });
+  const { s, sid, c } = env;
   const long = `echo ${'x'.repeat(300)}`;
   env.llm.setScript({
     events: [

@@ -1,4 +1,5 @@
 import type { ExecutionContext } from 'ava';
+import { startEngine, type EngineEnv } from '../helpers/engine.ts';
 import type { TestServer, WsClient } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 import { ReferenceTranscript, restView } from './reference-reducer.ts';
@@ -24,6 +25,20 @@ export async function connectClient(s: TestServer, sid: string, agentId = 'main'
   const ack = await ws.request('subscribe_v2', { session_id: sid, transcript: { [agentId]: 'delta' }, transcript_since: { [agentId]: d.seq } });
   if (ack.code !== 0) throw new Error(JSON.stringify(ack));
   return { ws, store, next: 0, agentId };
+}
+
+/** A fixture reply that calls one tool. */
+export const toolCall = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });
+
+/** The tool frame of a call in a transcript (REST shape), wherever its turn and step. */
+export const toolFrameOf = (d: any, id: string) => d.items.flatMap((i: any) => i.steps ?? []).flatMap((st: any) => st.frames).find((f: any) => f.toolCallId === id);
+
+/** An engine with a contract client of its session's main transcript, closed at the end of the test. */
+export async function watchedEngine(t: ExecutionContext, opts: Parameters<typeof startEngine>[1] = {}): Promise<EngineEnv & { c: TranscriptClient }> {
+  const env = await startEngine(t, opts);
+  const c = await connectClient(env.s, env.sid);
+  t.teardown(() => c.ws.close());
+  return { ...env, c };
 }
 
 /** The ops of the agent received so far, in order (each frame validated). */

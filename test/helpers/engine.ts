@@ -10,6 +10,9 @@ process.env.SVC_CODE_RETRY_BASE_MS = '0';
 
 export { engineConfig, MODEL };
 
+/** The permission mode that runs every tool call without asking. */
+export const YOLO = 'default_permission_mode = "yolo"';
+
 export interface EngineEnv {
   s: TestServer;
   llm: FixtureLlm;

@@ -1,10 +1,10 @@
 import type { ExecutionContext } from 'ava';
 import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
-import { journal, startEngine, type EngineEnv } from './engine.ts';
+import { journal, startEngine, YOLO, type EngineEnv } from './engine.ts';
 
 // Shared by test/subagents*.test.ts: Agent tool calls in fixture scripts and what the fixture LLM saw.
 
-export const YOLO = 'default_permission_mode = "yolo"';
+export { YOLO };
 export const agentCall = (id: string, args: Record<string, unknown>) => ({ events: [{ tool_call: { id, name: 'Agent', args } }] });
 export const offered = (body: any): string[] => (body.tools ?? []).map((x: any) => x.function.name);
 export const say = (text: string) => ({ events: [{ text }] });

@@ -12,6 +12,15 @@ function stream(id: string, epoch = 'e1') {
 const changed = (path: string, deleted = false) => ({ agent_id: 'main', tool_name: 'Write', path, existed: deleted, ...(deleted ? { deleted: true } : {}) });
 const head = (seq: number, epoch = 'e1') => ({ seq, epoch, created_at: '' });
 
+/** A set bounded at `maxPaths`, told of session `s` from its creation through its first main turn (seq 2). */
+function afterFirstTurn(maxPaths: number) {
+  const x = new ExistingPaths(maxPaths);
+  const ev = stream('s');
+  x.apply(ev('session.created'));
+  x.apply(ev('turn.started', { agent_id: 'main', turn_id: 't0' }));
+  return { x, ev };
+}
+
 test('a session is known from its first event: changes before the first main turn do not count, a deletion removes, newest first, bounded', (t) => {
   const x = new ExistingPaths(3);
   const ev = stream('s');
@@ -26,10 +35,7 @@ test('a session is known from its first event: changes before the first main tur
 });
 
 test('below the bound a removal keeps the session known', (t) => {
-  const x = new ExistingPaths(3);
-  const ev = stream('s');
-  x.apply(ev('session.created'));
-  x.apply(ev('turn.started', { agent_id: 'main', turn_id: 't0' }));
+  const { x, ev } = afterFirstTurn(3);
   for (const p of ['a', 'b', 'c']) x.apply(ev('file.changed', changed(p)));
   x.apply(ev('file.changed', changed('a', true)));
   t.deepEqual(x.get('s', head(6)), ['c', 'b']);
@@ -39,10 +45,7 @@ test('below the bound a removal keeps the session known', (t) => {
 });
 
 test('a gap, another head or epoch makes the session unknown; a seed from a fold makes it known again', (t) => {
-  const x = new ExistingPaths(10);
-  const ev = stream('s');
-  x.apply(ev('session.created'));
-  x.apply(ev('turn.started', { agent_id: 'main', turn_id: 't0' }));
+  const { x, ev } = afterFirstTurn(10);
   t.deepEqual(x.get('s', head(2)), []);
   t.is(x.get('s', head(3)), undefined, 'the head moved past what was applied');
   x.apply(ev('file.changed', changed('a')));

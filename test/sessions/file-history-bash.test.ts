@@ -1,6 +1,6 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, type EngineEnv } from '../helpers/engine.ts';
+import { journal, prompt, startEngine, YOLO, type EngineEnv } from '../helpers/engine.ts';
 import { newSession } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -25,22 +25,26 @@ function countReads(env: EngineEnv, sid: string): { n: number } {
 
 const mainTurnsEnded = async (env: EngineEnv) => (await journal(env)).filter((e) => e.type === 'turn.ended' && e.payload.agent_id === 'main').length;
 
+/** The session's nth turn (0-based): the model makes these tool calls, then answers; waits for the turn's end. */
+async function turnOfCalls(t: ExecutionContext, env: EngineEnv, n: number, text: string, calls: ReturnType<typeof call>[]): Promise<void> {
+  env.llm.setScript(...calls, scripts.helloText);
+  t.is((await prompt(env, text)).code, 0);
+  await until(async () => (await mainTurnsEnded(env)) === n + 1, 20_000, `turn ${n} ended`);
+}
+
 test('file-history: the Bash deletion check reads no history while nothing is gone, with more sessions active than folds kept; after a restart one fold', async (t) => {
-  const env = await startEngine(t, { extraToml: 'default_permission_mode = "yolo"' });
+  const env = await startEngine(t, { extraToml: YOLO });
   const url = (q: string) => `/api/v1/sessions/${env.sid}/file-history/${q}`;
   const statuses = async (turn: number) => (await env.s.get(url(`changes?turn_id=${turn}`))).data.changes.map((c: any) => [c.path, c.status]);
   let reads = countReads(env, env.sid);
 
   // t0: a Bash before any write (nothing to check), two files written, a Bash that removes nothing.
-  env.llm.setScript(
+  await turnOfCalls(t, env, 0, 'write two files', [
     call('b0', 'Bash', { command: 'echo first' }),
     call('w1', 'Write', { file_path: 'keep.txt', content: 'k\n' }),
     call('w2', 'Write', { file_path: 'gone.txt', content: 'x\ny\n' }),
     call('b1', 'Bash', { command: 'echo nothing removed' }),
-    scripts.helloText,
-  );
-  t.is((await prompt(env, 'write two files')).code, 0);
-  await until(async () => (await mainTurnsEnded(env)) === 1, 20_000, 'turn 0 ended');
+  ]);
   t.is(reads.n, 0, 'no history read for either check');
 
   // Nine other sessions read: the history keeps 8 folds, so this session's is dropped.
@@ -51,13 +55,10 @@ test('file-history: the Bash deletion check reads no history while nothing is go
   t.is(env.s.server.services.fileHistory.peek(env.sid), undefined, 'the session\'s history is no longer folded');
 
   // t1: a Bash that removes nothing, one that removes gone.txt: one read, for gone.txt's last content.
-  env.llm.setScript(
+  await turnOfCalls(t, env, 1, 'remove one', [
     call('b2', 'Bash', { command: 'echo still nothing' }),
     call('b3', 'Bash', { command: 'rm gone.txt' }),
-    scripts.helloText,
-  );
-  t.is((await prompt(env, 'remove one')).code, 0);
-  await until(async () => (await mainTurnsEnded(env)) === 2, 20_000, 'turn 1 ended');
+  ]);
   t.is(reads.n, 1, 'one history read: the removed file\'s last content');
   t.deepEqual(await statuses(1), [['gone.txt', 'deleted']]);
 
@@ -66,14 +67,11 @@ test('file-history: the Bash deletion check reads no history while nothing is go
   env.s = await env.s.restart();
   env.ws = await env.s.ws();
   reads = countReads(env, env.sid);
-  env.llm.setScript(
+  await turnOfCalls(t, env, 2, 'remove the other', [
     call('b4', 'Bash', { command: 'echo after restart' }),
     call('b5', 'Bash', { command: 'rm keep.txt' }),
     call('b6', 'Bash', { command: 'echo and again' }),
-    scripts.helloText,
-  );
-  t.is((await prompt(env, 'remove the other')).code, 0);
-  await until(async () => (await mainTurnsEnded(env)) === 3, 20_000, 'turn 2 ended');
+  ]);
   t.is(reads.n, 2, 'one fold for the paths, one read for keep.txt\'s last content');
   t.deepEqual(await statuses(2), [['keep.txt', 'deleted']]);
   t.deepEqual(await statuses(1), [['gone.txt', 'deleted']], 'earlier turns unchanged');
