@@ -321,16 +321,6 @@ export class SearchEngine {
     return this.sessions.length;
   }
 
-  /** Where `stream`'s events are applied up to. */
-  position(stream: string): { seq: number; epoch: string } | undefined {
-    return this.positions.get(stream);
-  }
-
-  /** Streams with a position. */
-  streams(): IterableIterator<string> {
-    return this.positions.keys();
-  }
-
   /** Records that `stream`'s events up to `seq` are applied; `seq` 0 forgets the stream (it was removed). */
   mark(stream: string, seq: number, epoch: string): void {
     if (seq > 0) this.positions.set(stream, { seq, epoch });

@@ -20,13 +20,6 @@ export class ReplayModels {
     }
   }
 
-  /** Recorded answers no request asked for. */
-  get left(): number {
-    let n = 0;
-    for (const q of this.queues.values()) n += q.length;
-    return n;
-  }
-
   /** The `ClientCache` builder: one replay client whatever the provider and model. */
   readonly client = (entry: ProviderEntry, model: ModelEntry): ModelClient => {
     const type = (model.base_url && model.protocol ? model.protocol : entry.type) as WireType;

@@ -109,7 +109,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
 
 function driverDeps(s: Services) {
   return {
-    journal: s.journal, commits: s.commits, live: s.live, permissions: s.permissions, questions: s.questions,
+    journal: s.journal, live: s.live, permissions: s.permissions, questions: s.questions,
     prompt: (sid: string, body: PromptInput) => acceptPrompt(s, sid, body),
   };
 }

@@ -85,7 +85,6 @@ export class SearchService {
   private generation: string;
   private built?: Promise<void>;
   private closed = false;
-  private rebuild: boolean;
   /** Positions of committed events that brought no ops, sent with the next ops or save. */
   private unsentMarks = new Map<string, Position>();
   /** The last build threw: committed events are not held for it. */
@@ -99,8 +98,7 @@ export class SearchService {
 
   constructor(private readonly deps: SearchDeps) {
     this.generation = deps.ids.ulid();
-    this.rebuild = deps.rebuild ?? false;
-    if (this.rebuild && deps.dir) dropIndexFiles(deps.dir);
+    if (deps.rebuild && deps.dir) dropIndexFiles(deps.dir);
     this.backend = this.makeBackend(deps.useWorker);
   }
 
@@ -171,8 +169,9 @@ export class SearchService {
     if (this.closed || backend !== this.backend) return;
     this.applyWaiting(backend, reached);
     backend.built();
-    // The scan's dead events: one collection now instead of a heap that stays at its high-water mark.
-    if (backend.kind === 'worker') collectGarbage();
+    // The scan's dead events: one collection now instead of a heap that stays at its high-water mark (a start from
+    // the snapshot scanned nothing: no pause for it).
+    if (backend.kind === 'worker' && from === 'journal') collectGarbage();
     this.lastSave = performance.now();
     if (from === 'journal' || n > 0) {
       const saved = await this.save();
