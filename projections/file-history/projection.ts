@@ -6,7 +6,7 @@ import { ExistingPaths } from './existing-paths.ts';
 import { existingFiles, fileHistoryReducer, type FileHistoryState } from './reducer.ts';
 
 /** Paths a deletion check looks at (the most recently changed ones the history last saw existing). */
-export const EXISTING_PATHS_MAX = 256;
+const EXISTING_PATHS_MAX = 256;
 
 /**
  * The file histories of the sessions read most recently (a lazy projection: folded on first read, then kept

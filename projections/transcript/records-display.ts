@@ -28,7 +28,7 @@ export function toolDisplay(name: string, input: unknown): Record<string, unknow
 }
 
 /** The longest `view` line. */
-export const VIEW_CHARS = 160;
+const VIEW_CHARS = 160;
 
 /** One line of at most VIEW_CHARS characters (the first non-empty line; `…` when cut). */
 function line(x: unknown): string | undefined {

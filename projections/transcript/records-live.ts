@@ -9,12 +9,12 @@ import type { PayloadOf } from '../contract.ts';
 // which drops `progress`, the task's task.terminated, which carries the output's tail).
 
 /** The `progress.text` a Bash call keeps: the tail of its output so far, from a line start when one is in it. */
-export const PROGRESS_CHARS = 2000;
+const PROGRESS_CHARS = 2000;
 /** A running task's `outputTail` grows by appends up to this many characters, then is cut to OUTPUT_TAIL_KEEP. */
-export const OUTPUT_TAIL_MAX = 8000;
-export const OUTPUT_TAIL_KEEP = 4000;
+const OUTPUT_TAIL_MAX = 8000;
+const OUTPUT_TAIL_KEEP = 4000;
 /** A custom progress payload larger than this (JSON) is sent without its `customData`. */
-export const PROGRESS_DATA_CHARS = 4096;
+const PROGRESS_DATA_CHARS = 4096;
 
 type Progress = RecToolProgress;
 type ProgressPayload = PayloadOf<'tool.progress'>;
@@ -50,7 +50,7 @@ function shellOutput(s: RecordsState, taskId: string, data: string): void {
 }
 
 /** The last `max` characters of `text`, starting after a newline when the cut falls inside a line that has one before it. */
-export function tailLines(text: string, max: number): string {
+function tailLines(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(-max);
   const nl = cut.indexOf('\n');
@@ -63,7 +63,7 @@ export function tailLines(text: string, max: number): string {
  * `{progress, total?, message?}` is `{kind:'progress', percent?, text?}`; anything else (plugin tools) is
  * `{kind:'custom', customKind: <tool name>, customData}`.
  */
-export function progressOf(prev: Progress | undefined, p: ProgressPayload): Progress {
+function progressOf(prev: Progress | undefined, p: ProgressPayload): Progress {
   if (typeof p.output === 'string') {
     return { kind: 'stdout', text: tailLines((prev?.kind === 'stdout' ? prev.text ?? '' : '') + p.output, PROGRESS_CHARS) };
   }

@@ -105,7 +105,7 @@ export function emit(s: RecordsState, agentId: string, op: RecOp): void {
 type MetaPatch = Extract<RecOp, { op: 'meta.merge' }>['meta'];
 
 /** Two `meta.merge` patches as one: `b` applied after `a`. */
-export function composeMeta(a: MetaPatch, b: MetaPatch): MetaPatch {
+function composeMeta(a: MetaPatch, b: MetaPatch): MetaPatch {
   const out: Record<string, unknown> = { ...a, ...b };
   const am = a as Record<string, unknown>;
   const bm = b as Record<string, unknown>;

@@ -376,7 +376,13 @@ function undone(st: TranscriptState, p: PayloadOf<'session.undone'>, e: JournalE
 
 /** The trigger of a compaction, from its `started` marker (clients read `trigger` on every compaction marker, B6). */
 function triggerOf(s: RecordsState, agentId: string, compactionId: string): { trigger?: unknown } {
-  const started = recAgent(s, agentId).items.find((i) => i.kind === 'marker' && i.marker === 'compaction' && (i.payload as { compactionId?: string } | undefined)?.compactionId === compactionId);
+  // From the newest item back: the started marker is near the end, the items are the whole session.
+  const items = recAgent(s, agentId).items;
+  let started: (typeof items)[number] | undefined;
+  for (let i = items.length - 1; i >= 0 && !started; i--) {
+    const it = items[i]!;
+    if (it.kind === 'marker' && it.marker === 'compaction' && (it.payload as { compactionId?: string } | undefined)?.compactionId === compactionId) started = it;
+  }
   const trigger = started?.kind === 'marker' ? (started.payload as { trigger?: unknown }).trigger : undefined;
   return trigger ? { trigger } : {};
 }

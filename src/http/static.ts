@@ -31,7 +31,7 @@ import { isApiPath } from './request-path.ts';
  */
 
 /** The CSP of an HTML answer; `nonce` admits the `<style>` elements the page stamps with it. */
-export function contentSecurityPolicy(nonce: string): string {
+function contentSecurityPolicy(nonce: string): string {
   return [
     "default-src 'none'",
     "script-src 'self'",

@@ -17,7 +17,7 @@ import { trackWork } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 
 /** The output tail a Bash task's task.terminated carries. */
-export const TERMINATED_PREVIEW_BYTES = 4096;
+const TERMINATED_PREVIEW_BYTES = 4096;
 
 export interface TaskDeps {
   /** Task logs go under `<home>/tasks/<session_id>/`. */
