@@ -66,7 +66,7 @@ export const ClientHelloPayload = v.pipe(
   }),
   v.title('ClientHelloPayload'),
   v.description(
-    'Handshake. `subscriptions` (with `cursors` and `agent_filter`) subscribe as a `subscribe` does, which is how web clients re-subscribe after a reconnect ' +
+    'Handshake. `subscriptions` and the sessions of `cursors` (with `agent_filter`) are subscribed as a `subscribe` does, which is how web clients re-subscribe after a reconnect ' +
       '(spec/clients.md E12): a cursor without `epoch` is taken in the current epoch. The ack (code 0) names `accepted_subscriptions`, `resync_required` and `not_found`.',
   ),
 );

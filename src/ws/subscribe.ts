@@ -96,12 +96,13 @@ export function subscribe(deps: SubscribeDeps, conn: WsConnection, p: SubscribeP
 }
 
 /**
- * `client_hello` with `subscriptions` (spec/clients.md E12): subscribed as `subscribe` does; the ack
- * is code 0 whatever the sessions, naming `accepted_subscriptions`, `resync_required` and `not_found`.
+ * `client_hello` with `subscriptions` and `cursors` (spec/clients.md E12: "subscribes the subscriptions + cursors
+ * it carries"): every session named in either is subscribed as `subscribe` does; the ack is code 0 whatever the
+ * sessions, naming `accepted_subscriptions`, `resync_required` and `not_found`.
  */
 export function clientHello(deps: SubscribeDeps, conn: WsConnection, p: { subscriptions?: string[] | undefined; cursors?: Record<string, LooseCursor> | undefined; agent_filter?: string[] | null | undefined }): Outcome {
   conn.hasClientHello = true;
-  const { subscribed, refused, resync, after } = subscribeSessions(deps, conn, p.subscriptions ?? [], p.cursors, p.agent_filter);
+  const { subscribed, refused, resync, after } = subscribeSessions(deps, conn, [...(p.subscriptions ?? []), ...Object.keys(p.cursors ?? {})], p.cursors, p.agent_filter);
   const notFound = [...refused.not_found, ...refused.held_by_other_instance.map((d) => (d as { session_id?: string })?.session_id).filter((x): x is string => !!x)];
   return ok({ ws_connection_id: conn.id, accepted_subscriptions: subscribed, resync_required: resync, not_found: notFound }, after);
 }
