@@ -55,8 +55,9 @@ function statusOf(w: WorkChangedPayload, ended?: LastTurnReason): SessionStatus 
 export function statusChangedEvent(deps: LiveStatus, sessionId: string, lastTurnReason?: LastTurnReason): NewStreamEvent {
   const work = workFields(deps, sessionId, lastTurnReason);
   const status = statusOf(work, lastTurnReason);
-  const previous = deps.live.swapStatus(sessionId, status);
-  const payload: StatusChangedPayload = { ...work, status, ...(previous ? { previous_status: previous } : {}) };
+  // No status journaled since the daemon started: the session was idle (no turn or interaction outlives a restart).
+  const previous = deps.live.swapStatus(sessionId, status) ?? 'idle';
+  const payload: StatusChangedPayload = { ...work, status, previous_status: previous };
   return { stream: sessionId, type: EngineEvents.statusChanged, payload };
 }
 
