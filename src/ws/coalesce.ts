@@ -200,9 +200,10 @@ interface LegacyDelta { key: string; type: string; payload: Payload; offset: num
 export type SendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number) => void;
 
 /**
- * The legacy delta frames on the shared rule: one lane per session (any other frame of the session sends it
- * first), merged while the agent, step, kind and tool call match and the text is contiguous (the first frame's
- * `offset` kept, so offsets stay exact).
+ * The legacy delta frames on the shared rule: one lane per agent of a session (any other frame of the session
+ * sends every lane first), merged while the step, kind and tool call match and the text is contiguous (the first
+ * frame's `offset` kept, so offsets stay exact). A lane per agent: a sub-agent streaming at the same time as the
+ * main agent does not cut the other's merging short (one lane per session sent ~one frame per delta then).
  */
 export class DeltaCoalescer {
   private readonly c: Coalescer<LegacyDelta>;
@@ -234,7 +235,7 @@ export class DeltaCoalescer {
     }
     const agent = p.agent_id ?? 'main';
     const step = `${p.turn_id}|${p.step}|${p.tool_call_id ?? ''}`;
-    this.c.push(sessionId, '', `${agent}|${type}`, step, { key: `${agent}|${type}|${step}`, type, payload: p, offset, field, owned: false });
+    this.c.push(sessionId, agent, `${agent}|${type}`, step, { key: `${agent}|${type}|${step}`, type, payload: p, offset, field, owned: false });
     return true;
   }
 
