@@ -203,7 +203,10 @@ test('subscribe_v2 / unsubscribe_v2 validation: 40001 with details, 40401 for an
 test('/asyncapi.json documents subscribe_v2 and the transcript.reset / transcript.ops frames', async (t) => {
   const env = await startEngine(t);
   const msgs = ((await env.s.req('GET', '/asyncapi.json')).body as any).components.messages;
-  t.truthy(msgs['transcript.reset']);
-  t.truthy(msgs['transcript.ops'].payload.properties.payload.properties.seq);
-  t.truthy(msgs.subscribe_v2.payload.properties.payload.properties.transcript_since);
+  const payload = (type: string) => msgs[type].payload.properties.payload;
+  t.deepEqual(['agent_id', 'seq', 'snapshot', 'has_more_older'].filter((k) => !payload('transcript.reset').required.includes(k)), []);
+  t.deepEqual(['agent_id', 'seq', 'ops'].filter((k) => !payload('transcript.ops').required.includes(k)), []);
+  t.is(payload('transcript.ops').properties.seq.type, 'number');
+  const since = payload('subscribe_v2').properties.transcript_since;
+  t.like(since, { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } });
 });
