@@ -60,9 +60,28 @@ test('workspace and session broadcasts carry the spec\'s top-level fields and th
   t.is(sc.payload.id, rest.id);
   t.is((await counted).payload.workspace.session_count, 1);
 
-  // event.workspace.deleted: {workspace_id, root}.
-  const gone = next(idle, 'event.workspace.deleted');
+  // :fork and children broadcast event.session.created the same way (core.md "Events").
+  for (const [url, body] of [[`/api/v1/sessions/${made.data.id}:fork`, {}], [`/api/v1/sessions/${made.data.id}/children`, { title: 'Kid' }]] as const) {
+    const again = next(idle, 'event.session.created', (f) => f.payload.id !== made.data.id);
+    const r = await s.post(url, body);
+    t.is(r.code, 0, url);
+    const f = await again;
+    t.is(f.payload.id, r.data.id);
+    t.is(f.payload.title, r.data.title);
+    t.deepEqual(f.payload.session, Object.fromEntries(Object.entries(f.payload).filter(([k]) => k !== 'session')), `${url}: the nested copy`);
+    // event.session.archived: envelope __global__, payload {workspace_id, sessionId} (core.md).
+    const archived = next(idle, 'event.session.archived');
+    t.is((await s.post(`/api/v1/sessions/${r.data.id}:archive`)).code, 0);
+    const a = await archived;
+    t.is(a.session_id, '__global__');
+    t.like(a.payload, { sessionId: r.data.id, workspace_id: reg.data.id });
+  }
+
+  // event.session.deleted (clients.md A5: `sessionId`), then event.workspace.deleted: {workspace_id, root}.
+  const deleted = next(idle, 'event.session.deleted');
   t.is((await s.post(`/api/v1/sessions/${made.data.id}:delete`)).code, 0);
+  t.like((await deleted).payload, { session_id: made.data.id, sessionId: made.data.id, workspace_id: reg.data.id });
+  const gone = next(idle, 'event.workspace.deleted');
   t.is((await s.req('DELETE', `/api/v1/workspaces/${reg.data.id}`)).body.code, 0);
   t.like((await gone).payload, { workspace_id: reg.data.id, root: reg.data.root });
 });
