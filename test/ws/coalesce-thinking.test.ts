@@ -65,6 +65,7 @@ test('a sub-agent and the main agent streaming at once: each frame carries one a
     const subFrames = frames.filter((f) => f.payload.agent_id === subAgent);
     // Each agent's text exact, in order, offsets contiguous, on frames naming that agent.
     for (const [agent, mine, want] of [['main', mainFrames, expect.main], [subAgent, subFrames, expect.sub]] as const) {
+      t.log(`${type} ${agent}: ${mine.length} frames for ${want.length} deltas`);
       t.is(mine.map((f) => f.payload.text).join(''), want.join(''), `${type} ${agent}`);
       t.true(mine.length < CHUNKS / 3, `${type} ${agent}: ${mine.length} frames for ${CHUNKS} deltas`);
       let at = 0;
