@@ -1,5 +1,5 @@
 import { strFromU8 } from 'fflate';
-import { readArchive } from '../archive/import.ts';
+import { readArchive, streamRecords } from '../archive/import.ts';
 import type { JournalLine, Manifest } from '../archive/format.ts';
 import type { ContentPart } from '../../protocol/events/turns.ts';
 import type { WireError } from '../providers/wire/types.ts';
@@ -43,7 +43,7 @@ type Payload = Record<string, any>;
 export function readRecording(zip: Uint8Array): Recording {
   const { manifest, files } = readArchive(zip);
   const main = manifest.streams[0]!;
-  const events = strFromU8(files[main.file]!).split('\n').filter((l) => l.length).map((l) => JSON.parse(l) as JournalLine);
+  const events: JournalLine[] = streamRecords(strFromU8(files[main.file]!), main).map((e, i) => ({ seq: i + 1, epoch: main.epoch, ...e }));
   const created = events[0]?.type === 'session.created' ? ((events[0].payload as Payload).session as Payload) : undefined;
   if (!created) throw new Error('the session stream does not start with session.created');
   let rawConfig: Record<string, unknown> | undefined;
