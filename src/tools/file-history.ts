@@ -2,7 +2,7 @@ import { lstat, readFile, stat } from 'node:fs/promises';
 import { lastContentOf } from '../../projections/file-history/reducer.ts';
 import { FILE_HISTORY_MAX_CHARS, type FileChangedPayload } from '../../protocol/events/files.ts';
 import type { ToolContext } from './types.ts';
-import { mapBounded } from '../lib/map-bounded.ts';
+import { mapLimit } from '../fs/pool.ts';
 
 export const OVERSIZE = Symbol('oversize');
 
@@ -44,7 +44,7 @@ export async function recordDeletions(ctx: ToolContext): Promise<void> {
   const paths = await ctx.deps.fileHistory.existingPaths(ctx.session.id);
   if (!paths.length) return;
   const confine = await ctx.confiner();
-  const removed = await mapBounded(paths, DELETION_CHECK_CONCURRENCY, async (p) => {
+  const removed = await mapLimit(paths, DELETION_CHECK_CONCURRENCY, async (p) => {
     const abs = await confine(p).then((c) => c.abs, () => undefined);
     return abs !== undefined && lstat(abs).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR');
   });
