@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
-import { setTimeout as delay } from 'node:timers/promises';
+import { engineConfig } from './lib/engine.ts';
 import { runBench } from './lib/lifecycle.ts';
 import { intEnv, progress } from './lib/report.ts';
 import { round } from './lib/stats.ts';
@@ -9,6 +9,7 @@ import { startFixtureLlm } from '../fixtures/llm/index.ts';
 import { defaultServeOptions } from '../src/app/options.ts';
 import { startServer } from '../src/app/server.ts';
 import { replaySession, type ReplayReport } from '../src/replay/run.ts';
+import type { JournalEvent } from '../journal/types.ts';
 
 const TURNS = intEnv('BENCH_TURNS', 50);
 
@@ -22,31 +23,29 @@ runBench('replay', 5 * 60_000, async (scope) => {
   scope.defer(() => llm.close());
   const home = await scope.tempDir('replay-home');
   const cwd = await scope.tempDir('replay-ws');
-  await writeFile(path.join(home, 'config.toml'), `default_model = "fx/model"
-auto_session_title = false
-default_permission_mode = "yolo"
-
-[providers.fx]
-type = "chat_compat"
-base_url = "${llm.url}/v1"
-api_key = "sk-bench"
-
-[models."fx/model"]
-provider = "fx"
-model = "fixture-model"
-max_context_size = 1000000
-`);
+  // Every Bash call runs without an approval (a top-level key, so before the config's tables).
+  await writeFile(path.join(home, 'config.toml'), `default_permission_mode = "yolo"\n${engineConfig(llm.url)}`);
   const server = await startServer({ home, options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 }, log: pino({ level: 'silent' }) });
   scope.defer(() => server.close());
   const auth = { Authorization: `Bearer ${server.services.token}`, 'Content-Type': 'application/json' };
   const post = async (url: string, body: unknown) => (await fetch(server.baseUrl + url, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json() as Promise<any>;
   const sid = (await post('/api/v1/sessions', { metadata: { cwd } })).data.id as string;
-  const ended = async () => (await server.services.journal.readRange(sid, 1)).filter((e) => e.type === 'turn.ended').length;
+  // Resolves at the session's next committed `turn.ended` (set before the prompt is posted).
+  const turnEnded = () => new Promise<void>((resolve) => {
+    const journal = server.services.journal;
+    const on = (events: JournalEvent[]) => {
+      if (!events.some((e) => e.stream === sid && e.type === 'turn.ended')) return;
+      journal.off('committed', on);
+      resolve();
+    };
+    journal.on('committed', on);
+  });
   const recordStart = performance.now();
   for (let i = 0; i < TURNS; i++) {
     llm.setScript({ events: [{ text: `running ${i}` }, { tool_call: { id: `b${i}`, name: 'Bash', args: { command: `echo ${i}` } } }] }, { events: [{ text: `done ${i}` }] });
+    const ended = turnEnded();
     await post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: `turn ${i}` }] });
-    while ((await ended()) < i + 1) await delay(5);
+    await ended;
   }
   const recordMs = performance.now() - recordStart;
   const res = await fetch(`${server.baseUrl}/api/v1/sessions/${sid}/export`, { method: 'POST', headers: auth, body: '{}' });

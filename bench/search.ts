@@ -6,7 +6,7 @@
 // roots go to <dir>/../roots); the index is dropped before each run unless BENCH_KEEP_INDEX=1.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { startDaemon } from './lib/daemon.ts';
@@ -18,6 +18,7 @@ import { summarize } from './lib/stats.ts';
 import { defaultServeOptions } from '../src/app/options.ts';
 import { startServer } from '../src/app/server.ts';
 import { createSession } from '../src/sessions/commands.ts';
+import { dropSearchIndexes } from '../src/search/service.ts';
 import { prng } from '../fixtures/prng.ts';
 
 const SESSIONS = intEnv('BENCH_SESSIONS', 10_000);
@@ -139,7 +140,7 @@ runBench('search', 15 * 60_000, async (scope) => {
 
   const mode = process.env.SVC_CODE_SEARCH_WORKER === '0' ? 'in-process' : 'worker';
   // A reused home keeps the snapshot of the last run: dropped, so the first start builds from seq 0 (BENCH_KEEP_INDEX=1 keeps it).
-  if (process.env.BENCH_KEEP_INDEX !== '1') await rm(path.join(home, 'search'), { recursive: true, force: true });
+  if (process.env.BENCH_KEEP_INDEX !== '1') await dropSearchIndexes(home);
   progress(`starting the daemon (index ${mode}); healthz while the index builds`);
   const t0 = performance.now();
   const daemon = await startDaemon(scope, home);

@@ -1,6 +1,7 @@
 import type { JournalEvent, StreamHead } from '../../journal/types.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import { known } from '../contract.ts';
+import { mainTurn } from './reducer.ts';
 
 /** Sessions whose paths are kept; the least recently checked goes first (a later check folds that session once). */
 const MAX_SESSIONS = 512;
@@ -48,8 +49,7 @@ export class ExistingPaths {
     e.seq = event.seq;
     const ev = known(event);
     if (ev.type === 'turn.started') {
-      const p = ev.payload as { agent_id?: string; turn_id?: string };
-      if ((p.agent_id ?? 'main') === 'main' && p.turn_id !== undefined) e.turned = true;
+      if (mainTurn(event) !== undefined) e.turned = true;
     } else if (ev.type === 'file.changed' && e.turned) {
       const had = e.paths.delete(ev.payload.path);
       if (ev.payload.deleted) {

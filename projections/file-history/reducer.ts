@@ -21,7 +21,8 @@ export interface FileHistoryState {
   files: Map<number, Map<string, FileEntry>>;
 }
 
-function mainTurn(e: JournalEvent): string | undefined {
+/** The turn id of a main agent's event (`turn.started`), undefined for a subagent's. */
+export function mainTurn(e: JournalEvent): string | undefined {
   const p = e.payload as { agent_id?: string; turn_id?: string };
   return (p.agent_id ?? 'main') === 'main' ? p.turn_id : undefined;
 }

@@ -1,6 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import { known } from '../contract.ts';
+import { textOf } from '../../protocol/schemas/messages.ts';
 
 export type DocRole = 'user' | 'assistant' | 'title';
 
@@ -11,13 +12,6 @@ export type SearchOp =
   | { op: 'remove'; session_id: string; keys: string[] }
   | { op: 'drop-session'; session_id: string }
   | { op: 'workspace'; workspace_id: string; deleted: boolean };
-
-function textOf(content: unknown): string {
-  if (!Array.isArray(content)) return '';
-  const parts: string[] = [];
-  for (const p of content) if (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text') parts.push(String((p as { text?: unknown }).text ?? ''));
-  return parts.join('\n');
-}
 
 /**
  * The search index as a projection: the documents an event adds or removes. Documents are the text of user

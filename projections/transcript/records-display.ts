@@ -6,27 +6,6 @@ type Input = Record<string, unknown>;
 
 const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
 
-/** The display block of a call, or undefined. */
-export function toolDisplay(name: string, input: unknown): Record<string, unknown> | undefined {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return undefined;
-  const i = input as Input;
-  const path = str(i.file_path) ?? str(i.path);
-  switch (name) {
-    case 'Bash':
-      return str(i.command) !== undefined ? { kind: 'command', command: i.command, ...(str(i.description) ? { description: i.description } : {}) } : undefined;
-    case 'Read':
-      return path ? { kind: 'file_io', operation: 'read', path } : undefined;
-    case 'Write':
-      return path ? { kind: 'file_io', operation: 'write', path } : undefined;
-    case 'Edit':
-      return path ? { kind: 'diff', path, oldText: str(i.old_string) ?? '', newText: str(i.new_string) ?? '' } : undefined;
-    case 'TodoWrite':
-      return Array.isArray(i.todos) ? { kind: 'todo_list', items: i.todos } : undefined;
-    default:
-      return undefined;
-  }
-}
-
 /** The longest `view` line. */
 const VIEW_CHARS = 160;
 
@@ -38,6 +17,57 @@ function line(x: unknown): string | undefined {
   return first.length > VIEW_CHARS ? `${first.slice(0, VIEW_CHARS - 1)}…` : first;
 }
 
+/** How a tool's call is shown: its `display` block (B3) and its one-line `view`; `path` is `file_path`, else `path`. */
+interface ToolShown {
+  display?: (i: Input, path: string | undefined) => Record<string, unknown> | undefined;
+  view?: (i: Input, path: string | undefined) => string | undefined;
+}
+
+const fileIo = (operation: 'read' | 'write'): ToolShown => ({
+  display: (_i, path) => (path ? { kind: 'file_io', operation, path } : undefined),
+  view: (_i, path) => line(path),
+});
+const search: ToolShown = {
+  view: (i) => {
+    const pattern = line(i.pattern);
+    return pattern && str(i.path) ? line(`${pattern} in ${i.path}`) : pattern;
+  },
+};
+
+/** The tools whose calls have a display block or a view (an MCP tool's view is its server and name). */
+const TOOLS = new Map<string, ToolShown>([
+  ['Bash', {
+    display: (i) => (str(i.command) !== undefined ? { kind: 'command', command: i.command, ...(str(i.description) ? { description: i.description } : {}) } : undefined),
+    view: (i) => line(i.description) ?? line(i.command),
+  }],
+  ['Read', fileIo('read')],
+  ['Write', fileIo('write')],
+  ['Edit', {
+    display: (i, path) => (path ? { kind: 'diff', path, oldText: str(i.old_string) ?? '', newText: str(i.new_string) ?? '' } : undefined),
+    view: (_i, path) => line(path),
+  }],
+  ['Glob', search],
+  ['Grep', search],
+  ['WebFetch', { view: (i) => line(i.url) }],
+  ['WebSearch', { view: (i) => line(i.query) }],
+  ['Agent', { view: (i) => line(i.description) }],
+  ['Skill', { view: (i) => line(i.skill) }],
+  ['AskUserQuestion', { view: (i) => (Array.isArray(i.questions) ? line((i.questions[0] as Input | undefined)?.question) : undefined) }],
+  ['TodoWrite', {
+    display: (i) => (Array.isArray(i.todos) ? { kind: 'todo_list', items: i.todos } : undefined),
+    view: (i) => (Array.isArray(i.todos) ? `${i.todos.length} item${i.todos.length === 1 ? '' : 's'}` : undefined),
+  }],
+]);
+
+const isInput = (x: unknown): x is Input => !!x && typeof x === 'object' && !Array.isArray(x);
+const pathOf = (i: Input) => str(i.file_path) ?? str(i.path);
+
+/** The display block of a call, or undefined (a call whose input is not an object has none). */
+export function toolDisplay(name: string, input: unknown): Record<string, unknown> | undefined {
+  const display = TOOLS.get(name)?.display;
+  return display && isInput(input) ? display(input, pathOf(input)) : undefined;
+}
+
 /**
  * A tool frame's `view` (spec/clients.md B3, a string): the call in one line, as a client's collapsed tool row shows
  * it: Bash its description, else its command's first line; Read / Write / Edit the path; Glob / Grep the pattern
@@ -45,35 +75,9 @@ function line(x: unknown): string | undefined {
  * AskUserQuestion the first question; TodoWrite the item count; an MCP tool `<server>: <tool>`. Undefined otherwise.
  */
 export function toolView(name: string, input: unknown): string | undefined {
-  const i = (input && typeof input === 'object' && !Array.isArray(input) ? input : {}) as Input;
-  const path = str(i.file_path) ?? str(i.path);
-  switch (name) {
-    case 'Bash':
-      return line(i.description) ?? line(i.command);
-    case 'Read':
-    case 'Write':
-    case 'Edit':
-      return line(path);
-    case 'Glob':
-    case 'Grep': {
-      const pattern = line(i.pattern);
-      return pattern && str(i.path) ? line(`${pattern} in ${i.path}`) : pattern;
-    }
-    case 'WebFetch':
-      return line(i.url);
-    case 'WebSearch':
-      return line(i.query);
-    case 'Agent':
-      return line(i.description);
-    case 'Skill':
-      return line(i.skill);
-    case 'AskUserQuestion':
-      return Array.isArray(i.questions) ? line((i.questions[0] as Input | undefined)?.question) : undefined;
-    case 'TodoWrite':
-      return Array.isArray(i.todos) ? `${i.todos.length} item${i.todos.length === 1 ? '' : 's'}` : undefined;
-    default: {
-      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
-      return mcp ? line(`${mcp[1]}: ${mcp[2]}`) : undefined;
-    }
-  }
+  const i = isInput(input) ? input : {};
+  const shown = TOOLS.get(name);
+  if (shown) return shown.view?.(i, pathOf(i));
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  return mcp ? line(`${mcp[1]}: ${mcp[2]}`) : undefined;
 }

@@ -1,4 +1,5 @@
 import type { PayloadOf } from '../contract.ts';
+import type { LlmTiming } from '../../protocol/events/turns.ts';
 import { recAgent, type RecPrompt, type RecStep, type RecTurn } from './records-state.ts';
 import type { TranscriptState } from './state.ts';
 
@@ -37,7 +38,7 @@ export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): R
 }
 
 /** `turn.step.completed` `llm_timing` as the step's `llmTiming`. */
-export function llmTiming(t: NonNullable<PayloadOf<'turn.step.completed'>['llm_timing']>): NonNullable<RecStep['llmTiming']> {
+export function llmTiming(t: LlmTiming): NonNullable<RecStep['llmTiming']> {
   const out: Record<string, number> = {};
   if (t.first_token_latency_ms !== undefined) out.llmFirstTokenLatencyMs = t.first_token_latency_ms;
   if (t.stream_duration_ms !== undefined) out.llmStreamDurationMs = t.stream_duration_ms;

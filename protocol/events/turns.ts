@@ -23,6 +23,9 @@ const LlmTiming = v.pipe(v.object({
   client_consume_ms: v.optional(v.pipe(v.number(), v.description('time the engine spent folding the streamed parts'))),
 }), v.description('timings of the step\'s last attempt (transcript step `llmTiming`)'));
 
+/** Step timings as `turn.step.completed` journals them (ms). */
+export type LlmTiming = v.InferOutput<typeof LlmTiming>;
+
 const promptAccepted = defineEvent({
   type: 'prompt.accepted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A prompt was accepted (queued, or about to run)',

@@ -21,6 +21,18 @@ export const ContentPart = v.variant('type', [
   v.object({ type: v.literal('file'), file_id: v.string(), name: v.string(), media_type: v.string(), size: v.number() }),
 ]);
 
+/**
+ * The text of a message's content: its text parts joined by `separator` (other parts left out). A string
+ * content (a model request's) is itself; anything else is ''.
+ */
+export function textOf(content: unknown, separator = '\n'): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  const parts: string[] = [];
+  for (const p of content) if (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text') parts.push(String((p as { text?: unknown }).text ?? ''));
+  return parts.join(separator);
+}
+
 /** Core "Message object". */
 export const MessageObject = v.object({
   id: v.string(),

@@ -66,6 +66,8 @@ export interface StartOptions {
   checker?: ContractChecker;
   /** `svc-code replay`: model clients that serve recorded answers, and tool calls answered from the record (docs/replay.md). */
   replay?: { clients: ClientCache; tools?: ToolReplay };
+  /** Base delay of model-request retries (ms; default: `SVC_CODE_RETRY_BASE_MS`, else 500). Replay passes 0. */
+  retryBaseMs?: number;
 }
 
 const DEFAULT_RECONCILE_MS = 30_000;
@@ -236,6 +238,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
+    ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
   const search = new SearchService({

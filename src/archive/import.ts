@@ -83,8 +83,8 @@ export function readArchive(zip: Uint8Array): { manifest: Manifest; files: Recor
   return { manifest, files };
 }
 
-/** The stream's events, checked: seqs 1..head, one epoch, registered session-stream types with valid payloads. */
-function streamRecords(text: string, s: Manifest['streams'][number]): StoredEvent[] {
+/** The stream's events, checked: seqs 1..head, one epoch, registered session-stream types with valid payloads (event i has seq i + 1). */
+export function streamRecords(text: string, s: Manifest['streams'][number]): StoredEvent[] {
   const lines = text.split('\n').filter((l) => l.length);
   if (lines.length !== s.head_seq) throw invalid(`${s.file}: ${lines.length} events, head_seq ${s.head_seq}`);
   return lines.map((l, i) => {

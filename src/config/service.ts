@@ -8,6 +8,7 @@ import { GlobalEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
 import type { ConfigPatch } from '../../protocol/schemas/config.ts';
+import type { PermissionModeName } from '../../protocol/schemas/enums.ts';
 import { ChangeBatcher } from './changes.ts';
 import { CHANGE_WINDOW_MS, FIRST_RUN_DOCUMENT } from './defaults.ts';
 import { readEnvOverrides, type EnvOverrides } from './env.ts';
@@ -134,7 +135,7 @@ export class ConfigService extends EventEmitter {
     return { ...this.resolved.experimental };
   }
 
-  defaultPermissionMode(): string {
+  defaultPermissionMode(): PermissionModeName {
     return this.resolved.default_permission_mode;
   }
 

@@ -58,6 +58,8 @@ export interface EngineDeps extends CompactionDeps {
   lifecycle?: RuntimeLifecycle;
   /** SessionStart, UserPromptSubmit and Stop hooks (docs/hooks.md). */
   hooks?: Pick<HookRunner, 'run'>;
+  /** Base delay of retried model requests (ms); default `retryBaseMs()` (the environment's knob). */
+  retryBaseMs?: number;
 }
 
 /**
@@ -68,7 +70,7 @@ export interface EngineDeps extends CompactionDeps {
 export class EngineRegistry {
   private readonly runtimes: LoadedRuntimes;
   private readonly loading = new Map<string, Promise<SessionRuntime>>();
-  private readonly retryBase = retryBaseMs();
+  private readonly retryBase: number;
   private readonly idleTimeout = modelIdleTimeoutMs();
   private readonly subagents: Subagents;
   /** What every runtime of this engine runs with. */
@@ -87,6 +89,7 @@ export class EngineRegistry {
 
   constructor(private readonly deps: EngineDeps) {
     this.runtimes = deps.runtimes;
+    this.retryBase = deps.retryBaseMs ?? retryBaseMs();
     this.identity = { ...deps.config.current().identity };
     if (this.idleMs > 0) {
       this.sweeper = setInterval(() => void this.unloadIdle().catch((err) => deps.log.warn({ err }, 'unloading idle runtimes failed')), sweepEveryMs(this.idleMs));

@@ -13,6 +13,7 @@ import type { CompactionTrigger } from '../../protocol/events/compaction.ts';
 import { EngineEvents } from './events.ts';
 import type { Message, TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
 import { contextLimit } from '../sessions/info.ts';
+import { agentSettings } from '../sessions/agent-settings.ts';
 import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import { clientFor, clientNow, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
@@ -386,23 +387,22 @@ export class SessionRuntime {
 
   /** The effective settings a turn starts with, journaled on `turn.started` (transcript meta.agent / meta.modes). */
   private settings(plan: TurnPlan): Pick<TurnStartedPayload, 'permission_mode' | 'plan_mode' | 'swarm_mode' | 'thinking' | 'max_context_tokens'> {
-    const cfg = (this.deps.sessions.get(this.sessionId)?.agent_config ?? {}) as Record<string, unknown>;
-    const permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : this.deps.config.defaultPermissionMode();
     const max = contextLimit(this.deps, plan.model.alias);
     return {
-      ...(permission === 'manual' || permission === 'yolo' || permission === 'auto' ? { permission_mode: permission } : {}),
-      plan_mode: typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : this.deps.config.defaultPlanMode(),
-      swarm_mode: cfg.dynamic_workflow_mode === true,
+      ...this.agentSettings(),
       thinking: plan.thinking.enabled ? plan.thinking.effort ?? 'on' : 'off',
       ...(max !== undefined ? { max_context_tokens: max } : {}),
     };
+  }
+
+  private agentSettings() {
+    return agentSettings(this.deps.config, this.deps.sessions.get(this.sessionId)?.agent_config);
   }
 
   /** The system prompt of a request: the recorded one, plus the plan-mode reminder while plan mode is on. */
   private requestSystem(): string | undefined {
     const text = this.agent.system?.text;
     if (text === undefined) return undefined;
-    const planMode = (this.deps.sessions.get(this.sessionId)?.agent_config as { plan_mode?: unknown } | undefined)?.plan_mode === true;
-    return planMode ? text + PLAN_MODE_REMINDER : text;
+    return this.agentSettings().plan_mode ? text + PLAN_MODE_REMINDER : text;
   }
 }

@@ -1,5 +1,5 @@
 import type { ModelClient, ModelRequest, ModelStreamPart, ProviderMeta, Usage as WireUsage, WireError } from '../providers/wire/types.ts';
-import type { ContentPart } from '../../protocol/events/turns.ts';
+import type { ContentPart, LlmTiming } from '../../protocol/events/turns.ts';
 import type { ToolCall } from './tools.ts';
 import { markHere } from './trace.ts';
 
@@ -26,8 +26,6 @@ export interface AttemptResult {
   timing?: LlmTiming;
 }
 
-/** Step timings as `turn.step.completed` journals them. */
-export interface LlmTiming { request_build_ms?: number; first_token_latency_ms?: number; stream_duration_ms?: number; client_consume_ms?: number }
 
 const ms = (x: number) => Math.round(x * 10) / 10;
 

@@ -47,19 +47,33 @@ export async function allowedRoots(deps: WorkspaceDirsDeps, s: SessionRecord): P
   return [s.cwd, ...(await additionalDirs(deps, s.workspace_id))];
 }
 
+/** Confines one path after another against roots resolved once (`confiner`). */
+export type Confine = (given: string) => Promise<ConfinedPath>;
+
 /**
  * Resolves a client path (relative to the session's root, or absolute inside an
  * allowed root) and refuses with 41304 anything that leads outside: `..`,
  * absolute paths elsewhere, and symlinks whose target is outside.
  */
 export async function confine(deps: WorkspaceDirsDeps, s: SessionRecord, given: string): Promise<ConfinedPath> {
+  return (await confiner(deps, s))(given);
+}
+
+/**
+ * `confine` for many paths: the allowed roots are listed once, their real paths resolved once (on the first
+ * path inside a root), instead of per path.
+ */
+export async function confiner(deps: WorkspaceDirsDeps, s: SessionRecord): Promise<Confine> {
   const roots = await allowedRoots(deps, s);
-  const abs = path.resolve(s.cwd, given || '.');
-  const root = roots.find((r) => inside(abs, r));
-  if (!root) throw escapeError(given);
-  const real = await realOrAncestor(abs);
-  const realRoots = await Promise.all(roots.map((r) => realOrAncestor(r)));
-  if (!realRoots.some((r) => inside(real, r))) throw escapeError(given);
-  const rel = root === s.cwd ? path.relative(s.cwd, abs) || '.' : abs;
-  return { abs, rel, root };
+  let realRoots: Promise<string[]> | undefined;
+  return async (given) => {
+    const abs = path.resolve(s.cwd, given || '.');
+    const root = roots.find((r) => inside(abs, r));
+    if (!root) throw escapeError(given);
+    const real = await realOrAncestor(abs);
+    realRoots ??= Promise.all(roots.map((r) => realOrAncestor(r)));
+    if (!(await realRoots).some((r) => inside(real, r))) throw escapeError(given);
+    const rel = root === s.cwd ? path.relative(s.cwd, abs) || '.' : abs;
+    return { abs, rel, root };
+  };
 }

@@ -71,7 +71,12 @@ interface Loaded {
   body: Buffer;
   type: string;
   etag: string;
+  /** An HTML document, split where this response's nonce meta goes: a response is `before + meta + after`. */
+  html?: { before: Buffer; after: Buffer };
 }
+
+/** HTML documents kept split (index.html and any other page of the build): a page a response is a join. */
+const MAX_PAGES = 64;
 
 /** Resolves a request path to a file inside root, or undefined (outside the root, a dotfile, not a file). */
 async function fileFor(root: string, urlPath: string): Promise<string | undefined> {
@@ -108,19 +113,37 @@ export function staticMiddleware(opts: { root: string; title?: string; reserved?
   const reserved = opts.reserved ?? new Set<string>();
   const root = path.resolve(opts.root);
   const index = path.join(root, 'index.html');
-  // Hashed assets never change under one name; index.html is re-read (it is small) so a rebuild shows at once.
+  // Hashed assets never change under one name. HTML documents are kept split around the nonce while their file
+  // is unchanged (size, times, inode), so a rebuild shows at once; other files are re-read.
   const cache = new Map<string, Loaded>();
+  const pages = new Map<string, { stamp: string; loaded: Loaded }>();
+
+  async function read(file: string, type: string): Promise<Loaded> {
+    let body = await readFile(file);
+    if (file === index && opts.title !== undefined) {
+      body = Buffer.from(body.toString('utf8').replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(opts.title)}</title>`));
+    }
+    return { body, type, etag: etag(body), ...(type.startsWith('text/html') ? { html: splitAtNonce(body) } : {}) };
+  }
 
   async function load(file: string): Promise<Loaded> {
     const hit = cache.get(file);
     if (hit) return hit;
-    let body = await readFile(file);
     const type = mime.contentType(path.extname(file)) || 'application/octet-stream';
-    if (file === index && opts.title !== undefined) {
-      body = Buffer.from(body.toString('utf8').replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(opts.title)}</title>`));
+    if (isHashed(root, file)) {
+      const loaded = await read(file, type);
+      cache.set(file, loaded);
+      return loaded;
     }
-    const loaded = { body, type, etag: etag(body) };
-    if (isHashed(root, file)) cache.set(file, loaded);
+    if (!type.startsWith('text/html')) return read(file, type);
+    const st = await stat(file);
+    const stamp = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+    const page = pages.get(file);
+    if (page?.stamp === stamp) return page.loaded;
+    const loaded = await read(file, type);
+    pages.delete(file);
+    pages.set(file, { stamp, loaded });
+    if (pages.size > MAX_PAGES) pages.delete(pages.keys().next().value!);
     return loaded;
   }
 
@@ -149,7 +172,7 @@ export function staticMiddleware(opts: { root: string; title?: string; reserved?
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.set('X-Frame-Options', 'DENY');
       ctx.status = 200;
-      ctx.body = withNonce(loaded.body, nonce);
+      ctx.body = Buffer.concat([loaded.html!.before, Buffer.from(`<meta property="csp-nonce" nonce="${nonce}" />`), loaded.html!.after]);
       return;
     }
     ctx.set('ETag', loaded.etag);
@@ -166,14 +189,15 @@ function isHashed(root: string, file: string): boolean {
   return file.startsWith(path.join(root, 'assets') + path.sep);
 }
 
-/** The page's nonce as Vite's convention has it: `<meta property="csp-nonce" nonce="…">` first in `<head>`. */
-function withNonce(body: Buffer, nonce: string): Buffer {
+/**
+ * Where the page's nonce goes, as Vite's convention has it: `<meta property="csp-nonce" nonce="…">` first in `<head>`
+ * (`<head>` or `<head attrs>`, not `<header>`); without a head, after the doctype (before it would mean quirks mode).
+ */
+function splitAtNonce(body: Buffer): { before: Buffer; after: Buffer } {
   const html = body.toString('utf8');
-  const meta = `<meta property="csp-nonce" nonce="${nonce}" />`;
-  // `<head>` or `<head attrs>`, not `<header>`; without a head, after the doctype (before it would mean quirks mode).
   const at = html.search(/<head(?:\s[^>]*)?>/i);
   const doctype = /^\s*<!doctype[^>]*>/i.exec(html);
-  if (at < 0 && !doctype) return Buffer.from(meta + html);
+  if (at < 0 && !doctype) return { before: Buffer.alloc(0), after: Buffer.from(html) };
   const end = at >= 0 ? html.indexOf('>', at) + 1 : doctype![0].length;
-  return Buffer.from(html.slice(0, end) + meta + html.slice(end));
+  return { before: Buffer.from(html.slice(0, end)), after: Buffer.from(html.slice(end)) };
 }

@@ -10,11 +10,11 @@ import { decide } from './policy.ts';
 import { configRules, subjectOf } from './rules.ts';
 import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef } from './types.ts';
 import { logFailure } from '../app/logger.ts';
+import { agentSettings } from '../sessions/agent-settings.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../../protocol/events/approvals.ts';
 
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const DISPLAY_MAX = 2_000;
-const MODES: PermissionMode[] = ['manual', 'yolo', 'auto'];
 
 interface Pending {
   item: ApprovalItem;
@@ -53,14 +53,12 @@ export class PermissionService implements PermissionGate {
 
   /** The session's mode: agent_config.permission_mode (profile, prompt overrides), else the config default. */
   modeOf(sessionId: string): PermissionMode {
-    const m = this.deps.sessions.get(sessionId)?.agent_config?.permission_mode;
-    return MODES.includes(m as PermissionMode) ? (m as PermissionMode) : (this.deps.config.current().default_permission_mode as PermissionMode);
+    return agentSettings(this.deps.config, this.deps.sessions.get(sessionId)?.agent_config).permission_mode;
   }
 
   /** Plan mode: agent_config.plan_mode (profile, EnterPlanMode / ExitPlanMode), else the config default. */
   planModeOf(sessionId: string): boolean {
-    const m = this.deps.sessions.get(sessionId)?.agent_config?.plan_mode;
-    return typeof m === 'boolean' ? m : this.deps.config.current().default_plan_mode;
+    return agentSettings(this.deps.config, this.deps.sessions.get(sessionId)?.agent_config).plan_mode;
   }
 
   async check(sessionId: string, call: ToolCallRef, ctx: CheckContext, signal?: AbortSignal): Promise<PermissionDecision> {

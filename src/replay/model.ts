@@ -1,6 +1,6 @@
 import type { ModelClient, ModelEntry, ModelMessage, ModelRequest, ModelStreamPart, ProviderEntry, WireType } from '../providers/wire/types.ts';
 import { WIRE_TYPES } from '../providers/wire/types.ts';
-import { textOf, type Answer, type Recording } from './record.ts';
+import { userText, type Answer, type Recording } from './record.ts';
 
 /**
  * The model of a replay: every request is answered with the next recorded answer of the agent that asks
@@ -45,7 +45,7 @@ export class ReplayModels {
         const hit = id ? this.toolAgents.get(id)?.find(waiting) : undefined;
         if (hit) return hit;
       } else if (m.role === 'user') {
-        const text = textOf(m.content);
+        const text = userText(m.content);
         for (const [agent, texts] of this.rec.userTexts) if (texts.has(text) && waiting(agent)) return agent;
         return undefined;
       }

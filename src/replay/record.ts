@@ -1,8 +1,9 @@
 import { strFromU8 } from 'fflate';
-import { readArchive } from '../archive/import.ts';
+import { readArchive, streamRecords } from '../archive/import.ts';
 import type { JournalLine, Manifest } from '../archive/format.ts';
 import type { ContentPart } from '../../protocol/events/turns.ts';
 import type { WireError } from '../providers/wire/types.ts';
+import { textOf } from '../../protocol/schemas/messages.ts';
 
 /** One model request's recorded outcome: what it streamed, then its usage and finish, or the error that ended it. */
 export interface Answer {
@@ -43,7 +44,7 @@ type Payload = Record<string, any>;
 export function readRecording(zip: Uint8Array): Recording {
   const { manifest, files } = readArchive(zip);
   const main = manifest.streams[0]!;
-  const events = strFromU8(files[main.file]!).split('\n').filter((l) => l.length).map((l) => JSON.parse(l) as JournalLine);
+  const events: JournalLine[] = streamRecords(strFromU8(files[main.file]!), main).map((e, i) => ({ seq: i + 1, epoch: main.epoch, ...e }));
   const created = events[0]?.type === 'session.created' ? ((events[0].payload as Payload).session as Payload) : undefined;
   if (!created) throw new Error('the session stream does not start with session.created');
   let rawConfig: Record<string, unknown> | undefined;
@@ -63,10 +64,8 @@ export function readRecording(zip: Uint8Array): Recording {
   };
 }
 
-export function textOf(content: unknown): string {
-  if (!Array.isArray(content)) return typeof content === 'string' ? content : '';
-  return content.map((p: Payload) => (p?.type === 'text' ? String(p.text ?? '') : '')).join('');
-}
+/** A message's text as the replay matches a model request to its agent by it (text parts joined with nothing between). */
+export const userText = (content: unknown): string => textOf(content, '');
 
 /**
  * The model's answers in the order they were asked: an assistant `message.created` and its
@@ -136,7 +135,7 @@ function userTexts(events: JournalLine[]): Map<string, Set<string>> {
     if (e.type !== 'message.created' || p.message?.role !== 'user') continue;
     const agentId = String(p.agent_id ?? 'main');
     if (!out.has(agentId)) out.set(agentId, new Set());
-    out.get(agentId)!.add(textOf(p.message.content));
+    out.get(agentId)!.add(userText(p.message.content));
   }
   return out;
 }

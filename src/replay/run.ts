@@ -67,15 +67,11 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
     const origin = Date.parse(rec.session.created_at) || Date.now();
     const startedAt = performance.now();
     const clock = { now: () => new Date(origin + (performance.now() - startedAt)) };
-    // Recorded retries are replayed without their backoff (the engine reads the knob once, when it is built).
-    const retryBase = process.env.SVC_CODE_RETRY_BASE_MS;
-    process.env.SVC_CODE_RETRY_BASE_MS = '0';
     const server = await startServer({
       home, clock, log: opts.log, options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 },
       replay: { clients: new ClientCache(64, models.client), ...(tools ? { tools } : {}) },
-    }).finally(() => {
-      if (retryBase === undefined) delete process.env.SVC_CODE_RETRY_BASE_MS;
-      else process.env.SVC_CODE_RETRY_BASE_MS = retryBase;
+      // Recorded retries are replayed without their backoff.
+      retryBaseMs: 0,
     });
     let replayed: JournalEvent[] = [];
     let stopped: string | null = null;

@@ -10,6 +10,7 @@ import { SessionEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import type { LiveSessions } from './live.ts';
+import { agentSettings } from './agent-settings.ts';
 import { findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 
 /** AGENTS.md files larger than this are flagged: they crowd the model's context. */
@@ -55,9 +56,10 @@ export function sessionStatus(deps: SessionInfoDeps, s: SessionRecord) {
   const out: Record<string, unknown> = { busy: live?.busy ?? false };
   if (model) out.model = model;
   out.thinking_level = typeof cfg.thinking === 'string' ? cfg.thinking : 'default';
-  out.permission = typeof cfg.permission_mode === 'string' ? cfg.permission_mode : deps.config.defaultPermissionMode();
-  out.plan_mode = typeof cfg.plan_mode === 'boolean' ? cfg.plan_mode : deps.config.defaultPlanMode();
-  out.dynamic_workflow_mode = cfg.dynamic_workflow_mode === true;
+  const modes = agentSettings(deps.config, cfg);
+  out.permission = modes.permission_mode;
+  out.plan_mode = modes.plan_mode;
+  out.dynamic_workflow_mode = modes.swarm_mode;
   // The names web clients read (spec/clients.md E15): swarm mode is dynamic workflow mode; no tower mode here.
   out.swarm_mode = out.dynamic_workflow_mode;
   out.tower_mode = cfg.tower_mode === true;

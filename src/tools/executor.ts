@@ -4,7 +4,7 @@ import type { SubagentLauncher } from '../agents/launcher.ts';
 import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
-import { confine } from '../fs/confine.ts';
+import { confine, confiner } from '../fs/confine.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import { ToolEvents } from './events.ts';
 import { toolAllowed, unknownEntries } from './filter.ts';
@@ -175,6 +175,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
     return {
       deps, subagents, session, signal, config: deps.config.current(), toolCallId: call.id, ...at,
       confine: (given) => confine(deps, session, given),
+      confiner: () => confiner(deps, session),
       progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
     };
   }

@@ -2,8 +2,12 @@ import { lstat, readFile, stat } from 'node:fs/promises';
 import { lastContentOf } from '../../projections/file-history/reducer.ts';
 import { FILE_HISTORY_MAX_CHARS, type FileChangedPayload } from '../../protocol/events/files.ts';
 import type { ToolContext } from './types.ts';
+import { mapLimit } from '../fs/pool.ts';
 
 export const OVERSIZE = Symbol('oversize');
+
+/** Paths the Bash deletion check confines and lstats at once (up to EXISTING_PATHS_MAX paths a command). */
+const DELETION_CHECK_CONCURRENCY = 16;
 
 /** A file's content before a write, read only when small enough to be kept (null: no such file). */
 export async function contentBefore(abs: string): Promise<string | null | typeof OVERSIZE> {
@@ -38,12 +42,13 @@ export async function recordFileChange(ctx: ToolContext, tool: 'Write' | 'Edit',
 export async function recordDeletions(ctx: ToolContext): Promise<void> {
   // Kept per session beside the history (no fold of the session unless it is not known); usually empty.
   const paths = await ctx.deps.fileHistory.existingPaths(ctx.session.id);
-  const gone: string[] = [];
-  for (const p of paths) {
-    const abs = await ctx.confine(p).then((c) => c.abs, () => undefined);
-    if (abs === undefined) continue;
-    if (await lstat(abs).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR')) gone.push(p);
-  }
+  if (!paths.length) return;
+  const confine = await ctx.confiner();
+  const removed = await mapLimit(paths, DELETION_CHECK_CONCURRENCY, async (p) => {
+    const abs = await confine(p).then((c) => c.abs, () => undefined);
+    return abs !== undefined && lstat(abs).then(() => false, (err: NodeJS.ErrnoException) => err.code === 'ENOENT' || err.code === 'ENOTDIR');
+  });
+  const gone = paths.filter((_, i) => removed[i]);
   if (!gone.length) return;
   // One read for every removed file's last content, one append for all of them.
   const lasts = await ctx.deps.fileHistory.read(ctx.session.id, (s) => gone.map((p) => [p, lastContentOf(s, p)] as const));

@@ -9,7 +9,7 @@ import type { LiveSessions } from '../sessions/live.ts';
 import type { SkillDeps } from '../skills/catalog.ts';
 import type { TaskService } from '../tasks/service.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
-import type { ConfinedPath } from '../fs/confine.ts';
+import type { Confine, ConfinedPath } from '../fs/confine.ts';
 import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
 
 /** The services built-in tools call (`ctx.deps`). */
@@ -34,6 +34,8 @@ export interface ToolContext {
   config: ResolvedConfig;
   /** Resolves a model-given path inside the workspace or its additional dirs (41304 otherwise). */
   confine(given: string): Promise<ConfinedPath>;
+  /** `confine` for many paths: the allowed roots resolved once for all of them. */
+  confiner(): Promise<Confine>;
   /** The model's id of this call (tool_call_id). */
   toolCallId?: string;
   /** The agent making the call: `main`, or a subagent's id. */

@@ -1,7 +1,8 @@
 import type { JournalEvent } from '../../../journal/types.ts';
 import type { ModelRequest } from '../../providers/wire/types.ts';
 import { EngineEvents } from '../events.ts';
-import type { ContentPart, MessageCreatedPayload, PromptAcceptedPayload } from '../../../protocol/events/turns.ts';
+import type { MessageCreatedPayload, PromptAcceptedPayload } from '../../../protocol/events/turns.ts';
+import { textOf } from '../../../protocol/schemas/messages.ts';
 
 import type { TitleSource } from '../../../protocol/schemas/enums.ts';
 
@@ -20,11 +21,6 @@ const INSTRUCTION = [
 
 interface Entry { id: string; role: 'user' | 'assistant'; text: string }
 
-function textOf(content: ContentPart[] | undefined): string {
-  if (!Array.isArray(content)) return '';
-  return content.filter((p) => p?.type === 'text').map((p) => (p as { text: string }).text).join('\n').trim();
-}
-
 const isMain = (agentId: unknown) => agentId === undefined || agentId === 'main';
 
 /**
@@ -39,12 +35,12 @@ export function conversationOf(events: JournalEvent[]): Entry[] {
       const p = e.payload as PromptAcceptedPayload;
       if (!isMain(p.agent_id)) continue;
       const id = p.user_message_id || `prompt:${p.prompt_id}`;
-      if (!byId.has(id)) byId.set(id, { id, role: 'user', text: textOf(p.content) });
+      if (!byId.has(id)) byId.set(id, { id, role: 'user', text: textOf(p.content).trim() });
     } else if (e.type === EngineEvents.messageCreated) {
       const p = e.payload as MessageCreatedPayload;
       const m = p.message;
       if (!isMain(p.agent_id) || !m || (m.role !== 'user' && m.role !== 'assistant')) continue;
-      if (!byId.has(m.id)) byId.set(m.id, { id: m.id, role: m.role, text: textOf(m.content) });
+      if (!byId.has(m.id)) byId.set(m.id, { id: m.id, role: m.role, text: textOf(m.content).trim() });
     }
   }
   return [...byId.values()].filter((x) => x.text);
