@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
 import { applyOps, fromSnapshot, Gap, rebase, type Transcript, type Turn } from './transcript.ts';
-import { Chat } from './chat/chat.tsx';
+import { Chat, type JumpTo } from './chat/chat.tsx';
 import { emitFrame } from './frames.ts';
 import { usePref } from './prefs.ts';
 import { useShortcuts } from './shortcuts.ts';
@@ -169,10 +169,14 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
     }
   }, [active]);
 
-  const open = (sid: string) => {
+  /** A turn to bring into view in the chat (a search hit), for the session it belongs to. */
+  const [jump, setJump] = useState<(JumpTo & { sid: string }) | null>(null);
+  const jumps = useRef(0);
+  const open = (sid: string, turn?: string) => {
     if (tr.current && tr.current.sid !== sid) socket.send('unsubscribe_v2', { session_id: tr.current.sid });
     history.pushState(null, '', `/s/${sid}`);
     setActive(sid);
+    setJump(turn ? { sid, turn, n: ++jumps.current } : null);
   };
 
   const act = async (fn: () => Promise<unknown>) => {
@@ -231,7 +235,8 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
               await loadSidebar();
             })} />
         )}
-        {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active))} />}
+        {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active))}
+          jumpTo={jump?.sid === active ? jump : null} />}
       </main>
       {active && showFiles && <Dock sid={active} cwd={sessions.find((r) => r.id === active)?.workspace.cwd} socket={socket} connected={connected} theme={props.theme}
         tab={panelTab} setTab={setPanelTab} width={panelWidth} setWidth={setPanelWidth} onClose={() => setShowFiles(false)} onError={showError} />}
