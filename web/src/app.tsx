@@ -121,8 +121,13 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
 
   const onFrame = (f: Frame) => {
     emitFrame(f);
-    // The active session's status changes (busy, approval, question) reach the sidebar's badges at once.
-    if (f.type === 'transcript.ops' && (f.payload?.ops ?? []).some((o: any) => o.op === 'meta.merge' || o.op === 'interaction.upsert' || o.op === 'turn.upsert')) refreshSidebar();
+    // Every session's busy / approval / question changes come to every connection: the row's badge is set
+    // from the frame (a list read happens only on other session events and after a reconnect).
+    if (f.type === 'event.session.status_changed' || f.type === 'event.session.work_changed') {
+      const id = f.payload?.session_id ?? f.session_id;
+      if (typeof id === 'string') list.applyWork(id, f.payload ?? {});
+      return;
+    }
     if (f.type === 'transcript.reset' || f.type === 'transcript.ops') {
       const cur = tr.current;
       const p = f.payload ?? {};
@@ -205,13 +210,6 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
     settings: () => setSettings(true),
     theme: props.toggleTheme,
   });
-  useEffect(() => {
-    // Other sessions' badges: the daemon sends no frame when their activity changes (sidebar/sessions.ts).
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') list.activityChanged().then((changed) => { if (changed) refreshSidebar(); }).catch(() => {});
-    }, 3000);
-    return () => clearInterval(timer);
-  }, []);
 
   const t = tr.current?.sid === active ? tr.current.t : null;
   return (
