@@ -219,7 +219,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
         addWorkspace={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); })}
         newSession={(workspace_id) => act(() => newSessionIn(workspace_id))} pickFolder={() => setPicking(true)} />
       <main class="chat">
-        {error && <div class="error" role="alert">{error} <button class="ghost" onClick={() => setError(null)}>×</button></div>}
+        {error && <div class="banner-error" role="alert">{error} <button class="ghost" onClick={() => setError(null)}>×</button></div>}
         {!active && <div class="empty">Add a workspace, then start a session in it.</div>}
         {active && !t && <div class="empty">Loading…</div>}
         {active && t && (

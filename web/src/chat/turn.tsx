@@ -15,13 +15,16 @@ export const TurnView = memo(function TurnView(props: { turn: Turn; rev: number;
   const { turn, sid } = props;
   const wrote = turn.state !== 'running' && turn.steps.some((s) => s.frames.some((f) => f.kind === 'tool' && WRITERS.has(f.name) && f.state === 'done'));
   const files = (turn.attachmentIds ?? []).map((id: string) => props.attachments.get(id)).filter(Boolean);
+  // The frame still streaming: the last one of a running turn. Thinking is open while it streams, folded
+  // once anything follows it (a reader's own open / close of it is left alone: `open` changes only then).
+  const streaming = turn.state === 'running' ? turn.steps.at(-1)?.frames.at(-1) : undefined;
   return (
     <article class={`turn ${turn.state}`} data-turn={turn.turnId} data-turn-id={turn.turn_id}>
       {turn.prompt !== undefined && turn.prompt !== '' && <div class="bubble user">{turn.prompt}</div>}
       {files.length > 0 && <div class="attached">{files.map((a: any) => <span key={a.attachmentId} class="chip">{a.name ?? a.mediaType}</span>)}</div>}
       {turn.steps.map((s) => s.frames.map((f) => {
         if (f.kind === 'text') return f.role === 'user' ? <div key={f.frameId} class="bubble user steered">{f.text}</div> : <div key={f.frameId} class="bubble assistant"><Markdown text={f.text ?? ''} /></div>;
-        if (f.kind === 'thinking') return <details key={f.frameId} class="thinking"><summary>Thinking</summary><pre>{f.text}</pre></details>;
+        if (f.kind === 'thinking') return <details key={f.frameId} class="thinking" open={f === streaming}><summary>{f === streaming ? 'Thinking…' : 'Thinking'}</summary><pre>{f.text}</pre></details>;
         if (f.kind === 'tool') return <ToolBlock key={f.frameId} f={f} />;
         if (f.kind === 'notice') return <div key={f.frameId} class={`notice ${f.level}`}>{f.message}</div>;
         return null;
