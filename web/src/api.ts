@@ -71,6 +71,8 @@ export class Socket {
   private n = 0;
   private closed = false;
   private waiting = new Map<string, (f: Frame) => void>();
+  /** The panels listening while mounted (terminal output, tasks), beside the owner's `onFrame`. */
+  private listeners = new Set<(f: Frame) => void>();
   connected = false;
 
   constructor(private onFrame: (f: Frame) => void, private onOpen: () => void, private onState: (connected: boolean) => void) {}
@@ -105,6 +107,7 @@ export class Socket {
         return;
       }
       if (f.type === 'ping') return this.send('pong', { nonce: f.payload?.nonce });
+      for (const fn of this.listeners) fn(f);
       this.onFrame(f);
     };
     ws.onclose = () => {
@@ -115,6 +118,12 @@ export class Socket {
       const delay = Math.min(30_000, 1000 * 2 ** this.attempt++) + Math.random() * 250;
       setTimeout(() => this.connect(), delay);
     };
+  }
+
+  /** Every server frame (acks, pings and hellos aside) also goes to `fn` until the returned function is called. */
+  listen(fn: (f: Frame) => void): () => void {
+    this.listeners.add(fn);
+    return () => void this.listeners.delete(fn);
   }
 
   /** Sends a request frame; resolves with its ack. */

@@ -2,7 +2,6 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
 import { applyOps, fromSnapshot, Gap, rebase, type Transcript, type Turn } from './transcript.ts';
 import { Chat, type JumpTo } from './chat/chat.tsx';
-import { emitFrame } from './frames.ts';
 import { usePref } from './prefs.ts';
 import { useShortcuts } from './shortcuts.ts';
 import { Dock, type PanelTab } from './panels/dock.tsx';
@@ -120,7 +119,6 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   };
 
   const onFrame = (f: Frame) => {
-    emitFrame(f);
     // Every session's busy / approval / question changes come to every connection: the row's badge is set
     // from the frame (a list read happens only on other session events and after a reconnect).
     if (f.type === 'event.session.status_changed' || f.type === 'event.session.work_changed') {

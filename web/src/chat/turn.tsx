@@ -32,26 +32,46 @@ export const TurnView = memo(function TurnView(props: { turn: Turn; rev: number;
       {turn.state === 'running' && <div class="spinner" aria-label="working">…</div>}
       {turn.state === 'failed' && <div class="notice error" role="alert">Turn failed{turn.error ? `: ${turn.error}` : ''}</div>}
       {turn.state === 'cancelled' && <div class="notice info">Cancelled</div>}
-      {wrote && <FileChanges sid={sid} ordinal={turn.ordinal} rev={props.rev} />}
+      {wrote && <FileChanges sid={sid} turnKey={turn.turn_id ?? turn.turnId} ordinal={turn.ordinal} rev={props.rev} />}
     </article>
   );
 }, (a, b) => a.turn === b.turn && a.rev === b.rev && a.sid === b.sid && a.attachments === b.attachments);
 
 type Change = { path: string; status: 'added' | 'modified' | 'deleted'; additions: number; deletions: number; oversize?: true };
 
-/** The files a turn's Write and Edit calls changed: status and line counts; a click shows the turn's diff of one. */
-function FileChanges(props: { sid: string; ordinal: number; rev: number }) {
+/**
+ * A finished turn's recorded changes do not change: kept per session and turn (the newest RECORDED_KEEP), so
+ * a turn windowed out and back in, a session opened again or a transcript reloaded asks no more.
+ */
+const recorded = new Map<string, Change[]>();
+const RECORDED_KEEP = 500;
+
+/**
+ * The files a turn's Write and Edit calls changed: status and line counts; a click shows the turn's diff of
+ * one. Asked again on a change of the turn (`rev`) only until the daemon says they are recorded.
+ */
+function FileChanges(props: { sid: string; turnKey: string; ordinal: number; rev: number }) {
   const { sid, ordinal } = props;
-  const [changes, setChanges] = useState<Change[] | null>(null);
+  const key = `${sid}/${props.turnKey}`;
+  const [changes, setChanges] = useState<Change[] | null>(() => recorded.get(key) ?? null);
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<{ path: string; before: string; after: string } | null>(null);
   useEffect(() => {
+    const known = recorded.get(key);
+    if (known) return void setChanges(known);
     let live = true;
     api('GET', `/api/v1/sessions/${sid}/file-history/changes?turn_id=${ordinal}`)
-      .then((d) => { if (live) setChanges(d.recorded ? d.changes ?? [] : []); })
+      .then((d) => {
+        if (d.recorded) {
+          recorded.delete(key);
+          recorded.set(key, d.changes ?? []);
+          if (recorded.size > RECORDED_KEEP) recorded.delete(recorded.keys().next().value!);
+        }
+        if (live) setChanges(d.recorded ? d.changes ?? [] : []);
+      })
       .catch((e) => { if (live) setError(String(e.message ?? e)); });
     return () => { live = false; };
-  }, [sid, ordinal, props.rev]);
+  }, [key, ordinal, props.rev]);
   const show = async (c: Change) => {
     if (open?.path === c.path) return setOpen(null);
     const q = (phase: string) => api('GET', `/api/v1/sessions/${sid}/file-history/content?turn_id=${ordinal}&path=${encodeURIComponent(c.path)}&phase=${phase}`);
