@@ -41,6 +41,7 @@ export function whenUnauthorized(fn: () => void): void {
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
+  const sentWith = token;
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -51,7 +52,8 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
     throw new ApiError(-1, `HTTP ${res.status}`, res.status);
   }
   if (res.status === 401 || env.code === 40101) {
-    onUnauthorized();
+    // A request sent with a token since replaced (answered after the user gave the right one) says nothing.
+    if (sentWith === token) onUnauthorized();
     throw new ApiError(40101, env.msg ?? 'unauthorized', 401);
   }
   // 40903 / 40909 are successes for abort and dismiss (clients.md D2).
