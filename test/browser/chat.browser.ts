@@ -94,6 +94,8 @@ test('pick a model, thinking and permission mode; an @ mention; an attachment; a
 test('edits: the diff in the tool block, the turn\'s file changes; an "other" answer; a plan review\'s options', async (t) => {
   const { page, llm, shot, pageErrors } = await sessionJourney(t);
   const prompt = page.getByLabel('Prompt');
+  let changesAsked = 0;
+  page.on('request', (r) => { if (r.url().includes('/file-history/changes')) changesAsked++; });
 
   // Write then Edit, each approved (once, then for the session) from its card.
   llm.setScript(
@@ -122,6 +124,8 @@ test('edits: the diff in the tool block, the turn\'s file changes; an "other" an
   await row.click();
   await changes.getByLabel('changes to notes.txt').locator('.add', { hasText: 'BETA' }).waitFor();
   await shot('file-changes');
+  const askedOnce = changesAsked;
+  t.true(askedOnce >= 1);
 
   // A question answered with free text ("other") and a note.
   llm.setScript({ events: [{ tool_call: { id: 'q1', name: 'AskUserQuestion', args: { questions: [{ question: 'Which color?', header: 'Color', options: [{ label: 'Red' }, { label: 'Blue' }] }] } } }] }, scripts.helloText);
@@ -153,6 +157,16 @@ test('edits: the diff in the tool block, the turn\'s file changes; an "other" an
   await shot('plan-review');
   await review.getByRole('button').first().click();
   await review.waitFor({ state: 'detached' });
+
+  // A finished turn's recorded file changes are not asked again: not for the later turns' ops, nor when
+  // the session is opened again (another session, then back).
+  const here = new URL(page.url()).pathname;
+  await page.getByRole('button', { name: /^New session in / }).first().click();
+  await page.waitForURL((u) => u.pathname !== here);
+  await page.goBack();
+  await page.waitForURL((u) => u.pathname === here);
+  await changes.getByRole('button', { name: /notes\.txt/ }).waitFor();
+  t.is(changesAsked, askedOnce, 'the file changes were asked once');
   t.deepEqual(pageErrors, []);
 });
 

@@ -25,6 +25,9 @@ test('abort a running turn; a failed turn shows its error', async (t) => {
   const alert = page.locator('article.turn').last().getByRole('alert').first();
   await alert.waitFor({ timeout: 30_000 });
   t.regex((await alert.textContent()) ?? '', /\S/);
+  // Readable: not red text on a red ground (the error banner's style once applied to every ".error").
+  const colours = await alert.evaluate((el) => ({ bg: getComputedStyle(el).backgroundColor, fg: getComputedStyle(el).color }));
+  t.not(colours.fg, colours.bg, JSON.stringify(colours));
   await shot('failed');
   t.deepEqual(pageErrors, []);
 });

@@ -63,6 +63,11 @@ test('busy, approval and question badges of another session appear live; search 
   await rest('POST', `/api/v1/sessions/${other.id}/profile`, { title: 'Other session' });
   const row = page.locator('.sidebar li', { hasText: 'Other session' });
   await row.waitFor();
+  // The badges come from the status frames the daemon broadcasts to every connection: from here to the end
+  // of the badge checks every read of the session list fails, so neither a poll nor a refetch can show them.
+  let listReads = 0;
+  const isList = (u: URL) => u.pathname === '/api/v2/sessions';
+  await page.route(isList, (r) => { listReads++; return r.abort(); });
 
   // A turn running in the other session: its row shows it busy while we look at ours.
   llm.setScript(scripts.hang);
@@ -90,6 +95,8 @@ test('busy, approval and question badges of another session appear live; search 
   await shot('question-badge');
   await rest('POST', `/api/v1/sessions/${other.id}:abort`);
   await row.locator('.badge.question').waitFor({ state: 'detached', timeout: 15_000 });
+  await page.unroute(isList);
+  t.log(`list reads refused during the badge checks: ${listReads}`);
 
   // Search: 25 titled sessions page 20 then 5 more; a hit in a turn opens the session at that turn.
   for (let i = 0; i < 24; i++) {

@@ -41,6 +41,7 @@ export function whenUnauthorized(fn: () => void): void {
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
+  const sentWith = token;
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -51,7 +52,8 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
     throw new ApiError(-1, `HTTP ${res.status}`, res.status);
   }
   if (res.status === 401 || env.code === 40101) {
-    onUnauthorized();
+    // A request sent with a token since replaced (answered after the user gave the right one) says nothing.
+    if (sentWith === token) onUnauthorized();
     throw new ApiError(40101, env.msg ?? 'unauthorized', 401);
   }
   // 40903 / 40909 are successes for abort and dismiss (clients.md D2).
@@ -71,6 +73,8 @@ export class Socket {
   private n = 0;
   private closed = false;
   private waiting = new Map<string, (f: Frame) => void>();
+  /** The panels listening while mounted (terminal output, tasks), beside the owner's `onFrame`. */
+  private listeners = new Set<(f: Frame) => void>();
   connected = false;
 
   constructor(private onFrame: (f: Frame) => void, private onOpen: () => void, private onState: (connected: boolean) => void) {}
@@ -105,6 +109,7 @@ export class Socket {
         return;
       }
       if (f.type === 'ping') return this.send('pong', { nonce: f.payload?.nonce });
+      for (const fn of this.listeners) fn(f);
       this.onFrame(f);
     };
     ws.onclose = () => {
@@ -115,6 +120,12 @@ export class Socket {
       const delay = Math.min(30_000, 1000 * 2 ** this.attempt++) + Math.random() * 250;
       setTimeout(() => this.connect(), delay);
     };
+  }
+
+  /** Every server frame (acks, pings and hellos aside) also goes to `fn` until the returned function is called. */
+  listen(fn: (f: Frame) => void): () => void {
+    this.listeners.add(fn);
+    return () => void this.listeners.delete(fn);
   }
 
   /** Sends a request frame; resolves with its ack. */

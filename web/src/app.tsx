@@ -1,8 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, setToken, Socket, storeToken, whenUnauthorized, type Frame } from './api.ts';
 import { applyOps, fromSnapshot, Gap, rebase, type Transcript, type Turn } from './transcript.ts';
-import { Chat } from './chat/chat.tsx';
-import { emitFrame } from './frames.ts';
+import { Chat, type JumpTo } from './chat/chat.tsx';
 import { usePref } from './prefs.ts';
 import { useShortcuts } from './shortcuts.ts';
 import { Dock, type PanelTab } from './panels/dock.tsx';
@@ -120,9 +119,13 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   };
 
   const onFrame = (f: Frame) => {
-    emitFrame(f);
-    // The active session's status changes (busy, approval, question) reach the sidebar's badges at once.
-    if (f.type === 'transcript.ops' && (f.payload?.ops ?? []).some((o: any) => o.op === 'meta.merge' || o.op === 'interaction.upsert' || o.op === 'turn.upsert')) refreshSidebar();
+    // Every session's busy / approval / question changes come to every connection: the row's badge is set
+    // from the frame (a list read happens only on other session events and after a reconnect).
+    if (f.type === 'event.session.status_changed' || f.type === 'event.session.work_changed') {
+      const id = f.payload?.session_id ?? f.session_id;
+      if (typeof id === 'string') list.applyWork(id, f.payload ?? {});
+      return;
+    }
     if (f.type === 'transcript.reset' || f.type === 'transcript.ops') {
       const cur = tr.current;
       const p = f.payload ?? {};
@@ -169,10 +172,14 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
     }
   }, [active]);
 
-  const open = (sid: string) => {
+  /** A turn to bring into view in the chat (a search hit), for the session it belongs to. */
+  const [jump, setJump] = useState<(JumpTo & { sid: string }) | null>(null);
+  const jumps = useRef(0);
+  const open = (sid: string, turn?: string) => {
     if (tr.current && tr.current.sid !== sid) socket.send('unsubscribe_v2', { session_id: tr.current.sid });
     history.pushState(null, '', `/s/${sid}`);
     setActive(sid);
+    setJump(turn ? { sid, turn, n: ++jumps.current } : null);
   };
 
   const act = async (fn: () => Promise<unknown>) => {
@@ -201,13 +208,6 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
     settings: () => setSettings(true),
     theme: props.toggleTheme,
   });
-  useEffect(() => {
-    // Other sessions' badges: the daemon sends no frame when their activity changes (sidebar/sessions.ts).
-    const timer = setInterval(() => {
-      if (document.visibilityState === 'visible') list.activityChanged().then((changed) => { if (changed) refreshSidebar(); }).catch(() => {});
-    }, 3000);
-    return () => clearInterval(timer);
-  }, []);
 
   const t = tr.current?.sid === active ? tr.current.t : null;
   return (
@@ -217,7 +217,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
         addWorkspace={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); })}
         newSession={(workspace_id) => act(() => newSessionIn(workspace_id))} pickFolder={() => setPicking(true)} />
       <main class="chat">
-        {error && <div class="error" role="alert">{error} <button class="ghost" onClick={() => setError(null)}>×</button></div>}
+        {error && <div class="banner-error" role="alert">{error} <button class="ghost" onClick={() => setError(null)}>×</button></div>}
         {!active && <div class="empty">Add a workspace, then start a session in it.</div>}
         {active && !t && <div class="empty">Loading…</div>}
         {active && t && (
@@ -231,7 +231,8 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
               await loadSidebar();
             })} />
         )}
-        {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active))} />}
+        {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active))}
+          jumpTo={jump?.sid === active ? jump : null} />}
       </main>
       {active && showFiles && <Dock sid={active} cwd={sessions.find((r) => r.id === active)?.workspace.cwd} socket={socket} connected={connected} theme={props.theme}
         tab={panelTab} setTab={setPanelTab} width={panelWidth} setWidth={setPanelWidth} onClose={() => setShowFiles(false)} onError={showError} />}

@@ -41,7 +41,7 @@ export function FilePanel(props: { sid: string; onError: (e: unknown) => void })
     <li key={e.path}>
       <button class={`entry ${e.kind}`} style={{ paddingLeft: `${depth * 12 + 4}px` }} onClick={() => (e.kind === 'directory' ? toggle(e) : read(e).catch(props.onError))}>
         {e.kind === 'directory' ? (open.has(e.path) ? '▾ ' : '▸ ') : ''}{e.name}
-        {e.git_status && e.git_status !== 'clean' && <span class={`git ${e.git_status}`}>{e.git_status[0]!.toUpperCase()}</span>}
+        {e.git_status && e.git_status !== 'clean' && <span class={`git ${e.git_status}`} title={e.git_status}>{e.git_status[0]!.toUpperCase()}</span>}
       </button>
       {e.kind === 'directory' && open.has(e.path) && <ul>{tree(e.path, depth + 1)}</ul>}
     </li>

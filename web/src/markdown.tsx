@@ -3,6 +3,7 @@
 // tree of spans. Never innerHTML: raw HTML in a message shows as text, and links keep only http(s) and
 // mailto targets, so nothing a model writes can run script or load from elsewhere (the CSP forbids it too).
 import type { ComponentChildren } from 'preact';
+import { memo } from 'preact/compat';
 import { useMemo } from 'preact/hooks';
 import { Lexer, type Token, type Tokens } from 'marked';
 import { common, createLowlight } from 'lowlight';
@@ -13,9 +14,13 @@ const lowlight = createLowlight(common);
 /** Over this many characters a code block is shown plain: highlighting is linear, but a page of it is not free. */
 const HIGHLIGHT_MAX_CHARS = 20_000;
 
-export function Markdown(props: { text: string }) {
+/**
+ * Memoised on the text: a turn re-renders on every delta streamed into it, and only the frame that grew
+ * is lexed and rendered again (an append changes a frame's text in place, so the text is the key).
+ */
+export const Markdown = memo(function Markdown(props: { text: string }) {
   return <>{blocks(new Lexer({ gfm: true }).lex(props.text))}</>;
-}
+});
 
 function blocks(tokens: Token[]): ComponentChildren[] {
   return tokens.map((t, i) => block(t, i));

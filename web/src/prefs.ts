@@ -7,6 +7,12 @@ import { api } from './api.ts';
 
 const PREFIX = 'svc-code.';
 
+/**
+ * The last write of each key: a key's writes go out one after another, so two quick changes (a tab, then
+ * the next) reach the store in the order they were made (sent side by side, the first could land last).
+ */
+const writes = new Map<string, Promise<unknown>>();
+
 /** A preference: localStorage at once, then the GUI store's value once `ready` (the token is known). */
 export function usePref(key: string, fallback: string, ready = true): [string, (v: string) => void] {
   const full = PREFIX + key;
@@ -15,7 +21,8 @@ export function usePref(key: string, fallback: string, ready = true): [string, (
     if (!ready) return;
     let live = true;
     api<{ value: string | null }>('GET', `/api/v1/gui/store/getItem?key=${encodeURIComponent(full)}`).then((r) => {
-      if (!live || r.value === null) return;
+      // A change made here while the store was read wins over what it held.
+      if (!live || r.value === null || writes.has(full)) return;
       localStorage.setItem(full, r.value);
       setValue(r.value);
     }).catch(() => {});
@@ -24,7 +31,10 @@ export function usePref(key: string, fallback: string, ready = true): [string, (
   const set = (v: string) => {
     setValue(v);
     localStorage.setItem(full, v);
-    void api('POST', '/api/v1/gui/store/setItem', { key: full, value: v }).catch(() => {});
+    const next = (writes.get(full) ?? Promise.resolve())
+      .then(() => api('POST', '/api/v1/gui/store/setItem', { key: full, value: v }))
+      .catch(() => {});
+    writes.set(full, next);
   };
   return [value, set];
 }

@@ -3,16 +3,6 @@ import { useEffect, useRef } from 'preact/hooks';
 // Global keyboard shortcuts (docs/web-ui.md "Keyboard"). Plain keys only act outside text fields;
 // Escape is handled where something can be closed (dialogs, search results, previews, forms).
 
-export const SHORTCUTS: Array<[string, string]> = [
-  ['Ctrl+K or /', 'search sessions'],
-  ['Ctrl+Shift+O', 'new session in a chosen folder'],
-  ['Ctrl+`', 'terminal panel'],
-  ['Ctrl+Shift+E', 'files panel'],
-  ['Ctrl+,', 'settings'],
-  ['Ctrl+Shift+L', 'light / dark theme'],
-  ['Escape', 'close the dialog, results or panel in focus'],
-];
-
 export interface ShortcutActions {
   search(): void;
   newSession(): void;

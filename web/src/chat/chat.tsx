@@ -17,6 +17,11 @@ const OVERSCAN_PX = 1200;
 /** The height assumed for an item not rendered yet. */
 const ESTIMATE_PX = 140;
 
+/** A turn to bring into view: the engine's turn id (`turn_id`, what search hits name); `n` tells a repeated jump apart. */
+export type JumpTo = { turn: string; n: number };
+/** Re-aims of a jump while the rows around it are measured, before it is taken as there. */
+const JUMP_TRIES = 8;
+
 const keyOf = (i: Item): string => i.kind === 'turn' ? i.turnId : i.kind === 'marker' ? i.markerId : i.refId;
 
 /** The first index whose item ends below `y` (tops: prefix sums, tops[i] is where item i starts). */
@@ -35,9 +40,11 @@ function firstBelow(tops: number[], y: number): number {
  * Windowed: only the items within OVERSCAN_PX of the visible part are in the DOM; spacers above and below
  * stand for the rest, at their measured heights (an estimate until an item was once rendered). Older pages
  * are prepended when the view nears the top and the reader's place is kept; the view follows the stream
- * while it is at the bottom.
+ * while it is at the bottom. `jumpTo` (a search hit) pages older turns in until the turn is held, sets the
+ * view to its offset so the window renders it, re-aims while the rows around it get measured, then marks
+ * and focuses its article.
  */
-export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: () => Promise<void> }) {
+export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: () => Promise<void>; jumpTo?: JumpTo | null }) {
   const { sid, t, act } = props;
   const log = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -81,6 +88,15 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     firstKey.current = null;
     heights.current = new Map();
   }
+  // A new jump: leave the bottom; the turn is looked for below and after each render.
+  const jumpSeen = useRef(0);
+  const jumping = useRef<{ turn: string; aimed: boolean; tries: number } | null>(null);
+  if (props.jumpTo && props.jumpTo.n !== jumpSeen.current) {
+    jumpSeen.current = props.jumpTo.n;
+    jumping.current = { turn: props.jumpTo.turn, aimed: false, tries: 0 };
+    atBottom.current = false;
+    stalled.current = false;
+  }
   const items = t.items;
   // Keys and offsets are O(items): kept from the last render unless the items or a height changed.
   const layout = useRef<{ items: Item[]; n: number; first: string; last: string; hv: number; keys: string[]; tops: number[] } | null>(null);
@@ -112,6 +128,13 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   layout.current = L;
   const tops = L.tops;
   const total = tops[keys.length]!;
+  const j = jumping.current;
+  const jumpIdx = j ? items.findIndex((i) => i.kind === 'turn' && i.turn_id === j.turn) : -1;
+  // The turn is held: set the view to its offset, so the window below takes it in.
+  if (j && jumpIdx >= 0 && !j.aimed) {
+    j.aimed = true;
+    pendingTop.current = Math.max(0, tops[jumpIdx]! - 16);
+  }
   const top = atBottom.current && pendingTop.current === null ? Math.max(0, total - view.current.height) : pendingTop.current ?? view.current.top;
   const start = keys.length ? firstBelow(tops, top - OVERSCAN_PX) : 0;
   const end = keys.length ? Math.max(start, firstBelow(tops, top + view.current.height + OVERSCAN_PX) + 1) : 0;
@@ -148,9 +171,51 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
       el.scrollTop = el.scrollHeight;
       view.current.top = el.scrollTop;
     }
+    if (jumping.current) changed = jumpStep(el) || changed;
     if (changed) setTick((n) => n + 1);
     if ((el.scrollHeight <= el.clientHeight || (!atBottom.current && el.scrollTop < PAGE_AT_PX)) && t.hasMoreOlder && !loadingRef.current && !stalled.current) void older();
   });
+
+  /**
+   * One step of a jump after a render: page older turns in while the turn is not held; once its row is
+   * rendered, scroll it to the middle of the view (its top when taller) and ask for another render (rows
+   * around it get measured, which moves it) until it stays put; then mark and focus it. True: render again.
+   */
+  const jumpStep = (el: HTMLDivElement): boolean => {
+    const jj = jumping.current!;
+    // A page still coming in (its render can run before older() has settled): the render after it goes on.
+    if (loadingRef.current) return false;
+    if (jumpIdx < 0) {
+      if (t.hasMoreOlder && !stalled.current) {
+        void older();
+        return false;
+      }
+      // Not in this transcript: back to the newest turns.
+      jumping.current = null;
+      atBottom.current = true;
+      return true;
+    }
+    const row = el.querySelector<HTMLElement>(`:scope > .row[data-key="${CSS.escape(keys[jumpIdx]!)}"]`);
+    if (!row) return false;
+    const r = row.getBoundingClientRect();
+    const at = el.scrollTop + r.top - el.getBoundingClientRect().top;
+    const want = Math.max(0, Math.min(el.scrollHeight - el.clientHeight, r.height < el.clientHeight ? at - (el.clientHeight - r.height) / 2 : at - 16));
+    if (Math.abs(el.scrollTop - want) > 1 && jj.tries++ < JUMP_TRIES) {
+      el.scrollTop = want;
+      view.current.top = el.scrollTop;
+      atBottom.current = false;
+      return true;
+    }
+    jumping.current = null;
+    const article = row.querySelector<HTMLElement>('article.turn');
+    if (article) {
+      article.classList.add('hit');
+      setTimeout(() => article.classList.remove('hit'), 2500);
+      article.tabIndex = -1;
+      article.focus({ preventScroll: true });
+    }
+    return false;
+  };
 
   // A scroll re-renders only when the view comes within half the overscan of the rendered rows' edge.
   const onScroll = () => {

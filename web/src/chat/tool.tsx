@@ -2,6 +2,7 @@
 // arguments), else `display`. Bash: the command and its output; Edit / Write: a diff; Read: the file read,
 // folded; anything else: its arguments and output, folded.
 import type { ComponentChildren } from 'preact';
+import { memo } from 'preact/compat';
 import { lineDiff, parseUnified, type DiffLine } from './diff.ts';
 
 /** A tool output as text: a string, or an array of `{type:"text", text}` parts, else JSON. */
@@ -43,7 +44,11 @@ function Output(props: { text: string; fold?: boolean; summary?: string }) {
 
 const str = (v: unknown): string | undefined => typeof v === 'string' ? v : undefined;
 
-export function ToolBlock(props: { f: any }) {
+/**
+ * Memoised on the frame: a tool frame is replaced (never changed in place) by each `frame.upsert`, so a
+ * delta streaming into another frame of the turn leaves this block alone.
+ */
+export const ToolBlock = memo(function ToolBlock(props: { f: any }) {
   const { f } = props;
   const input = f.input && typeof f.input === 'object' ? f.input : {};
   const d = f.display;
@@ -92,4 +97,4 @@ export function ToolBlock(props: { f: any }) {
       {f.state === 'error' && <pre class="tool-err">{f.error ?? out}</pre>}
     </div>
   );
-}
+});

@@ -15,13 +15,16 @@ export const TurnView = memo(function TurnView(props: { turn: Turn; rev: number;
   const { turn, sid } = props;
   const wrote = turn.state !== 'running' && turn.steps.some((s) => s.frames.some((f) => f.kind === 'tool' && WRITERS.has(f.name) && f.state === 'done'));
   const files = (turn.attachmentIds ?? []).map((id: string) => props.attachments.get(id)).filter(Boolean);
+  // The frame still streaming: the last one of a running turn. Thinking is open while it streams, folded
+  // once anything follows it (a reader's own open / close of it is left alone: `open` changes only then).
+  const streaming = turn.state === 'running' ? turn.steps.at(-1)?.frames.at(-1) : undefined;
   return (
     <article class={`turn ${turn.state}`} data-turn={turn.turnId} data-turn-id={turn.turn_id}>
       {turn.prompt !== undefined && turn.prompt !== '' && <div class="bubble user">{turn.prompt}</div>}
       {files.length > 0 && <div class="attached">{files.map((a: any) => <span key={a.attachmentId} class="chip">{a.name ?? a.mediaType}</span>)}</div>}
       {turn.steps.map((s) => s.frames.map((f) => {
         if (f.kind === 'text') return f.role === 'user' ? <div key={f.frameId} class="bubble user steered">{f.text}</div> : <div key={f.frameId} class="bubble assistant"><Markdown text={f.text ?? ''} /></div>;
-        if (f.kind === 'thinking') return <details key={f.frameId} class="thinking"><summary>Thinking</summary><pre>{f.text}</pre></details>;
+        if (f.kind === 'thinking') return <details key={f.frameId} class="thinking" open={f === streaming}><summary>{f === streaming ? 'Thinking…' : 'Thinking'}</summary><pre>{f.text}</pre></details>;
         if (f.kind === 'tool') return <ToolBlock key={f.frameId} f={f} />;
         if (f.kind === 'notice') return <div key={f.frameId} class={`notice ${f.level}`}>{f.message}</div>;
         return null;
@@ -29,26 +32,46 @@ export const TurnView = memo(function TurnView(props: { turn: Turn; rev: number;
       {turn.state === 'running' && <div class="spinner" aria-label="working">…</div>}
       {turn.state === 'failed' && <div class="notice error" role="alert">Turn failed{turn.error ? `: ${turn.error}` : ''}</div>}
       {turn.state === 'cancelled' && <div class="notice info">Cancelled</div>}
-      {wrote && <FileChanges sid={sid} ordinal={turn.ordinal} rev={props.rev} />}
+      {wrote && <FileChanges sid={sid} turnKey={turn.turn_id ?? turn.turnId} ordinal={turn.ordinal} rev={props.rev} />}
     </article>
   );
 }, (a, b) => a.turn === b.turn && a.rev === b.rev && a.sid === b.sid && a.attachments === b.attachments);
 
 type Change = { path: string; status: 'added' | 'modified' | 'deleted'; additions: number; deletions: number; oversize?: true };
 
-/** The files a turn's Write and Edit calls changed: status and line counts; a click shows the turn's diff of one. */
-function FileChanges(props: { sid: string; ordinal: number; rev: number }) {
+/**
+ * A finished turn's recorded changes do not change: kept per session and turn (the newest RECORDED_KEEP), so
+ * a turn windowed out and back in, a session opened again or a transcript reloaded asks no more.
+ */
+const recorded = new Map<string, Change[]>();
+const RECORDED_KEEP = 500;
+
+/**
+ * The files a turn's Write and Edit calls changed: status and line counts; a click shows the turn's diff of
+ * one. Asked again on a change of the turn (`rev`) only until the daemon says they are recorded.
+ */
+function FileChanges(props: { sid: string; turnKey: string; ordinal: number; rev: number }) {
   const { sid, ordinal } = props;
-  const [changes, setChanges] = useState<Change[] | null>(null);
+  const key = `${sid}/${props.turnKey}`;
+  const [changes, setChanges] = useState<Change[] | null>(() => recorded.get(key) ?? null);
   const [error, setError] = useState<string | null>(null);
   const [open, setOpen] = useState<{ path: string; before: string; after: string } | null>(null);
   useEffect(() => {
+    const known = recorded.get(key);
+    if (known) return void setChanges(known);
     let live = true;
     api('GET', `/api/v1/sessions/${sid}/file-history/changes?turn_id=${ordinal}`)
-      .then((d) => { if (live) setChanges(d.recorded ? d.changes ?? [] : []); })
+      .then((d) => {
+        if (d.recorded) {
+          recorded.delete(key);
+          recorded.set(key, d.changes ?? []);
+          if (recorded.size > RECORDED_KEEP) recorded.delete(recorded.keys().next().value!);
+        }
+        if (live) setChanges(d.recorded ? d.changes ?? [] : []);
+      })
       .catch((e) => { if (live) setError(String(e.message ?? e)); });
     return () => { live = false; };
-  }, [sid, ordinal, props.rev]);
+  }, [key, ordinal, props.rev]);
   const show = async (c: Change) => {
     if (open?.path === c.path) return setOpen(null);
     const q = (phase: string) => api('GET', `/api/v1/sessions/${sid}/file-history/content?turn_id=${ordinal}&path=${encodeURIComponent(c.path)}&phase=${phase}`);

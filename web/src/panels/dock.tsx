@@ -68,7 +68,7 @@ export function Dock(props: {
       <div class="dock-body" role="tabpanel" id={`pane-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'files' && <FilePanel sid={props.sid} onError={props.onError} />}
         {tab === 'terminal' && <TerminalPanel sid={props.sid} socket={props.socket} connected={props.connected} theme={props.theme} onError={props.onError} />}
-        {tab === 'tasks' && <TasksPanel sid={props.sid} onError={props.onError} />}
+        {tab === 'tasks' && <TasksPanel sid={props.sid} socket={props.socket} onError={props.onError} />}
         {tab === 'mcp' && <McpPanel cwd={props.cwd} onError={props.onError} />}
       </div>
     </aside>

@@ -1,11 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.ts';
-import { onFrames } from '../frames.ts';
+import { api, type Socket } from '../api.ts';
 
 type Task = { id: string; kind: string; description: string; status: string; run_in_background: boolean; command?: string; created_at: string; output_preview?: string };
 
 /** Background tasks of the session (bash and subagents): status, the tail of a task's output, cancel. */
-export function TasksPanel(props: { sid: string; onError: (e: unknown) => void }) {
+export function TasksPanel(props: { sid: string; socket: Socket; onError: (e: unknown) => void }) {
   const { sid } = props;
   const [items, setItems] = useState<Task[] | null>(null);
   const [output, setOutput] = useState<{ id: string; text: string } | null>(null);
@@ -14,7 +13,7 @@ export function TasksPanel(props: { sid: string; onError: (e: unknown) => void }
     setItems(null);
     setOutput(null);
     load().catch(props.onError);
-    return onFrames((f) => {
+    return props.socket.listen((f) => {
       if (f.session_id !== sid) return;
       const changed = /^(event\.)?task\./.test(f.type) || (f.type === 'transcript.ops' && (f.payload?.ops ?? []).some((o: any) => o.op === 'task.upsert' || o.op === 'taskref.upsert'));
       if (changed) void load().catch(() => {});

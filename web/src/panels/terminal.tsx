@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Socket } from '../api.ts';
-import { onFrames } from '../frames.ts';
 import type { XtermView } from './xterm-view.ts';
 
 type TerminalInfo = { id: string; cwd: string; shell: string; status: 'running' | 'exited'; exit_code?: number | null };
@@ -19,7 +18,7 @@ export function TerminalPanel(props: { sid: string; socket: Socket; connected: b
     setItems([]);
     setCurrent(null);
     load().catch(props.onError);
-    return onFrames((f) => {
+    return props.socket.listen((f) => {
       if (f.session_id === sid && /^event\.terminal\.|^terminal\.(opened|exited|closed)$/.test(f.type)) void load().catch(() => {});
     });
   }, [sid]);
@@ -66,7 +65,7 @@ function XtermHost(props: { sid: string; id: string; socket: Socket; connected: 
       if (disposed || !el.current) return;
       const v = new XtermView(el.current, props.sid, props.id, props.socket, props.theme, props.onExit);
       view.current = v;
-      off = onFrames((f) => v.onFrame(f));
+      off = props.socket.listen((f) => v.onFrame(f));
       v.focus();
     });
     return () => {

@@ -9,10 +9,11 @@ const PAGE = 20;
 
 /**
  * Cross-session search (POST /api/v1/search, terms mode, 20 hits a page, "More results" follows the page
- * token). A hit opens its session and scrolls to its turn (loading older turns until it is there).
+ * token). A hit opens its session at its turn (`open(sid, turn)`: the chat's `jumpTo` pages older turns in
+ * until it holds the turn, then scrolls the windowed log to it).
  * Escape clears the results.
  */
-export function SearchBox(props: { open: (sid: string) => void; onError: (e: unknown) => void; inputRef?: RefObject<HTMLInputElement | null> }) {
+export function SearchBox(props: { open: (sid: string, turn?: string) => void; onError: (e: unknown) => void; inputRef?: RefObject<HTMLInputElement | null> }) {
   const [query, setQuery] = useState('');
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [token, setToken] = useState<string | null>(null);
@@ -37,7 +38,7 @@ export function SearchBox(props: { open: (sid: string) => void; onError: (e: unk
           {hits.length === 0 && <li class="none">No matches</li>}
           {hits.map((h, i) => (
             <li key={`${h.session_id}-${i}`}>
-              <a href={`/s/${h.session_id}`} data-turn={h.turn} onClick={(e) => { e.preventDefault(); close(); props.open(h.session_id); if (h.turn) jumpToTurn(h.turn); }}>
+              <a href={`/s/${h.session_id}`} data-turn={h.turn} onClick={(e) => { e.preventDefault(); close(); props.open(h.session_id, h.turn); }}>
                 <span class="s-title">{h.session_title || 'Untitled session'}</span>
                 <span class="snippet"><span class="role">{h.role}</span> {h.snippet}</span>
               </a>
@@ -48,33 +49,4 @@ export function SearchBox(props: { open: (sid: string) => void; onError: (e: unk
       )}
     </div>
   );
-}
-
-/**
- * Waits for the turn's article in the chat (search names the engine's turn id, `turn_…`, which the
- * transcript keeps as `turn_id`), clicking "Load older turns" while it is not there; then scrolls to it
- * and marks it.
- */
-export function jumpToTurn(turnId: string, deadline = Date.now() + 10_000): void {
-  const sel = `article[data-turn-id="${CSS.escape(turnId)}"]`;
-  let clickedAt = -1;
-  const tick = () => {
-    const el = document.querySelector(sel);
-    if (el) {
-      el.scrollIntoView({ block: 'center' });
-      el.classList.add('hit');
-      setTimeout(() => el.classList.remove('hit'), 2500);
-      return;
-    }
-    if (Date.now() > deadline) return;
-    const older = document.querySelector('button.older');
-    // One click per page: the next only once the previous page's turns are in.
-    const turns = document.querySelectorAll('article.turn').length;
-    if (older instanceof HTMLButtonElement && turns > 0 && turns !== clickedAt) {
-      clickedAt = turns;
-      older.click();
-    }
-    setTimeout(tick, 100);
-  };
-  setTimeout(tick, 50);
 }

@@ -7,6 +7,13 @@ type Group = { workspace: { id: string }; sessions: SessionRow[]; total: number 
 type GroupsPage = { groups: Group[]; total: number; has_more: boolean; next_page_token: string | null };
 type FlatPage = { items: SessionRow[]; total: number; next_page_token: string | null };
 
+/** The v2 list's `activity.status` (src/sessions/list/v2-query.ts) from a session's work fields. */
+function activityOf(p: { busy?: boolean; pending_interaction?: string | null; last_turn_reason?: string | null }): string {
+  if (p.pending_interaction === 'approval' || p.pending_interaction === 'question') return p.pending_interaction;
+  if (p.busy) return 'running';
+  return p.last_turn_reason === 'failed' ? 'failed' : 'idle';
+}
+
 /** Sessions shown per workspace before "Show more"; each click shows this many more. */
 export const GROUP_PAGE = 10;
 const MAX_PAGES = 50;
@@ -29,6 +36,8 @@ export function useSessionList(active: string | null) {
   activeRef.current = active;
   const shown = useRef<Record<string, SessionRow[]>>({});
   shown.current = rows;
+  /** Statuses from frames, with the list read (generation) they came during: laid over that read's rows. */
+  const live = useRef(new Map<string, { status: string; gen: number }>());
 
   const filter = () => (archived.current ? '&meta.archived=all' : '');
 
@@ -48,6 +57,7 @@ export function useSessionList(active: string | null) {
 
   async function load(): Promise<void> {
     const gen = ++generation.current;
+    for (const [id, o] of live.current) if (o.gen < gen) live.current.delete(id);
     const ws = api<{ items: Workspace[] }>('GET', '/api/v1/workspaces');
     ws.catch(() => {}); // awaited below; a failure of the list first must not leave it unhandled
     const byWs: Record<string, SessionRow[]> = {};
@@ -73,6 +83,11 @@ export function useSessionList(active: string | null) {
     const open = activeRef.current;
     const missing = open && !Object.values(byWs).some((r) => r.some((x) => x.id === open)) ? await rowOf(open) : null;
     if (gen !== generation.current) return;
+    // A status frame that came while the list was read is newer than the list.
+    for (const r of Object.values(byWs).flat()) {
+      const o = live.current.get(r.id);
+      if (o) r.activity = { ...r.activity, status: o.status };
+    }
     setWorkspaces(list.items);
     setRows(byWs);
     setTotals(tot);
@@ -83,7 +98,7 @@ export function useSessionList(active: string | null) {
   async function rowOf(id: string): Promise<SessionRow | null> {
     try {
       const s = await api('GET', `/api/v1/sessions/${id}`);
-      const status = s.pending_interaction && s.pending_interaction !== 'none' ? s.pending_interaction : s.busy ? 'running' : 'idle';
+      const status = activityOf(s);
       return { id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived }, activity: { status } };
     } catch {
       return null;
@@ -106,24 +121,30 @@ export function useSessionList(active: string | null) {
   }
 
   /**
-   * Whether a shown session's status differs from the daemon's: the daemon sends no frame when another
-   * session's activity changes, so the sidebar asks for the non-idle set every few seconds.
+   * A session's `event.session.status_changed` / `work_changed` frame (broadcast to every connection,
+   * docs/websocket.md): its row's badge set from the frame's `pending_interaction`, `busy` and
+   * `last_turn_reason`, as the v2 list derives `activity.status`; no list read.
    */
-  async function activityChanged(): Promise<boolean> {
-    const page: FlatPage = await api('GET', `/api/v2/sessions?activity.status=running&activity.status=approval&activity.status=question&page_size=100${filter()}`);
-    const live = new Map(page.items.map((r) => [r.id, r.activity.status]));
-    for (const r of Object.values(shown.current).flat()) {
-      const now = live.get(r.id) ?? 'idle';
-      const was = r.activity.status === 'failed' ? 'idle' : r.activity.status;
-      if (now !== was) return true;
-    }
-    return false;
+  function applyWork(sessionId: string, p: { busy?: boolean; pending_interaction?: string; last_turn_reason?: string }): void {
+    const status = activityOf(p);
+    live.current.set(sessionId, { status, gen: generation.current });
+    const patch = (r: SessionRow): SessionRow => r.id === sessionId && r.activity.status !== status ? { ...r, activity: { ...r.activity, status } } : r;
+    setRows((x) => {
+      let changed = false;
+      const next: Record<string, SessionRow[]> = {};
+      for (const [ws, list] of Object.entries(x)) {
+        next[ws] = list.map(patch);
+        changed ||= next[ws]!.some((r, i) => r !== list[i]);
+      }
+      return changed ? next : x;
+    });
+    setExtra((r) => r && patch(r));
   }
 
   const all = Object.values(rows).flat();
   if (extra && !all.some((r) => r.id === extra.id)) all.push(extra);
   return {
-    workspaces, rows, totals, all, load, more, activityChanged,
+    workspaces, rows, totals, all, load, more, applyWork,
     setArchived(on: boolean) { archived.current = on; },
   };
 }

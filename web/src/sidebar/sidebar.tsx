@@ -13,7 +13,7 @@ const BADGE: Record<string, string> = { running: 'busy', approval: 'needs approv
  */
 export function Sidebar(props: {
   title: string; connected: boolean; theme: string; toggleTheme: () => void; openSettings: () => void;
-  list: ReturnType<typeof useSessionList>; active: string | null; open: (sid: string) => void;
+  list: ReturnType<typeof useSessionList>; active: string | null; open: (sid: string, turn?: string) => void;
   addWorkspace: (root: string) => void; newSession: (workspaceId: string) => void; pickFolder: () => void;
   showArchived: boolean; setShowArchived: (on: boolean) => void; searchRef: RefObject<HTMLInputElement | null>;
   onError: (e: unknown) => void;
