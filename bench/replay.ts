@@ -44,7 +44,8 @@ runBench('replay', 5 * 60_000, async (scope) => {
   for (let i = 0; i < TURNS; i++) {
     llm.setScript({ events: [{ text: `running ${i}` }, { tool_call: { id: `b${i}`, name: 'Bash', args: { command: `echo ${i}` } } }] }, { events: [{ text: `done ${i}` }] });
     const ended = turnEnded();
-    await post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: `turn ${i}` }] });
+    const sent = await post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: `turn ${i}` }] });
+    if (sent.code !== 0) throw new Error(`prompt ${i} refused: ${JSON.stringify(sent)}`);
     await ended;
   }
   const recordMs = performance.now() - recordStart;

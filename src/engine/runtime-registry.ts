@@ -283,7 +283,7 @@ export class EngineRegistry {
     this.runtimes.delete(id);
     for (const k of agentKeys) this.agents.delete(k);
     this.lastUsed.delete(id);
-    this.deps.live.delete(id);
+    this.deps.live.forget(id);
     await Promise.all(all.map((r) => r.close()));
     if (main) await this.deps.lifecycle?.unloaded(id);
   }

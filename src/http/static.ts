@@ -67,13 +67,10 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-interface Loaded {
-  body: Buffer;
-  type: string;
-  etag: string;
-  /** An HTML document, split where this response's nonce meta goes: a response is `before + meta + after`. */
-  html?: { before: Buffer; after: Buffer };
-}
+/** A file as served: its bytes and ETag, or for an HTML document its two halves (a response is `before + meta + after`). */
+type Loaded =
+  | { type: string; body: Buffer; etag: string; html?: undefined }
+  | { type: string; html: { before: Buffer; after: Buffer } };
 
 /** HTML documents kept split (index.html and any other page of the build): a page a response is a join. */
 const MAX_PAGES = 64;
@@ -123,7 +120,7 @@ export function staticMiddleware(opts: { root: string; title?: string; reserved?
     if (file === index && opts.title !== undefined) {
       body = Buffer.from(body.toString('utf8').replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(opts.title)}</title>`));
     }
-    return { body, type, etag: etag(body), ...(type.startsWith('text/html') ? { html: splitAtNonce(body) } : {}) };
+    return type.startsWith('text/html') ? { type, html: splitAtNonce(body) } : { type, body, etag: etag(body) };
   }
 
   async function load(file: string): Promise<Loaded> {
@@ -139,9 +136,12 @@ export function staticMiddleware(opts: { root: string; title?: string; reserved?
     const st = await stat(file);
     const stamp = `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
     const page = pages.get(file);
-    if (page?.stamp === stamp) return page.loaded;
-    const loaded = await read(file, type);
     pages.delete(file);
+    if (page?.stamp === stamp) {
+      pages.set(file, page); // the most recently served page is the last to be dropped
+      return page.loaded;
+    }
+    const loaded = await read(file, type);
     pages.set(file, { stamp, loaded });
     if (pages.size > MAX_PAGES) pages.delete(pages.keys().next().value!);
     return loaded;
@@ -165,14 +165,14 @@ export function staticMiddleware(opts: { root: string; title?: string; reserved?
     ctx.set('Cache-Control', isHashed(root, file) ? IMMUTABLE : NO_CACHE);
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.type = loaded.type;
-    if (loaded.type.startsWith('text/html')) {
+    if (loaded.html) {
       // A nonce per response (CSP3): the body changes each time, so no ETag and no 304.
       const nonce = randomBytes(16).toString('base64');
       ctx.set('Content-Security-Policy', contentSecurityPolicy(nonce));
       ctx.set('Referrer-Policy', 'no-referrer');
       ctx.set('X-Frame-Options', 'DENY');
       ctx.status = 200;
-      ctx.body = Buffer.concat([loaded.html!.before, Buffer.from(`<meta property="csp-nonce" nonce="${nonce}" />`), loaded.html!.after]);
+      ctx.body = Buffer.concat([loaded.html.before, Buffer.from(`<meta property="csp-nonce" nonce="${nonce}" />`), loaded.html.after]);
       return;
     }
     ctx.set('ETag', loaded.etag);

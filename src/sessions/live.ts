@@ -25,9 +25,15 @@ export class LiveSessions {
     this.states.set(id, { ...state, busy: state.main_turn_active || (this.work.get(id)?.size ?? 0) > 0 });
   }
 
+  /** An unloaded session: its live state goes; its last status stays (the next change's `previous_status`). */
   delete(id: string): void {
     this.states.delete(id);
     this.work.delete(id);
+  }
+
+  /** A deleted session: nothing of it is kept. */
+  forget(id: string): void {
+    this.delete(id);
     this.statuses.delete(id);
   }
 

@@ -121,6 +121,14 @@ export class Coalescer<T> {
     if (all) this.held.delete(group);
   }
 
+  /** Forgets the step keys of a group's first-keys that start with `prefix` (one agent's turn ended). */
+  forgetKeys(group: string, prefix: string): void {
+    const steps = this.lastStep.get(group);
+    if (!steps) return;
+    for (const k of steps.keys()) if (k.startsWith(prefix)) steps.delete(k);
+    if (!steps.size) this.lastStep.delete(group);
+  }
+
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -244,9 +252,9 @@ export class DeltaCoalescer {
     this.c.flush(sessionId);
   }
 
-  /** Forgets a session's step keys (its turn ended). */
-  forget(sessionId: string): void {
-    this.c.forget(sessionId);
+  /** Forgets an agent's step keys (its turn ended); the session's other agents keep theirs. */
+  forget(sessionId: string, agentId: string): void {
+    this.c.forgetKeys(sessionId, `${agentId}|`);
   }
 
   close(): void {

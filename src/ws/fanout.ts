@@ -61,7 +61,7 @@ export class FanOut {
       // Held deltas of a session leave before its next durable frame.
       for (const e of events) {
         this.coalescer.flush(e.stream);
-        if (e.type === 'turn.ended') this.coalescer.forget(e.stream);
+        if (e.type === 'turn.ended') this.coalescer.forget(e.stream, (e.payload as { agent_id?: string }).agent_id ?? 'main');
       }
       for (const e of events) this.route(e, conns);
     } catch (err) {

@@ -59,7 +59,8 @@ export const UnsubscribePayload = v.pipe(
 export const ClientHelloPayload = v.pipe(
   v.looseObject({
     client_id: Id,
-    // Legacy fields of web clients (spec/clients.md A3): accepted and ignored, but checked like subscribe's.
+    // Fields of web clients (spec/clients.md A3, E12): the sessions named in subscriptions and cursors are
+    // subscribed (a cursor replays from its seq); checked like subscribe's.
     subscriptions: v.optional(v.pipe(v.array(SessionId), v.maxLength(1000, 'at most 1000 session ids'))),
     cursors: v.optional(v.pipe(objectOnly(v.record(SessionId, v.looseObject({ seq: SafeUint, epoch: v.optional(Id) }))), v.maxEntries(1000, 'at most 1000 cursors'))),
     agent_filter: v.optional(AgentFilter),

@@ -54,6 +54,7 @@ test('workspace and session broadcasts carry the spec\'s top-level fields and th
   t.is(sc.session_id, '__global__');
   const rest = (await s.get(`/api/v1/sessions/${made.data.id}`)).data;
   for (const k of ['id', 'title', 'created_at', 'updated_at', 'busy', 'main_turn_active', 'pending_interaction', 'archived', 'metadata', 'agent_config', 'usage', 'workspace_id']) {
+    t.true(k in sc.payload && k in sc.payload.session, `${k} present`);
     t.deepEqual(sc.payload[k], made.data[k], `top-level ${k}`);
     t.deepEqual(sc.payload.session[k], made.data[k], `session.${k}`);
   }

@@ -5,7 +5,8 @@ import { serverFor } from '../helpers/server.ts';
 import { tempDir } from '../helpers/fs.ts';
 
 // HTML documents are kept split around the CSP nonce (src/http/static.ts) while their file is unchanged: a rebuild
-// of the UI (a new index.html, same path) is served at the next request, with its nonce, the --web-title kept.
+// of the UI (a new index.html, same path, same size or not) is served at the next request, with its nonce, the
+// --web-title kept.
 
 const page = (title: string, body: string) => `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
 const nonceOf = (res: Response) => /'nonce-([A-Za-z0-9+/=]+)'/.exec(res.headers.get('content-security-policy')!)![1]!;
@@ -15,7 +16,7 @@ test('a rebuilt index.html is served at the next request, the nonce meta first i
   await mkdir(path.join(root, 'assets'));
   await writeFile(path.join(root, 'index.html'), page('x', 'one'));
   const s = await serverFor(t, { options: { webRoot: root, webTitle: 'Mine' } });
-  for (const body of ['one', 'two, longer', 'six']) {
+  for (const body of ['one', 'two', 'six', 'a longer one']) {
     await writeFile(path.join(root, 'index.html'), page('x', body));
     for (const at of ['/', '/some/client/route']) {
       const res = await fetch(`${s.baseUrl}${at}`);

@@ -109,7 +109,13 @@ export class Socket {
         return;
       }
       if (f.type === 'ping') return this.send('pong', { nonce: f.payload?.nonce });
-      for (const fn of this.listeners) fn(f);
+      for (const fn of this.listeners) {
+        try {
+          fn(f);
+        } catch (err) {
+          console.error('frame listener failed', err); // one panel's fault must not cost the app the frame
+        }
+      }
       this.onFrame(f);
     };
     ws.onclose = () => {

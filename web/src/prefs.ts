@@ -12,6 +12,8 @@ const PREFIX = 'svc-code.';
  * the next) reach the store in the order they were made (sent side by side, the first could land last).
  */
 const writes = new Map<string, Promise<unknown>>();
+/** Local changes made per key so far: a store read that started before the last one does not override it. */
+const changes = new Map<string, number>();
 
 /** A preference: localStorage at once, then the GUI store's value once `ready` (the token is known). */
 export function usePref(key: string, fallback: string, ready = true): [string, (v: string) => void] {
@@ -20,9 +22,10 @@ export function usePref(key: string, fallback: string, ready = true): [string, (
   useEffect(() => {
     if (!ready) return;
     let live = true;
+    const asked = changes.get(full) ?? 0;
     api<{ value: string | null }>('GET', `/api/v1/gui/store/getItem?key=${encodeURIComponent(full)}`).then((r) => {
       // A change made here while the store was read wins over what it held.
-      if (!live || r.value === null || writes.has(full)) return;
+      if (!live || r.value === null || (changes.get(full) ?? 0) !== asked) return;
       localStorage.setItem(full, r.value);
       setValue(r.value);
     }).catch(() => {});
@@ -31,9 +34,11 @@ export function usePref(key: string, fallback: string, ready = true): [string, (
   const set = (v: string) => {
     setValue(v);
     localStorage.setItem(full, v);
+    changes.set(full, (changes.get(full) ?? 0) + 1);
     const next = (writes.get(full) ?? Promise.resolve())
       .then(() => api('POST', '/api/v1/gui/store/setItem', { key: full, value: v }))
-      .catch(() => {});
+      .catch(() => {})
+      .finally(() => { if (writes.get(full) === next) writes.delete(full); });
     writes.set(full, next);
   };
   return [value, set];

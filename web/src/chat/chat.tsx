@@ -21,6 +21,8 @@ const ESTIMATE_PX = 140;
 export type JumpTo = { turn: string; n: number };
 /** Re-aims of a jump while the rows around it are measured, before it is taken as there. */
 const JUMP_TRIES = 8;
+/** At most this many older pages are asked for by one jump (a turn not in this transcript ends the jump there). */
+const JUMP_PAGES = 80;
 
 const keyOf = (i: Item): string => i.kind === 'turn' ? i.turnId : i.kind === 'marker' ? i.markerId : i.refId;
 
@@ -78,7 +80,9 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     if (!stalled.current && t.items.length === before) stalled.current = true;
   };
 
-  // Another session in the same view: start over at its bottom.
+  const jumpSeen = useRef(0);
+  const jumping = useRef<{ turn: string; aimed: boolean; tries: number; pages: number } | null>(null);
+  // Another session in the same view: start over at its bottom (a jump into it is taken below).
   const shown = useRef(sid);
   if (shown.current !== sid) {
     shown.current = sid;
@@ -87,13 +91,12 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     pendingTop.current = null;
     firstKey.current = null;
     heights.current = new Map();
+    jumping.current = null;
   }
   // A new jump: leave the bottom; the turn is looked for below and after each render.
-  const jumpSeen = useRef(0);
-  const jumping = useRef<{ turn: string; aimed: boolean; tries: number } | null>(null);
   if (props.jumpTo && props.jumpTo.n !== jumpSeen.current) {
     jumpSeen.current = props.jumpTo.n;
-    jumping.current = { turn: props.jumpTo.turn, aimed: false, tries: 0 };
+    jumping.current = { turn: props.jumpTo.turn, aimed: false, tries: 0, pages: 0 };
     atBottom.current = false;
     stalled.current = false;
   }
@@ -186,7 +189,7 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     // A page still coming in (its render can run before older() has settled): the render after it goes on.
     if (loadingRef.current) return false;
     if (jumpIdx < 0) {
-      if (t.hasMoreOlder && !stalled.current) {
+      if (t.hasMoreOlder && !stalled.current && jj.pages++ < JUMP_PAGES) {
         void older();
         return false;
       }

@@ -2,10 +2,13 @@ import type { RefObject } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from '../api.ts';
 
-interface SearchHit { session_id: string; session_title: string; role: string; snippet: string; time: number; turn?: string }
+interface SearchHit { session_id: string; session_title: string; role: string; snippet: string; time: number; turn?: string; agent_id?: string }
 interface SearchPage { items: SearchHit[]; has_more: boolean; page_token?: string }
 
 const PAGE = 20;
+
+/** The hit's turn when the main transcript holds it: a subagent's message (its own turn ids) opens the session at its newest turns. */
+const mainTurnOf = (h: SearchHit): string | undefined => ((h.agent_id ?? 'main') === 'main' ? h.turn : undefined);
 
 /**
  * Cross-session search (POST /api/v1/search, terms mode, 20 hits a page, "More results" follows the page
@@ -38,7 +41,7 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
           {hits.length === 0 && <li class="none">No matches</li>}
           {hits.map((h, i) => (
             <li key={`${h.session_id}-${i}`}>
-              <a href={`/s/${h.session_id}`} data-turn={h.turn} onClick={(e) => { e.preventDefault(); close(); props.open(h.session_id, h.turn); }}>
+              <a href={`/s/${h.session_id}`} data-turn={h.turn} onClick={(e) => { e.preventDefault(); close(); props.open(h.session_id, mainTurnOf(h)); }}>
                 <span class="s-title">{h.session_title || 'Untitled session'}</span>
                 <span class="snippet"><span class="role">{h.role}</span> {h.snippet}</span>
               </a>
