@@ -102,6 +102,21 @@ async function debugMemory(baseUrl: string) {
   } : undefined;
 }
 
+/**
+ * POST a prompt; once more when a kept-alive socket was closed by the server as the request went out ("socket hang up",
+ * ECONNRESET): the server closes only idle sockets (keepAliveTimeout 5 s, reached when a turn takes that long on a loaded
+ * VM), so the request was not read. Runs failed in the load with it before.
+ */
+async function prompt(load: ApiClient, sid: string, text: string) {
+  const send = () => load.request('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text }] });
+  try {
+    return await send();
+  } catch (err) {
+    if (!/socket hang up|ECONNRESET/.test(String((err as Error).message ?? err))) throw err;
+    return send();
+  }
+}
+
 function probe(baseUrl: string, agent: http.Agent): Promise<number> {
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -170,7 +185,7 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
     let n = 0;
     while (performance.now() < end) {
       const done = new Promise<void>((ok) => waiters.set(sid, ok));
-      const r = await load.request('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: `load ${i} ${n++}` }] });
+      const r = await prompt(load, sid, `load ${i} ${n++}`);
       if (r.body?.code !== 0) {
         failures += 1;
         waiters.delete(sid);

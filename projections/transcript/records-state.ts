@@ -47,6 +47,19 @@ export interface RecAgent {
   plans: number;
   /** Live folds: the progress of calls whose tool frame the fold does not hold yet (records-live.ts); cleared at turn end. */
   pendingProgress: Map<string, RecToolProgress>;
+  /** Live folds: the oldest turns left out (records-trim.ts); undefined when every turn is held. */
+  trimmed?: TrimmedTurns;
+}
+
+/** What a live fold's agent no longer holds: its oldest turns (records-trim.ts), counted for `meta`. */
+export interface TrimmedTurns {
+  /** Turns out (their items: every item before the turn `before`). */
+  turns: number;
+  /** Ordinal of the oldest turn still held. */
+  before: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
 }
 
 export type RecToolProgress = NonNullable<Extract<RecFrame, { kind: 'tool' }>['progress']>;

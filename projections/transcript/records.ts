@@ -86,6 +86,13 @@ export function mergeMeta(s: RecordsState, agentId: string, patch: Record<string
 function summary(a: RecAgent, compactions: number): Record<string, unknown> {
   const usage = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
   const turns = a.items.filter((i): i is RecTurn => i.kind === 'turn');
+  // A live fold's turns left out (records-trim.ts) still count.
+  const out = a.trimmed;
+  if (out) {
+    usage.input_tokens += out.inputTokens;
+    usage.output_tokens += out.outputTokens;
+    usage.cache_read_tokens += out.cachedTokens;
+  }
   for (const t of turns) {
     usage.input_tokens += t.usage?.inputTokens ?? 0;
     usage.output_tokens += t.usage?.outputTokens ?? 0;
@@ -93,7 +100,7 @@ function summary(a: RecAgent, compactions: number): Record<string, unknown> {
   }
   const last = turns.at(-1);
   const reason = last && last.state !== 'running' && last.state !== 'queued' ? last.state : undefined;
-  return { turns: turns.length, usage, compactions, ...(last?.model ? { model: last.model } : {}), ...(reason ? { last_turn_reason: reason } : {}) };
+  return { turns: turns.length + (out?.turns ?? 0), usage, compactions, ...(last?.model ? { model: last.model } : {}), ...(reason ? { last_turn_reason: reason } : {}) };
 }
 
 function promptText(content: ContentPart[]): string {

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { SearchOp } from '../../projections/search/documents.ts';
 import type { Position, SearchBudgets, SearchQuery } from '../../projections/search/engine.ts';
@@ -64,6 +65,17 @@ export type ToWorker =
 export type FromWorker = { t: 'reply'; id: number; reply?: unknown; error?: string } | { t: 'applied' };
 
 /**
+ * The worker's young generation, MB (V8 splits it into two semi-spaces and a large-object space: 6 -> 2 MB
+ * semi-spaces). It parses the posted ops and keeps few short-lived objects; with the daemon's 8 MB semi-spaces its
+ * heap ended bench/stream-load.ts at 6-26 MB committed, 25-26 in five runs of twelve (its 16 MB young generation
+ * grown; docs/benchmarks.md "Session 8 — stream-load memory"). SVC_CODE_SEARCH_WORKER_YOUNG_MB replaces it (A/B runs).
+ */
+function workerYoungMb(): number {
+  const n = Number(process.env.SVC_CODE_SEARCH_WORKER_YOUNG_MB);
+  return Number.isFinite(n) && n > 0 ? n : 6;
+}
+
+/**
  * The worker's module beside this one: `.js` in dist/; under tsx (tests, dev) `.ts`, loaded by a bootstrap
  * that registers tsx in the worker first (a worker thread does not inherit the parent's loader hooks).
  */
@@ -71,7 +83,11 @@ function startWorker(workerData: unknown): Worker {
   // The worker's texts file is a raw descriptor (fs.openSync): tracked, Node closes it when the worker ends,
   // terminated (recycle, close) or crashed, so none leaks (test/search/texts-handle.test.ts). The default since
   // Node 14.6, stated here because nothing else closes it.
-  const options = { workerData, trackUnmanagedFds: true };
+  const options = { workerData, trackUnmanagedFds: true, resourceLimits: { maxYoungGenerationSizeMb: workerYoungMb() } };
+  // The daemon's `--max-semi-space-size` (package.json's start) would override the worker's resource limits (V8 reads
+  // the flag when an isolate is configured, after the limits): cleared here. The main thread's heap was configured
+  // with it at the start (V8 reads it when an isolate is created only), so only the workers started from now on differ.
+  setFlagsFromString('--max-semi-space-size=0');
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
   const url = new URL('./worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url)}); });`;

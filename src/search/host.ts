@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { getHeapSpaceStatistics } from 'node:v8';
 import type { SearchOp } from '../../projections/search/documents.ts';
 import { SearchEngine, type Position, type SearchBudgets, type SearchQuery } from '../../projections/search/engine.ts';
 import { FileTexts } from './file-texts.ts';
@@ -87,7 +88,11 @@ export class IndexHost {
   stats(): Record<string, number> {
     const m = process.memoryUsage();
     const mb = (n: number) => Math.round(n / 1e5) / 10;
-    return { ...this.engine.stats(), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external), array_buffers_mb: mb(m.arrayBuffers) };
+    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+    return {
+      ...this.engine.stats(), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), new_space_mb: mb(young), external_mb: mb(m.external),
+      array_buffers_mb: mb(m.arrayBuffers),
+    };
   }
 
   search(q: SearchQuery): SearchReply {

@@ -1,6 +1,7 @@
 import type { TranscriptProjection } from '../../../projections/transcript/projection.ts';
 import { agentOf, plans, userMessages } from '../../../projections/transcript/views.ts';
 import { recordsPage } from '../../../projections/transcript/records-view.ts';
+import { pageReachesTrimmed } from '../../../projections/transcript/records-trim.ts';
 import type { LiveTranscripts } from '../../ws/transcript/live.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
 import { Codes } from '../../../protocol/codes.ts';
@@ -37,11 +38,12 @@ export function transcriptRoutes(deps: TranscriptRouteDeps): RouteDef[] {
         }
         const unknownTurn = () => validationError([{ field: query.before_turn ? 'before_turn' : 'after_turn', message: 'unknown turn id for this agent' }]);
         // Always the live fold (a fold, never the runtime): its `seq` is what transcript_since resumes from.
+        // A page that reaches turns the live fold left out gets them back from the journal first (records-trim.ts).
         return deps.liveTranscripts.read(params.session_id, (state, watermark) => {
           const page = recordsPage(state, query, watermark(query.agent_id));
           if (!page) throw unknownTurn();
           return page;
-        });
+        }, (state) => pageReachesTrimmed(state.rec.agents.get(query.agent_id), query));
       },
     }),
     route({

@@ -5,6 +5,9 @@ import { foldStream } from '../../../projections/lazy-projection.ts';
 import { applyVolatile } from '../../../projections/transcript/records-live.ts';
 import type { EmittedOp, RecOp } from '../../../projections/transcript/records-state.ts';
 import { liveTranscriptReducer } from '../../../projections/transcript/reducer.ts';
+import { anyTrimmed, restoreTurns, touchesTrimmed, trimTurns } from '../../../projections/transcript/records-trim.ts';
+import { recAgent } from '../../../projections/transcript/records-state.ts';
+import { agentIdOf } from '../../../projections/transcript/state.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
 import { GlobalEvents } from '../../../protocol/events/types.ts';
@@ -30,6 +33,34 @@ export const OP_JOURNAL = 2000;
 export const OP_JOURNAL_BYTES = 256 * 1024;
 /** Sessions folded at once; the least recently used goes first. */
 const MAX_ENTRIES = 64;
+/**
+ * Turns a live fold holds per agent, at least: once it holds LIVE_TURNS + TRIM_SLACK, the oldest ended ones leave
+ * it down to LIVE_TURNS (projections/transcript/records-trim.ts) and come back from the journal when a page or an
+ * event needs them. Above the newest page (20 turns), so a reset snapshot and the newest page never need them.
+ * 20 sessions prompting back to back held ~1.7 KB per turn of records (docs/benchmarks.md "Session 8").
+ */
+export const LIVE_TURNS = 40;
+const TRIM_SLACK = 20;
+
+/** SVC_CODE_LIVE_TURNS (an integer >= 1) replaces LIVE_TURNS (tests: trimming after a few turns). */
+export function liveTurnsFromEnv(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.SVC_CODE_LIVE_TURNS);
+  return env.SVC_CODE_LIVE_TURNS !== undefined && Number.isInteger(n) && n >= 1 ? n : LIVE_TURNS;
+}
+
+type Input = JournalEvent | { type: string; payload: Record<string, unknown> };
+
+/** A fold of `stream` up to `seq` (inclusive). */
+async function foldUpTo(journal: Journal, stream: string, seq: number): Promise<TranscriptState> {
+  const state = liveTranscriptReducer.init();
+  for (let from = 1; from <= seq;) {
+    const batch = await journal.readRange(stream, from, seq, 1000);
+    for (const ev of batch) liveTranscriptReducer.apply(state, ev);
+    if (batch.length < 1000) break;
+    from = batch[batch.length - 1]!.seq + 1;
+  }
+  return state;
+}
 /** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
 export const COALESCE_MS = DEFAULT_COALESCE_MS;
 /**
@@ -110,8 +141,10 @@ interface Entry {
   state: TranscriptState | null;
   /** Journal seq folded. */
   seq: number;
-  /** Inputs that arrived while the entry was folding. */
-  queue: Array<JournalEvent | { type: string; payload: Record<string, unknown> }>;
+  /** Inputs that arrived while the entry was folding or restoring trimmed turns. */
+  queue: Input[];
+  /** Set while trimmed turns are folded back from the journal (restore): inputs wait in `queue`. */
+  busy?: Promise<void>;
   ready: Promise<Entry>;
   logs: Map<string, AgentLog>;
   /** The counter each agent's log starts from (docs/transcript.md: a fresh fold never reuses an earlier fold's seqs). */
@@ -136,6 +169,7 @@ export class LiveTranscripts {
     private readonly deps: { journal: Journal; clock: Clock; log: Logger },
     private readonly coalesceMs = COALESCE_MS,
     private readonly maxEntries = MAX_ENTRIES,
+    private readonly liveTurns = LIVE_TURNS,
   ) {
     this.coalescer = new Coalescer<RecOp[]>({
       windowMs: coalesceMs,
@@ -171,7 +205,8 @@ export class LiveTranscripts {
     e.ready = foldStream(this.deps.journal, liveTranscriptReducer, sessionId).then(({ state, seq }) => {
       e.state = state;
       e.seq = seq;
-      for (const x of e.queue.splice(0)) this.input(e, x);
+      for (const a of state.rec.agents.values()) trimTurns(a, this.liveTurns, 0);
+      this.drain(e);
       return e;
     }, (err: unknown) => {
       if (this.entries.get(sessionId) === e) this.entries.delete(sessionId);
@@ -199,7 +234,7 @@ export class LiveTranscripts {
         if (this.wanted(ev.stream)) void this.ensure(ev.stream).catch((err) => this.deps.log.error({ err, session_id: ev.stream }, 'live transcript fold failed'));
         continue;
       }
-      if (!e.state) e.queue.push(ev);
+      if (!e.state || e.busy) e.queue.push(ev);
       else this.input(e, ev);
     }
   }
@@ -217,7 +252,7 @@ export class LiveTranscripts {
     const e = this.entries.get(sessionId);
     if (!e) return;
     const x = { type, payload: payload as Record<string, unknown> };
-    if (!e.state) e.queue.push(x);
+    if (!e.state || e.busy) e.queue.push(x);
     else this.input(e, x);
   }
 
@@ -225,8 +260,15 @@ export class LiveTranscripts {
    * Reads a tracked session's fold after sending its pending deltas: `view` gets the state and each agent's
    * watermark, synchronously, so what it builds is exactly what the batches after the watermark continue.
    */
-  async read<T>(sessionId: string, view: (state: TranscriptState, watermark: (agentId: string) => number, e: Entry) => T): Promise<T> {
-    const e = await this.ensure(sessionId);
+  async read<T>(
+    sessionId: string, view: (state: TranscriptState, watermark: (agentId: string) => number, e: Entry) => T, needsOlder?: (state: TranscriptState) => boolean,
+  ): Promise<T> {
+    let e = await this.ensure(sessionId);
+    // Turns out of the fold that the view needs come back first (a restore; then the next turn end trims again).
+    for (let i = 0; i < 4 && (e.busy || (needsOlder && anyTrimmed(e.state!.rec) && needsOlder(e.state!))); i++) {
+      await (e.busy ?? this.restore(e));
+      e = await this.ensure(sessionId);
+    }
     this.coalescer.flush(sessionId);
     return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
   }
@@ -243,6 +285,12 @@ export class LiveTranscripts {
     return { batches: out, latest: log.seq, complete: true };
   }
 
+  /** Turns a tracked session's fold holds for an agent, and how many it left out (records-trim.ts); tests and benches. */
+  held(sessionId: string, agentId: string): { turns: number; trimmed: number } | undefined {
+    const a = this.entries.get(sessionId)?.state?.rec.agents.get(agentId);
+    return a && { turns: a.items.filter((i) => i.kind === 'turn').length, trimmed: a.trimmed?.turns ?? 0 };
+  }
+
   close(): void {
     this.coalescer.close();
     this.entries.clear();
@@ -254,8 +302,45 @@ export class LiveTranscripts {
     return l;
   }
 
-  private input(e: Entry, x: JournalEvent | { type: string; payload: Record<string, unknown> }): void {
+  /** Applies the queued inputs in order, until a restore starts (the rest then wait for it). */
+  private drain(e: Entry): void {
+    while (e.queue.length && !e.busy && this.entries.get(e.sessionId) === e) this.input(e, e.queue.shift()!);
+  }
+
+  /**
+   * Folds the journal up to the entry's seq and puts its agents' trimmed turns back (records-trim.ts); `pending`
+   * (an input that needs them) and what arrives meanwhile are applied after, in order.
+   */
+  private restore(e: Entry, pending?: Input): Promise<void> {
+    if (pending) e.queue.unshift(pending);
+    if (e.busy) return e.busy;
+    const busy = foldUpTo(this.deps.journal, e.sessionId, e.seq).then((cold) => {
+      if (this.entries.get(e.sessionId) !== e) return;
+      for (const [id, a] of e.state!.rec.agents) {
+        const c = cold.rec.agents.get(id);
+        if (a.trimmed && c) restoreTurns(a, c);
+      }
+    }, (err: unknown) => {
+      // As a failed apply: the fold is dropped, the next read folds the journal again.
+      this.deps.log.error({ err, session_id: e.sessionId }, 'live transcript restore failed');
+      if (this.entries.get(e.sessionId) === e) {
+        this.coalescer.forget(e.sessionId, true);
+        this.entries.delete(e.sessionId);
+      }
+    }).finally(() => {
+      if (e.busy === busy) e.busy = undefined;
+      this.drain(e);
+    });
+    e.busy = busy;
+    return busy;
+  }
+
+  private input(e: Entry, x: Input): void {
     const state = e.state!;
+    if ('seq' in x && x.seq > e.seq && anyTrimmed(state.rec) && touchesTrimmed(state.rec, x)) {
+      void this.restore(e, x);
+      return;
+    }
     const sink: EmittedOp[] = [];
     state.rec.sink = sink;
     try {
@@ -263,6 +348,7 @@ export class LiveTranscripts {
         if (x.seq <= e.seq) return;
         liveTranscriptReducer.apply(state, x);
         e.seq = x.seq;
+        if (x.type === 'turn.ended') trimTurns(recAgent(state.rec, agentIdOf(x.payload)), this.liveTurns, Math.min(TRIM_SLACK, Math.ceil(this.liveTurns / 2)));
       } else {
         applyVolatile(state.rec, x.type, x.payload);
       }
