@@ -210,7 +210,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // Tasks, approvals and questions: what tools wait on.
   const runtimes: LoadedRuntimes = new Map();
-  const notes = new TaskNotifier({ journal, clock, ids, runtimes });
+  const notes = new TaskNotifier({ journal, clock, ids, log, runtimes });
   const tasks = new TaskService({ home, journal, bus, sessions, live, config, clock, ids, log, notes });
   const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log });
   const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
@@ -301,6 +301,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       await mcp.close();
       await terminals.closeAll();
       await tasks.closeAll();
+      await notes.close();
       await auth.close();
       await hub.close();
       liveTranscripts.close();

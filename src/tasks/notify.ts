@@ -4,6 +4,7 @@ import { EngineEvents } from '../engine/events.ts';
 import type { Message } from '../../protocol/events/turns.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
+import type { Logger } from '../app/logger.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';
 import type { LiveTask } from './task.ts';
 
@@ -14,6 +15,7 @@ export interface TaskNoteDeps {
   journal: EventJournal;
   clock: Clock;
   ids: Ids;
+  log: Logger;
   /**
    * The loaded main-agent runtimes (the engine's table, built before both): a note waits while its
    * session's runtime is busy and joins its in-memory history.
@@ -29,13 +31,31 @@ export interface TaskNoteDeps {
  */
 export class TaskNotifier {
   private readonly pending = new Map<string, Message[]>();
+  /** The daemon is stopping: notes still waiting were journaled by `close`; nothing polls any more. */
+  private closed = false;
 
   constructor(private readonly deps: TaskNoteDeps) {}
 
   /** Subscriber of committed events (src/app/subscribers.ts): a turn's end releases the notes waiting for it. */
   readonly onCommitted = (events: JournalEvent[]): void => {
-    for (const e of events) if (e.type === EngineEvents.turnEnded && this.pending.has(e.stream)) void this.flush(e.stream);
+    for (const e of events) {
+      if (e.type !== EngineEvents.turnEnded || !this.pending.has(e.stream)) continue;
+      this.flush(e.stream).catch((err) => this.deps.log.warn({ err, session_id: e.stream }, 'task notification not journaled'));
+    }
   };
+
+  /**
+   * Daemon stop (after the engine and the tasks closed, before the journal): the notes still waiting for a turn's
+   * end are journaled now, so the next model request after a restart sees them.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    const waiting = [...this.pending];
+    this.pending.clear();
+    for (const [sid, msgs] of waiting) {
+      await this.append(sid, msgs).catch((err) => this.deps.log.warn({ err, session_id: sid }, 'task notification not journaled'));
+    }
+  }
 
   notify(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
@@ -52,7 +72,7 @@ export class TaskNotifier {
 
   /** Appends the session's pending notes once its runtime is idle (or absent: then the journal is enough). */
   private async flush(sid: string, polls = IDLE_POLLS): Promise<void> {
-    for (let i = 0; i < polls; i++) {
+    for (let i = 0; i < polls && !this.closed; i++) {
       const rt = this.deps.runtimes.get(sid);
       if (!rt?.busy) {
         const msgs = this.pending.get(sid) ?? [];
@@ -60,10 +80,14 @@ export class TaskNotifier {
         if (!msgs.length) return;
         // Into the live history synchronously (no await since the busy check), then on disk.
         rt?.history.push(...msgs);
-        await this.deps.journal.append(msgs.map((message) => ({ stream: sid, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, message } })));
+        await this.append(sid, msgs);
         return;
       }
       if (i + 1 < polls) await new Promise((r) => setTimeout(r, IDLE_POLL_MS));
     }
+  }
+
+  private async append(sid: string, msgs: Message[]): Promise<void> {
+    await this.deps.journal.append(msgs.map((message) => ({ stream: sid, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, message } })));
   }
 }

@@ -168,6 +168,23 @@ test('a completion reaches the agent as a task notification in the next model re
   t.is(env.ws.frames.filter((f) => f.type === 'turn.started').length, 2);
 });
 
+test('a completion waiting for a busy turn is journaled when the daemon stops: after a restart the note is there', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const r = await bash(env, { command: waitFor('go'), run_in_background: true }, 1);
+  const id = taskIdOf(r.content);
+  env.llm.setScript({ kind: 'hang' });
+  await prompt(env, 'keep busy');
+  await until(() => env.ws.frames.filter((f) => f.type === 'turn.started').length === 2, 10_000);
+  await release(env, 'go');
+  await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
+  const noteOf = (events: Array<{ type: string; payload: any }>) => events.find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification?.task_id === id);
+  t.is(noteOf(await journal(env)), undefined, 'the note waits for the running turn to end');
+  const again = await env.s.restart();
+  t.teardown(() => again.stop());
+  const note = noteOf(await again.server.services.journal.readRange(env.sid, 1));
+  t.like(note?.payload.message.metadata.task_notification, { task_id: id, status: 'completed' });
+});
+
 test('keep_alive_on_exit leaves running tasks alive when the daemon stops, still writing their output', async (t) => {
   const env = await startEngine(t, { extraToml: withBg('keep_alive_on_exit = true') });
   await bash(env, { command: 'echo $$ > k.pid; while true; do echo tick; sleep 0.05; done', run_in_background: true }, 1);
