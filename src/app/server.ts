@@ -5,7 +5,8 @@ import { exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
 import type { Projections } from './projections.ts';
 import { journalFsync, openHomeJournal, startProjections } from './journal-boot.ts';
-import { SearchService, budgetsFromEnv, searchIndexDir } from '../search/service.ts';
+import { SearchService, budgetsFromEnv, searchIndexDir, searchWorkerYoungMbFromEnv } from '../search/service.ts';
+import { releaseSemiSpaceFlagForWorkers } from './worker-heap.ts';
 import { ConfigService } from '../config/service.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../../protocol/access/host.ts';
@@ -241,8 +242,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
+  // With the worker, the daemon's `--max-semi-space-size` is cleared for isolates created from now on, so the
+  // worker's own young generation (workerYoungMb) holds; the main thread keeps its 8 MB semi-spaces. Process-wide:
+  // any later worker gets V8's default instead (src/app/worker-heap.ts says why; test/search/worker-heap.test.ts).
+  const useSearchWorker = config.current().database.search;
+  if (useSearchWorker) releaseSemiSpaceFlagForWorkers();
   const search = new SearchService({
-    journal, sessions, engine, ids, log, useWorker: config.current().database.search, budgets: budgetsFromEnv(),
+    journal, sessions, engine, ids, log, useWorker: useSearchWorker, budgets: budgetsFromEnv(), workerYoungMb: searchWorkerYoungMbFromEnv(process.env),
     dir: searchIndexDir(home, primary.id), rebuild: options.rebuildProjections,
   });
   const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });

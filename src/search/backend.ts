@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { SearchOp } from '../../projections/search/documents.ts';
 import type { Position, SearchBudgets, SearchQuery } from '../../projections/search/engine.ts';
@@ -68,26 +67,21 @@ export type FromWorker = { t: 'reply'; id: number; reply?: unknown; error?: stri
  * The worker's young generation, MB (V8 splits it into two semi-spaces and a large-object space: 6 -> 2 MB
  * semi-spaces). It parses the posted ops and keeps few short-lived objects; with the daemon's 8 MB semi-spaces its
  * heap ended bench/stream-load.ts at 6-26 MB committed, 25-26 in five runs of twelve (its 16 MB young generation
- * grown; docs/benchmarks.md "Session 8 — stream-load memory"). SVC_CODE_SEARCH_WORKER_YOUNG_MB replaces it (A/B runs).
+ * grown; docs/benchmarks.md "Session 8 — stream-load memory"). SVC_CODE_SEARCH_WORKER_YOUNG_MB replaces it (A/B runs;
+ * read by startServer, searchWorkerYoungMbFromEnv). It holds only once the daemon's `--max-semi-space-size` is
+ * cleared for new isolates (src/app/worker-heap.ts, called by startServer).
  */
-function workerYoungMb(): number {
-  const n = Number(process.env.SVC_CODE_SEARCH_WORKER_YOUNG_MB);
-  return Number.isFinite(n) && n > 0 ? n : 6;
-}
+export const DEFAULT_WORKER_YOUNG_MB = 6;
 
 /**
  * The worker's module beside this one: `.js` in dist/; under tsx (tests, dev) `.ts`, loaded by a bootstrap
  * that registers tsx in the worker first (a worker thread does not inherit the parent's loader hooks).
  */
-function startWorker(workerData: unknown): Worker {
+function startWorker(workerData: unknown, youngMb: number): Worker {
   // The worker's texts file is a raw descriptor (fs.openSync): tracked, Node closes it when the worker ends,
   // terminated (recycle, close) or crashed, so none leaks (test/search/texts-handle.test.ts). The default since
   // Node 14.6, stated here because nothing else closes it.
-  const options = { workerData, trackUnmanagedFds: true, resourceLimits: { maxYoungGenerationSizeMb: workerYoungMb() } };
-  // The daemon's `--max-semi-space-size` (package.json's start) would override the worker's resource limits (V8 reads
-  // the flag when an isolate is configured, after the limits): cleared here. The main thread's heap was configured
-  // with it at the start (V8 reads it when an isolate is created only), so only the workers started from now on differ.
-  setFlagsFromString('--max-semi-space-size=0');
+  const options = { workerData, trackUnmanagedFds: true, resourceLimits: { maxYoungGenerationSizeMb: youngMb } };
   if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), options);
   const url = new URL('./worker.ts', import.meta.url).href;
   const boot = `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(url)}); });`;
@@ -106,7 +100,9 @@ type Held = Extract<ToWorker, { t: 'ops' } | { t: 'open' } | { t: 'built' }>;
  * document, the first query, or once HELD_OPS_MAX session/workspace ops wait: until then those small ops are
  * held here, so a daemon whose sessions have no messages yet runs no worker.
  */
-export function workerBackend(budgets: SearchBudgets | undefined, dir: string | undefined, onExit: (err: Error) => void): SearchBackend {
+export function workerBackend(
+  budgets: SearchBudgets | undefined, dir: string | undefined, onExit: (err: Error) => void, youngMb = DEFAULT_WORKER_YOUNG_MB,
+): SearchBackend {
   let worker: Worker | undefined;
   let held: Held[] = [];
   let heldOps = 0;
@@ -141,7 +137,7 @@ export function workerBackend(budgets: SearchBudgets | undefined, dir: string | 
   };
   const started = (): Worker => {
     if (worker) return worker;
-    const w = (worker = startWorker({ budgets, dir }));
+    const w = (worker = startWorker({ budgets, dir }, youngMb));
     w.unref();
     w.on('message', (m: FromWorker) => {
       if (w !== worker) return;

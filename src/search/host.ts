@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { SearchOp } from '../../projections/search/documents.ts';
 import { SearchEngine, type Position, type SearchBudgets, type SearchQuery } from '../../projections/search/engine.ts';
 import { FileTexts } from './file-texts.ts';
@@ -92,6 +92,9 @@ export class IndexHost {
     return {
       ...this.engine.stats(), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), new_space_mb: mb(young), external_mb: mb(m.external),
       array_buffers_mb: mb(m.arrayBuffers),
+      // The thread's heap limit: its old generation plus three times its semi-space (two semi-spaces and the young
+      // large-object space), so the worker's young generation shows against the main thread's (test/search/worker-heap.test.ts).
+      heap_limit_mb: mb(getHeapStatistics().heap_size_limit),
     };
   }
 

@@ -14,7 +14,7 @@ import type { SearchBody, SearchData } from '../../protocol/schemas/search.ts';
 import type { Logger } from '../app/logger.ts';
 import { fingerprint } from '../sessions/list/page-token.ts';
 import type { Ids } from '../lib/ids.ts';
-import { inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
+import { DEFAULT_WORKER_YOUNG_MB, inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
 import { dropIndexFiles, hasSnapshot } from './host.ts';
 import { collectGarbage } from './gc.ts';
 
@@ -35,6 +35,8 @@ export interface SearchDeps {
   /** `[database] search`: the index in a worker thread (true) or in the server process. */
   useWorker: boolean;
   budgets?: SearchBudgets;
+  /** The worker's young generation, MB (default DEFAULT_WORKER_YOUNG_MB; searchWorkerYoungMbFromEnv). */
+  workerYoungMb?: number;
   /** Where the index persists (its snapshot and texts); none keeps it in memory and rebuilds it every start. */
   dir?: string;
   /** `--rebuild-projections`: the snapshot is dropped and the index built from seq 0. */
@@ -49,6 +51,12 @@ export function budgetsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchBudg
     postingsBudget: n('SVC_CODE_SEARCH_POSTINGS_BUDGET', DEFAULT_BUDGETS.postingsBudget),
     deadlineMs: n('SVC_CODE_SEARCH_DEADLINE_MS', DEFAULT_BUDGETS.deadlineMs),
   };
+}
+
+/** `SVC_CODE_SEARCH_WORKER_YOUNG_MB`: the search worker's young generation, MB (A/B runs); a positive number, else the default. */
+export function searchWorkerYoungMbFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.SVC_CODE_SEARCH_WORKER_YOUNG_MB);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_WORKER_YOUNG_MB;
 }
 
 /** Where a journal slot's search index persists (docs/search.md "Persistence"). */
@@ -122,7 +130,7 @@ export class SearchService {
       this.backend = inProcessBackend(budgets, this.deps.dir);
       this.generation = this.deps.ids.ulid();
       void this.start();
-    });
+    }, this.deps.workerYoungMb);
   }
 
   /** Builds the index from the journal; resolves when it is `ready`. Call after the subscriber is registered. */
