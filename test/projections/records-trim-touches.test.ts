@@ -25,3 +25,13 @@ test('subagent.started and turn.started open a turn no fold holds yet: no restor
   t.false(touchesTrimmed(state(), ev('turn.started', { agent_id: 'main', turn_id: 'new-turn' })));
   t.true(touchesTrimmed(state(), ev('turn.ended', { agent_id: 'main', turn_id: 'old-turn' })));
 });
+
+test('a late tool.result / interaction answer for a call the fold no longer holds needs a restore; one it holds does not', (t) => {
+  t.true(touchesTrimmed(state(), ev('tool.result', { agent_id: 'main', tool_call_id: 'call-old' })));
+  const s = state();
+  const a = s.agents.get('main') as any;
+  a.tools.set('call-new', {});
+  a.interactions.set('q1', { toolCallId: 'call-old' });
+  t.false(touchesTrimmed(s, ev('tool.result', { agent_id: 'main', tool_call_id: 'call-new' })));
+  t.true(touchesTrimmed(s, ev('approval.resolved', { agent_id: 'main', approval_id: 'q1' })));
+});

@@ -156,3 +156,13 @@ test('a session deleted while a read restores its turns: the read answers sessio
   t.is(r.code, 40401, JSON.stringify(r));
   t.false(live(env).has(env.sid));
 });
+
+test('two reads at once reaching trimmed turns share one restore; both answer from the restored turns', async (t) => {
+  const env = await trimmedSession(t, 9);
+  const restores = live(env).stats().restores;
+  const [a, b] = await Promise.all([get(env, 'page_size=2&before_turn=t2'), get(env, 'page_size=3&after_turn=t0')]);
+  t.deepEqual(turnIds(a.data), ['t0', 't1']);
+  t.deepEqual(turnIds(b.data), ['t1', 't2', 't3']);
+  t.is(live(env).stats().restores, restores + 1);
+  t.true((held(env)?.trimmed ?? 0) > 0);
+});
