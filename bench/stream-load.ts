@@ -105,7 +105,8 @@ async function debugMemory(baseUrl: string) {
 /**
  * POST a prompt; once more when a kept-alive socket was closed by the server as the request went out ("socket hang up",
  * ECONNRESET): the server closes only idle sockets (keepAliveTimeout 5 s, reached when a turn takes that long on a loaded
- * VM), so the request was not read. Runs failed in the load with it before.
+ * VM). Runs failed in the load with it before. The server may still have read the request (a reset after it was read):
+ * the session's user messages are checked for this prompt's text (unique per call) first, so it is never sent twice.
  */
 async function prompt(load: ApiClient, sid: string, text: string) {
   const send = () => load.request('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text }] });
@@ -113,6 +114,10 @@ async function prompt(load: ApiClient, sid: string, text: string) {
     return await send();
   } catch (err) {
     if (!/socket hang up|ECONNRESET/.test(String((err as Error).message ?? err))) throw err;
+    const seen = await load.request('GET', `/api/v1/sessions/${sid}/transcript/user-messages?agent_id=main`);
+    if (seen.body?.code !== 0) throw err;
+    // Accepted already: answer as the POST would have (the caller waits for its turn end).
+    if (JSON.stringify(seen.body.data).includes(JSON.stringify(text))) return { status: 200, body: { code: 0, data: null } } as Awaited<ReturnType<typeof send>>;
     return send();
   }
 }

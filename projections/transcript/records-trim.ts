@@ -13,8 +13,10 @@ export type { TrimmedTurns } from './records-state.ts';
 const ended = (t: RecTurn) => t.state !== 'running' && t.state !== 'queued';
 
 /**
- * Drops an agent's oldest turns once it holds `keep + slack` of them, down to `keep`, with every item before the
- * oldest turn kept (markers, taskrefs) and the indexes that name them. Only ended turns go; returns whether any did.
+ * Drops an agent's oldest turns once it holds `keep + slack` of them, down to `keep`: the items before the oldest
+ * turn kept (markers, taskrefs among the dropped turns) go with them (`items.slice(cut)`; restoreTurns puts them
+ * back from the journal's fold), and the index entries that name the dropped turns. Only ended turns go, so
+ * `a.steps` and `pendingUser` hold nothing of them (both are emptied at a turn's end). Returns whether any went.
  */
 export function trimTurns(a: RecAgent, keep: number, slack: number): boolean {
   let count = 0;
@@ -120,15 +122,19 @@ export function touchesTrimmed(s: RecordsState, e: JournalEvent): boolean {
   const p = e.payload as Record<string, unknown> | null;
   if (!p || typeof p !== 'object') return false;
   const agent = s.agents.get(typeof p.agent_id === 'string' ? p.agent_id : 'main');
-  if (typeof p.turn_id === 'string' && e.type !== 'turn.started') {
+  // A turn being opened names a turn no fold holds yet (subagent.started comes before its turn.started).
+  if (typeof p.turn_id === 'string' && e.type !== 'turn.started' && e.type !== 'subagent.started') {
     if (agent?.trimmed && !agent.byEngineTurn.has(p.turn_id)) return true;
     // A call of a turn held is held with it (a tool frame lives in its turn's steps).
     if (agent?.byEngineTurn.has(p.turn_id)) return false;
   }
   const calls: string[] = [];
   if (typeof p.tool_call_id === 'string') calls.push(p.tool_call_id);
+  // A task started patches its parent call's frame; a task's later events (task.terminated ...) do not touch it.
   const task = p.task as { parent_tool_call_id?: unknown } | undefined;
-  if (typeof task?.parent_tool_call_id === 'string') calls.push(task.parent_tool_call_id);
+  if (e.type === 'task.started' && typeof task?.parent_tool_call_id === 'string') calls.push(task.parent_tool_call_id);
+  // A subagent spawned patches its parent call's frame (agentRefs; records.ts 'subagent.spawned').
+  if (e.type === 'subagent.spawned' && typeof p.parent_tool_call_id === 'string') calls.push(p.parent_tool_call_id);
   // An interaction resolved: the tool frame of its call gets the answer (records.ts resolveInteraction).
   for (const [k, v] of Object.entries(p)) {
     if (typeof v !== 'string' || !k.endsWith('_id')) continue;

@@ -58,4 +58,5 @@ test('debug endpoints exist only with --debug-endpoints and read the raw journal
   t.true(mem.process.rss > 0 && mem.process.heapUsed > 0 && mem.heap.total_heap_size >= mem.process.heapUsed);
   t.true(mem.heap_spaces.some((x: any) => x.name === 'old_space' && x.used > 0));
   t.true(Array.isArray(mem.exec_argv) && mem.exec_argv.every((x: unknown) => typeof x === 'string'));
+  t.is(typeof mem.live_transcripts.restores, 'number');
 });

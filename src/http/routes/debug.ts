@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { isLoopbackHost, type ServeOptions } from '../../app/options.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { SearchService } from '../../search/service.ts';
+import type { LiveTranscripts } from '../../ws/transcript/live.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
@@ -15,7 +16,7 @@ const EventsQuery = v.object({ from_seq: v.optional(queryInt(1, Number.MAX_SAFE_
  * `/api/v1/debug/*`: raw journal inspection for reproducing bugs. Mounted only
  * with `--debug-endpoints` on a loopback bind; not a stable protocol.
  */
-export function debugRoutes(deps: { journal: EventJournal; search: Pick<SearchService, 'memoryStats' | 'kind'>; options: Pick<ServeOptions, 'debugEndpoints' | 'host'> }): RouteDef[] {
+export function debugRoutes(deps: { journal: EventJournal; search: Pick<SearchService, 'memoryStats' | 'kind'>; options: Pick<ServeOptions, 'debugEndpoints' | 'host'>; liveTranscripts: Pick<LiveTranscripts, 'stats'> }): RouteDef[] {
   if (!deps.options.debugEndpoints || !isLoopbackHost(deps.options.host)) return [];
   const tags = ['debug'];
   return [
@@ -39,6 +40,8 @@ export function debugRoutes(deps: { journal: EventJournal; search: Pick<SearchSe
         process: process.memoryUsage(),
         /** The search index: where it runs (`worker`: its heap is not in `process`'s heap figures) and that thread's heap, in MB. */
         search: { in: deps.search.kind, ...(await deps.search.memoryStats()) },
+        /** The live transcript folds: sessions held, restores of trimmed turns (count, failures, ms), queue overflows. */
+        live_transcripts: deps.liveTranscripts.stats(),
         /** The node flags the daemon runs with (package.json's start, the bin's shebang). */
         exec_argv: process.execArgv,
         heap: v8.getHeapStatistics(),

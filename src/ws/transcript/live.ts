@@ -11,6 +11,8 @@ import { agentIdOf } from '../../../projections/transcript/state.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
 import { GlobalEvents } from '../../../protocol/events/types.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { notFound } from '../../../protocol/errors.ts';
 import type { Logger } from '../../app/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { Coalescer, DEFAULT_COALESCE_MS } from '../coalesce.ts';
@@ -40,6 +42,13 @@ const MAX_ENTRIES = 64;
  * 20 sessions prompting back to back held ~1.7 KB per turn of records (docs/benchmarks.md "Session 8").
  */
 export const LIVE_TURNS = 40;
+/**
+ * Inputs queued per session while its fold is built or a restore runs, at most (a restore of a long journal under
+ * streaming deltas); past it the fold is dropped as after a failed apply (clients see a gap and reload).
+ */
+export const MAX_QUEUE = 20_000;
+/** Restores folding the journal at once (each holds a session's whole transcript meanwhile); the others wait. */
+const MAX_RESTORES = 2;
 const TRIM_SLACK = 20;
 
 /** SVC_CODE_LIVE_TURNS (an integer >= 1) replaces LIVE_TURNS (tests: trimming after a few turns). */
@@ -147,6 +156,14 @@ interface Entry {
   busy?: Promise<void>;
   ready: Promise<Entry>;
   logs: Map<string, AgentLog>;
+  /**
+   * Reads in progress (read()): while pinned, a turn end does not trim (the view must see the turns a restore put
+   * back, whatever the restore's queued inputs were); `retrim` notes that a trim waits for the last read to end.
+   */
+  pins: number;
+  retrim?: boolean;
+  /** The session was deleted (forget()): a read waiting on this entry answers session-not-found. */
+  gone?: boolean;
   /** The counter each agent's log starts from (docs/transcript.md: a fresh fold never reuses an earlier fold's seqs). */
   base: number;
   /** When each streamed tool frame (`<agentId>|<frameId>`) was last sent, for the tool-input spacing. */
@@ -157,11 +174,23 @@ const ROLE_RANK: Record<string, Rank> = { turn: 1, block: 2, delta: 3 };
 
 export class LiveTranscripts {
   private readonly entries = new Map<string, Entry>();
+  /** Inputs a restore was started for (input(): applied once after it, without the check). */
+  private readonly restoredFor = new WeakSet<object>();
+  /** Restores done and failed (stats()). */
+  private readonly restores = { count: 0, failed: 0, ms: 0, maxMs: 0, overflows: 0 };
+  /** Journal folds of restores running, and those waiting for a slot (MAX_RESTORES). */
+  private folding = 0;
+  private readonly waiting: Array<() => void> = [];
   private lastBase = 0;
   /** Delta ops not sent yet: group = session, lane = agent (src/ws/coalesce.ts). */
   private readonly coalescer: Coalescer<RecOp[]>;
   /** The fan-out's sink for each batch, in order per agent. */
   onBatch: (b: OpBatch) => void = () => {};
+  /**
+   * Test seam: awaited in each restore after its journal fold, before the turns go back (a throw counts as a
+   * failure while putting them back). Unset in production.
+   */
+  restoreHook?: (sessionId: string) => void | Promise<void>;
   /** Whether some connection has a transcript channel on the session (an untracked session is then folded). */
   wanted: (sessionId: string) => boolean = () => false;
 
@@ -170,6 +199,8 @@ export class LiveTranscripts {
     private readonly coalesceMs = COALESCE_MS,
     private readonly maxEntries = MAX_ENTRIES,
     private readonly liveTurns = LIVE_TURNS,
+    /** Not readonly: tests lower it to overflow the queue of a restore. */
+    private maxQueue = MAX_QUEUE,
   ) {
     this.coalescer = new Coalescer<RecOp[]>({
       windowMs: coalesceMs,
@@ -200,7 +231,7 @@ export class LiveTranscripts {
     }
     const base = (this.lastBase = Math.max(this.lastBase + 1, this.deps.clock.now().getTime()));
     const e: Entry = {
-      sessionId, state: null, seq: 0, queue: [], logs: new Map(), base, toolSent: new Map(), ready: undefined as never,
+      sessionId, state: null, seq: 0, queue: [], pins: 0, logs: new Map(), base, toolSent: new Map(), ready: undefined as never,
     };
     e.ready = foldStream(this.deps.journal, liveTranscriptReducer, sessionId).then(({ state, seq }) => {
       e.state = state;
@@ -234,14 +265,16 @@ export class LiveTranscripts {
         if (this.wanted(ev.stream)) void this.ensure(ev.stream).catch((err) => this.deps.log.error({ err, session_id: ev.stream }, 'live transcript fold failed'));
         continue;
       }
-      if (!e.state || e.busy) e.queue.push(ev);
+      if (!e.state || e.busy) this.enqueue(e, ev);
       else this.input(e, ev);
     }
   }
 
   /** Drops a session's fold, its op journal and its held deltas (the session was deleted). */
   forget(sessionId: string): void {
-    if (!this.entries.has(sessionId)) return;
+    const e = this.entries.get(sessionId);
+    if (!e) return;
+    e.gone = true;
     this.coalescer.forget(sessionId, true);
     this.entries.delete(sessionId);
   }
@@ -252,7 +285,7 @@ export class LiveTranscripts {
     const e = this.entries.get(sessionId);
     if (!e) return;
     const x = { type, payload: payload as Record<string, unknown> };
-    if (!e.state || e.busy) e.queue.push(x);
+    if (!e.state || e.busy) this.enqueue(e, x);
     else this.input(e, x);
   }
 
@@ -263,14 +296,38 @@ export class LiveTranscripts {
   async read<T>(
     sessionId: string, view: (state: TranscriptState, watermark: (agentId: string) => number, e: Entry) => T, needsOlder?: (state: TranscriptState) => boolean,
   ): Promise<T> {
-    let e = await this.ensure(sessionId);
-    // Turns out of the fold that the view needs come back first (a restore; then the next turn end trims again).
-    for (let i = 0; i < 4 && (e.busy || (needsOlder && anyTrimmed(e.state!.rec) && needsOlder(e.state!))); i++) {
-      await (e.busy ?? this.restore(e));
-      e = await this.ensure(sessionId);
+    // Turns out of the fold that the view needs come back first (a restore). The entry stays pinned until the view
+    // has run: the inputs a restore queued are applied before this resumes, and a turn end among them must not trim
+    // the turns just put back (then the view would run on trimmed state).
+    for (let tries = 0; ; tries++) {
+      const e = await this.ensure(sessionId);
+      e.pins += 1;
+      try {
+        // Pinned, a restore leaves nothing trimmed that the journal's fold holds: a second one is for an agent the
+        // journal's fold lacks (then the view runs on what is held).
+        for (let n = 0; e.busy || (n < 2 && needsOlder && anyTrimmed(e.state!.rec) && needsOlder(e.state!)); n++) {
+          await (e.busy ?? this.restore(e));
+          if (this.entries.get(sessionId) !== e) break;
+        }
+        if (e.gone) throw notFound(Codes.SESSION_NOT_FOUND, 'session', sessionId);
+        // The restore failed (the entry was dropped): fold the journal again, a bounded number of times.
+        if (this.entries.get(sessionId) !== e) {
+          if (tries < 2) continue;
+          throw new Error(`live transcript of ${sessionId}: restore failed`);
+        }
+        this.coalescer.flush(sessionId);
+        return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
+      } finally {
+        e.pins -= 1;
+        if (!e.pins && e.retrim && e.state && this.entries.get(sessionId) === e) this.retrim(e);
+      }
     }
-    this.coalescer.flush(sessionId);
-    return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
+  }
+
+  /** The turns a read put back (or that turn ends left while it ran) leave again: an idle session holds LIVE_TURNS per agent. */
+  private retrim(e: Entry): void {
+    e.retrim = false;
+    for (const a of e.state!.rec.agents.values()) trimTurns(a, this.liveTurns, 0);
   }
 
   /** The batches after `since` when the op journal still reaches it (`complete`), oldest first. */
@@ -289,6 +346,26 @@ export class LiveTranscripts {
   held(sessionId: string, agentId: string): { turns: number; trimmed: number } | undefined {
     const a = this.entries.get(sessionId)?.state?.rec.agents.get(agentId);
     return a && { turns: a.items.filter((i) => i.kind === 'turn').length, trimmed: a.trimmed?.turns ?? 0 };
+  }
+
+  /** Restores since start (count, failed, total and longest duration in ms, waiting for a slot) and folds held; for GET /api/v1/debug/memory and benches. */
+  stats(): { sessions: number; restores: number; restore_failures: number; restore_ms: number; restore_max_ms: number; restores_waiting: number; queue_overflows: number } {
+    const r = this.restores;
+    return { sessions: this.entries.size, restores: r.count, restore_failures: r.failed, restore_ms: Math.round(r.ms), restore_max_ms: Math.round(r.maxMs), restores_waiting: this.waiting.length, queue_overflows: r.overflows };
+  }
+
+  /** Runs a restore's journal fold when fewer than MAX_RESTORES run (each holds a whole transcript until it is put back). */
+  private async slot<T>(fold: () => Promise<T>): Promise<T> {
+    // A slot freed goes to the next waiting restore as it is (`folding` unchanged).
+    if (this.folding >= MAX_RESTORES) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.folding += 1;
+    try {
+      return await fold();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.folding -= 1;
+    }
   }
 
   close(): void {
@@ -314,30 +391,59 @@ export class LiveTranscripts {
   private restore(e: Entry, pending?: Input): Promise<void> {
     if (pending) e.queue.unshift(pending);
     if (e.busy) return e.busy;
-    const busy = foldUpTo(this.deps.journal, e.sessionId, e.seq).then((cold) => {
+    const t0 = performance.now();
+    const busy = this.slot(() => foldUpTo(this.deps.journal, e.sessionId, e.seq)).then(async (cold) => {
       if (this.entries.get(e.sessionId) !== e) return;
+      await this.restoreHook?.(e.sessionId);
       for (const [id, a] of e.state!.rec.agents) {
         const c = cold.rec.agents.get(id);
         if (a.trimmed && c) restoreTurns(a, c);
       }
-    }, (err: unknown) => {
-      // As a failed apply: the fold is dropped, the next read folds the journal again.
+      e.retrim = true;
+      const ms = performance.now() - t0;
+      this.restores.count += 1;
+      this.restores.ms += ms;
+      this.restores.maxMs = Math.max(this.restores.maxMs, ms);
+    }).catch((err: unknown) => {
+      // A failed fold or a failure while putting turns back (the fold may be half restored), as a failed apply:
+      // the fold is dropped, the next read folds the journal again.
+      this.restores.failed += 1;
       this.deps.log.error({ err, session_id: e.sessionId }, 'live transcript restore failed');
-      if (this.entries.get(e.sessionId) === e) {
-        this.coalescer.forget(e.sessionId, true);
-        this.entries.delete(e.sessionId);
-      }
+      this.drop(e);
     }).finally(() => {
       if (e.busy === busy) e.busy = undefined;
       this.drain(e);
+      // A restore no read waits on (an event needed the turns): they leave again once it is applied.
+      if (!e.pins && e.retrim && !e.busy && e.state && this.entries.get(e.sessionId) === e) this.retrim(e);
     });
     e.busy = busy;
     return busy;
   }
 
+  /** Queues an input while the entry folds or restores; past MAX_QUEUE the fold is dropped as after a failed apply. */
+  private enqueue(e: Entry, x: Input): void {
+    if (e.queue.length < this.maxQueue) {
+      e.queue.push(x);
+      return;
+    }
+    this.restores.overflows += 1;
+    this.deps.log.warn({ session_id: e.sessionId, queued: e.queue.length }, 'live transcript input queue full: fold dropped');
+    this.drop(e);
+  }
+
+  /** Drops a fold no longer trustworthy (a failed apply or restore, an overflowing queue): the next read folds the journal again and its counter moves on (clients see a gap and reload). */
+  private drop(e: Entry): void {
+    if (this.entries.get(e.sessionId) !== e) return;
+    this.coalescer.forget(e.sessionId, true);
+    this.entries.delete(e.sessionId);
+    e.queue = [];
+  }
+
   private input(e: Entry, x: Input): void {
     const state = e.state!;
-    if ('seq' in x && x.seq > e.seq && anyTrimmed(state.rec) && touchesTrimmed(state.rec, x)) {
+    // An input a restore was for is applied once, without the check (an agent the journal's fold lacks stays trimmed).
+    if ('seq' in x && x.seq > e.seq && !this.restoredFor.has(x) && anyTrimmed(state.rec) && touchesTrimmed(state.rec, x)) {
+      this.restoredFor.add(x);
       void this.restore(e, x);
       return;
     }
@@ -348,15 +454,15 @@ export class LiveTranscripts {
         if (x.seq <= e.seq) return;
         liveTranscriptReducer.apply(state, x);
         e.seq = x.seq;
-        if (x.type === 'turn.ended') trimTurns(recAgent(state.rec, agentIdOf(x.payload)), this.liveTurns, Math.min(TRIM_SLACK, Math.ceil(this.liveTurns / 2)));
+        if (x.type === 'turn.ended' && e.pins) e.retrim = true;
+        else if (x.type === 'turn.ended') trimTurns(recAgent(state.rec, agentIdOf(x.payload)), this.liveTurns, Math.min(TRIM_SLACK, Math.ceil(this.liveTurns / 2)));
       } else {
         applyVolatile(state.rec, x.type, x.payload);
       }
     } catch (err) {
       // The fold is no longer trustworthy: drop it; the next read folds the journal again (its counter moves on).
       this.deps.log.error({ err, session_id: e.sessionId, type: x.type }, 'live transcript apply failed');
-      this.coalescer.forget(e.sessionId, true);
-      this.entries.delete(e.sessionId);
+      this.drop(e);
       return;
     } finally {
       state.rec.sink = null;

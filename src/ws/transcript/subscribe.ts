@@ -73,7 +73,7 @@ async function baseline(deps: TranscriptChannelDeps, conn: WsConnection, p: Subs
         conn.send(resetFrame({ sessionId: sid, agentId, seq: watermark(agentId), snapshot, hasMoreOlder: has_more_older, now }));
       }
       conn.releaseOps(sid, sub);
-    }, (state) => [...state.rec.agents.values()].some((a) => pageReachesTrimmed(a, {})));
+    }, (state) => gradedAgents(sub, state).some((id) => pageReachesTrimmed(state.rec.agents.get(id), {})));
   } catch (err) {
     // Releasing live ops after a failed read would leave a silent gap; closing makes the client resubscribe.
     deps.log.error({ err, session_id: sid, ws_connection_id: conn.id }, 'ws transcript baseline failed');
