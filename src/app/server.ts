@@ -16,7 +16,7 @@ import { TerminalService } from '../terminals/service.ts';
 import { TaskNotifier } from '../tasks/notify.ts';
 import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
-import { LiveTranscripts, liveTurnsFromEnv } from '../ws/transcript/live.ts';
+import { LiveTranscripts, liveRetrimMsFromEnv, liveTurnsFromEnv } from '../ws/transcript/live.ts';
 import { coalesceMsFromEnv } from '../ws/coalesce.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
@@ -263,6 +263,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const access = accessPolicy(options);
   const shutdown = new AbortController();
   const liveTranscripts = new LiveTranscripts({ journal, clock, log }, coalesceMsFromEnv(process.env), undefined, liveTurnsFromEnv(process.env));
+  liveTranscripts.retrimMs = liveRetrimMsFromEnv(process.env);
   const hub = new WsHub({ token, options, journal, liveTranscripts, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,

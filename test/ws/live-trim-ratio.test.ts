@@ -7,6 +7,8 @@ import { until } from '../helpers/wait.ts';
 // The production ratio: the fold keeps more turns than the newest page (20), so a reset snapshot and the newest page
 // never need a restore (src/ws/transcript/live.ts LIVE_TURNS). 21 kept here, trimmed at 32 (slack 11).
 process.env.SVC_CODE_LIVE_TURNS = '21';
+// Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
+process.env.SVC_CODE_LIVE_RETRIM_MS = '0';
 
 const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
 const live = (env: EngineEnv) => env.s.server.services.liveTranscripts;

@@ -7,6 +7,8 @@ import { until } from '../helpers/wait.ts';
 // Restores of trimmed turns (src/ws/transcript/live.ts, projections/transcript/records-trim.ts): inputs that arrive
 // while one runs, failures while it runs, the turns leaving again after the read.
 process.env.SVC_CODE_LIVE_TURNS = '3';
+// Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
+process.env.SVC_CODE_LIVE_RETRIM_MS = '0';
 
 const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
 const live = (env: EngineEnv) => env.s.server.services.liveTranscripts;

@@ -8,6 +8,8 @@ import { until } from '../helpers/wait.ts';
 // from the journal when a page or an event needs them (projections/transcript/records-trim.ts). Pages, `meta`, and a
 // client store fed by the ops must be what they are with every turn held.
 process.env.SVC_CODE_LIVE_TURNS = '3';
+// Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
+process.env.SVC_CODE_LIVE_RETRIM_MS = '0';
 
 const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
 

@@ -51,6 +51,18 @@ export const MAX_QUEUE = 20_000;
 const MAX_RESTORES = 2;
 const TRIM_SLACK = 20;
 
+/**
+ * How long turns a read put back stay after the last read, in ms: a reader walking back page by page is served from
+ * them (one restore, not a journal fold per page); then they leave (an idle session holds LIVE_TURNS per agent).
+ */
+export const RETRIM_IDLE_MS = 30_000;
+
+/** SVC_CODE_LIVE_RETRIM_MS (an integer >= 0) replaces RETRIM_IDLE_MS (tests: 0 re-trims as the last read ends). */
+export function liveRetrimMsFromEnv(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.SVC_CODE_LIVE_RETRIM_MS);
+  return env.SVC_CODE_LIVE_RETRIM_MS !== undefined && Number.isInteger(n) && n >= 0 ? n : RETRIM_IDLE_MS;
+}
+
 /** SVC_CODE_LIVE_TURNS (an integer >= 1) replaces LIVE_TURNS (tests: trimming after a few turns). */
 export function liveTurnsFromEnv(env: NodeJS.ProcessEnv): number {
   const n = Number(env.SVC_CODE_LIVE_TURNS);
@@ -162,6 +174,8 @@ interface Entry {
    */
   pins: number;
   retrim?: boolean;
+  /** The re-trim after the last read (RETRIM_IDLE_MS); a later read moves it. */
+  retrimTimer?: NodeJS.Timeout;
   /** The session was deleted (forget()): a read waiting on this entry answers session-not-found. */
   gone?: boolean;
   /** The counter each agent's log starts from (docs/transcript.md: a fresh fold never reuses an earlier fold's seqs). */
@@ -191,6 +205,8 @@ export class LiveTranscripts {
    * failure while putting them back). Unset in production.
    */
   restoreHook?: (sessionId: string) => void | Promise<void>;
+  /** How long turns a read put back stay after the last read (RETRIM_IDLE_MS; 0: they leave as it ends). */
+  retrimMs = RETRIM_IDLE_MS;
   /** Whether some connection has a transcript channel on the session (an untracked session is then folded). */
   wanted: (sessionId: string) => boolean = () => false;
 
@@ -319,13 +335,27 @@ export class LiveTranscripts {
         return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
       } finally {
         e.pins -= 1;
-        if (!e.pins && e.retrim && e.state && this.entries.get(sessionId) === e) this.retrim(e);
+        if (!e.pins && e.retrim && e.state && this.entries.get(sessionId) === e) this.retrimLater(e);
       }
     }
   }
 
+  /** After the last read: the turns it put back leave once no read came for `retrimMs` (at once with 0). */
+  private retrimLater(e: Entry): void {
+    clearTimeout(e.retrimTimer);
+    e.retrimTimer = undefined;
+    if (this.retrimMs === 0) return this.retrim(e);
+    e.retrimTimer = setTimeout(() => {
+      e.retrimTimer = undefined;
+      if (!e.pins && e.retrim && !e.busy && e.state && this.entries.get(e.sessionId) === e) this.retrim(e);
+    }, this.retrimMs);
+    e.retrimTimer.unref();
+  }
+
   /** The turns a read put back (or that turn ends left while it ran) leave again: an idle session holds LIVE_TURNS per agent. */
   private retrim(e: Entry): void {
+    clearTimeout(e.retrimTimer);
+    e.retrimTimer = undefined;
     e.retrim = false;
     for (const a of e.state!.rec.agents.values()) trimTurns(a, this.liveTurns, 0);
   }
@@ -370,6 +400,7 @@ export class LiveTranscripts {
 
   close(): void {
     this.coalescer.close();
+    for (const e of this.entries.values()) clearTimeout(e.retrimTimer);
     this.entries.clear();
   }
 
