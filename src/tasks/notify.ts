@@ -33,6 +33,8 @@ export class TaskNotifier {
   private readonly pending = new Map<string, Message[]>();
   /** The daemon is stopping: notes still waiting were journaled by `close`; nothing polls any more. */
   private closed = false;
+  /** Flushes a turn's end started (close waits for them: one may be appending). */
+  private readonly flushing = new Set<Promise<void>>();
 
   constructor(private readonly deps: TaskNoteDeps) {}
 
@@ -40,7 +42,9 @@ export class TaskNotifier {
   readonly onCommitted = (events: JournalEvent[]): void => {
     for (const e of events) {
       if (e.type !== EngineEvents.turnEnded || !this.pending.has(e.stream)) continue;
-      this.flush(e.stream).catch((err) => this.deps.log.warn({ err, session_id: e.stream }, 'task notification not journaled'));
+      const p = this.flush(e.stream).catch((err) => this.deps.log.warn({ err, session_id: e.stream }, 'task notification not journaled'));
+      this.flushing.add(p);
+      void p.finally(() => this.flushing.delete(p));
     }
   };
 
@@ -50,6 +54,7 @@ export class TaskNotifier {
    */
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.allSettled([...this.flushing]);
     const waiting = [...this.pending];
     this.pending.clear();
     for (const [sid, msgs] of waiting) {

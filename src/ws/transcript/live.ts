@@ -293,6 +293,7 @@ export class LiveTranscripts {
     e.gone = true;
     this.coalescer.forget(sessionId, true);
     this.entries.delete(sessionId);
+    release(e);
   }
 
   /** A streamed delta of a tracked session. */
@@ -321,7 +322,7 @@ export class LiveTranscripts {
       try {
         // Pinned, a restore leaves nothing trimmed that the journal's fold holds: a second one is for an agent the
         // journal's fold lacks (then the view runs on what is held).
-        for (let n = 0; e.busy || (n < 2 && needsOlder && anyTrimmed(e.state!.rec) && needsOlder(e.state!)); n++) {
+        for (let n = 0; this.entries.get(sessionId) === e && (e.busy || (n < 2 && needsOlder && anyTrimmed(e.state!.rec) && needsOlder(e.state!))); n++) {
           await (e.busy ?? this.restore(e));
           if (this.entries.get(sessionId) !== e) break;
         }
@@ -423,8 +424,9 @@ export class LiveTranscripts {
     if (pending) e.queue.unshift(pending);
     if (e.busy) return e.busy;
     const t0 = performance.now();
-    const busy = this.slot(() => foldUpTo(this.deps.journal, e.sessionId, e.seq)).then(async (cold) => {
-      if (this.entries.get(e.sessionId) !== e) return;
+    // An entry dropped, deleted or evicted while waiting for a slot is not folded for.
+    const busy = this.slot(() => (this.entries.get(e.sessionId) === e ? foldUpTo(this.deps.journal, e.sessionId, e.seq) : Promise.resolve(undefined))).then(async (cold) => {
+      if (!cold || this.entries.get(e.sessionId) !== e) return;
       await this.restoreHook?.(e.sessionId);
       for (const [id, a] of e.state!.rec.agents) {
         const c = cold.rec.agents.get(id);
@@ -443,9 +445,14 @@ export class LiveTranscripts {
       this.drop(e);
     }).finally(() => {
       if (e.busy === busy) e.busy = undefined;
-      this.drain(e);
-      // A restore no read waits on (an event needed the turns): they leave again once it is applied.
-      if (!e.pins && e.retrim && !e.busy && e.state && this.entries.get(e.sessionId) === e) this.retrim(e);
+      try {
+        this.drain(e);
+        // A restore no read waits on (an event needed the turns): they leave again once it is applied.
+        if (!e.pins && e.retrim && !e.busy && e.state && this.entries.get(e.sessionId) === e) this.retrim(e);
+      } catch (err) {
+        this.deps.log.error({ err, session_id: e.sessionId }, 'live transcript: applying after a restore failed');
+        this.drop(e);
+      }
     });
     e.busy = busy;
     return busy;
@@ -467,13 +474,21 @@ export class LiveTranscripts {
     if (this.entries.get(e.sessionId) !== e) return;
     this.coalescer.forget(e.sessionId, true);
     this.entries.delete(e.sessionId);
-    e.queue = [];
+    release(e);
   }
 
   private input(e: Entry, x: Input): void {
     const state = e.state!;
     // An input a restore was for is applied once, without the check (an agent the journal's fold lacks stays trimmed).
-    if ('seq' in x && x.seq > e.seq && !this.restoredFor.has(x) && anyTrimmed(state.rec) && touchesTrimmed(state.rec, x)) {
+    let needsRestore: boolean;
+    try {
+      needsRestore = 'seq' in x && x.seq > e.seq && !this.restoredFor.has(x) && anyTrimmed(state.rec) && touchesTrimmed(state.rec, x);
+    } catch (err) {
+      this.deps.log.error({ err, session_id: e.sessionId, type: x.type }, 'live transcript apply failed');
+      this.drop(e);
+      return;
+    }
+    if (needsRestore) {
       this.restoredFor.add(x);
       void this.restore(e, x);
       return;
@@ -562,11 +577,19 @@ export class LiveTranscripts {
 
   private evict(): void {
     while (this.entries.size > this.maxEntries) {
-      const [sid] = this.entries.entries().next().value!;
+      const [sid, e] = this.entries.entries().next().value!;
       this.coalescer.forget(sid, true);
       this.entries.delete(sid);
+      release(e);
     }
   }
+}
+
+/** What an entry out of the map still holds: its re-trim timer and queued inputs (a restore in flight sees it gone). */
+function release(e: Entry): void {
+  clearTimeout(e.retrimTimer);
+  e.retrimTimer = undefined;
+  e.queue = [];
 }
 
 /**
