@@ -62,6 +62,11 @@ export class TaskNotifier {
     }
   }
 
+  /** Notes of a session waiting for its turn's end (tests). */
+  waiting(sessionId: string): number {
+    return this.pending.get(sessionId)?.length ?? 0;
+  }
+
   notify(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
     const { text, meta } = task.notice();

@@ -177,6 +177,8 @@ test('a completion waiting for a busy turn is journaled when the daemon stops: a
   await until(() => env.ws.frames.filter((f) => f.type === 'turn.started').length === 2, 10_000);
   await release(env, 'go');
   await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
+  // The note is queued once task.terminated is journaled (a stop before that drops it on purpose: tasks.closeAll).
+  await until(() => env.s.server.services.notes.waiting(env.sid) === 1, 10_000, 'the note waiting for the turn');
   const noteOf = (events: Array<{ type: string; payload: any }>) => events.find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification?.task_id === id);
   t.is(noteOf(await journal(env)), undefined, 'the note waits for the running turn to end');
   const again = await env.s.restart();
