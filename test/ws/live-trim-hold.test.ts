@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { StreamReply } from '../../fixtures/llm/index.ts';
 import { connectClient, sameAsRest } from '../contract/transcript-client.ts';
-import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
+import { startEngine } from '../helpers/engine.ts';
+import { held, live, page, reply, turnIds, turns } from './live-trim-helpers.ts';
 import { until } from '../helpers/wait.ts';
 
 // Turns a read put back from the journal stay while a reader walks back page by page (one restore, not a journal
@@ -9,25 +9,14 @@ import { until } from '../helpers/wait.ts';
 process.env.SVC_CODE_LIVE_TURNS = '3';
 delete process.env.SVC_CODE_LIVE_RETRIM_MS;
 
-const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
-const live = (env: EngineEnv) => env.s.server.services.liveTranscripts;
-const page = async (env: EngineEnv, q: string) => {
-  const r = await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main&${q}`);
-  if (r.code !== 0) throw new Error(JSON.stringify(r));
-  return r.data;
-};
-const turnIds = (d: any): string[] => d.items.filter((i: any) => i.kind === 'turn').map((i: any) => i.turnId);
 
 test('walking back page by page restores once; the turns put back leave after the idle delay', async (t) => {
   const env = await startEngine(t);
   const c = await connectClient(env.s, env.sid);
   t.teardown(() => c.ws.close());
   env.llm.setScript(...Array.from({ length: 12 }, (_, i) => reply(`answer ${i}`)));
-  for (let i = 0; i < 12; i++) {
-    t.is((await prompt(env, `question ${i}`)).code, 0);
-    await turnEnded(env, i + 1);
-  }
-  await until(() => (live(env).held(env.sid, 'main')?.trimmed ?? 0) > 0, 10_000);
+  await turns(env, 0, 12);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
   const before = live(env).stats().restores;
 
   let d = await page(env, 'page_size=2');
@@ -38,11 +27,11 @@ test('walking back page by page restores once; the turns put back leave after th
   }
   t.deepEqual(seen, Array.from({ length: 12 }, (_, i) => `t${i}`));
   t.is(live(env).stats().restores - before, 1, 'one restore for the whole walk back');
-  t.is(live(env).held(env.sid, 'main')?.trimmed, 0, 'the turns put back are held after the walk');
+  t.is(held(env)?.trimmed, 0, 'the turns put back are held after the walk');
 
   // No read for the delay: they leave again; a client fed by the ops still equals GET /transcript.
   live(env).retrimMs = 100;
   await page(env, 'page_size=2');
-  await until(() => (live(env).held(env.sid, 'main')?.trimmed ?? 0) > 0, 10_000, 'trimmed again after the idle delay');
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000, 'trimmed again after the idle delay');
   await sameAsRest(t, c, env.s, env.sid, 'after the re-trim');
 });

@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { StreamReply } from '../../fixtures/llm/index.ts';
 import { connectClient, sameAsRest } from '../contract/transcript-client.ts';
-import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
+import { prompt, startEngine, turnEnded } from '../helpers/engine.ts';
+import { ended, held, live, reply, turnIds } from './live-trim-helpers.ts';
 import { until } from '../helpers/wait.ts';
 
 // The production ratio: the fold keeps more turns than the newest page (20), so a reset snapshot and the newest page
@@ -10,11 +10,6 @@ process.env.SVC_CODE_LIVE_TURNS = '21';
 // Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
 process.env.SVC_CODE_LIVE_RETRIM_MS = '0';
 
-const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
-const live = (env: EngineEnv) => env.s.server.services.liveTranscripts;
-const held = (env: EngineEnv) => live(env).held(env.sid, 'main');
-const ended = (env: EngineEnv) => env.ws.frames.filter((f) => f.type === 'turn.ended' && f.session_id === env.sid).length;
-const turnIds = (d: any) => d.items.filter((i: any) => i.kind === 'turn').map((i: any) => i.turnId);
 
 test('keep > page size: a subscribe (reset) and the newest page are served without a restore, equal to a full fold', async (t) => {
   const env = await startEngine(t);

@@ -1,7 +1,7 @@
 import test from 'ava';
-import type { StreamReply } from '../../fixtures/llm/index.ts';
 import { connectClient, sameAsRest } from '../contract/transcript-client.ts';
 import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
+import { ended, getTranscript as get, held, live, reply, turnIds, turns } from './live-trim-helpers.ts';
 import { until } from '../helpers/wait.ts';
 
 // Restores of trimmed turns (src/ws/transcript/live.ts, projections/transcript/records-trim.ts): inputs that arrive
@@ -10,21 +10,7 @@ process.env.SVC_CODE_LIVE_TURNS = '3';
 // Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
 process.env.SVC_CODE_LIVE_RETRIM_MS = '0';
 
-const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
-const live = (env: EngineEnv) => env.s.server.services.liveTranscripts;
-const held = (env: EngineEnv) => live(env).held(env.sid, 'main');
-const ended = (env: EngineEnv) => env.ws.frames.filter((f) => f.type === 'turn.ended' && f.session_id === env.sid).length;
-const turnIds = (d: any) => d.items.filter((i: any) => i.kind === 'turn').map((i: any) => i.turnId);
-const get = (env: EngineEnv, q: string) => env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main&${q}`);
 
-async function turns(env: EngineEnv, from: number, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    const before = ended(env);
-    const r = await prompt(env, `question ${from + i}`);
-    if (r.code !== 0) throw new Error(`prompt refused: ${JSON.stringify(r)}`);
-    await turnEnded(env, before + 1);
-  }
-}
 
 /** The session is idle (status only: a GET /transcript would restore every turn). */
 const idle = (env: EngineEnv) => until(async () => !(await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy || undefined, 15_000);

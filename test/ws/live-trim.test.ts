@@ -1,8 +1,9 @@
 import test from 'ava';
-import { scripts, type StreamReply } from '../../fixtures/llm/index.ts';
+import { scripts } from '../../fixtures/llm/index.ts';
 import { connectClient, restTranscript, sameAsRest, toolCall, toolFrameOf, transcriptIdle } from '../contract/transcript-client.ts';
-import { prompt, startEngine, turnEnded, YOLO, type EngineEnv } from '../helpers/engine.ts';
+import { startEngine, YOLO } from '../helpers/engine.ts';
 import { until } from '../helpers/wait.ts';
+import { held, page, reply, turnIds, turns } from './live-trim-helpers.ts';
 
 // A live fold keeps the newest turns of an agent (SVC_CODE_LIVE_TURNS, 40 by default) and folds the older ones back
 // from the journal when a page or an event needs them (projections/transcript/records-trim.ts). Pages, `meta`, and a
@@ -11,24 +12,7 @@ process.env.SVC_CODE_LIVE_TURNS = '3';
 // Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
 process.env.SVC_CODE_LIVE_RETRIM_MS = '0';
 
-const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
 
-async function turns(env: EngineEnv, from: number, n: number): Promise<void> {
-  const before = env.ws.frames.filter((f) => f.type === 'turn.ended').length;
-  for (let i = 0; i < n; i++) {
-    const r = await prompt(env, `question ${from + i}`);
-    if (r.code !== 0) throw new Error(`prompt refused: ${JSON.stringify(r)}`);
-    await turnEnded(env, before + i + 1);
-  }
-}
-
-const held = (env: EngineEnv) => env.s.server.services.liveTranscripts.held(env.sid, 'main');
-const page = async (env: EngineEnv, q: string) => {
-  const r = await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main&${q}`);
-  if (r.code !== 0) throw new Error(JSON.stringify(r));
-  return r.data;
-};
-const turnIds = (d: any) => d.items.filter((i: any) => i.kind === 'turn').map((i: any) => i.turnId);
 
 test('pages reaching turns the live fold left out: every turn, in order, with has_more and meta as if all were held', async (t) => {
   const env = await startEngine(t);
