@@ -9,10 +9,10 @@ const PAGE = 1000;
 
 interface Entry<S> { state: S; seq: number; epoch: string }
 
-/** Folds the events of `stream` after `seq` into `state`; returns the seq of the last event folded. */
-export async function foldFrom<S>(journal: Journal, reducer: StreamReducer<S>, stream: string, state: S, seq: number): Promise<number> {
+/** Folds the events of `stream` after `seq` (up to `toSeq`) into `state`; returns the seq of the last event folded. */
+export async function foldFrom<S>(journal: Journal, reducer: StreamReducer<S>, stream: string, state: S, seq: number, toSeq?: number): Promise<number> {
   for (;;) {
-    const batch = await journal.readRange(stream, seq + 1, undefined, PAGE);
+    const batch = await journal.readRange(stream, seq + 1, toSeq, PAGE);
     for (const e of batch) reducer.apply(state, e);
     if (batch.length) seq = batch[batch.length - 1]!.seq;
     if (batch.length < PAGE) return seq;

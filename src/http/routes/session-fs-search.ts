@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type Koa from 'koa';
-import { confine } from '../../fs/confine.ts';
+import { confine, confiner } from '../../fs/confine.ts';
 import { gitDiff } from '../../fs/git/diff.ts';
 import { gitStatus } from '../../fs/git/status.ts';
 import { DEFAULT_GREP_TIMEOUT_MS, runGrep } from '../../fs/grep.ts';
@@ -87,7 +87,8 @@ export function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileInde
         let specs = ['.'];
         if (body.paths) {
           // Paths in an additional dir belong to another tree: they cannot restrict this repository's entries.
-          const confined = await Promise.all(body.paths.map((p) => confine(deps, s, p)));
+          const confineIn = await confiner(deps, s); // the roots listed and resolved once for every path
+          const confined = await Promise.all(body.paths.map((p) => confineIn(p)));
           specs = confined.filter((c) => c.root === s.cwd).map((c) => path.relative(root, c.abs) || '.');
         }
         const result = await gitStatus(root, specs.length ? specs : ['.']);

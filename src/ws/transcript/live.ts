@@ -1,7 +1,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Journal } from '../../../journal/journal.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
-import { foldStream } from '../../../projections/lazy-projection.ts';
+import { foldFrom, foldStream } from '../../../projections/lazy-projection.ts';
 import { applyVolatile } from '../../../projections/transcript/records-live.ts';
 import type { EmittedOp, RecOp } from '../../../projections/transcript/records-state.ts';
 import { liveTranscriptReducer } from '../../../projections/transcript/reducer.ts';
@@ -74,12 +74,7 @@ type Input = JournalEvent | { type: string; payload: Record<string, unknown> };
 /** A fold of `stream` up to `seq` (inclusive). */
 async function foldUpTo(journal: Journal, stream: string, seq: number): Promise<TranscriptState> {
   const state = liveTranscriptReducer.init();
-  for (let from = 1; from <= seq;) {
-    const batch = await journal.readRange(stream, from, seq, 1000);
-    for (const ev of batch) liveTranscriptReducer.apply(state, ev);
-    if (batch.length < 1000) break;
-    from = batch[batch.length - 1]!.seq + 1;
-  }
+  if (seq > 0) await foldFrom(journal, liveTranscriptReducer, stream, state, 0, seq);
   return state;
 }
 /** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
@@ -336,9 +331,14 @@ export class LiveTranscripts {
         return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
       } finally {
         e.pins -= 1;
-        if (!e.pins && e.retrim && e.state && this.entries.get(sessionId) === e) this.retrimLater(e);
+        if (this.canRetrim(e)) this.retrimLater(e);
       }
     }
+  }
+
+  /** Turns were put back, no read holds them, no restore runs, and the entry is still the session's. */
+  private canRetrim(e: Entry): boolean {
+    return !e.pins && !!e.retrim && !e.busy && !!e.state && this.entries.get(e.sessionId) === e;
   }
 
   /** After the last read: the turns it put back leave once no read came for `retrimMs` (at once with 0). */
@@ -348,7 +348,7 @@ export class LiveTranscripts {
     if (this.retrimMs === 0) return this.retrim(e);
     e.retrimTimer = setTimeout(() => {
       e.retrimTimer = undefined;
-      if (!e.pins && e.retrim && !e.busy && e.state && this.entries.get(e.sessionId) === e) this.retrim(e);
+      if (this.canRetrim(e)) this.retrim(e);
     }, this.retrimMs);
     e.retrimTimer.unref();
   }
@@ -448,7 +448,7 @@ export class LiveTranscripts {
       try {
         this.drain(e);
         // A restore no read waits on (an event needed the turns): they leave again once it is applied.
-        if (!e.pins && e.retrim && !e.busy && e.state && this.entries.get(e.sessionId) === e) this.retrim(e);
+        if (this.canRetrim(e)) this.retrim(e);
       } catch (err) {
         this.deps.log.error({ err, session_id: e.sessionId }, 'live transcript: applying after a restore failed');
         this.drop(e);
