@@ -10,7 +10,6 @@ import { opsOf, restTranscript, sameAsRest, toolCall, toolFrameOf, transcriptIdl
 // run_in_background or moved to the background when its timeout passed; the task object says which call started it.
 
 const call = (id: string, args: unknown) => toolCall(id, 'Bash', args);
-const toolOf = toolFrameOf;
 
 test('a background Bash call\'s tool frame carries the taskId of its task (started so, or moved there on timeout)', async (t) => {
   const env = await watchedEngine(t, { extraToml: YOLO });
@@ -24,7 +23,7 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   const first = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'bg1'), 10_000);
   t.is(first.kind, 'bash');
   let d = await sameAsRest(t, c, s, sid, 'run_in_background');
-  t.is(toolOf(d, 'bg1').taskId, first.id);
+  t.is(toolFrameOf(d, 'bg1').taskId, first.id);
   t.true(opsOf(c).some((o) => o.op === 'frame.upsert' && o.frame.toolCallId === 'bg1' && o.frame.taskId === first.id));
   t.is(d.tasks.find((x: any) => x.taskId === first.id).parent_tool_call_id, 'bg1');
 
@@ -38,8 +37,8 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   }, 15_000);
   const moved = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'fg1'), 10_000);
   d = await sameAsRest(t, c, s, sid, 'moved to the background');
-  t.is(toolOf(d, 'fg1').taskId, moved.id);
-  t.regex(String(toolOf(d, 'fg1').output), new RegExp(`moved to background as task ${moved.id}`));
+  t.is(toolFrameOf(d, 'fg1').taskId, moved.id);
+  t.regex(String(toolFrameOf(d, 'fg1').output), new RegExp(`moved to background as task ${moved.id}`));
   await writeFile(path.join(cwd, 'go'), '');
   // task.terminated (what the transcript shows) is journaled just after the task's REST status changes.
   await until(async () => (await restTranscript(s, sid)).tasks.every((x: any) => x.state !== 'running') || undefined, 10_000);
@@ -51,6 +50,6 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   const s2 = await s.restart();
   t.teardown(() => s2.stop());
   const r = await restTranscript(s2, sid);
-  t.is(toolOf(r, 'bg1').taskId, first.id);
-  t.is(toolOf(r, 'fg1').taskId, moved.id);
+  t.is(toolFrameOf(r, 'bg1').taskId, first.id);
+  t.is(toolFrameOf(r, 'fg1').taskId, moved.id);
 });

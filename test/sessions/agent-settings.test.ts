@@ -2,11 +2,11 @@ import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, YOLO, startEngine, turnEnded, prompt, type EngineEnv } from '../helpers/engine.ts';
 import { newSession } from '../helpers/server.ts';
+import { toolCall as call } from '../contract/transcript-client.ts';
 
 // A session's modes are read once (src/sessions/agent-settings.ts): the gate, GET /status, `turn.started`, the
 // transcript's meta and the system prompt's plan-mode reminder agree, even on a stored value the gate cannot use.
 
-const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });
 
 async function sessionWith(env: EngineEnv, agentConfig: Record<string, unknown>): Promise<EngineEnv> {
   const sid = await newSession(env.s, { agent_config: agentConfig });

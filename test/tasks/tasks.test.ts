@@ -2,11 +2,10 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { journal, prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded, YOLO, type EngineEnv } from '../helpers/engine.ts';
 import { alive, runBash } from '../helpers/bash.ts';
 import { until } from '../helpers/wait.ts';
 
-const YOLO = 'default_permission_mode = "yolo"';
 const withBg = (lines: string) => `${YOLO}\n[background]\n${lines}`;
 
 const bash = runBash;

@@ -2,7 +2,7 @@ import test from 'ava';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { serverFor } from '../helpers/server.ts';
-import { tempDir } from '../helpers/fs.ts';
+import { scratchDir } from '../helpers/fs.ts';
 
 // HTML documents are kept split around the CSP nonce (src/http/static.ts) while their file is unchanged: a rebuild
 // of the UI (a new index.html, same path, same size or not) is served at the next request, with its nonce, the
@@ -12,7 +12,7 @@ const page = (title: string, body: string) => `<!doctype html><html><head><title
 const nonceOf = (res: Response) => /'nonce-([A-Za-z0-9+/=]+)'/.exec(res.headers.get('content-security-policy')!)![1]!;
 
 test('a rebuilt index.html is served at the next request, the nonce meta first in <head>', async (t) => {
-  const root = await tempDir();
+  const root = await scratchDir(t);
   await mkdir(path.join(root, 'assets'));
   await writeFile(path.join(root, 'index.html'), page('x', 'one'));
   const s = await serverFor(t, { options: { webRoot: root, webTitle: 'Mine' } });
