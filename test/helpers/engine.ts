@@ -20,11 +20,11 @@ export interface EngineEnv {
   ws: WsClient;
 }
 
-/** A server configured against a fresh fixture LLM, one session, and a WS subscribed to it. */
-export async function startEngine(t: ExecutionContext, opts: { extraToml?: string; config?: string | null } = {}): Promise<EngineEnv> {
+/** A server configured against a fresh fixture LLM (`config` may be built from its URL), one session, and a WS subscribed to it. */
+export async function startEngine(t: ExecutionContext, opts: { extraToml?: string; config?: string | null | ((llmUrl: string) => string) } = {}): Promise<EngineEnv> {
   const llm = await startFixtureLlm();
   const home = await tempHome();
-  const config = opts.config === undefined ? engineConfig(llm.url, opts.extraToml) : opts.config;
+  const config = opts.config === undefined ? engineConfig(llm.url, opts.extraToml) : typeof opts.config === 'function' ? opts.config(llm.url) : opts.config;
   if (config !== null) await writeFile(path.join(home, 'config.toml'), config);
   const s = await startTestServer({ home });
   const env: EngineEnv = { s, llm, sid: await newSession(s), ws: await s.ws() };
