@@ -118,9 +118,30 @@ export async function toModelMessages(messages: Message[], media: MediaSource): 
   return out;
 }
 
-/** Characters of the history, for the token estimate (about 4 per token). */
+/**
+ * Tokens one image costs in the estimate, whatever its size: about what Anthropic charges for an image
+ * at the size it scales every image down to (~1.15 megapixels); OpenAI's high detail is lower. The
+ * journaled part is a short reference, so its characters alone would count an image as almost nothing.
+ */
+export const IMAGE_TOKENS = 1600;
+
+function imagesIn(parts: unknown): number {
+  if (!Array.isArray(parts)) return 0;
+  let n = 0;
+  for (const p of parts as Array<{ type?: string; content?: unknown }>) {
+    if (p?.type === 'image') n++;
+    else if (p?.type === 'tool_result') n += imagesIn(p.content);
+  }
+  return n;
+}
+
+/** Characters of the history, for the token estimate (about 4 per token), plus IMAGE_TOKENS per image. */
 export function estimateTokens(messages: Message[]): number {
   let chars = 0;
-  for (const m of messages) chars += JSON.stringify(m.content).length;
-  return Math.ceil(chars / 4);
+  let images = 0;
+  for (const m of messages) {
+    chars += JSON.stringify(m.content).length;
+    images += imagesIn(m.content);
+  }
+  return Math.ceil(chars / 4) + images * IMAGE_TOKENS;
 }

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { prompt, startEngine, turnEnded } from '../helpers/engine.ts';
+import { journal, prompt, startEngine, turnEnded } from '../helpers/engine.ts';
 import { rawGet, uploadFile } from '../helpers/files.ts';
 import { imagesIn, makePng, PROTOCOLS, protocolConfig } from '../helpers/images.ts';
 
@@ -82,4 +82,16 @@ test('messages_api: with more than 20 images in a request each is at most 2000 p
   const sent = await imagesIn(env.llm.requests[1]!.body);
   t.is(sent.length, 22);
   t.true(sent.every((i) => i.width === 667 && i.height === 2000));
+});
+
+test('an image counts about 1600 tokens in the context estimate, not the length of its reference', async (t) => {
+  const env = await startEngine(t, { extraToml: '[token_counting]\nstrategy = "estimated"' });
+  env.llm.setScript(scripts.helloText, scripts.helloText);
+  t.is((await prompt(env, 'hello')).code, 0);
+  await turnEnded(env);
+  t.is((await prompt(env, { content: [{ type: 'text', text: 'hello' }, b64(await makePng(800, 600))] })).code, 0);
+  await turnEnded(env, 2);
+  const steps = (await journal(env)).filter((e) => e.type === 'turn.step.completed').map((e) => e.payload.context_tokens);
+  t.is(steps.length, 2);
+  t.true(steps[1] - steps[0] >= 1600, `the image added ${steps[1] - steps[0]} tokens`);
 });
