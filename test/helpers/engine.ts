@@ -25,11 +25,11 @@ export interface EngineEnv {
  * `fixture`: the fixture's models and (only for a known daemon defect being fixed) lenient rules.
  */
 export async function startEngine(
-  t: ExecutionContext, opts: { extraToml?: string; config?: string | null; fixture?: FixtureOptions } = {},
+  t: ExecutionContext, opts: { extraToml?: string; config?: string | null | ((llmUrl: string) => string); fixture?: FixtureOptions } = {},
 ): Promise<EngineEnv> {
   const llm = await startFixtureLlm(opts.fixture);
   const home = await tempHome();
-  const config = opts.config === undefined ? engineConfig(llm.url, opts.extraToml) : opts.config;
+  const config = opts.config === undefined ? engineConfig(llm.url, opts.extraToml) : typeof opts.config === 'function' ? opts.config(llm.url) : opts.config;
   if (config !== null) await writeFile(path.join(home, 'config.toml'), config);
   const s = await startTestServer({ home });
   const env: EngineEnv = { s, llm, sid: await newSession(s), ws: await s.ws() };
