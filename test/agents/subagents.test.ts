@@ -168,7 +168,7 @@ test('manual mode: a subagent tool call waits for an approval naming the subagen
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
   env.llm.setScript(agentCall('c1', { description: 'd', prompt: 'p' }), { events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'x' } } }] }, say('wrote'), say('done'));
   await prompt(env, 'go');
-  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   const spawned = (await journal(env)).find((e) => e.type === 'subagent.spawned')!.payload;
   t.is(approval.tool_name, 'Write');
   t.is(approval.agent_id, spawned.agent_id);
@@ -182,7 +182,7 @@ test('aborting the main turn while its subagent waits on an approval cancels bot
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
   env.llm.setScript(agentCall('c1', { description: 'd', prompt: 'p' }), { events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'x' } } }] });
   await prompt(env, 'go');
-  await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   await env.s.post(`/api/v1/sessions/${env.sid}:abort`, {});
   t.is((await turnEnded(env)).payload.reason, 'cancelled');
   const failed = await until(async () => (await journal(env)).find((e) => e.type === 'subagent.failed'));
