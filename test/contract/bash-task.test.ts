@@ -34,7 +34,7 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   await until(async () => {
     const turns = (await restTranscript(s, sid)).items.filter((i: any) => i.kind === 'turn');
     return (turns.length === 2 && turns[1].state === 'completed') || undefined;
-  }, 15_000);
+  }, 30_000);
   const moved = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'fg1'), 30_000);
   d = await sameAsRest(t, c, s, sid, 'moved to the background');
   t.is(toolFrameOf(d, 'fg1').taskId, moved.id);

@@ -56,7 +56,7 @@ async function same(t: ExecutionContext, c: Client, s: TestServer, sid: string, 
     pump(c);
     d = await rest(s, sid);
     return d.seq !== undefined && c.store.watermark === d.seq;
-  }, 10_000);
+  }, 30_000);
   t.deepEqual(c.store.view(), restView(d), step);
 }
 
@@ -64,7 +64,7 @@ async function same(t: ExecutionContext, c: Client, s: TestServer, sid: string, 
 const idle = (s: TestServer, sid: string) => until(async () => {
   const st = (await s.get(`/api/v1/sessions/${sid}/status`)).data;
   return (!st.busy && (await rest(s, sid)).meta.activity === 'idle') || undefined;
-}, 15_000);
+}, 30_000);
 
 /** Waits until GET /transcript lists the interaction as pending (the approvals and questions routes may answer first). */
 const pendingInTranscript = (s: TestServer, sid: string, id: string) =>

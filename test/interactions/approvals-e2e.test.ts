@@ -11,7 +11,7 @@ async function pendingApproval(env: EngineEnv) {
   return until(async () => {
     const r = await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`);
     return r.data.items[0];
-  }, 10_000);
+  }, 30_000);
 }
 
 test('manual mode: a Write in a turn waits for approval, runs once approved, and the turn completes', async (t) => {

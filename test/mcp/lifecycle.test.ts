@@ -139,7 +139,7 @@ test('a server still starting is killed, not waited for, when its runtime unload
   const sid = await liveSession(s);
   t.regex((await serverStatus(s, 'global', ['error'])).last_error, /did not start within 400 ms/);
   t.is((await serverStatus(s, 'starting', ['connecting'])).status, 'connecting');
-  const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 10_000))!;
+  const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 30_000))!;
   t.true(alive(pid!));
   t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
   await until(() => !alive(pid!), 30_000);

@@ -68,7 +68,7 @@ test('an undo that reaches trimmed turns reaches the client store as it reaches 
   const r = await until(async () => {
     const x = await env.s.post(`/api/v1/sessions/${env.sid}:undo`, { count: 6 });
     return x.code === 40901 ? undefined : x;
-  }, 10_000);
+  }, 30_000);
   t.is(r!.code, 0, JSON.stringify(r));
   await transcriptIdle(env.s, env.sid);
   const d = await sameAsRest(t, c, env.s, env.sid, 'after an undo of 6 turns');
