@@ -7,6 +7,9 @@ import { journal, prompt, startEngine, turnEnded, YOLO, type EngineEnv } from '.
 import { rawGet } from '../helpers/files.ts';
 import { imagesIn, makePng, PROTOCOLS, protocolConfig } from '../helpers/images.ts';
 
+/** Images are decoded and encoded in the turn, on a machine other runs load too: a generous bound. */
+const turnDone = (env: EngineEnv, n = 1) => turnEnded(env, n, 120_000);
+
 const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
 
 /** One turn whose model calls Read with each of `calls`; resolves to the tool.result payloads and the request after the calls. */
@@ -15,7 +18,7 @@ async function readCalls(env: EngineEnv, calls: Array<Record<string, unknown>>, 
   env.llm.setScript({ events: calls.map((args, i) => ({ tool_call: { id: `${base}${i}`, name: 'Read', args } })) }, scripts.helloText);
   const before = env.llm.requests.length;
   t0(await prompt(env, 'look at it'));
-  const ended = await turnEnded(env, n);
+  const ended = await turnDone(env, n);
   const results = (await journal(env)).filter((e) => e.type === 'tool.result' && e.payload.tool_call_id.startsWith(base)).map((e) => e.payload);
   return { ended, results: calls.map((_, i) => results.find((r) => r.tool_call_id === `${base}${i}`)!), followUp: env.llm.requests[before + 1]! };
 }
