@@ -2,7 +2,7 @@ import path from 'node:path';
 import test from 'ava';
 import { until } from '../helpers/wait.ts';
 import { tempDir } from '../helpers/fs.ts';
-import { alive, pidsIn, serverStatus, stdioServer, writeMcpFile } from '../helpers/mcp.ts';
+import { alive, pidsIn, serverStatus, startSessionServers, stdioServer, writeMcpFile } from '../helpers/mcp.ts';
 import { startTestServer, tempHome, type TestServer, newSession } from '../helpers/server.ts';
 
 async function serverWith(servers: Record<string, unknown>): Promise<{ s: TestServer; home: string }> {
@@ -11,11 +11,10 @@ async function serverWith(servers: Record<string, unknown>): Promise<{ s: TestSe
   return { s: await startTestServer({ home }), home };
 }
 
-/** A session whose runtime is loaded (GET status resumes a cold session). */
+/** A session whose runtime is loaded (GET status resumes a cold session) and whose servers start, as on its first turn. */
 async function liveSession(s: TestServer): Promise<string> {
   const sid = await newSession(s);
-  const r = await s.get(`/api/v1/sessions/${sid}/status`);
-  if (r.code !== 0) throw new Error(JSON.stringify(r));
+  await startSessionServers(s, sid);
   return sid;
 }
 
