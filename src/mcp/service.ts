@@ -1,12 +1,12 @@
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { notFound } from '../../protocol/errors.ts';
 import type { McpServerConfig, McpServerV1 } from '../../protocol/schemas/mcp.ts';
-import { pathToFileURL } from 'node:url';
 import type { Logger } from '../app/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { ToolOutcome } from '../engine/tools.ts';

@@ -93,7 +93,9 @@ export async function startMcpEngine(
   const { newSession } = await import('./server.ts');
   const llm = await startFixtureLlm();
   const home = await tempHome();
-  await writeFile(path.join(home, 'config.toml'), opts.wire === 'messages_api' ? messagesApiConfig(llm.url, extraToml) : engineConfig(llm.url, extraToml));
+  // Servers start on the first turn and wait for it: a loaded machine may take longer than the 30 s default.
+  const extra = extraToml.includes('[mcp]') ? extraToml : `${extraToml}\n[mcp]\nstartup_timeout_ms = 120000\n`;
+  await writeFile(path.join(home, 'config.toml'), opts.wire === 'messages_api' ? messagesApiConfig(llm.url, extra) : engineConfig(llm.url, extra));
   await writeMcpFile(path.join(home, 'mcp.json'), servers);
   const s = await startTestServer({ home });
   const env = { s, llm, sid: await newSession(s), ws: await s.ws(), home };

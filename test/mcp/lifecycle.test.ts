@@ -19,6 +19,7 @@ async function liveSession(s: TestServer): Promise<string> {
 }
 
 test('no live session: the v1 list is empty and :restart is 40408', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const { s } = await serverWith({ fx: stdioServer() });
   t.teardown(() => s.stop());
   t.deepEqual((await s.get('/api/v1/mcp/servers')).data, { servers: [] });
@@ -30,6 +31,7 @@ test('no live session: the v1 list is empty and :restart is 40408', async (t) =>
 });
 
 test('stdio servers start with the session runtime: v1 list, tools as mcp__<server>__<tool> in GET /tools, :restart replaces the child', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const { s } = await serverWith({ fx: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }) });
   t.teardown(() => s.stop());
@@ -54,6 +56,7 @@ test('stdio servers start with the session runtime: v1 list, tools as mcp__<serv
 });
 
 test('[tools] globs mark MCP tools inactive in GET /tools', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const home = await tempHome();
   await writeMcpFile(path.join(home, 'mcp.json'), { fx: stdioServer() });
   const { writeFile } = await import('node:fs/promises');
@@ -69,6 +72,7 @@ test('[tools] globs mark MCP tools inactive in GET /tools', async (t) => {
 });
 
 test('a server that fails to start shows status error with last_error and leaves the session usable', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const { s } = await serverWith({
     broken: stdioServer({ MCP_FIXTURE_EXIT: '1' }),
     missing: { transport: 'stdio', command: '/nonexistent/svc-mcp-server' },
@@ -88,6 +92,7 @@ test('a server that fails to start shows status error with last_error and leaves
 });
 
 test('lifecycle: children stop when the runtime unloads and when the daemon stops; a WebSocket reconnect restarts nothing', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const { s } = await serverWith({ a: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }), b: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }) });
   let stopped = false;
@@ -125,6 +130,7 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
 });
 
 test('a server still starting is killed, not waited for, when its runtime unloads; [mcp] startup_timeout_ms applies to servers without their own', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const home = await tempHome();
   await writeMcpFile(path.join(home, 'mcp.json'), {

@@ -17,6 +17,7 @@ const offered = (env: EngineEnv, n: number): string[] => env.llm.requests[n]!.bo
 const mcpOf = (env: EngineEnv) => env.s.server.services.mcp;
 
 test('reading sessions starts no server; a turn starts its session\'s servers only', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const env = await startMcpEngine(t, { fx: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }) }, YOLO);
   const others = [await newSession(env.s), await newSession(env.s)];
@@ -35,6 +36,7 @@ test('reading sessions starts no server; a turn starts its session\'s servers on
 });
 
 test('v2 writes reach a live session: POST adds (offered next turn), PUT restarts with the new entry, DELETE disconnects; :restart uses the current entry', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const dir = await tempDir();
   const fxPids = path.join(dir, 'fx');
   const gxPids = path.join(dir, 'gx');
@@ -75,6 +77,7 @@ test('v2 writes reach a live session: POST adds (offered next turn), PUT restart
 });
 
 test(':restart reaches every live session that runs the server', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const env = await startMcpEngine(t, { fx: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }) }, YOLO);
   const second = { ...env, sid: await newSession(env.s) };
@@ -95,6 +98,7 @@ test(':restart reaches every live session that runs the server', async (t) => {
 });
 
 test('a remote server that missed its reconnect comes back by itself: status error, then connected again with its tools, no :restart', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const remote = await startHttpMcp({ transport: 'http' });
   const port = Number(new URL(remote.url).port);
   let again: Awaited<ReturnType<typeof startHttpMcp>> | undefined;

@@ -8,6 +8,7 @@ const resultOf = async (env: EngineEnv, id: string) => (await journal(env)).find
 const callEcho = (id: string, server: string, text: string) => ({ events: [{ tool_call: { id, name: `mcp__${server}__echo`, args: { text } } }] });
 
 test('streamable HTTP and SSE servers: connected in the v1 list, their tools run in a turn', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const web = await startHttpMcp({ transport: 'http' });
   const events = await startHttpMcp({ transport: 'sse' });
   t.teardown(async () => {
@@ -29,6 +30,7 @@ test('streamable HTTP and SSE servers: connected in the v1 list, their tools run
 
 for (const transport of ['http', 'sse'] as const) {
   test(`a dropped ${transport} session reconnects once and retries the same call once`, async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
     const remote = await startHttpMcp({ transport });
     t.teardown(() => remote.close());
     const env = await startMcpEngine(t, { r: { transport, url: remote.url } }, 'default_permission_mode = "yolo"');
@@ -46,6 +48,7 @@ for (const transport of ['http', 'sse'] as const) {
 }
 
 test('a server that goes away for good: one reconnect attempt, then a tool error (no other tool is called)', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const remote = await startHttpMcp({ transport: 'http' });
   const env = await startMcpEngine(t, { r: { transport: 'http', url: remote.url, startupTimeoutMs: 10_000 } }, 'default_permission_mode = "yolo"');
   env.llm.setScript(callEcho('c1', 'r', 'one'), scripts.helloText, callEcho('c2', 'r', 'two'), scripts.helloText);

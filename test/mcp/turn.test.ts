@@ -8,6 +8,7 @@ const call = (id: string, name: string, args: unknown = {}) => ({ events: [{ too
 const resultOf = async (env: EngineEnv, id: string) => (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)?.payload;
 
 test('end to end: the model calls an MCP tool, the permission gate asks, the user approves, the result reaches the transcript', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer() }, 'default_permission_mode = "manual"');
   env.llm.setScript(call('m1', 'mcp__fx__echo', { text: 'hi there' }), scripts.helloText);
   t.is((await prompt(env, 'echo it')).code, 0);
@@ -32,6 +33,7 @@ test('end to end: the model calls an MCP tool, the permission gate asks, the use
 });
 
 test('results: progress notifications become tool.progress; images, resources, structured content and errors become tool results; the tool timeout ends a hung call', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer({}, { toolTimeoutMs: 3000 }) }, 'default_permission_mode = "yolo"');
   env.llm.setScript(
     { events: [
@@ -62,6 +64,7 @@ test('results: progress notifications become tool.progress; images, resources, s
 });
 
 test('permission rules match MCP tools by name (globs), disabled_tools and [tools] hide them and refuse the call', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer() }, `default_permission_mode = "yolo"
 [tools]
 disabled = ["mcp__fx__pid"]
@@ -92,6 +95,7 @@ decision = "deny"
 });
 
 test('elicitation: a server request becomes a question; an answer accepts it, a dismissal declines it', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer() }, 'default_permission_mode = "yolo"');
   env.llm.setScript(call('a1', 'mcp__fx__ask'), call('a2', 'mcp__fx__ask'), scripts.helloText);
   t.is((await prompt(env, 'ask me')).code, 0);
