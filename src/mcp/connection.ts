@@ -62,6 +62,8 @@ export class McpConnection {
   /** The remote connection closed under us (the next call reconnects once). */
   private dropped = false;
   private readonly retries: Reconnects;
+  /** A tool-list refresh in progress (`tools/list_changed`): the next model request waits for it. */
+  private refreshing?: Promise<void>;
 
   constructor(readonly spec: ConnectionSpec) {
     this.retries = new Reconnects(spec.reconnect, () => void this.start());
@@ -112,6 +114,11 @@ export class McpConnection {
   /** Waits for a start in progress. */
   async ready(): Promise<void> {
     await this.starting;
+  }
+
+  /** Waits for a tool-list refresh in progress (not for a background reconnect). */
+  async toolsSettled(): Promise<void> {
+    await this.refreshing;
   }
 
   async stop(): Promise<void> {
@@ -217,7 +224,13 @@ export class McpConnection {
       const roots = this.spec.roots;
       client.setRequestHandler(sdk.ListRootsRequestSchema, async () => ({ roots: await roots() }));
     }
-    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.refreshTools(client));
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+      const run = this.refreshTools(client).finally(() => {
+        if (this.refreshing === run) this.refreshing = undefined;
+      });
+      this.refreshing = run;
+      return run;
+    });
     return client;
   }
 

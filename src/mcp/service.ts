@@ -210,7 +210,10 @@ export class McpService implements ExternalTools {
     const set = this.sets.get(sessionId);
     if (!set) return;
     await set.built;
-    if (!set.closed) await set.activate();
+    if (set.closed) return;
+    await set.activate();
+    // A server that announced a changed tool list is read again before the request offers its tools.
+    await Promise.all([...set.conns.values()].map((c) => c.toolsSettled()));
   }
 
   list(sessionId: string): ExternalTool[] {
