@@ -47,7 +47,7 @@ test('stdio servers start with the session runtime: v1 list, tools as mcp__<serv
   const [first] = await pidsIn(pidFile);
   t.true(alive(first!));
   t.deepEqual((await s.post('/api/v1/mcp/servers/fx:restart')).data, { restarting: true });
-  await until(async () => (await pidsIn(pidFile)).length === 2, 15_000);
+  await until(async () => (await pidsIn(pidFile)).length === 2, 60_000);
   await serverStatus(s, 'fx', ['connected']);
   await until(() => !alive(first!), 60_000);
   const [, second] = await pidsIn(pidFile);
