@@ -51,6 +51,7 @@ function toolOutput(p: ToolResultPart): LanguageModelV3ToolResultOutput {
   }
   return {
     type: 'content',
+    // `image-data`: the Anthropic provider drops a `file-data` image in a tool result (it takes only PDFs there).
     value: parts.map((c) => {
       if (c.type === 'text') return { type: 'text' as const, text: c.text };
       return /^https?:\/\//.test(c.data) ? { type: 'image-url' as const, url: c.data } : { type: 'image-data' as const, data: c.data, mediaType: c.mediaType };
