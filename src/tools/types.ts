@@ -11,6 +11,7 @@ import type { TaskService } from '../tasks/service.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import type { Confine, ConfinedPath } from '../fs/confine.ts';
 import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
+import type { WebFetchLimits } from '../webfetch/page.ts';
 
 /** The services built-in tools call (`ctx.deps`). */
 export interface ToolDeps extends SkillDeps {
@@ -22,6 +23,8 @@ export interface ToolDeps extends SkillDeps {
   auth: TokenSource;
   /** The per-turn file history: Bash checks whether the files it holds still exist (file-history.ts). */
   fileHistory: Pick<FileHistoryProjection, 'read' | 'existingPaths'>;
+  /** Bounds of WebFetch when it fetches pages itself (src/webfetch/). */
+  webFetch: WebFetchLimits;
 }
 
 /** What a tool may use while it runs; every path goes through `confine`. */
