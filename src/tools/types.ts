@@ -60,6 +60,11 @@ export interface ToolDef<I = any> {
   readOnly: boolean;
   /** Whether the tool is offered in this session at all (default: always). */
   enabledFor?(session: SessionRecord): boolean;
+  /**
+   * Why the tool cannot work under this config (a service it needs is not configured), or undefined when it can.
+   * Such a tool is not offered to the model, is listed inactive with the reason, and a call to it is refused.
+   */
+  unavailable?(config: ResolvedConfig): string | undefined;
   /** The schema offered to the model when it depends on the config (validation still uses `schema`). */
   offeredSchema?(config: ResolvedConfig): v.GenericSchema;
   run(input: I, ctx: ToolContext): Promise<string>;
