@@ -4,6 +4,9 @@ export interface ConvertRequest { html: string; url: string }
 export interface ConvertResult { title?: string; markdown: string }
 type Reply = { ok: true; result: ConvertResult } | { ok: false; error: string };
 
+/** Characters of the child's stderr kept for the error of a child that died. */
+const STDERR_TAIL = 2000;
+
 /** Limits of one conversion's child process. */
 export interface ConvertLimits {
   timeoutMs: number;
@@ -16,7 +19,7 @@ function startChild(heapMb: number) {
   const ts = import.meta.url.endsWith('.ts');
   const file = new URL(ts ? './convert-child.ts' : './convert-child.js', import.meta.url);
   const execArgv = [`--max-old-space-size=${heapMb}`, ...(ts ? ['--import', import.meta.resolve('tsx')] : [])];
-  return fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+  return fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
 }
 
 /**
@@ -29,6 +32,9 @@ export function htmlToMarkdown(req: ConvertRequest, limits: ConvertLimits, signa
   if (signal.aborted) return Promise.reject(new Error('the fetch was cancelled'));
   return new Promise((resolve, reject) => {
     const child = startChild(limits.heapMb);
+    // The end of the child's stderr names why it died (an out-of-memory abort, a module that failed to load).
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)));
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -43,7 +49,11 @@ export function htmlToMarkdown(req: ConvertRequest, limits: ConvertLimits, signa
     signal.addEventListener('abort', onAbort, { once: true });
     child.once('message', (m: Reply) => finish(() => (m.ok ? resolve(m.result) : reject(new Error(m.error)))));
     child.once('error', (err) => finish(() => reject(err)));
-    child.once('exit', (code, sig) => finish(() => reject(new Error(`the converter stopped (${sig ?? `exit code ${code}`})`))));
+    child.once('close', (code, sig) => finish(() => {
+      // Native stack frames (` 7: 0x1080237 v8::...`) say nothing to the model: the message lines do.
+      const why = stderr.split('\n').map((l) => l.trim()).filter((l) => l && !/^(\d+: 0x|-----)/.test(l)).slice(-2).join(' | ');
+      reject(new Error(`the converter stopped (${sig ?? `exit code ${code}`})${why ? `: ${why}` : ''}`));
+    }));
     child.send(req, (err) => err && finish(() => reject(err)));
   });
 }
