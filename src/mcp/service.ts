@@ -296,8 +296,10 @@ export class McpService implements ExternalTools {
     return best?.set;
   }
 
-  servers(sessionId?: string): McpServerV1[] {
+  /** The v1 list; a session loaded just now lists its servers once its layers are read. */
+  async servers(sessionId?: string): Promise<McpServerV1[]> {
     const set = sessionId ? this.sets.get(sessionId) : this.effective();
+    await set?.built;
     return set?.view() ?? [];
   }
 
