@@ -53,7 +53,10 @@ test('pick a model, thinking and permission mode; an @ mention; an attachment; a
   llm.setScript({ events: [{ tool_call: { id: 'b1', name: 'Bash', args: { command: 'echo no-approval-needed' } } }] }, scripts.helloText);
   await prompt.fill('run it');
   await prompt.press('Enter');
-  await page.locator('.tool[data-tool="Bash"] .tool-out', { hasText: 'no-approval-needed' }).waitFor();
+  const bash = page.locator('.tool[data-tool="Bash"]');
+  await bash.locator('.tool-state', { hasText: 'exit 0' }).waitFor();
+  await bash.locator('.tool-head').click();
+  await bash.locator('.tool-out', { hasText: 'no-approval-needed' }).waitFor();
   t.is(await page.getByRole('group', { name: 'Approval' }).count(), 0);
 
   // Plan mode on, then off again, through the profile.

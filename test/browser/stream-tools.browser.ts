@@ -48,11 +48,10 @@ test('thinking streams open and folds after; a Read block shows the file; git st
   await page.locator('.bubble.assistant', { hasText: 'I read the notes.' }).waitFor();
   const read = page.locator('.tool.done[data-tool="Read"]');
   t.regex((await read.locator('.tool-arg').textContent()) ?? '', /notes\.md$/);
-  const fold = read.locator('details.tool-fold');
-  t.regex((await fold.locator('summary').textContent()) ?? '', /\d+ lines read/);
-  t.false(await fold.locator('pre').isVisible(), 'folded');
-  await fold.locator('summary').click();
-  await fold.locator('pre', { hasText: 'second line' }).waitFor();
+  t.regex((await read.locator('.tool-state').textContent()) ?? '', /\d+ lines/);
+  t.is(await read.locator('.tool-out').count(), 0, 'folded');
+  await read.getByRole('button', { name: /Read/ }).click();
+  await read.locator('.tool-out', { hasText: 'second line' }).waitFor();
   await shot('read-block');
 
   // Git: a repository with README.md committed then changed, and an untracked file: the tree shows M and U.

@@ -2,7 +2,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 
 export type Workspace = { id: string; root: string; name: string };
-export type SessionRow = { id: string; workspace: { id: string; cwd: string }; meta: { title?: string | null; last_prompt?: string | null; archived?: boolean; updated_at?: number }; activity: { status: string } };
+export type SessionRow = {
+  id: string; workspace: { id: string; cwd: string };
+  meta: { title?: string | null; last_prompt?: string | null; archived?: boolean; updated_at?: number };
+  activity: { status: string };
+  /** With `include=git`: the workspace's branch (null when detached, or not a repository). */
+  git?: { branch: string | null };
+};
 type Group = { workspace: { id: string }; sessions: SessionRow[]; total: number };
 type GroupsPage = { groups: Group[]; total: number; has_more: boolean; next_page_token: string | null };
 type FlatPage = { items: SessionRow[]; total: number; next_page_token: string | null };
@@ -27,6 +33,8 @@ export function useSessionList(active: string | null) {
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
   const [rows, setRows] = useState<Record<string, SessionRow[]>>({});
   const [totals, setTotals] = useState<Record<string, number>>({});
+  /** The first read is done: an empty list means no workspace yet (the welcome), not "not read yet". */
+  const [loaded, setLoaded] = useState(false);
   const limits = useRef<Record<string, number>>({});
   const archived = useRef(false);
   const generation = useRef(0);
@@ -46,7 +54,7 @@ export function useSessionList(active: string | null) {
     let token: string | null = null;
     let total = 0;
     for (let i = 0; i < MAX_PAGES && out.length < limit; i++) {
-      const page: FlatPage = await api('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(wsId)}&page_size=${Math.min(100, limit - out.length)}${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      const page: FlatPage = await api('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(wsId)}&page_size=${Math.min(100, limit - out.length)}&include=git${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
       out.push(...page.items);
       total = page.total;
       token = page.next_page_token;
@@ -64,7 +72,7 @@ export function useSessionList(active: string | null) {
     const tot: Record<string, number> = {};
     let token: string | null = null;
     for (let i = 0; i < MAX_PAGES; i++) {
-      const page: GroupsPage = await api('GET', `/api/v2/sessions?view=by_workspace&group.page_size=${GROUP_PAGE}&page_size=100${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      const page: GroupsPage = await api('GET', `/api/v2/sessions?view=by_workspace&group.page_size=${GROUP_PAGE}&page_size=100&include=git${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
       for (const g of page.groups) {
         byWs[g.workspace.id] = g.sessions;
         tot[g.workspace.id] = g.total;
@@ -92,6 +100,7 @@ export function useSessionList(active: string | null) {
     setRows(byWs);
     setTotals(tot);
     setExtra(missing);
+    setLoaded(true);
   }
 
   /** One session's row from GET /api/v1/sessions/{id} (the v2 list has no id filter). */
@@ -99,7 +108,11 @@ export function useSessionList(active: string | null) {
     try {
       const s = await api('GET', `/api/v1/sessions/${id}`);
       const status = activityOf(s);
-      return { id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived }, activity: { status } };
+      const updated = Date.parse(s.updated_at ?? '');
+      return {
+        id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, activity: { status },
+        meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived, ...(Number.isFinite(updated) ? { updated_at: updated } : {}) },
+      };
     } catch {
       return null;
     }
@@ -144,7 +157,7 @@ export function useSessionList(active: string | null) {
   const all = Object.values(rows).flat();
   if (extra && !all.some((r) => r.id === extra.id)) all.push(extra);
   return {
-    workspaces, rows, totals, all, load, more, applyWork,
+    workspaces, rows, totals, all, loaded, load, more, applyWork,
     setArchived(on: boolean) { archived.current = on; },
   };
 }

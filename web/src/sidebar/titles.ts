@@ -1,0 +1,72 @@
+// What a session is called in the list and its bar, and how long ago it moved.
+// A session's title is empty until one is set or generated; until then it is called by its first prompt,
+// which does not change as more prompts are sent (the list's `last_prompt` does: it is used only for a
+// session first seen here with prompts already sent, and kept from then on). The prompts are remembered in
+// localStorage (the newest KEEP), so a reload or another session opened keeps the name.
+
+const KEY = 'svc-code.first-prompts';
+const KEEP = 300;
+/** A title longer than this is cut (the full text is in the element's title). */
+const MAX = 120;
+
+type Entry = { text: string; sure: boolean };
+
+function load(): Record<string, Entry> {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY) ?? '{}') as unknown;
+    return v && typeof v === 'object' ? v as Record<string, Entry> : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Remembers `text` as a session's first prompt. `sure`: it is the first prompt (the first turn of the
+ * transcript, or the prompt that started an empty session); otherwise only the first text seen is kept.
+ * True when the stored name changed.
+ */
+export function rememberFirstPrompt(sid: string, text: string | null | undefined, sure: boolean): boolean {
+  const t = text?.trim().replace(/\s+/g, ' ');
+  if (!t) return false;
+  const all = load();
+  const cur = all[sid];
+  if (cur && (cur.sure || !sure)) return false;
+  delete all[sid];
+  all[sid] = { text: t.slice(0, MAX), sure };
+  const ids = Object.keys(all);
+  for (const id of ids.slice(0, Math.max(0, ids.length - KEEP))) delete all[id];
+  localStorage.setItem(KEY, JSON.stringify(all));
+  return true;
+}
+
+/** The name to show: the title, else the first prompt, else the last prompt (remembered as the first from now on). */
+export function sessionName(row: { id: string; meta: { title?: string | null; last_prompt?: string | null } } | undefined): string {
+  if (!row) return 'New session';
+  if (row.meta.title) return row.meta.title;
+  const first = load()[row.id]?.text;
+  if (first) return first;
+  if (row.meta.last_prompt) {
+    rememberFirstPrompt(row.id, row.meta.last_prompt, false);
+    return row.meta.last_prompt.slice(0, MAX);
+  }
+  return 'New session';
+}
+
+/** "now", "5m", "3h", "2d", else the date: how long ago `ms` (epoch ms) was. */
+export function ago(ms: number | undefined, now = Date.now()): string {
+  if (!ms || !Number.isFinite(ms)) return '';
+  const s = Math.max(0, (now - ms) / 1000);
+  if (s < 60) return 'now';
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h`;
+  if (s < 7 * 86_400) return `${Math.floor(s / 86_400)}d`;
+  return new Date(ms).toLocaleDateString(undefined, { month: 'short', day: 'numeric', ...(s > 300 * 86_400 ? { year: 'numeric' } : {}) });
+}
+
+/** A time for a tooltip: "Tue 14:05" today-ish, else the date and time. */
+export function when(iso: string | number | undefined): string {
+  if (iso === undefined) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return d.toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
