@@ -45,6 +45,7 @@ test('color-scheme follows the theme; a first-run welcome; a new session shows f
   await intro.getByText(folder).waitFor();
   await intro.getByText('trunk').waitFor();
   await intro.getByText('fx/model').waitFor();
+  await page.locator('.session-bar .chip.branch', { hasText: 'trunk' }).waitFor();
   await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Prompt');
   await shot('new-session');
 
