@@ -142,16 +142,21 @@ async function main(): Promise<void> {
       + '\n/** Days in a month, February by the leap-year rule. */\nexport function daysIn(year: number, month: number): number {\n  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;\n  return [4, 6, 9, 11].includes(month) ? 30 : 31;\n}\n';
     llm.setScript(
       { events: [{ thinking: 'The month check is there; the day is only bounded by 31. I need the month length, with February depending on the year.' }, { tool_call: { id: 's1', name: 'Read', args: { file_path: 'src/dates.ts' } } }] },
-      { events: [{ tool_call: { id: 's2', name: 'Write', args: { file_path: 'src/dates.ts', content: edited } } }] },
-      { events: (STREAM.match(/\S+\s*/g) ?? []).map((text) => ({ text })), delay_ms: 900 },
+      { events: [{ tool_call: { id: 's2', name: 'Edit', args: { file_path: 'src/dates.ts', old_string: DATES, new_string: edited } } }] },
+      { events: (STREAM.match(/\S+\s*/g) ?? []).map((text) => ({ text })), delay_ms: 700 },
     );
-    await prompt(streaming, 'Make parseDate reject Feb 29 outside leap years');
-    await writeFile(path.join(dir, 'src', 'calendar.ts'), "export { daysIn } from './dates.ts';\n");
-
+    // The streaming shots: every page open (and subscribed) before the turn starts, so each follows it live.
+    const watching: Array<{ page: Page; width: number; theme: string }> = [];
     for (const theme of THEMES) for (const width of WIDTHS) {
       const page = await open(width, theme, `/s/${streaming}`);
-      await page.locator('.bubble.assistant', { hasText: 'added' }).waitFor({ timeout: 60_000 });
-      await page.waitForFunction(() => (document.querySelector('.log article.turn:last-of-type .bubble.assistant')?.textContent ?? '').length > 60, undefined, { timeout: 60_000 });
+      await page.locator('.bubble.assistant').first().waitFor();
+      await page.locator('.conn.on').waitFor({ state: 'attached' });
+      watching.push({ page, width, theme });
+    }
+    await prompt(streaming, 'Make parseDate reject Feb 29 outside leap years');
+    await writeFile(path.join(dir, 'src', 'calendar.ts'), "export { daysIn } from './dates.ts';\n");
+    for (const { page, width, theme } of watching) {
+      await page.waitForFunction(() => ([...document.querySelectorAll('.log .bubble.assistant')].at(-1)?.textContent ?? '').length > 150, undefined, { timeout: 60_000 });
       await shoot(page, 'streaming', width, theme);
       await page.context().close();
     }

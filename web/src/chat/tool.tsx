@@ -143,7 +143,9 @@ function Body(props: { f: Frame; input: Record<string, unknown>; shown: Shown | 
   switch (f.name) {
     case 'Bash': {
       const command = str(input.command) ?? (shown?.kind === 'command' ? shown.command : '');
-      return <>{command && <Section label="Command" copy={command} copyLabel="Copy command"><pre class="tool-in">{`$ ${command}`}</pre></Section>}{outSection}</>;
+      // The head shows a one-line command whole; a longer one is shown here in full.
+      const long = command.includes('\n') || command.length > 80;
+      return <>{command && (long || !outSection) && <Section label="Command" copy={command} copyLabel="Copy command"><pre class="tool-in">{`$ ${command}`}</pre></Section>}{outSection}</>;
     }
     case 'Edit':
       if (typeof input.old_string === 'string' && typeof input.new_string === 'string') {

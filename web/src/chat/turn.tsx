@@ -30,7 +30,7 @@ function Working(props: { since?: string; waiting: boolean }) {
   const s = Number.isFinite(start) ? Math.max(0, Math.floor((now - start) / 1000)) : null;
   const elapsed = s === null ? '' : s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
   return (
-    <div class="working" role="status" aria-label="working">
+    <div class={`working${props.waiting ? ' waiting' : ''}`} role="status" aria-label="working">
       <span class="pulse" aria-hidden="true" />
       <span>{props.waiting ? 'Waiting for your approval' : 'Working'}{elapsed && ` · ${elapsed}`}</span>
     </div>

@@ -14,10 +14,11 @@ function Context(props: { s: Status }) {
     : s.max_context_tokens && typeof s.context_tokens === 'number' ? s.context_tokens / s.max_context_tokens : undefined;
   if (share === undefined || !Number.isFinite(share) || (share === 0 && !s.context_tokens)) return null;
   const pct = Math.min(100, Math.max(0, Math.round(share * 100)));
+  const shownPct = pct === 0 && share > 0 ? '<1' : String(pct);
   const tokens = typeof s.context_tokens === 'number' ? `${s.context_tokens.toLocaleString()}${s.max_context_tokens ? ` of ${s.max_context_tokens.toLocaleString()}` : ''} tokens` : '';
   return (
-    <span class={`context${pct >= 80 ? ' high' : ''}`} title={`Context used: ${pct}%${tokens ? ` (${tokens})` : ''}`} aria-label={`Context ${pct}% used`}>
-      <span class="meter"><span style={{ width: `${pct}%` }} /></span><span class="label">{pct}% context</span>
+    <span class={`context${pct >= 80 ? ' high' : ''}`} title={`Context used: ${shownPct}%${tokens ? ` (${tokens})` : ''}`} aria-label={`Context ${shownPct}% used`}>
+      <span class="meter"><span style={{ width: `${pct}%` }} /></span><span class="label">{shownPct}% context</span>
     </span>
   );
 }
