@@ -12,7 +12,7 @@ import { Dock, type PanelTab } from './panels/dock.tsx';
 import { SettingsDialog } from './panels/settings.tsx';
 import { Sidebar } from './sidebar/sidebar.tsx';
 import { FolderPicker } from './sidebar/folder-picker.tsx';
-import { useSessionList } from './sidebar/sessions.ts';
+import { useBranch, useSessionList } from './sidebar/sessions.ts';
 import { rememberFirstPrompt } from './sidebar/titles.ts';
 
 const sessionFromPath = () => /^\/s\/([^/]+)/.exec(location.pathname)?.[1] ?? null;
@@ -249,6 +249,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
 
   const t = tr.current?.sid === active ? tr.current.t : null;
   const row = sessions.find((r) => r.id === active);
+  const branch = useBranch(active ? row?.workspace.id : undefined);
   const offline = settled && !connected;
   const layout = ['layout', active && showFiles ? 'with-files' : '', sidebarShown ? (narrow ? 'sidebar-open' : '') : 'no-sidebar'].filter(Boolean).join(' ');
   return (
@@ -262,7 +263,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
         <header class="topbar session-bar">
           <button class="icon" aria-label="Toggle sidebar" aria-expanded={sidebarShown} title="Sessions" onClick={toggleSidebar}><Icon name="sidebar" /></button>
           {active && t
-            ? <SessionBar sid={active} row={row} panel={showFiles} togglePanel={() => setShowFiles(!showFiles)}
+            ? <SessionBar sid={active} row={row} branch={branch} panel={showFiles} togglePanel={() => setShowFiles(!showFiles)}
                 rename={(title) => void act(async () => { await api('POST', `/api/v1/sessions/${active}/profile`, { title }); await loadSidebar(); }, 'rename the session')}
                 archive={(archived) => void act(async () => { await api('POST', `/api/v1/sessions/${active}:${archived ? 'archive' : 'restore'}`); await loadSidebar(); }, archived ? 'archive the session' : 'restore the session')}
                 remove={() => void act(async () => {
@@ -292,7 +293,7 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
         {!active && list.loaded && list.workspaces.length > 0 && <NoSession workspaces={list.workspaces} start={(id) => void act(() => newSessionIn(id), 'start a session')} />}
         {active && !t && <div class="empty muted">Loading…</div>}
         {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active), 'load older turns').then(() => undefined)} offline={offline}
-          cwd={row?.workspace.cwd} branch={row?.git ? row.git.branch : undefined}
+          cwd={row?.workspace.cwd} branch={branch}
           jumpTo={jump?.sid === active ? jump : null} />}
       </main>
       {active && showFiles && <Dock sid={active} cwd={row?.workspace.cwd} socket={socket} connected={connected} theme={props.theme}

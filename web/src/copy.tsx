@@ -1,7 +1,6 @@
 // "Copy" buttons (code blocks, messages, tool input and output): the Clipboard API where the page is a secure
 // context (localhost is), else a selected off-screen text field and execCommand (a daemon reached over plain
 // http on another host). The button says "Copied" for a moment.
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { Icon } from './icons.tsx';
 
 async function copyText(text: string): Promise<void> {
@@ -20,26 +19,31 @@ async function copyText(text: string): Promise<void> {
   }
 }
 
-/** `label` is the accessible name ("Copy output"); the visible text is "Copy", then "Copied". */
+/**
+ * `label` is the accessible name ("Copy output"); the visible text is "Copy", then "Copied" for a moment. No
+ * hooks: every answer and code block has one, and a row windowed in during a scroll should cost little.
+ */
 export function CopyButton(props: { text: string | (() => string); label: string; class?: string }) {
-  const [state, setState] = useState<'idle' | 'done' | 'failed'>('idle');
-  const timer = useRef<number | undefined>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
-  const copy = async () => {
+  const copy = async (button: HTMLButtonElement) => {
+    const word = button.querySelector('span');
+    let said = 'Copied';
     try {
       await copyText(typeof props.text === 'function' ? props.text() : props.text);
-      setState('done');
+      button.classList.add('done');
     } catch (e) {
       console.warn('copy failed', e);
-      setState('failed');
+      said = 'Copy failed';
     }
-    clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => setState('idle'), 1600);
+    if (word) word.textContent = said;
+    setTimeout(() => {
+      button.classList.remove('done');
+      if (word) word.textContent = 'Copy';
+    }, 1600);
   };
   return (
-    <button type="button" class={`copy${state === 'done' ? ' done' : ''}${props.class ? ` ${props.class}` : ''}`} aria-label={props.label} title={props.label} onClick={() => void copy()}>
-      <Icon name={state === 'done' ? 'check' : 'copy'} size={13} />
-      <span>{state === 'done' ? 'Copied' : state === 'failed' ? 'Copy failed' : 'Copy'}</span>
+    <button type="button" class={`copy${props.class ? ` ${props.class}` : ''}`} aria-label={props.label} title={props.label} onClick={(e) => void copy(e.currentTarget)}>
+      <Icon name="copy" size={13} />
+      <span>Copy</span>
     </button>
   );
 }

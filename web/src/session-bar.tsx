@@ -20,14 +20,14 @@ async function runningTerminals(sid: string): Promise<number> {
 }
 
 export function SessionBar(props: {
-  sid: string; row: SessionRow | undefined; panel: boolean; togglePanel: () => void;
+  sid: string; row: SessionRow | undefined; branch: string | null | undefined; panel: boolean; togglePanel: () => void;
   rename: (title: string) => void; archive: (archived: boolean) => void; remove: () => void;
 }) {
   const [editing, setEditing] = useState(false);
   const [title, setTitle] = useState('');
   const { row } = props;
   const name = sessionName(row);
-  const branch = row?.git?.branch;
+  const branch = props.branch;
   const status = row?.activity.status ?? 'idle';
   const archive = async () => {
     if (!row) return;

@@ -68,6 +68,8 @@ export function Chat(props: {
   const [, setTick] = useState(0);
   /** The view is away from the bottom (the "Jump to latest" button shows). */
   const [away, setAway] = useState(false);
+  const awayRef = useRef(away);
+  awayRef.current = away;
   const [loading, setLoading] = useState(false);
   const loadingRef = useRef(false);
   const running = busy(t);
@@ -272,7 +274,8 @@ export function Chat(props: {
     // Only a move of the view leaves the bottom: an event the log's own resizing caused keeps it there.
     if (gap < BOTTOM_PX) atBottom.current = true;
     else if (moved) atBottom.current = false;
-    setAway(!atBottom.current && gap > BOTTOM_PX);
+    const isAway = !atBottom.current && gap > BOTTOM_PX;
+    if (isAway !== awayRef.current) setAway(isAway);
     stalled.current = false;
     if (el.scrollTop < PAGE_AT_PX && t.hasMoreOlder) void older();
     const r = rendered.current;

@@ -6,9 +6,25 @@ export type SessionRow = {
   id: string; workspace: { id: string; cwd: string };
   meta: { title?: string | null; last_prompt?: string | null; archived?: boolean; updated_at?: number };
   activity: { status: string };
-  /** With `include=git`: the workspace's branch (null when detached, or not a repository). */
-  git?: { branch: string | null };
 };
+
+/**
+ * The git branch of a workspace (null: detached, or not a repository; undefined until read), read apart from
+ * the list (`include=git` on one row of it) so git never delays the sidebar's first paint. The daemon caches
+ * it 60 s per folder.
+ */
+export function useBranch(workspaceId: string | undefined): string | null | undefined {
+  const [branch, setBranch] = useState<{ ws: string; branch: string | null } | null>(null);
+  useEffect(() => {
+    if (!workspaceId) return;
+    let live = true;
+    api<{ items: Array<{ git?: { branch: string | null } }> }>('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(workspaceId)}&page_size=1&meta.archived=all&include=git`)
+      .then((d) => { if (live) setBranch({ ws: workspaceId, branch: d.items[0]?.git?.branch ?? null }); })
+      .catch((e) => console.warn('branch not read', e));
+    return () => { live = false; };
+  }, [workspaceId]);
+  return branch && branch.ws === workspaceId ? branch.branch : undefined;
+}
 type Group = { workspace: { id: string }; sessions: SessionRow[]; total: number };
 type GroupsPage = { groups: Group[]; total: number; has_more: boolean; next_page_token: string | null };
 type FlatPage = { items: SessionRow[]; total: number; next_page_token: string | null };
@@ -54,7 +70,7 @@ export function useSessionList(active: string | null) {
     let token: string | null = null;
     let total = 0;
     for (let i = 0; i < MAX_PAGES && out.length < limit; i++) {
-      const page: FlatPage = await api('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(wsId)}&page_size=${Math.min(100, limit - out.length)}&include=git${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      const page: FlatPage = await api('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(wsId)}&page_size=${Math.min(100, limit - out.length)}${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
       out.push(...page.items);
       total = page.total;
       token = page.next_page_token;
@@ -72,7 +88,7 @@ export function useSessionList(active: string | null) {
     const tot: Record<string, number> = {};
     let token: string | null = null;
     for (let i = 0; i < MAX_PAGES; i++) {
-      const page: GroupsPage = await api('GET', `/api/v2/sessions?view=by_workspace&group.page_size=${GROUP_PAGE}&page_size=100&include=git${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      const page: GroupsPage = await api('GET', `/api/v2/sessions?view=by_workspace&group.page_size=${GROUP_PAGE}&page_size=100${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
       for (const g of page.groups) {
         byWs[g.workspace.id] = g.sessions;
         tot[g.workspace.id] = g.total;

@@ -63,10 +63,12 @@ export function ago(ms: number | undefined, now = Date.now()): string {
   return new Date(ms).toLocaleDateString(undefined, { month: 'short', day: 'numeric', ...(s > 300 * 86_400 ? { year: 'numeric' } : {}) });
 }
 
-/** A time for a tooltip: "Tue 14:05" today-ish, else the date and time. */
+/** One formatter for every time shown (making one per call is the slow part of toLocaleString). */
+const STAMP = new Intl.DateTimeFormat(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+
+/** A time for a tooltip or a turn's corner: "Tue, Mar 4, 14:05". */
 export function when(iso: string | number | undefined): string {
   if (iso === undefined) return '';
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  return d.toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return Number.isNaN(d.getTime()) ? '' : STAMP.format(d);
 }
