@@ -21,9 +21,10 @@ async function copyText(text: string): Promise<void> {
 
 /**
  * `label` is the accessible name ("Copy output"); the visible text is "Copy", then "Copied" for a moment. No
- * hooks: every answer and code block has one, and a row windowed in during a scroll should cost little.
+ * hooks, and `icon={false}` on the ones every answer and code block has: a row windowed in during a scroll
+ * should cost little.
  */
-export function CopyButton(props: { text: string | (() => string); label: string; class?: string }) {
+export function CopyButton(props: { text: string | (() => string); label: string; class?: string; icon?: boolean }) {
   const copy = async (button: HTMLButtonElement) => {
     const word = button.querySelector('span');
     let said = 'Copied';
@@ -42,7 +43,7 @@ export function CopyButton(props: { text: string | (() => string); label: string
   };
   return (
     <button type="button" class={`copy${props.class ? ` ${props.class}` : ''}`} aria-label={props.label} title={props.label} onClick={(e) => void copy(e.currentTarget)}>
-      <Icon name="copy" size={13} />
+      {props.icon !== false && <Icon name="copy" size={13} />}
       <span>Copy</span>
     </button>
   );

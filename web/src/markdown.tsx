@@ -122,7 +122,7 @@ function CodeBlock(props: { code: string; lang?: string }) {
   const known = lang !== '' && lowlight.registered(lang);
   return (
     <div class="codeblock">
-      <div class="code-head"><span>{lang || 'text'}</span><span class="spacer" /><CopyButton text={props.code} label="Copy code" /></div>
+      <div class="code-head"><span>{lang || 'text'}</span><span class="spacer" /><CopyButton text={props.code} label="Copy code" icon={false} /></div>
       {!known || props.code.length > HIGHLIGHT_MAX_CHARS
         ? <pre class="code" data-lang={lang || undefined}><code>{props.code}</code></pre>
         : <Highlighted code={props.code} lang={lang} />}

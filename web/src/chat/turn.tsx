@@ -71,7 +71,7 @@ export const TurnView = memo(function TurnView(props: { turn: Turn; rev: number;
       {wrote && <FileChanges sid={sid} turnKey={turn.turn_id ?? turn.turnId} ordinal={turn.ordinal} rev={props.rev} />}
       {answer && (
         <div class="msg-tools">
-          <CopyButton text={answer} label="Copy the answer" />
+          <CopyButton text={answer} label="Copy the answer" icon={false} />
           {turn.endedAt && <span title={when(turn.endedAt)}>{when(turn.startedAt ?? turn.endedAt)}</span>}
         </div>
       )}

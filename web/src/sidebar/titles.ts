@@ -11,13 +11,20 @@ const MAX = 120;
 
 type Entry = { text: string; sure: boolean };
 
-function load(): Record<string, Entry> {
+/** The last parse, kept while the stored text is the same (a list renders a name per row). */
+let parsed: { raw: string; all: Record<string, Entry> } = { raw: '', all: {} };
+
+/** The stored names: read-only (rememberFirstPrompt writes a copy). */
+function load(): Readonly<Record<string, Entry>> {
+  const raw = localStorage.getItem(KEY) ?? '{}';
+  if (raw === parsed.raw) return parsed.all;
   try {
-    const v = JSON.parse(localStorage.getItem(KEY) ?? '{}') as unknown;
-    return v && typeof v === 'object' ? v as Record<string, Entry> : {};
+    const v = JSON.parse(raw) as unknown;
+    parsed = { raw, all: v && typeof v === 'object' ? v as Record<string, Entry> : {} };
   } catch {
-    return {};
+    parsed = { raw, all: {} };
   }
+  return parsed.all;
 }
 
 /**
@@ -28,7 +35,7 @@ function load(): Record<string, Entry> {
 export function rememberFirstPrompt(sid: string, text: string | null | undefined, sure: boolean): boolean {
   const t = text?.trim().replace(/\s+/g, ' ');
   if (!t) return false;
-  const all = load();
+  const all = { ...load() };
   const cur = all[sid];
   if (cur && (cur.sure || !sure)) return false;
   delete all[sid];
