@@ -102,6 +102,23 @@ function headOf(f: Frame, input: Record<string, unknown>, shown: Shown | null): 
   }
 }
 
+/** Read's closing note when it stopped early (src/tools/read.ts): `[more lines: showed lines 1-40 of 300; …]`. */
+const READ_CUT = /\n?\[[^\]:]*: showed lines (\d+)-(\d+) of (\d+);[^\]]*\]\s*$/;
+const NUMBERED = /^ *(\d+)\t/;
+
+/** What a Read gave, in words: "3 lines", "lines 1–40 of 300", "lines 5–9", "empty file". */
+export function readExtent(out: string): string {
+  if (out.trim() === '[empty file]') return 'empty file';
+  const cut = READ_CUT.exec(out);
+  if (cut) return `lines ${cut[1]}–${cut[2]} of ${cut[3]}`;
+  const lines = out.replace(/\n$/, '').split('\n');
+  const first = NUMBERED.exec(lines[0] ?? '')?.[1];
+  const last = NUMBERED.exec(lines.at(-1) ?? '')?.[1];
+  // From an offset, the numbers say where the lines were; otherwise (or text of another shape) a count.
+  if (first !== undefined && last !== undefined && first !== '1') return `lines ${first}–${last}`;
+  return `${lines.length} line${lines.length === 1 ? '' : 's'}`;
+}
+
 function stateText(status: ToolStatus, f: Frame, exit: number | undefined, ending: string | undefined): string {
   const ms = durationOf(f);
   const took = ms !== undefined ? ` · ${seconds(ms)}` : '';
@@ -111,10 +128,7 @@ function stateText(status: ToolStatus, f: Frame, exit: number | undefined, endin
     case 'failed': return exit !== undefined ? `failed · exit ${exit}${took}` : `failed · ${ending ?? ''}`;
     case 'done': {
       if (exit !== undefined) return `exit ${exit}${took}`;
-      if (f.name === 'Read') {
-        const n = show(f.output).replace(/\n$/, '').split('\n').length;
-        return `${n} line${n === 1 ? '' : 's'}${took}`;
-      }
+      if (f.name === 'Read') return `${readExtent(show(f.output))}${took}`;
       return `done${took}`;
     }
     default: return status;
