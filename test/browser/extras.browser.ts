@@ -57,7 +57,7 @@ test('changes panel and branch; code copy; search as you type; stable names; wor
   // Search as you type: no Enter, the hit comes with the term marked.
   await page.getByLabel('Search sessions').pressSequentially('second', { delay: 30 });
   const hit = page.getByRole('list', { name: 'Search results' }).locator('a', { hasText: 'second' }).first();
-  await hit.waitFor({ timeout: 15_000 });
+  await hit.waitFor({ timeout: 30_000 });
   t.is((await hit.locator('mark').first().innerText()).toLowerCase(), 'second');
   await page.getByLabel('Search sessions').press('Escape');
 
@@ -77,7 +77,7 @@ test('changes panel and branch; code copy; search as you type; stable names; wor
   const asked: string[] = [];
   page.once('dialog', (d) => { asked.push(d.message()); void d.dismiss(); });
   await page.getByRole('button', { name: 'Archive' }).click();
-  await until(() => asked.length > 0, 10_000, 'the warning');
+  await until(() => asked.length > 0, 30_000, 'the warning');
   t.regex(asked[0] ?? '', /terminal/, 'warned about the terminal');
   t.false((await rest('GET', `/api/v1/sessions/${sid}`)).archived, 'not archived');
 

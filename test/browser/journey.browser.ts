@@ -112,7 +112,7 @@ test('no token: the token field; a wrong stored token brings it back; the right 
   await shot('token-field');
   await page.evaluate(() => localStorage.setItem('svc-code.token', 'wrong'));
   await page.reload();
-  await page.getByLabel('Access token').waitFor({ timeout: 10_000 });
+  await page.getByLabel('Access token').waitFor({ timeout: 30_000 });
   await page.getByLabel('Access token').fill(TEST_TOKEN);
   await page.getByRole('button', { name: 'Connect' }).click();
   await page.getByLabel('Workspace folder').waitFor();

@@ -12,7 +12,7 @@ import { sendPrompt, sessionJourney } from './helpers.ts';
 const gap = (page: Page) => page.locator('.log').evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight);
 const atBottom = async (page: Page) => (await gap(page)) < 4;
 /** Waits until the view is at the bottom; the failure names how far from it the view was. */
-const pinned = (page: Page, what: string) => until(() => atBottom(page), 10_000, what).catch(async (e: Error) => {
+const pinned = (page: Page, what: string) => until(() => atBottom(page), 30_000, what).catch(async (e: Error) => {
   throw new Error(`${e.message}: ${await gap(page)} px from the bottom`);
 });
 const slow = (tag: string, words = 30) => ({ events: Array.from({ length: words }, (_, i) => ({ text: `${tag}${i} ` })), delay_ms: 80 });
@@ -61,7 +61,7 @@ test('the view stays at the bottom through the queue bar; a reader scrolled up g
   llm.setScript(slow('beta'));
   await rest('POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'from elsewhere' }] });
   const jump = page.getByRole('button', { name: 'Jump to latest' });
-  await jump.waitFor({ timeout: 15_000 });
+  await jump.waitFor({ timeout: 30_000 });
   t.true((await gap(page)) > 600, 'the reader was not pulled down');
   await shot('jump-to-latest');
   await jump.click();

@@ -44,7 +44,7 @@ test('a failed send keeps the typed prompt and says why; offline disables sendin
   });
   await page.evaluate(() => (window as unknown as { __svcSocket: { drop(): void } }).__svcSocket.drop());
   const banner = page.getByRole('status').filter({ hasText: /offline|reconnect/i });
-  await banner.waitFor({ timeout: 15_000 });
+  await banner.waitFor({ timeout: 30_000 });
   t.true(await send.isDisabled(), 'Send is disabled while offline');
   await prompt.fill('typed while offline');
   await prompt.press('Enter');

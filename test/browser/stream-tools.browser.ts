@@ -26,7 +26,7 @@ test('thinking streams open and folds after; a Read block shows the file; git st
   await thinking.locator('pre', { hasText: 'the two options' }).waitFor();
   await shot('thinking-streaming');
   await page.locator('.bubble.assistant', { hasText: 'The answer is 42.' }).waitFor();
-  await until(async () => !(await thinking.evaluate((el) => (el as HTMLDetailsElement).open)), 10_000, 'folded once the answer follows');
+  await until(async () => !(await thinking.evaluate((el) => (el as HTMLDetailsElement).open)), 30_000, 'folded once the answer follows');
   t.false(await thinking.locator('pre').isVisible());
   t.is((await thinking.locator('summary').textContent())?.trim(), 'Thinking');
   await page.getByRole('button', { name: 'Abort' }).waitFor({ state: 'detached' });
