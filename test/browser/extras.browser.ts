@@ -7,10 +7,10 @@ import { until } from '../helpers/wait.ts';
 import { TEST_TOKEN } from '../helpers/wire.ts';
 import { sendPrompt, sessionJourney } from './helpers.ts';
 
-// The "should have" part of issue 29: the Changes panel, code blocks with their
-// language and a copy button, search as you type with the term marked, stable session names and relative
-// times, a working indicator with its elapsed time, one notice for an abort, archive warning about a running
-// terminal, a refused token said so.
+// The "should have" part of issue 29: the Changes panel, code blocks with their language and a copy button,
+// an answer's copy button and time on hover, the context use in the composer, search as you type with the term
+// marked, stable session names and relative times, a working indicator with its elapsed time, one notice for an
+// abort, archive warning about a running terminal, a refused token said so.
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, stdio: 'pipe' });
 
@@ -33,6 +33,16 @@ test('changes panel and branch; code copy; search as you type; stable names; wor
   t.is((await code.locator('.code-head').innerText()).split('\n')[0]!.trim(), 'ts');
   await code.getByRole('button', { name: 'Copy code' }).click();
   t.is(await page.evaluate(() => navigator.clipboard.readText()), 'const answer = 42;');
+
+  // The answer: shown on hover, its time and a copy button that copies the whole answer; the context use.
+  const answered = page.locator('article.turn.completed').last();
+  const tools = answered.locator('.msg-tools');
+  await answered.locator('.bubble.assistant').hover();
+  await until(async () => (await tools.evaluate((el) => getComputedStyle(el).opacity)) === '1', 30_000, 'the answer tools shown on hover');
+  t.regex(await tools.locator('span[title]').innerText(), /\d/, 'the answer\'s time');
+  await tools.getByRole('button', { name: 'Copy the answer' }).click();
+  t.regex(await page.evaluate(() => navigator.clipboard.readText()), /^Like this:[\s\S]*const answer = 42;[\s\S]*Done\.$/);
+  await page.locator('form.composer').getByLabel(/^Context \S+% used$/).waitFor({ timeout: 30_000 });
 
   // The second prompt does not rename the session: it keeps the first prompt's name until it has a title.
   llm.setScript(scripts.helloText);

@@ -23,14 +23,16 @@ test('exit 3 is failed with its code; a rejected call is rejected; a row opens t
   await failed.locator('.tool-out', { hasText: 'about-to-fail' }).waitFor();
   await shot('failed-command');
 
-  // A command that works: a compact row, closed; it opens to the command and the output; copy.
-  llm.setScript(bash('ok1', 'echo all-good'), said('Done.'));
+  // A command that works: a compact row, closed, with its exit code and how long it ran; it opens to the
+  // command and the output; copy. (It runs a second, so the page sees it running: the duration is watched.)
+  llm.setScript(bash('ok1', 'sleep 1; echo all-good'), said('Done.'));
   await sendPrompt(page, 'run the good one');
   await page.locator('.bubble.assistant', { hasText: 'Done.' }).waitFor();
   const ok = page.locator('.tool[data-tool="Bash"]').last();
   t.is(await ok.getAttribute('data-status'), 'done');
+  t.regex(await ok.locator('.tool-state').innerText(), /^exit 0 · \d+(\.\d)?s$/, 'the exit code and the duration');
   t.false(await ok.locator('.tool-out').isVisible().catch(() => false), 'closed: no output shown');
-  const head = ok.getByRole('button', { name: /Run\s+echo all-good/ });
+  const head = ok.getByRole('button', { name: /Run\s+sleep 1; echo all-good/ });
   t.is(await head.getAttribute('aria-expanded'), 'false');
   await head.click();
   t.is(await head.getAttribute('aria-expanded'), 'true');
