@@ -234,7 +234,9 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
   };
   useShortcuts({
     search: () => {
-      if (!sidebarShown) toggleSidebar();
+      // At once when the box is there (a key pressed next goes to it); after the sidebar opened otherwise.
+      if (sidebarShown) return searchRef.current?.focus();
+      toggleSidebar();
       requestAnimationFrame(() => searchRef.current?.focus());
     },
     newSession: () => setPicking(true),

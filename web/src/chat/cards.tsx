@@ -66,8 +66,9 @@ export function ApprovalCard(props: { i: Interaction; sid: string; act: Act; mor
   const shown: Shown | null = read?.kind === 'text' && r.toolName === 'Bash' ? { kind: 'command', command: read.text } : read;
   const { what, why } = split(typeof r.action === 'string' ? r.action : 'Run a tool');
   useEffect(() => {
+    // Not away from a prompt being typed; a prompt still on its way (kept in the field until accepted) is not.
     const typing = document.activeElement as HTMLTextAreaElement | null;
-    if (typing?.getAttribute('aria-label') === 'Prompt' && typing.value.trim()) return;
+    if (typing?.getAttribute('aria-label') === 'Prompt' && typing.value.trim() && !typing.hasAttribute('data-sending')) return;
     card.current?.focus();
   }, [i.interactionId]);
   const onKey = (e: KeyboardEvent) => {

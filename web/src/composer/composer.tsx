@@ -34,6 +34,8 @@ async function upload(file: File): Promise<Upload> {
 const partOf = (u: Upload) => u.media_type.startsWith('image/') || u.media_type.startsWith('video/')
   ? { type: u.media_type.startsWith('image/') ? 'image' : 'video', source: { kind: 'file', file_id: u.id } }
   : { type: 'file', file_id: u.id, name: u.name, media_type: u.media_type, size: u.size };
+/** A prompt as sent: its text and its attachments. */
+const keyOf = (text: string, files: Upload[]) => `${text.trim()}\u0000${files.map((f) => f.id).join(',')}`;
 
 /**
  * `modesKey` changes when the session's modes may have changed (a turn ended, meta.agent / meta.modes moved):
@@ -59,7 +61,12 @@ function ComposerView(props: ComposerProps) {
   const fileInput = useRef<HTMLInputElement>(null);
   const searchSeq = useRef(0);
 
-  const [sending, setSending] = useState(false);
+  // Prompts on their way to the daemon (text and attachments as a key): the same one is not sent twice (a
+  // double Enter), another one waits for those before it (`chain`), so a quick follow-up is neither dropped nor
+  // overtaken.
+  const [, setSending] = useState(0);
+  const flying = useRef(new Set<string>());
+  const chain = useRef<Promise<boolean>>(Promise.resolve(true));
   // Another session: its own skills, nothing attached; the prompt takes the focus.
   useEffect(() => {
     setSkills(null);
@@ -79,12 +86,15 @@ function ComposerView(props: ComposerProps) {
 
   /**
    * Sends the prompt; the text and the attachments stay until the daemon accepted it (a failure says why in
-   * the banner and leaves them to send again). Nothing goes out while offline or while a send is on its way.
+   * the banner and leaves them to send again). Nothing goes out while offline, nor the same prompt twice while it
+   * is on its way; a different one sent meanwhile goes after it.
    */
   const send = async () => {
     const v = text.trim();
     if (!v && !files.length) return;
-    if (uploading || sending || props.offline) return;
+    const key = keyOf(text, files);
+    if (uploading || flying.current.has(key) || props.offline) return;
+    flying.current.add(key);
     const content: unknown[] = [];
     if (v) content.push({ type: 'text', text: v });
     content.push(...files.map(partOf));
@@ -95,9 +105,13 @@ function ComposerView(props: ComposerProps) {
       if (list.some((s) => s.name === slash[1])) body.skills = [{ name: slash[1], ...(slash[2]?.trim() ? { args: slash[2].trim() } : {}) }];
     }
     setPopup(null);
-    setSending(true);
-    const ok = await act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, body), 'send your message');
-    setSending(false);
+    setSending((n) => n + 1);
+    const before = chain.current;
+    const sent = before.then(() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, body), 'send your message'));
+    chain.current = sent;
+    const ok = await sent;
+    flying.current.delete(key);
+    setSending((n) => n - 1);
     if (!ok) return;
     // Cleared only if not edited meanwhile (what was typed since stays).
     setText((cur) => (cur === text ? '' : cur));
@@ -223,7 +237,7 @@ function ComposerView(props: ComposerProps) {
             {uploading > 0 && <span class="chip muted">uploading…</span>}
           </div>
         )}
-        <textarea ref={area} aria-label="Prompt" value={text} rows={2}
+        <textarea ref={area} aria-label="Prompt" value={text} rows={2} data-sending={flying.current.has(keyOf(text, files)) ? '' : undefined}
           placeholder={offline ? 'Offline: sending resumes once the daemon is back' : props.busy ? 'Queue a follow-up, or steer the running turn' : 'Ask anything (@ a file, / a skill)'}
           aria-autocomplete="list" aria-expanded={!!popup}
           onInput={(e) => onInput(e.currentTarget.value, e.currentTarget.selectionStart ?? e.currentTarget.value.length)}
@@ -235,7 +249,7 @@ function ComposerView(props: ComposerProps) {
           <Pickers sid={sid} act={act} refreshKey={`${props.busy}|${props.modesKey}`} />
           <span class="spacer" />
           {props.busy && <button type="button" class="stop" onClick={() => latest.current.onAbort()} title="Stop the running turn"><Icon name="stop" size={14} />Abort</button>}
-          <button type="submit" class="primary send" aria-label="Send" disabled={uploading > 0 || sending || offline}
+          <button type="submit" class="primary send" aria-label="Send" disabled={uploading > 0 || flying.current.has(keyOf(text, files)) || offline}
             title={offline ? 'Offline: the daemon cannot be reached' : props.busy ? 'Queued behind the running turn (Enter)' : 'Send (Enter)'}><Icon name="up" /></button>
         </div>
       </div>
