@@ -52,7 +52,7 @@ export interface EventDef<
    */
   readonly turn?: 'turn' | 'step';
   /**
-   * Events journaled right after this one, in the same batch (src/events/journal.ts): the same fact under the names
+   * Events journaled with this one, at the end of its batch (src/events/journal.ts): the same fact under the names
    * other clients read (spec/clients.md F: `prompt.submitted` beside `prompt.accepted`). Checked like any append.
    */
   readonly companions?: (payload: Record<string, unknown>) => Array<{ type: string; payload: Record<string, unknown> }>;

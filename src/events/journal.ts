@@ -21,7 +21,7 @@ export class EventJournal extends Journal {
   }
 
   /**
-   * Both verbs land here (`append` calls it): each event's registry companions join the batch right after it
+   * Both verbs land here (`append` calls it): each event's registry companions join the end of its batch
    * (protocol/events/define.ts `companions`); a test-time mismatch is refused like an unencodable record.
    */
   override appendNow(given: NewStreamEvent[]): Promise<JournalEvent[]> {
@@ -43,14 +43,9 @@ export class EventJournal extends Journal {
   }
 }
 
-/** `events` with the companions of each right after it; the same array when none has any. */
+/** `events`, then the companions of each, in order (the same array when none has any): the batch's own order is kept. */
 function withCompanions(events: NewStreamEvent[]): NewStreamEvent[] {
-  let out: NewStreamEvent[] | undefined;
-  events.forEach((e, i) => {
-    const more = eventDef(e.type)?.companions?.(e.payload as Record<string, unknown>);
-    if (!more?.length) return out?.push(e);
-    out ??= events.slice(0, i);
-    out.push(e, ...more.map((c) => ({ stream: e.stream, ...c }) as NewStreamEvent));
-  });
-  return out ?? events;
+  const more = events.flatMap((e) => (eventDef(e.type)?.companions?.(e.payload as Record<string, unknown>) ?? [])
+    .map((c) => ({ stream: e.stream, ...c }) as NewStreamEvent));
+  return more.length ? [...events, ...more] : events;
 }
