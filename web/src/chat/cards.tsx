@@ -16,7 +16,8 @@ export function ApprovalCard(props: { i: Interaction; sid: string; act: Act }) {
   const decide = (decision: 'approved' | 'rejected' | 'cancelled', extra: { scope?: 'session'; selected_label?: string } = {}) =>
     act(() => api('POST', `/api/v1/sessions/${sid}/approvals/${i.interactionId}`, { decision, ...extra, ...(feedback.trim() ? { feedback: feedback.trim() } : {}) }));
   const options: { label: string; description?: string }[] = Array.isArray(r.options) ? r.options : [];
-  const display = r.display?.command ?? r.display;
+  // `display` is a block (a Bash `command`, a `diff`, ...; spec/clients.md B4): its command, else the request's text.
+  const display = r.display?.command ?? r.tool_input_display ?? r.display;
   return (
     <div class="card approval" role="group" aria-label="Approval">
       <div><strong>{r.toolName ?? 'Tool'}</strong> wants to {r.action ?? 'run'}</div>
