@@ -29,7 +29,7 @@ runBench('mcp-sessions', 4 * 60_000, async (scope) => {
     return performance.now() - s0;
   }));
   const allReadyMs = performance.now() - t0;
-  const connected = ids.flatMap((id) => mcp.servers(id)).filter((x) => x.status === 'connected').length;
+  const connected = (await Promise.all(ids.map((id) => mcp.servers(id)))).flat().filter((x) => x.status === 'connected').length;
   if (connected !== SESSIONS * SERVERS) throw new Error(`only ${connected} of ${SESSIONS * SERVERS} servers connected`);
   await sleep(2000);
   const daemonRss = await rssMb(process.pid);
@@ -43,7 +43,7 @@ runBench('mcp-sessions', 4 * 60_000, async (scope) => {
   const stopMs = performance.now() - s0;
   const orphans = pids.filter((p) => { try { process.kill(p, 0); return true; } catch { return false; } });
   return {
-    description: `${SESSIONS} sessions whose runtimes load at once (GET /status on each), each starting ${SERVERS} stdio fixture servers `
+    description: `${SESSIONS} sessions whose runtimes load at once (GET /status on each, then the servers' start as on a first turn), each starting ${SERVERS} stdio fixture servers `
       + '(node, the SDK); start = from the first GET to every server connected with its tools listed; RSS of the daemon process (in-process, '
       + 'measured before and after) and of the children; stop = unloading every session\'s servers.',
     sessions: SESSIONS,

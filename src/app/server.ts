@@ -26,9 +26,11 @@ import { AuthService } from '../auth/service.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor, type ToolReplay } from '../tools/executor.ts';
+import { webFetchLimitsFromEnv } from '../webfetch/page.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import { McpService } from '../mcp/service.ts';
+import { reconnectPolicyFromEnv } from '../mcp/reconnect.ts';
 import { McpManagement } from '../mcp/management.ts';
 import { OAuthFlows } from '../mcp/oauth-flows.ts';
 import { GrantStore } from '../mcp/grants.ts';
@@ -230,7 +232,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let listeningOn = '';
   const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
   const grants = new GrantStore(home, clock);
-  const mcp = new McpService({ home, config, sessions, workspaces, questions, grants, log, version: SERVER_VERSION, redirectUrl });
+  const mcp = new McpService({
+    home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: reconnectPolicyFromEnv(process.env), version: SERVER_VERSION, redirectUrl,
+  });
   const mcpManagement = new McpManagement({ mcp, file: new UserMcpFile(home), grants, clock });
   const mcpOAuth = new OAuthFlows({
     grants, ids, log, redirectUrl, clientName: () => config.current().identity.name,
@@ -240,6 +244,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const tools = new BuiltinToolExecutor({
     home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory, replay: opts.replay?.tools,
+    webFetch: webFetchLimitsFromEnv(process.env),
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
