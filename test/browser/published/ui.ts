@@ -76,9 +76,9 @@ export class Recorder {
     const lines: string[] = [];
     for (const t of this.troubles()) {
       lines.push(`${t.kind} #${t.n}: ${t.text.slice(0, 600)}`);
-      const before = this.entries.filter((e) => e.n < t.n);
-      const frame = before.findLast((e) => e.kind === 'ws<');
-      const http = before.findLast((e) => e.kind === 'http');
+      const before = this.entries.filter((e) => e.n < t.n).reverse();
+      const frame = before.find((e) => e.kind === 'ws<');
+      const http = before.find((e) => e.kind === 'http');
       if (frame) lines.push(`  last frame before it, #${frame.n}: ${frame.text.slice(0, 800)}`);
       if (http) lines.push(`  last API answer before it, #${http.n}: ${http.text.slice(0, 800)}`);
     }
