@@ -48,8 +48,11 @@ test('every session event frame of a journey names its session and agent in came
   await turn('background');
   await ws.waitFor((f) => f.type === 'task.terminated', 30_000);
   env.llm.setScript({ events: [{ tool_call: { id: 'g1', name: 'GoalComplete', args: { summary: 'done' } } }] }, say('finished'));
+  const goalSeq = ((at: number) => () => at)(Math.max(0, ...ws.frames.map((f) => f.seq ?? 0)));
   t.is((await s.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { goal_objective: 'Finish' } })).code, 0);
   await ws.waitFor((f) => f.type === 'goal.updated' && f.payload.goal?.status === 'complete', 30_000);
+  // The goal's turn goes on to its closing answer; :compact answers 40910 while a turn runs.
+  await ws.waitFor((f) => f.type === 'turn.ended' && f.payload.agent_id === 'main' && f.payload.reason === 'completed' && f.seq > goalSeq(), 30_000);
   t.is((await s.post(`/api/v1/sessions/${sid}/profile`, { title: 'Frames' })).code, 0);
   env.llm.setScript(say('SUMMARY'));
   t.is((await s.post(`/api/v1/sessions/${sid}:compact`, {})).code, 0);
