@@ -153,7 +153,7 @@ export class PermissionService implements PermissionGate {
   /** POST /approvals/{id}; returns resolved_at, or why it could not (the route maps it to a code). */
   async resolve(sessionId: string, approvalId: string, body: ResolveBody): Promise<{ resolved_at: string } | 'not_found' | 'already_resolved' | 'timed_out'> {
     const p = this.pending.get(approvalId);
-    if (!p || p.item.session_id !== sessionId) return (await this.wasRequested(sessionId, approvalId)) ? 'already_resolved' : 'not_found';
+    if (!p || p.item.session_id !== sessionId) return this.settledAs(sessionId, approvalId);
     if (Date.parse(p.item.expires_at) <= this.deps.clock.now().getTime()) {
       await this.finish(approvalId, 'cancelled', { reason: 'timed_out' });
       return 'timed_out';
@@ -202,9 +202,20 @@ export class PermissionService implements PermissionGate {
     return resolved_at;
   }
 
-  private async wasRequested(sessionId: string, approvalId: string): Promise<boolean> {
-    const events = await this.deps.journal.readRange(sessionId, 1);
-    return events.some((e) => e.type === ApprovalEvents.requested && (e.payload as ApprovalItem).approval_id === approvalId);
+  /**
+   * Why an approval that is not pending cannot be answered, from the journal: never requested
+   * (40404), timed out (41001: the state table's "timed out" outlives the expiry, a restart included),
+   * otherwise resolved (40902).
+   */
+  private async settledAs(sessionId: string, approvalId: string): Promise<'not_found' | 'already_resolved' | 'timed_out'> {
+    let requested = false;
+    for (const e of await this.deps.journal.readRange(sessionId, 1)) {
+      const payload = e.payload as { approval_id?: string; reason?: string };
+      if (payload.approval_id !== approvalId) continue;
+      if (e.type === ApprovalEvents.requested) requested = true;
+      else if (e.type === ApprovalEvents.resolved && requested) return payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
+    }
+    return requested ? 'already_resolved' : 'not_found';
   }
 }
 
