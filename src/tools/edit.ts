@@ -24,6 +24,7 @@ export const editTool = defineTool({
   readOnly: false,
   async run(input, ctx) {
     const { abs, rel } = await ctx.confine(input.file_path);
+    await ctx.deps.stamps.guard(ctx.session.id, ctx.agentId, abs, rel);
     const bytes = await readFile(abs).catch(() => { throw new ToolError(`file not found: ${input.file_path}`); });
     const file = decodeTextFile(bytes);
     if (!file) throw new ToolError(`${rel} is a binary file; Edit changes text files only (nothing was changed)`);
@@ -40,6 +41,7 @@ export const editTool = defineTool({
     if (lost.length) throw new ToolError(`${rel} is not UTF-8 (kept in its single-byte encoding); new_string has characters it cannot hold: ${lost.slice(0, 10).join(' ')}`);
     const next = input.replace_all ? text.split(oldString).join(newString) : text.replace(oldString, () => newString);
     await writeFile(abs, encodeTextFile(next, file));
+    await ctx.deps.stamps.seen(ctx.session.id, ctx.agentId, abs);
     await recordFileChange(ctx, 'Edit', rel, text, next);
     return `replaced ${input.replace_all ? n : 1} occurrence${n > 1 && input.replace_all ? 's' : ''} in ${rel}`;
   },

@@ -86,6 +86,8 @@ export const readTool = defineTool({
     const abs = (await savedOutput(ctx.deps.home, ctx.session.id, input.file_path)) ?? (await ctx.confine(input.file_path)).abs;
     const st = await stat(abs).catch(() => { throw new ToolError(`file not found: ${input.file_path}`); });
     if (st.isDirectory()) throw new ToolError(`${input.file_path} is a directory; use Glob to list files`);
+    // Stamped before its bytes are read: a change in between makes a later Edit ask for a new Read, never the reverse.
+    await ctx.deps.stamps.seen(ctx.session.id, ctx.agentId, abs);
     const head = await sample(abs);
     const shown = input.file_path;
     if (imageFormatOf(head)) return readImage(abs, shown, st.size, input, ctx.config);

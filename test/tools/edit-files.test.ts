@@ -59,3 +59,35 @@ test('Edit refuses a binary file with a clear result and leaves it untouched', a
   t.regex(r.content, /binary file; Edit changes text files only/);
   t.deepEqual(await readFile(file), bytes);
 });
+
+test('an Edit or Write to a file changed on disk since the model read it is refused and asks for a new Read', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const cwd = cwdOf(env);
+  const a = path.join(cwd, 'a.txt');
+  const b = path.join(cwd, 'b.txt');
+  await writeFile(a, 'alpha\n');
+  await writeFile(b, 'beta\n');
+  const [ra, rb, own] = await runCalls(env, [['Read', { file_path: 'a.txt' }], ['Read', { file_path: 'b.txt' }], ['Edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'alpha one' }]], 1);
+  t.false(ra.is_error || rb.is_error || own.is_error, 'its own edit keeps the file known');
+  // Someone else changes both files behind the model's back (a size change: no reliance on timestamps).
+  await writeFile(a, 'alpha one\nadded by the user\n');
+  await writeFile(b, 'beta, edited by the user\n');
+  const [edit, write] = await runCalls(env, [
+    ['Edit', { file_path: 'a.txt', old_string: 'alpha one', new_string: 'alpha two' }],
+    ['Write', { file_path: 'b.txt', content: 'overwritten\n' }],
+  ], 2);
+  for (const r of [edit, write]) {
+    t.true(r.is_error);
+    t.regex(r.content, /has changed on disk since you last read it; Read it again/);
+  }
+  t.is(await readFile(a, 'utf8'), 'alpha one\nadded by the user\n');
+  t.is(await readFile(b, 'utf8'), 'beta, edited by the user\n');
+  const [, again, fresh] = await runCalls(env, [
+    ['Read', { file_path: 'a.txt' }],
+    ['Edit', { file_path: 'a.txt', old_string: 'alpha one', new_string: 'alpha two' }],
+    ['Write', { file_path: 'c.txt', content: 'a new file needs no Read\n' }],
+  ], 3);
+  t.false(again.is_error, again.content);
+  t.false(fresh.is_error, fresh.content);
+  t.is(await readFile(a, 'utf8'), 'alpha two\nadded by the user\n');
+});
