@@ -84,6 +84,8 @@ const DEFAULT_RECONCILE_MS = 30_000;
 /** Everything the routes and subscribers use; the journal's read models come from {@link Projections}. */
 export interface Services extends Omit<Projections, 'all'> {
   home: string;
+  /** What each agent last read of each file (the Edit/Write staleness guard); a deleted session's go with it. */
+  stamps: ReadStamps;
   serverId: string;
   version: string;
   startedAt: Date;
@@ -277,7 +279,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, liveTranscripts, fileHistory, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
+    questions, tools, stamps, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
