@@ -258,6 +258,8 @@ export function resolveConfig(raw: Doc, env: EnvOverrides): { config: ResolvedCo
     }))(r.str(t('plugins'), 'marketplace_url', 'plugins.marketplace_url')),
   };
   mergeEnvModel(config, env, r.warnings);
+  // docs/journal.md "database.base": the session index is the journal's own projection; there is no other store to read.
+  if (!config.database.base) r.warnings.push('database.base = false has no effect: session metadata is always read from the session index, the journal\'s projection (docs/journal.md "database.base")');
   return { config, warnings: [...r.warnings, ...toolWarnings(config.tools), ...missingKeyWarnings(config.providers)] };
 }
 
