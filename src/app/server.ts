@@ -220,7 +220,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const runtimes: LoadedRuntimes = new Map();
   const notes = new TaskNotifier({ journal, clock, ids, log, runtimes });
   const tasks = new TaskService({ home, journal, bus, sessions, live, config, clock, ids, log, notes });
-  const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log });
+  const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log, workspaces });
   const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
 
   // Plugins: their skills, MCP servers and hooks are read from the store's folder as each part needs them.

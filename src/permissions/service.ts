@@ -7,8 +7,10 @@ import type { Ids } from '../lib/ids.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import { decide } from './policy.ts';
-import { configRules, subjectOf } from './rules.ts';
-import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef } from './types.ts';
+import { byScope, configRules, subjectOf } from './rules.ts';
+import { localConfigPath, readLocalConfig } from '../workspaces/local-config.ts';
+import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type PermissionRule, type ReviewRequest, type ToolCallRef } from './types.ts';
 import { logFailure } from '../app/logger.ts';
 import { agentSettings } from '../sessions/agent-settings.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../../protocol/events/approvals.ts';
@@ -32,6 +34,8 @@ export interface PermissionDeps {
   clock: Clock;
   ids: Ids;
   log: Logger;
+  /** The session's workspace: its project rules (`<root>/.svc-code/local.toml`) count while it is trusted. */
+  workspaces: Pick<WorkspaceRegistry, 'get'>;
 }
 
 export interface ResolveBody {
@@ -66,8 +70,9 @@ export class PermissionService implements PermissionGate {
     if (!s) return { decision: 'deny', message: `unknown session ${sessionId}` };
     const cfg = this.deps.config.current().permission;
     const subject = subjectOf(call.name, call.input, s.cwd, ctx.subject);
+    const rules = byScope([...configRules(cfg.rules ?? []), ...(await this.projectRules(s.workspace_id))]);
     const outcome = decide({
-      mode: this.modeOf(sessionId), planMode: this.planModeOf(sessionId), rules: configRules(cfg.rules ?? []), remembered: s.session_rules ?? [],
+      mode: this.modeOf(sessionId), planMode: this.planModeOf(sessionId), rules, remembered: s.session_rules ?? [],
       guard: cfg.dangerous_command_guard !== false, name: call.name, subject, readOnly: ctx.readOnly,
       outsideWorkspace: subject !== undefined && subject.startsWith('/'),
     });
@@ -76,6 +81,24 @@ export class PermissionService implements PermissionGate {
     if (outcome.decision === 'ask' && ctx.hook === 'allow') return { decision: 'allow' };
     if (signal?.aborted) return { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
     return this.ask(sessionId, call, ctx, subject, outcome.decision === 'allow' ? 'a PreToolUse hook asks for approval' : outcome.why, signal);
+  }
+
+  /**
+   * `[[permission.rules]]` of the workspace's `<root>/.svc-code/local.toml`: `project` rules, living with the
+   * workspace and acting in its sessions only. Gated by workspace trust like the file's other entries; an
+   * unreadable file contributes nothing (logged).
+   */
+  private async projectRules(workspaceId: string): Promise<PermissionRule[]> {
+    const ws = this.deps.workspaces.get(workspaceId);
+    if (!ws?.trusted) return [];
+    const file = localConfigPath(ws.root);
+    try {
+      const raw = (await readLocalConfig(file)).permission as { rules?: unknown } | undefined;
+      return Array.isArray(raw?.rules) ? configRules(raw.rules, 'project') : [];
+    } catch (err) {
+      this.deps.log.warn({ workspace_id: ws.id, config_path: file, err: (err as Error).message }, 'ignoring the project rules of an unreadable project local config');
+      return [];
+    }
   }
 
   private ask(sessionId: string, call: ToolCallRef, ctx: CheckContext, subject: string | undefined, why: string, signal?: AbortSignal): Promise<PermissionDecision> {
