@@ -4,6 +4,7 @@ import { known, type DurableType, type RememberedCall, type SessionState } from 
 import type { Projection, RecordWrite } from '../projection.ts';
 import { undoOf } from '../undo.ts';
 import { SortedList } from '../sorted-list.ts';
+import { FIRST_PROMPT_TITLE as FIRST_PROMPT } from '../../protocol/events/session.ts';
 
 /** A session as the index holds it; `foreign` ones come from another daemon's export. */
 export interface SessionRecord extends SessionState {
@@ -145,7 +146,7 @@ export class SessionIndex implements Projection {
       case 'session.title_generated': {
         // A custom title wins over generated ones.
         if (cur.title_source === 'custom') return undefined;
-        return { ...cur, title: e.payload.title, title_source: 'generated', updated_at: e.ts };
+        return { ...cur, title: e.payload.title, title_source: e.payload.source === FIRST_PROMPT ? 'prompt' : 'generated', updated_at: e.ts };
       }
       default:
         if (!touchesSession(e.type)) return undefined;

@@ -111,6 +111,7 @@ const SUMMARY_CHARS = 2000;
 /** The agent family: phases, usage, settings and modes, skill and plan markers, subagent outcomes. */
 export const recordsAgent = {
   'session.created': ({ rec: s }, p) => {
+    s.cwd = p.session.cwd;
     fromAgentConfig(s, p.session.agent_config);
     mergeMeta(s, 'main', { agent: { phase: { kind: 'idle' } } });
   },

@@ -77,6 +77,8 @@ export interface RecordsState {
   taskOutcomes: Map<string, Partial<RecTask>>;
   /** Set by the live transcript while it applies one event: the ops that event makes, in order. Null when folding. */
   sink: EmittedOp[] | null;
+  /** The session's working directory (`session.created`): Bash runs there, its `command` block says so. */
+  cwd?: string;
 }
 
 export function newRecAgent(): RecAgent {

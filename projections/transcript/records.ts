@@ -2,7 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { ContentPart, Message, PayloadOf } from '../contract.ts';
 import { undoOf } from '../undo.ts';
 import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.ts';
-import { toolDisplay, toolView } from './records-display.ts';
+import { callDisplay, toolDisplay, toolView } from '../../protocol/display.ts';
 import { agentIdOf, type Family, type TranscriptState } from './state.ts';
 import {
   emit, recAgent, stepHeader, stepUsage, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
@@ -301,10 +301,23 @@ export function patchTool(s: RecordsState, agentId: string, toolCallId: string, 
 }
 
 /** The frame's `display` block and `view` line, from the call's name and parsed input. */
-function displayOf(name: string, input: unknown): { display?: Record<string, unknown>; view?: string } {
-  const display = toolDisplay(name, input);
+function displayOf(s: RecordsState, name: string, input: unknown): { display?: Record<string, unknown>; view?: string } {
+  const display = toolDisplay(name, input, { cwd: s.cwd });
   const view = toolView(name, input);
   return { ...(display ? { display } : {}), ...(view ? { view } : {}) };
+}
+
+/**
+ * An approval's `request.display` (spec/clients.md B4, F): the block the request journaled (a plan review's plan and
+ * options, or the call's block), else the one its call's tool frame gives (older journals kept only the text
+ * `tool_input_display`), else that text as a Bash `command` or an `invocation`.
+ */
+function approvalDisplay(s: RecordsState, a: RecAgent, p: PayloadOf<'event.approval.requested'>): Record<string, unknown> {
+  if (p.display) return p.display;
+  const input = toolFrame(a, p.tool_call_id)?.frame.input;
+  if (input !== undefined) return callDisplay(p.tool_name, input, { cwd: s.cwd });
+  if (p.tool_name === 'Bash') return { kind: 'command', command: p.tool_input_display, ...(s.cwd ? { cwd: s.cwd } : {}), language: 'bash' };
+  return { kind: 'invocation', name: p.tool_name, description: p.tool_input_display };
 }
 
 function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
@@ -316,7 +329,7 @@ function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
   const at = toolFrame(a, p.tool_call_id);
   const frame: RecFrame = {
     ...(at?.frame ?? {}), kind: 'tool', frameId: at?.frame.frameId ?? `${st.stepId}.${p.tool_call_id}`, toolCallId: p.tool_call_id, name: p.tool_name,
-    state: 'running', input: p.input, ...(p.tool_name === 'TodoWrite' ? { todoId: 'todo' } : {}), ...displayOf(p.tool_name, p.input),
+    state: 'running', input: p.input, ...(p.tool_name === 'TodoWrite' ? { todoId: 'todo' } : {}), ...displayOf(s, p.tool_name, p.input),
   };
   if (!at) a.tools.set(p.tool_call_id, { turn: t, step: st });
   putFrame(s, agentId, t, at?.step ?? st, frame);
@@ -468,7 +481,7 @@ export const records = {
       interactionId: p.approval_id, interactionKind: 'approval', state: 'pending', toolCallId: p.tool_call_id,
       request: {
         ...p, id: p.approval_id, sessionId: p.session_id, agentId: p.agent_id, toolCallId: p.tool_call_id, toolName: p.tool_name, action: p.action,
-        display: p.tool_input_display, ...(turnId !== undefined ? { turnId } : {}),
+        display: approvalDisplay(s, a, p), ...(turnId !== undefined ? { turnId } : {}),
       },
     });
   },

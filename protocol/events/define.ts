@@ -36,8 +36,26 @@ export interface EventDef<
   readonly nest?: string;
   /** Client superset: payload keys also sent under another name (`{goal: 'snapshot'}`: `payload.snapshot` = `payload.goal`). */
   readonly aliases?: Readonly<Record<string, string>>;
-  /** Client superset: keys derived from the payload (`task.started`: `info`), with their schemas for /asyncapi.json. */
-  readonly extend?: { readonly entries: Readonly<Record<string, PayloadSchema>>; build(payload: Record<string, unknown>): Record<string, unknown> };
+  /**
+   * Client superset: keys derived from the payload and the frame (`task.started`: `info`; spec/clients.md F), with their
+   * schemas for /asyncapi.json. A key it returns replaces the payload's (a superset of it: `usage` with camelCase keys
+   * added). `cwd`: the builder reads the session's working directory (`info.cwd`).
+   */
+  readonly extend?: {
+    readonly entries: Readonly<Record<string, PayloadSchema>>;
+    readonly cwd?: boolean;
+    build(payload: Record<string, unknown>, info: WireInfo): Record<string, unknown>;
+  };
+  /**
+   * Where the event falls in its agent's turns (spec/clients.md F): `turn`, its frames carry `turnId` (the turn's
+   * ordinal); `step`, also `step` and `stepId`. Events with a `turn_id` carry `turnId` in any case.
+   */
+  readonly turn?: 'turn' | 'step';
+  /**
+   * Events journaled with this one, at the end of its batch (src/events/journal.ts): the same fact under the names
+   * other clients read (spec/clients.md F: `prompt.submitted` beside `prompt.accepted`). Checked like any append.
+   */
+  readonly companions?: (payload: Record<string, unknown>) => Array<{ type: string; payload: Record<string, unknown> }>;
 }
 
 /** Declares one event type; `registry.ts` collects them and checks the combination of fields. */
@@ -47,3 +65,27 @@ export function defineEvent<const T extends string, const D extends Durability, 
 
 /** The payload type of an event, as emitters build it and readers get it. */
 export type PayloadOfDef<E extends EventDef> = v.InferOutput<E['payload']>;
+
+/** Where an event falls in its agent's turns: the turn's 0-based ordinal, the step (1-based) when one had started. */
+export interface TurnPlace {
+  turn: number;
+  step?: number;
+  /** When the turn started (epoch ms). */
+  startedAt: number;
+  /** The turn's origin kind (spec/clients.md B2): `user`, or `other` for goal continuations and subagent task prompts. */
+  origin?: string;
+}
+
+/** What the frames of a daemon read besides the event: its turn index and the sessions' working directories. */
+export interface WireContext {
+  place(sessionId: string, agentId: string, turnId: string | undefined, seq: number | undefined): TurnPlace | undefined;
+  cwd(sessionId: string): string | undefined;
+}
+
+/** What `extend` builders get besides the payload. */
+export interface WireInfo {
+  type: string;
+  time: number;
+  place?: TurnPlace;
+  cwd?: string;
+}

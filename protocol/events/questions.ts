@@ -15,6 +15,7 @@ const requested = defineEvent({
   type: 'event.question.requested', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
   summary: 'An AskUserQuestion call waits for the user\'s answers (Core "Question item"; times out after 24 h by default)',
   payload: QuestionItemSchema,
+  turn: 'step',
 });
 
 const answered = defineEvent({
@@ -23,6 +24,7 @@ const answered = defineEvent({
   payload: v.object({
     question_id: v.string(), agent_id: AgentId, tool_call_id: v.string(), ...QuestionAnswerBody.entries, answered_at: v.string(),
   }),
+  turn: 'step',
 });
 
 const DismissReason = v.picklist(['user', 'timed_out', 'turn_aborted', 'daemon_restarted']);
@@ -32,6 +34,7 @@ const dismissed = defineEvent({
   type: 'event.question.dismissed', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'turn',
   summary: 'A question was dismissed by the user, or by the server (reason timed_out / turn_aborted / daemon_restarted)',
   payload: v.object({ question_id: v.string(), agent_id: AgentId, tool_call_id: v.string(), reason: DismissReason, dismissed_at: v.string() }),
+  turn: 'step',
 });
 
 export const QUESTION_EVENTS = [requested, answered, dismissed] as const;

@@ -45,7 +45,8 @@ function assertCoherent(d: EventDef): void {
     throw new Error(`event ${d.type}: ${why}`);
   };
   if (!/^[a-z_]+(\.[a-z_]+)+$/.test(d.type)) fail('not a dotted lowercase name');
-  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : d.receivers === 'subscribers' ? ['turn', 'block'] : ['none'];
+  // A subscribers' event in no transcript (`none`) is never suppressed on a graded connection (permission.approval.*).
+  const sessionRoles: TranscriptRole[] = d.durability === 'volatile' ? ['delta', 'hidden', 'none'] : d.receivers === 'subscribers' ? ['turn', 'block', 'none'] : ['none'];
   if (d.durability === 'volatile' && d.stream !== 'session') fail('volatile events belong to a session');
   // A session event broadcast to every connection (spec/clients.md E5): stamped with its session's seq and epoch.
   // A session event for no client (a read model's input, such as file.changed) is durable too.

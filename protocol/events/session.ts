@@ -26,7 +26,9 @@ export const SessionState = v.object({
   workspace_id: v.string(),
   cwd: v.string(),
   title: v.string(),
-  title_source: v.pipe(v.picklist(['none', 'custom', 'generated']), v.description('`custom` once a user set it; a custom title wins over generated ones')),
+  title_source: v.pipe(v.picklist(['none', 'custom', 'generated', 'prompt']), v.description(
+    '`custom` once a user set it (it wins over generated ones); `prompt`: the first prompt, until a generated title replaces it',
+  )),
   created_at: v.string(),
   updated_at: v.string(),
   archived: v.boolean(),
@@ -83,9 +85,12 @@ const goalUpdated = defineEvent({
   aliases: { goal: 'snapshot' },
 });
 
+/** `session.title_generated` `source` of a title taken from the session's first prompt (a generated title may replace it). */
+export const FIRST_PROMPT_TITLE = 'first_prompt';
+
 const titleGenerated = defineEvent({
   type: 'session.title_generated', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
-  summary: 'A title was generated (a custom title wins); also broadcast as session.meta.updated',
+  summary: 'A title was generated (a custom title wins), or taken from the first prompt (source `first_prompt`, model empty); also broadcast as session.meta.updated',
   payload: v.object({ title: v.string(), source: v.string(), model: v.string() }),
 });
 

@@ -40,6 +40,10 @@ const promptAccepted = defineEvent({
       'who queued it: `user` (POST /prompts; the default), `skill` (POST skills/{name}:activate), `goal` (a goal continuation)',
     ))),
   }),
+  companions: (p) => [{
+    type: 'prompt.submitted',
+    payload: { agent_id: p.agent_id, prompt_id: p.prompt_id, user_message_id: p.user_message_id, status: 'queued', content: p.content, created_at: p.created_at },
+  }],
 });
 
 const promptSteered = defineEvent({
@@ -52,6 +56,35 @@ const promptAborted = defineEvent({
   type: 'prompt.aborted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A queued or running prompt was aborted',
   payload: v.object({ agent_id: AgentId, prompt_id: v.string(), reason: v.picklist(['user', 'interrupted']) }),
+  extend: { entries: { abortedAt: v.pipe(v.string(), v.description('when it was aborted (ISO 8601)')) }, build: (_p, w) => ({ abortedAt: new Date(w.time).toISOString() }) },
+});
+
+// The prompt's life under the reference server's names (spec/clients.md F), journaled beside the facts they mirror:
+// prompt.submitted with prompt.accepted, prompt.started with turn.started, prompt.completed with turn.ended.
+const promptSubmitted = defineEvent({
+  type: 'prompt.submitted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'prompt.accepted as the reference server names it: promptId, userMessageId, status, content, createdAt',
+  payload: v.object({
+    agent_id: AgentId, prompt_id: v.string(), user_message_id: v.string(),
+    status: v.pipe(v.literal('queued'), v.description('queued when journaled; prompt.started follows when its turn starts')),
+    content: v.array(ContentPart), created_at: v.string(),
+  }),
+  aliases: { created_at: 'createdAt' },
+});
+
+const promptStarted = defineEvent({
+  type: 'prompt.started', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A prompt\'s turn started (journaled with turn.started)',
+  payload: v.object({ ...Turn, prompt_id: v.string() }),
+  turn: 'turn',
+});
+
+const promptCompleted = defineEvent({
+  type: 'prompt.completed', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A prompt\'s turn ended (journaled with turn.ended; reason is the turn\'s)',
+  payload: v.object({ ...Turn, prompt_id: v.string(), reason: v.picklist(['completed', 'cancelled', 'failed']), finished_at: v.string() }),
+  turn: 'turn',
+  aliases: { finished_at: 'finishedAt' },
 });
 
 const messageCreated = defineEvent({
@@ -73,13 +106,24 @@ const turnStarted = defineEvent({
     swarm_mode: v.optional(v.pipe(v.boolean(), v.description('dynamic workflow mode on'))),
     thinking: v.optional(v.pipe(v.string(), v.description('the thinking effort (`off`, `on` or an effort name)'))),
     max_context_tokens: v.optional(v.pipe(v.number(), v.description('the model\'s context window, when configured'))),
+    prompt: v.optional(v.pipe(v.string(), v.description('the text of the prompt the turn answers (its text parts joined); absent in older journals'))),
   }),
+  turn: 'turn',
+  extend: {
+    entries: {
+      origin: v.pipe(v.object({ kind: v.picklist(['user', 'other']) }), v.description('who started the turn (spec/clients.md B2): `user`, or `other` (a goal continuation, a subagent\'s task)')),
+      prompt: v.pipe(v.string(), v.description('the prompt\'s text (empty when an older journal did not record it)')),
+    },
+    build: (p, w) => ({ origin: { kind: w.place?.origin === 'other' ? 'other' : 'user' }, prompt: typeof p.prompt === 'string' ? p.prompt : '' }),
+  },
+  companions: (p) => [{ type: 'prompt.started', payload: { agent_id: p.agent_id, prompt_id: p.prompt_id, turn_id: p.turn_id } }],
 });
 
 const stepStarted = defineEvent({
   type: 'turn.step.started', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A model request of the turn started',
   payload: v.object({ ...Turn, step: v.number() }),
+  turn: 'step',
 });
 
 const stepCompleted = defineEvent({
@@ -90,12 +134,37 @@ const stepCompleted = defineEvent({
     context_tokens: v.pipe(v.number(), v.description('context size measured after this step')), message_id: v.optional(v.string()),
     llm_timing: v.optional(LlmTiming),
   }),
+  turn: 'step',
+  extend: {
+    entries: {
+      usage: v.pipe(v.object({
+        ...Usage.entries, inputOther: v.number(), output: v.number(), inputCacheRead: v.number(), inputCacheCreation: v.number(),
+      }), v.description('the tokens of the step, under both names (clients add up inputOther, output, inputCacheRead, inputCacheCreation)')),
+      finishReason: v.string(),
+      llmFirstTokenLatencyMs: v.optional(v.number()), llmStreamDurationMs: v.optional(v.number()),
+      llmRequestBuildMs: v.optional(v.number()), llmClientConsumeMs: v.optional(v.number()),
+    },
+    build: (p) => {
+      const u = p.usage as Usage;
+      const t = (p.llm_timing ?? {}) as LlmTiming;
+      const timing: Record<string, number> = {};
+      if (t.first_token_latency_ms !== undefined) timing.llmFirstTokenLatencyMs = t.first_token_latency_ms;
+      if (t.stream_duration_ms !== undefined) timing.llmStreamDurationMs = t.stream_duration_ms;
+      if (t.request_build_ms !== undefined) timing.llmRequestBuildMs = t.request_build_ms;
+      if (t.client_consume_ms !== undefined) timing.llmClientConsumeMs = t.client_consume_ms;
+      return {
+        usage: { ...u, inputOther: u.input_tokens, output: u.output_tokens, inputCacheRead: u.cache_read_tokens, inputCacheCreation: u.cache_creation_tokens },
+        finishReason: p.finish_reason, ...timing,
+      };
+    },
+  },
 });
 
 const stepInterrupted = defineEvent({
   type: 'turn.step.interrupted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A step stopped before completing (abort or failure)',
   payload: v.object({ ...Turn, step: v.number(), reason: v.picklist(['cancelled', 'failed']), error: v.optional(Failure) }),
+  turn: 'step',
 });
 
 const stepRetrying = defineEvent({
@@ -108,6 +177,7 @@ const stepRetrying = defineEvent({
     next_attempt: v.pipe(v.number(), v.description('the attempt about to run after delay_ms')), delay_ms: v.number(), error: Failure,
     max_attempts: v.optional(v.pipe(v.number(), v.description('attempts allowed per step (loop_control)'))),
   }),
+  turn: 'step',
 });
 
 const turnEnded = defineEvent({
@@ -117,6 +187,17 @@ const turnEnded = defineEvent({
     ...Turn, prompt_id: v.string(), reason: v.picklist(['completed', 'cancelled', 'failed']), error: v.optional(Failure), usage: Usage, steps: v.number(),
     ended_at: v.string(),
   }),
+  turn: 'turn',
+  extend: {
+    entries: { durationMs: v.optional(v.pipe(v.number(), v.description('turn.started to turn.ended (ms)'))) },
+    build: (p, w) => {
+      const ms = Date.parse(p.ended_at as string) - (w.place?.startedAt ?? NaN);
+      return Number.isFinite(ms) ? { durationMs: Math.max(0, ms) } : {};
+    },
+  },
+  companions: (p) => [{
+    type: 'prompt.completed', payload: { agent_id: p.agent_id, prompt_id: p.prompt_id, turn_id: p.turn_id, reason: p.reason, finished_at: p.ended_at },
+  }],
 });
 
 const systemPromptRecorded = defineEvent({
@@ -127,7 +208,7 @@ const systemPromptRecorded = defineEvent({
 
 export const TURN_EVENTS = [
   promptAccepted, promptSteered, promptAborted, messageCreated, turnStarted, stepStarted, stepCompleted, stepInterrupted, stepRetrying, turnEnded,
-  systemPromptRecorded,
+  systemPromptRecorded, promptSubmitted, promptStarted, promptCompleted,
 ] as const;
 
 export type PromptAcceptedPayload = PayloadOfDef<typeof promptAccepted>;

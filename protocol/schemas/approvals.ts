@@ -1,6 +1,9 @@
 import * as v from 'valibot';
 import { Id, Line, Text } from './common.ts';
 
+/** A display block (protocol/display.ts): `kind` and the kind's keys. */
+export const DisplayBlock = v.looseObject({ kind: v.pipe(v.string(), v.description('command, diff, file_io, todo_list, search, url_fetch, agent_call, skill_call, plan_review or invocation')) });
+
 export const ApprovalParams = v.object({ session_id: Id, approval_id: Id });
 
 /** `status` is required and `pending` is its only value. */
@@ -19,6 +22,11 @@ export const ApprovalItemSchema = v.object({
   expires_at: v.string(),
   options: v.optional(v.pipe(v.array(v.object({ label: v.string(), description: v.optional(v.string()) })), v.description('plan reviews (ExitPlanMode): answer with selected_label'))),
   plan: v.optional(v.pipe(v.string(), v.description('plan reviews: the plan (markdown)'))),
+  display: v.optional(v.pipe(DisplayBlock, v.description(
+    'the call as a display block (spec/clients.md B4, F): Bash `{kind:"command", command, cwd, language}`, Edit `diff`, Write `file_io`, a plan review '
+      + '`plan_review`, any other tool `invocation`; `tool_input_display` stays its text',
+  ))),
+  tool_input: v.optional(v.pipe(v.unknown(), v.description('the arguments of the call waiting for approval'))),
 });
 
 export const ApprovalList = v.object({ items: v.array(ApprovalItemSchema) });

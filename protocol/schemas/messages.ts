@@ -62,6 +62,7 @@ export const InFlightTurn = v.object({
   current_prompt_id: v.string(),
   started_at: v.string(),
   step: v.number(),
+  turnId: v.optional(v.pipe(v.number(), v.description('the turn as v1 frames name it: the main agent\'s 0-based turn ordinal (spec/clients.md F)'))),
 });
 
 /** GET /snapshot data. */
@@ -72,6 +73,6 @@ export const SessionSnapshot = v.object({
   messages: MessagePage,
   in_flight_turn: v.nullable(InFlightTurn),
   subagents: v.optional(v.pipe(v.array(TaskObject), v.description('live subagents of the session (task objects of kind subagent); absent when none'))),
-  pending_approvals: v.array(v.unknown()),
-  pending_questions: v.array(v.unknown()),
+  pending_approvals: v.pipe(v.array(v.unknown()), v.description('pending approval items, as `event.approval.requested` frames carry them (camelCase ids, `turnId` the turn ordinal, `display` a block)')),
+  pending_questions: v.pipe(v.array(v.unknown()), v.description('pending question items, as `event.question.requested` frames carry them')),
 });

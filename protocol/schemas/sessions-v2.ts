@@ -109,6 +109,7 @@ export const SessionV2FlatPage = v.object({
 export const SessionV2Group = v.object({
   workspace: v.object({
     id: v.string(), root: v.string(), name: v.string(), created_at: v.string(), last_opened_at: v.string(), session_count: v.number(),
+    cwd: v.pipe(v.string(), v.description('the same as `root`, the name web clients read (as in each item\'s `workspace`)')),
   }),
   sessions: v.pipe(v.array(ListItem), v.description('first group.page_size matches under the sort')),
   total: v.pipe(v.number(), v.description("the workspace's full matching count")),

@@ -90,7 +90,7 @@ async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnReq
     history = [user];
     await emit([
       { type: SubagentEvents.started, payload: { agent_id: agentId, turn_id: turnId } },
-      { type: EngineEvents.turnStarted, payload: { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, prompt_ids: [], model: req.bound.model.alias, started_at: user.created_at } },
+      { type: EngineEvents.turnStarted, payload: { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, prompt_ids: [], model: req.bound.model.alias, started_at: user.created_at, prompt: req.prompt } },
       { type: EngineEvents.messageCreated, payload: { agent_id: agentId, turn_id: turnId, message: user } },
     ]);
     const client = await clientFor(deps, req.bound.model, deps.clients);

@@ -5,6 +5,7 @@ import { MessageLog } from '../../projections/messages/message-log.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { SessionIndex } from '../../projections/session-index/session-index.ts';
 import { transcriptProjection, type TranscriptProjection } from '../../projections/transcript/projection.ts';
+import { TurnIndex } from '../../projections/turn-index/turn-index.ts';
 import { UsageProjection } from '../../projections/usage/session-usage.ts';
 import { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 
@@ -20,6 +21,8 @@ export interface Projections {
   transcripts: TranscriptProjection;
   /** Per-turn file histories of the sessions read most recently (folded on first read, then kept up to date). */
   fileHistory: FileHistoryProjection;
+  /** Each agent's turns and steps by stream position: the ordinals of v1 frames (spec/clients.md F). */
+  turnIndex: TurnIndex;
   /** In the order the runner applies them. */
   all: Projection[];
 }
@@ -33,5 +36,9 @@ export function createProjections(journal: Journal): Projections {
   const usage = new UsageProjection();
   const transcripts = transcriptProjection(journal);
   const fileHistory = fileHistoryProjection(journal);
-  return { sessions, workspaces, gui, messages, usage, transcripts, fileHistory, all: [sessions, workspaces, gui, messages, usage, transcripts, fileHistory] };
+  const turnIndex = new TurnIndex();
+  return {
+    sessions, workspaces, gui, messages, usage, transcripts, fileHistory, turnIndex,
+    all: [sessions, workspaces, gui, messages, usage, transcripts, fileHistory, turnIndex],
+  };
 }

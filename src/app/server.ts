@@ -4,6 +4,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
 import type { Projections } from './projections.ts';
+import type { WireContext } from '../../protocol/events/wire.ts';
 import { journalFsync, openHomeJournal, startProjections } from './journal-boot.ts';
 import { SearchService, budgetsFromEnv, searchIndexDir, searchWorkerYoungMbFromEnv } from '../search/service.ts';
 import { releaseSemiSpaceFlagForWorkers } from './worker-heap.ts';
@@ -101,6 +102,8 @@ export interface Services extends Omit<Projections, 'all'> {
   config: ConfigService;
   /** The live transcript folds: ops, batch counters, the op journal (src/ws/transcript/live.ts). */
   liveTranscripts: LiveTranscripts;
+  /** What v1 frames read besides their events: their place in their agent's turns, the session's cwd (spec/clients.md F). */
+  wire: WireContext;
   /** Waits for a stream's events to be on disk (reads of on-disk records bounded by the head). */
   commits: CommitWaits;
   instances: Instances;
@@ -199,7 +202,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log });
   const projections = await startProjections(home, opened, { log, rebuild: options.rebuildProjections });
-  const { sessions, workspaces, gui, messages, usage, transcripts, fileHistory } = projections;
+  const { sessions, workspaces, gui, messages, usage, transcripts, fileHistory, turnIndex } = projections;
+  const wire: WireContext = { place: (...at) => turnIndex.place(...at), cwd: (id) => sessions.get(id)?.cwd };
   // Readers that wait for a stream's events to be on disk (the snapshot's messages).
   const commits = new CommitWaits(journal);
 
@@ -275,10 +279,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const shutdown = new AbortController();
   const liveTranscripts = new LiveTranscripts({ journal, clock, log }, coalesceMsFromEnv(process.env), undefined, liveTurnsFromEnv(process.env));
   liveTranscripts.retrimMs = liveRetrimMsFromEnv(process.env);
-  const hub = new WsHub({ token, options, journal, liveTranscripts, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
+  const hub = new WsHub({ token, options, journal, liveTranscripts, wire, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
-    gui, messages, usage, transcripts, liveTranscripts, fileHistory, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
+    gui, messages, usage, transcripts, liveTranscripts, wire, fileHistory, turnIndex, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
     questions, tools, stamps, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),

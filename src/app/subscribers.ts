@@ -53,7 +53,7 @@ export function committedSubscribers(s: {
     { name: 'runtime bookkeeping', onCommitted: s.engine.onCommitted },
     // Every event: durable frames to the WebSocket connections.
     { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
-    // turn.ended of an untitled session: a title is generated (auto_session_title).
+    // prompt.accepted of an untitled session: its first prompt titles it; turn.ended: a title is generated (auto_session_title).
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
     // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
     { name: 'mcp trust', onCommitted: s.mcp.onCommitted },

@@ -17,7 +17,7 @@ import { agentSettings } from '../sessions/agent-settings.ts';
 import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import { clientFor, clientNow, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
-import { toPromptObject, type PromptRecord } from './prompt-state.ts';
+import { promptText, toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 
 type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
@@ -287,7 +287,7 @@ export class SessionRuntime {
         stream: this.sessionId, type: EngineEvents.turnStarted,
         payload: {
           agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: deps.clock.now().toISOString(),
-          ...this.settings(plan),
+          prompt: promptText(prompt.content), ...this.settings(plan),
         },
       },
       { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },

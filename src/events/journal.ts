@@ -1,7 +1,7 @@
 import { Journal, type JournalOptions } from '../../journal/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import { EventCheckError, type ContractChecker } from '../../protocol/contract-check.ts';
-import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import { eventDef, type NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /**
  * The journal as src/ appends to it: every event typed by its registry entry (a wrong payload fails
@@ -20,8 +20,12 @@ export class EventJournal extends Journal {
     return super.append(events);
   }
 
-  /** Both verbs land here (`append` calls it): a test-time mismatch is refused like an unencodable record. */
-  override appendNow(events: NewStreamEvent[]): Promise<JournalEvent[]> {
+  /**
+   * Both verbs land here (`append` calls it): each event's registry companions join the end of its batch
+   * (protocol/events/define.ts `companions`); a test-time mismatch is refused like an unencodable record.
+   */
+  override appendNow(given: NewStreamEvent[]): Promise<JournalEvent[]> {
+    const events = withCompanions(given);
     if (this.checker) {
       const found = events.flatMap((e) => this.checker!.check(e.type, e.stream, 'durable', e.payload) ?? []);
       if (found.length) throw new EventCheckError(found);
@@ -37,4 +41,11 @@ export class EventJournal extends Journal {
     }
     return super.removeStream(stream, events, ranges);
   }
+}
+
+/** `events`, then the companions of each, in order (the same array when none has any): the batch's own order is kept. */
+function withCompanions(events: NewStreamEvent[]): NewStreamEvent[] {
+  const more = events.flatMap((e) => (eventDef(e.type)?.companions?.(e.payload as Record<string, unknown>) ?? [])
+    .map((c) => ({ stream: e.stream, ...c }) as NewStreamEvent));
+  return more.length ? [...events, ...more] : events;
 }

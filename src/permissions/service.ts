@@ -13,7 +13,8 @@ import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-r
 import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type PermissionRule, type ReviewRequest, type ToolCallRef } from './types.ts';
 import { logFailure } from '../app/logger.ts';
 import { agentSettings } from '../sessions/agent-settings.ts';
-import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload } from '../../protocol/events/approvals.ts';
+import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload, PermissionRequestedPayload, PermissionResolvedPayload } from '../../protocol/events/approvals.ts';
+import { callDisplay } from '../../protocol/display.ts';
 
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const DISPLAY_MAX = 2_000;
@@ -117,11 +118,16 @@ export class PermissionService implements PermissionGate {
 
   private newItem(sessionId: string, call: ToolCallRef, ctx: CheckContext, req: ReviewRequest): ApprovalItem {
     const now = this.deps.clock.now();
+    // The block clients render (spec/clients.md B4, F): a plan review's plan and options, else the call's own block.
+    const display = req.plan !== undefined
+      ? { kind: 'plan_review', plan: req.plan, ...(req.options ? { options: req.options } : {}) }
+      : callDisplay(call.name, call.input, { cwd: this.deps.sessions.get(sessionId)?.cwd });
     return {
       approval_id: this.deps.ids.next('appr'), session_id: sessionId, agent_id: ctx.agentId, ...(ctx.turnId ? { turn_id: ctx.turnId } : {}),
       tool_call_id: call.id, tool_name: call.name, action: req.action, tool_input_display: clip(req.display),
       created_at: now.toISOString(), expires_at: new Date(now.getTime() + APPROVAL_LIFETIME_MS).toISOString(),
       ...(req.options ? { options: req.options } : {}), ...(req.plan !== undefined ? { plan: req.plan } : {}),
+      display, tool_input: call.input ?? {},
     };
   }
 
@@ -141,6 +147,7 @@ export class PermissionService implements PermissionGate {
     try {
       await this.deps.journal.append([
         { stream: sessionId, type: ApprovalEvents.requested, payload: item },
+        { stream: sessionId, type: ApprovalEvents.permissionRequested, payload: permissionOf(item) },
         statusChangedEvent(this.deps, sessionId),
       ]);
     } catch (err) {
@@ -195,10 +202,16 @@ export class PermissionService implements PermissionGate {
     let n = 0;
     for (const s of [...this.deps.sessions.all()]) {
       if (!s.pending_approvals?.length || s.foreign) continue;
-      await this.deps.journal.append(s.pending_approvals.map((a) => ({
-        stream: s.id, type: ApprovalEvents.resolved,
-        payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled', reason: 'daemon_restarted', resolved_at: at } satisfies ApprovalResolvedPayload,
-      })));
+      await this.deps.journal.append(s.pending_approvals.flatMap((a) => [
+        {
+          stream: s.id, type: ApprovalEvents.resolved,
+          payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled', reason: 'daemon_restarted', resolved_at: at } satisfies ApprovalResolvedPayload,
+        } as const,
+        {
+          stream: s.id, type: ApprovalEvents.permissionResolved,
+          payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled' } satisfies PermissionResolvedPayload,
+        } as const,
+      ]));
       n += s.pending_approvals.length;
     }
     if (n) this.deps.log.warn({ approvals: n }, 'cancelled approvals left pending by a restart');
@@ -218,7 +231,11 @@ export class PermissionService implements PermissionGate {
     const last = this.pendingItems(sessionId).length === 0;
     if (last) setPendingInteraction(this.deps, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
     try {
-      await this.deps.journal.append([{ stream: sessionId, type: ApprovalEvents.resolved, payload }, ...(last ? [statusChangedEvent(this.deps, sessionId)] : [])]);
+      await this.deps.journal.append([
+        { stream: sessionId, type: ApprovalEvents.resolved, payload },
+        { stream: sessionId, type: ApprovalEvents.permissionResolved, payload: { ...permissionOf(p.item), decision } },
+        ...(last ? [statusChangedEvent(this.deps, sessionId)] : []),
+      ]);
     } finally {
       p.settle(payload);
     }
@@ -261,4 +278,12 @@ function displayOf(call: ToolCallRef, subject: string | undefined): string {
 
 function clip(text: string): string {
   return text.length > DISPLAY_MAX ? `${text.slice(0, DISPLAY_MAX)}…` : text;
+}
+
+/** `permission.approval.requested` (spec/clients.md F): the request under the reference server's names, built from the item. */
+function permissionOf(item: ApprovalItem): PermissionRequestedPayload {
+  return {
+    approval_id: item.approval_id, agent_id: item.agent_id, ...(item.turn_id ? { turn_id: item.turn_id } : {}), tool_call_id: item.tool_call_id,
+    tool_name: item.tool_name, action: item.action, display: item.display ?? { kind: 'invocation', name: item.tool_name }, tool_input: item.tool_input ?? {},
+  };
 }

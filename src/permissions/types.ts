@@ -53,6 +53,7 @@ export type RuleScope = 'turn-override' | 'session-runtime' | 'project' | 'user'
 /** What a review (`PermissionService.review`) shows besides the call: the choices and the plan. */
 export interface ReviewRequest {
   action: string;
+  /** The text of `tool_input_display`. */
   display: string;
   options?: ApprovalOption[];
   plan?: string;
@@ -61,4 +62,7 @@ export interface ReviewRequest {
 export const ApprovalEvents = {
   requested: 'event.approval.requested',
   resolved: 'event.approval.resolved',
+  /** The same facts under the reference server's names (spec/clients.md F), journaled beside them. */
+  permissionRequested: 'permission.approval.requested',
+  permissionResolved: 'permission.approval.resolved',
 } as const satisfies Record<string, EventType>;

@@ -19,7 +19,7 @@ export const NOT_COMPARED: ReadonlySet<string> = new Set([
 
 /** Payload fields that differ on every run whatever happens: times and measured durations. Dropped at any depth. */
 export const IGNORED_FIELDS: ReadonlySet<string> = new Set([
-  'ts', 'created_at', 'updated_at', 'started_at', 'ended_at', 'resolved_at', 'answered_at', 'dismissed_at', 'expires_at', 'duration_ms', 'delay_ms',
+  'ts', 'created_at', 'updated_at', 'started_at', 'ended_at', 'finished_at', 'resolved_at', 'answered_at', 'dismissed_at', 'expires_at', 'duration_ms', 'delay_ms',
   // The step's measured LLM timings (request build, first token, stream, consume: turn.step.completed).
   'llm_timing',
 ]);

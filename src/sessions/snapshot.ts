@@ -11,6 +11,8 @@ import { contextLimit, resolvedModel } from './info.ts';
 import type { LiveSessions } from './live.ts';
 import { findSession, type SessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
+import { eventDef } from '../../protocol/events/registry.ts';
+import { wirePayload, type WireContext } from '../../protocol/events/wire.ts';
 
 const SNAPSHOT_MESSAGES = 100;
 
@@ -26,6 +28,8 @@ export interface SnapshotDeps extends SessionLookup {
   tasks: Pick<TaskService, 'list'>;
   permissions: Pick<PermissionService, 'pendingItems'>;
   questions: Pick<QuestionService, 'pendingItems'>;
+  /** The v1 superset of the pending interactions and the in-flight turn (spec/clients.md F). */
+  wire: WireContext;
 }
 
 /**
@@ -51,12 +55,19 @@ export async function sessionSnapshot(deps: SnapshotDeps, id: string) {
     ...(limit !== undefined ? { context_limit: limit } : {}),
     turn_count: u.turn_count,
   };
-  const in_flight_turn = u.in_flight ? { ...u.in_flight } : null;
+  const place = u.in_flight ? deps.wire.place(id, 'main', u.in_flight.turn_id, head.seq) : undefined;
+  const in_flight_turn = u.in_flight ? { ...u.in_flight, ...(place ? { turnId: place.turn } : {}) } : null;
   await deps.commits.through(id, head.seq);
   const messages = await deps.messages.page(id, SNAPSHOT_MESSAGES, { upTo: head.seq });
   const subagents = deps.tasks.list(id).map((t) => t.toObject()).filter((t) => t.kind === 'subagent');
   return {
     as_of_seq: head.seq, epoch: head.epoch, session, messages, in_flight_turn, ...(subagents.length ? { subagents } : {}),
-    pending_approvals: deps.permissions.pendingItems(id), pending_questions: deps.questions.pendingItems(id),
+    pending_approvals: deps.permissions.pendingItems(id).map((a) => asFrame(deps, id, 'event.approval.requested', a.created_at, a)),
+    pending_questions: deps.questions.pendingItems(id).map((q) => asFrame(deps, id, 'event.question.requested', q.created_at, q)),
   };
+}
+
+/** A pending interaction as its `event.*.requested` frame carries it (spec/clients.md F: `turnId` the ordinal, camelCase ids, display blocks). */
+function asFrame(deps: SnapshotDeps, sessionId: string, type: string, at: string, item: object): unknown {
+  return wirePayload(eventDef(type), type, { sessionId, time: Date.parse(at), ctx: deps.wire }, item);
 }

@@ -9,6 +9,7 @@ import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
 import type { LiveTranscripts, OpBatch } from './transcript/live.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
+import type { WireContext } from '../../protocol/events/wire.ts';
 
 /** Longest a streamed frame waits for its batch's socket write while frames keep coming. */
 const VOLATILE_FLUSH_MS = 4;
@@ -22,7 +23,7 @@ const DURABLE_FLUSH_MS = 16;
 export class FanOut {
   private readonly coalescer: DeltaCoalescer;
   constructor(
-    private readonly deps: { journal: Journal; clock: Clock; log: Logger; liveTranscripts: LiveTranscripts },
+    private readonly deps: { journal: Journal; clock: Clock; log: Logger; liveTranscripts: LiveTranscripts; wire: WireContext },
     private readonly connections: () => Iterable<WsConnection>,
     coalesceMs = DEFAULT_COALESCE_MS,
   ) {
@@ -90,7 +91,7 @@ export class FanOut {
     for (const c of this.connections()) {
       if (c.subs.has(sessionId)) {
         if (text === undefined) {
-          text = volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload });
+          text = volatileFrame({ type, seq, offset, sessionId, now: this.deps.clock.now(), payload, ctx: this.deps.wire });
           this.flushWithin(VOLATILE_FLUSH_MS);
         }
         this.cork(c);
@@ -158,7 +159,7 @@ export class FanOut {
     if (receivers === 'broadcast') {
       // A session event for every connection (spec/clients.md E5: work/status/meta), stamped with
       // the session's own id, seq and epoch; subscribers get it in order with their replay.
-      const text = durableFrame(e, e.stream);
+      const text = durableFrame(e, e.stream, this.deps.wire);
       for (const c of conns) {
         if (c.subs.has(e.stream)) c.deliver(e.stream, e.type, { seq: e.seq, volatile: false, text }, undefined);
         else c.send(text);
@@ -169,7 +170,7 @@ export class FanOut {
     const agentId = agentIdOf(e.payload);
     for (const c of conns) {
       if (!c.subs.has(e.stream)) continue;
-      text ??= durableFrame(e, e.stream);
+      text ??= durableFrame(e, e.stream, this.deps.wire);
       c.deliver(e.stream, e.type, { seq: e.seq, volatile: false, text }, agentId);
     }
   }

@@ -3,6 +3,7 @@ import type { StreamHead } from '../../journal/types.ts';
 import type { Logger } from '../app/logger.ts';
 import { passesFilter, type Subscription, type WsConnection } from './connection.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
+import type { WireContext } from '../../protocol/events/wire.ts';
 import { durableFrame, MAX_EVENT_BUFFER_SIZE, type ResyncReason } from './server-frames.ts';
 
 /** Why a cursor cannot be replayed, or undefined when it can. */
@@ -24,7 +25,8 @@ export function agentIdOf(payload: unknown): unknown {
  * set to hold before the read began, so every event committed after the read's
  * snapshot is held: no gap, and held duplicates are dropped by seq.
  */
-export async function replay(journal: Journal, log: Logger, conn: WsConnection, sessionId: string, sub: Subscription, afterSeq: number): Promise<void> {
+export async function replay(deps: { journal: Journal; log: Logger; wire: WireContext }, conn: WsConnection, sessionId: string, sub: Subscription, afterSeq: number): Promise<void> {
+  const { journal, log } = deps;
   let last = afterSeq;
   try {
     const events = await journal.readRange(sessionId, afterSeq + 1);
@@ -33,7 +35,7 @@ export async function replay(journal: Journal, log: Logger, conn: WsConnection, 
       const agentId = agentIdOf(e.payload);
       // A read model's input (file.changed) is never sent.
       const internal = eventDef(e.type)?.receivers === 'internal';
-      if (!internal && passesFilter(sub.agents, agentId) && !conn.suppressed(sessionId, e.type, agentId, false)) conn.send(durableFrame(e, sessionId));
+      if (!internal && passesFilter(sub.agents, agentId) && !conn.suppressed(sessionId, e.type, agentId, false)) conn.send(durableFrame(e, sessionId, deps.wire));
       last = e.seq;
       await conn.drained();
     }

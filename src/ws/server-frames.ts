@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { JournalEvent } from '../../journal/types.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
-import { wirePayload } from '../../protocol/events/wire.ts';
+import { wirePayload, type WireContext } from '../../protocol/events/wire.ts';
 
 /** Server frames of `/api/v1/ws`: schemas (for /asyncapi.json and tests) and builders. */
 
@@ -110,16 +110,18 @@ export function ackFrame(a: Omit<AckFrame, 'type'>): string {
   return JSON.stringify({ type: 'ack', ...a });
 }
 
-/** A durable event's frame; the payload with the client superset (protocol/events/wire.ts). */
-export function durableFrame(e: JournalEvent, sessionId: string): string {
-  const payload = wirePayload(eventDef(e.type), sessionId === GLOBAL_SESSION_ID ? undefined : sessionId, e.payload);
+/** A durable event's frame; the payload with the client superset (protocol/events/wire.ts), `ctx` placing it in its agent's turns. */
+export function durableFrame(e: JournalEvent, sessionId: string, ctx?: WireContext): string {
+  const wire = sessionId === GLOBAL_SESSION_ID ? { time: Date.parse(e.ts) } : { sessionId, seq: e.seq, time: Date.parse(e.ts), ctx };
+  const payload = wirePayload(eventDef(e.type), e.type, wire, e.payload);
   return JSON.stringify({ type: e.type, seq: e.seq, epoch: e.epoch, session_id: sessionId, timestamp: e.ts, payload });
 }
 
-export function volatileFrame(f: { type: string; seq: number; offset?: number; sessionId: string; now: Date; payload: unknown }): string {
+export function volatileFrame(f: { type: string; seq: number; offset?: number; sessionId: string; now: Date; payload: unknown; ctx?: WireContext }): string {
   const frame: Record<string, unknown> = { type: f.type, seq: f.seq, volatile: true };
   if (f.offset !== undefined) frame.offset = f.offset;
-  Object.assign(frame, { session_id: f.sessionId, timestamp: f.now.toISOString(), payload: wirePayload(eventDef(f.type), f.sessionId, f.payload) });
+  const wire = { sessionId: f.sessionId, time: f.now.getTime(), ctx: f.ctx };
+  Object.assign(frame, { session_id: f.sessionId, timestamp: f.now.toISOString(), payload: wirePayload(eventDef(f.type), f.type, wire, f.payload) });
   return JSON.stringify(frame);
 }
 

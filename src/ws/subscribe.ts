@@ -1,5 +1,6 @@
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
+import type { WireContext } from '../../protocol/events/wire.ts';
 import type { Logger } from '../app/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -14,7 +15,8 @@ import { ok, type Outcome } from './outcome.ts';
 type Refused = { not_found: string[]; held_by_other_instance: unknown[] };
 
 /** The sessions a subscribe may follow and the journal its replays read. */
-export type SubscribeDeps = OwnedSessionLookup & { journal: EventJournal; clock: Clock; log: Logger };
+/** `wire`: what the replayed frames read besides their events (their place in their agent's turns, spec/clients.md F). */
+export type SubscribeDeps = OwnedSessionLookup & { journal: EventJournal; clock: Clock; log: Logger; wire: WireContext };
 
 /** True (and the reason recorded) when this connection cannot follow the session: unknown (40401) or held by another instance (40901). */
 function refuse(deps: OwnedSessionLookup, id: string, refused: Refused): boolean {
@@ -72,7 +74,7 @@ function subscribeSessions(deps: SubscribeDeps, conn: WsConnection, ids: Iterabl
     }
     const sub: Subscription = { agents, held: [] };
     conn.subscribe(id, sub);
-    followUps.push(() => void replay(deps.journal, deps.log, conn, id, sub, cursor.seq));
+    followUps.push(() => void replay(deps, conn, id, sub, cursor.seq));
   }
   return { subscribed, refused, resync, after: () => followUps.forEach((f) => f()) };
 }

@@ -3,7 +3,7 @@ import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
 import pino from 'pino';
-import { firstDivergence, normalize } from '../../src/replay/compare.ts';
+import { firstDivergence, normalize, NOT_COMPARED } from '../../src/replay/compare.ts';
 import { replaySession } from '../../src/replay/run.ts';
 import { exportZip, recordSession } from '../helpers/archive.ts';
 import { cli } from '../helpers/cli.ts';
@@ -51,7 +51,7 @@ test('svc-code replay: a recorded session replays with no divergence; a changed 
   t.like(d, { field: 'payload.content', expected: { seq: bashResult.seq, type: 'tool.result' }, got: { type: 'tool.result' } });
   t.is(d.expected.payload.content, 'alpha\n[exit code 0]');
   t.is(d.got.payload.content, 'beta\n[exit code 0]');
-  t.is(d.index, recorded.slice(0, bashResult.seq - 1).filter((e) => e.type !== 'session.created').length);
+  t.is(d.index, recorded.slice(0, bashResult.seq - 1).filter((e) => !NOT_COMPARED.has(e.type)).length);
   const text = await run([zipFile, '--tools', 'live']);
   t.is(text.code, 1);
   t.regex(text.stdout, new RegExp(`first divergence at compared event ${d.index}: tool\\.result \\(recorded seq ${bashResult.seq}\\)`));

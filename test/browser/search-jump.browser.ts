@@ -43,7 +43,8 @@ test('a search hit in a turn two pages back brings that turn into view, from the
   const search = async (word: string) => {
     await box.fill(word);
     await box.press('Enter');
-    const hit = results.locator('a', { hasText: word }).first();
+    // A message's hit (the session is also titled with its first prompt, a hit without a turn).
+    const hit = results.locator('a[data-turn]', { hasText: word }).first();
     await hit.waitFor();
     const turn = await hit.getAttribute('data-turn');
     t.truthy(turn, 'the hit names its turn');

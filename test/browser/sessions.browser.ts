@@ -99,7 +99,8 @@ test('the search box finds a message of another session and opens it', async (t)
 
   await page.getByLabel('Search sessions').fill('quokka');
   await page.getByLabel('Search sessions').press('Enter');
-  const hit = page.getByRole('list', { name: 'Search results' }).locator('a', { hasText: 'quokka' });
+  // The message's hit (the session is also titled with its first prompt, a hit of its own).
+  const hit = page.getByRole('list', { name: 'Search results' }).locator('a[data-turn]', { hasText: 'quokka' });
   await hit.waitFor();
   await shot('search');
   await hit.click();

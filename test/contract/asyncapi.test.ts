@@ -42,8 +42,42 @@ test('/asyncapi.json documents the wire payloads clients read and the connection
   // E10: snapshot is the goal's schema; camelCase keys on durable frames, agentId only on deltas.
   t.deepEqual(payload('goal.updated').properties.snapshot, payload('goal.updated').properties.goal);
   has(payload('turn.started').required, ['agentId', 'turnId', 'sessionId', 'agent_id', 'turn_id'], 'E10 turn.started');
+  t.is(payload('turn.started').properties.turnId.type, 'integer', 'F: the turn ordinal');
   t.is(payload('turn.started').properties.sessionId.type, 'string');
-  t.deepEqual(Object.keys(payload('assistant.delta').properties).sort(), ['agentId', 'agent_id', 'offset', 'step', 'text', 'turn_id']);
+  // F: the v1 payloads as the reference server sends them, required with its types, on every session event.
+  const F: Record<string, Record<string, string>> = {
+    'turn.started': { turnId: 'integer', promptId: 'string', origin: 'object', prompt: 'string' },
+    'turn.step.started': { turnId: 'integer', step: 'number' },
+    'assistant.delta': { turnId: 'integer', delta: 'string' },
+    'thinking.delta': { turnId: 'integer', delta: 'string' },
+    'tool.call.delta': { turnId: 'integer', toolCallId: 'string', name: 'string', argumentsPart: 'string' },
+    'tool.call.started': { toolCallId: 'string', name: 'string', args: 'object', description: 'string', display: 'object' },
+    'tool.progress': { toolCallId: 'string', update: 'object' },
+    'tool.result': { toolCallId: 'string', output: 'string' },
+    'turn.step.completed': { turnId: 'integer', step: 'number', usage: 'object', finishReason: 'string' },
+    'turn.step.interrupted': { turnId: 'integer', step: 'number', reason: 'string' },
+    'turn.ended': { turnId: 'integer', reason: 'string' },
+    'permission.approval.requested': { id: 'string', toolCallId: 'string', toolName: 'string', action: 'string', display: 'object' },
+    'permission.approval.resolved': { id: 'string', toolCallId: 'string', decision: 'string' },
+    'prompt.submitted': { promptId: 'string', userMessageId: 'string', status: 'string', content: 'array', createdAt: 'string' },
+    'prompt.started': { promptId: 'string' },
+    'prompt.completed': { promptId: 'string', finishedAt: 'string', reason: 'string' },
+    'prompt.aborted': { promptId: 'string', abortedAt: 'string' },
+  };
+  for (const [type, keys] of Object.entries(F)) {
+    const p = payload(type);
+    has(p.required, ['type', 'time', 'agentId', 'sessionId', ...Object.keys(keys)], `F ${type}`);
+    for (const [k, ty] of Object.entries(keys)) t.is(p.properties[k].type ?? typeof p.properties[k].const, ty, `F ${type}.${k}`);
+  }
+  // Optional where a step applies; the ordinal and durations.
+  for (const type of ['tool.call.started', 'tool.result', 'permission.approval.requested']) {
+    t.is(payload(type).properties.turnId.type, 'integer', `${type}.turnId`);
+    t.is(payload(type).properties.stepId.type, 'string', `${type}.stepId`);
+  }
+  t.is(payload('turn.ended').properties.durationMs.type, 'number');
+  t.deepEqual(payload('turn.step.completed').properties.usage.required, [
+    'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_creation_tokens', 'inputOther', 'output', 'inputCacheRead', 'inputCacheCreation',
+  ]);
   // A6 and E14.
   has(payload('task.started').properties.info.required, ['taskId', 'kind', 'startedAt', 'status'], 'A6 task info');
   t.is(payload('task.started').properties.info.properties.startedAt.type, 'number');

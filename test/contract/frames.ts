@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { v1Issues } from './v1-frames.ts';
 
 /**
  * The client contract for WebSocket frames, written from spec/clients.md (sections A1-A6, E3-E17): what an
@@ -135,8 +136,9 @@ export const EventPayloads: Record<string, v.GenericSchema> = {
   'goal.updated': v.looseObject({ snapshot: v.nullable(v.looseObject({})) }),
   'compaction.started': v.looseObject({ trigger: Str, agentId: Str }),
   'compaction.completed': v.looseObject({ result: v.looseObject({ tokensBefore: Num, tokensAfter: Num }), agentId: Str }),
-  'turn.started': v.looseObject({ turnId: Str, agentId: Str, sessionId: Str }),
-  'turn.ended': v.looseObject({ turnId: Str, agentId: Str, reason: Str }),
+  // F: `turnId` is the agent's turn ordinal, an integer (the rest of F in v1-frames.ts).
+  'turn.started': v.looseObject({ turnId: Num, agentId: Str, sessionId: Str }),
+  'turn.ended': v.looseObject({ turnId: Num, agentId: Str, reason: Str }),
   'turn.step.completed': v.looseObject({ usage: v.looseObject({}), agentId: Str }),
   'prompt.accepted': v.looseObject({ promptId: Str, sessionId: Str }),
   'prompt.aborted': v.looseObject({ promptId: Str }),
@@ -179,5 +181,7 @@ export function frameIssues(frame: any): string[] {
   if (SESSION_STAMPED.has(frame.type) && frame.session_id === '__global__') out.push(`${frame.type}: stamped __global__, not the session`);
   // E10: a payload naming an agent in snake case names it in camelCase too.
   if (frame.payload && typeof frame.payload.agent_id === 'string' && frame.payload.agentId !== frame.payload.agent_id) out.push(`${frame.type}: agent_id without agentId`);
+  // F: the v1 payload fields SDK-style clients read, on every session event frame.
+  out.push(...v1Issues(frame));
   return out;
 }

@@ -157,11 +157,17 @@ test('journey: every frame a web client receives validates against the client co
 
 test('contract: a frame missing what a client requires fails it (the contract can fail)', (t) => {
   // Each names what is missing (so the contract fails for the reason it should).
-  const missing = (frame: any) => frameIssues(frame).flatMap((x) => [...x.matchAll(/(\S+) Invalid key: Expected "([^"]+)"/g)].map((m) => m[1])).sort();
-  t.deepEqual(missing({ type: 'event.session.status_changed', session_id: 's', seq: 1, payload: { busy: true } }), ['status']);
+  const missing = (frame: any) => [...new Set(frameIssues(frame).flatMap((x) => [...x.matchAll(/(\S+) Invalid key: Expected "([^"]+)"/g)].map((m) => m[1])))].sort();
+  const common = { type: 'event.session.status_changed', time: 1, agentId: 'main', sessionId: 's' };
+  t.deepEqual(missing({ type: 'event.session.status_changed', session_id: 's', seq: 1, payload: { busy: true, ...common } }), ['status']);
+  t.deepEqual(missing({ type: 'event.session.status_changed', session_id: 's', seq: 1, payload: { busy: true, status: 'idle' } }), ['agentId', 'sessionId', 'time', 'type']);
+  // F: a tool result without the tool's own output, a turn whose turnId is the engine's string id.
+  t.deepEqual(missing({ type: 'tool.result', session_id: 's', seq: 1, payload: { ...common, type: 'tool.result', agent_id: 'main', turnId: 0, step: 1, stepId: 't0.1', toolCallId: 'c' } }), ['output']);
+  t.true(frameIssues({ type: 'turn.ended', session_id: 's', seq: 1, payload: { ...common, type: 'turn.ended', turnId: 'turn_1', reason: 'completed', durationMs: 1 } })
+    .some((x) => x.includes('turnId Invalid type: Expected number')));
   t.deepEqual(missing({ type: 'event.workspace.created', session_id: '__global__', seq: 1, payload: { id: 'w' } }), ['workspace']);
   t.deepEqual(frameIssues({ type: 'event.session.work_changed', session_id: '__global__', seq: 1, payload: { busy: true } }), ['event.session.work_changed: stamped __global__, not the session']);
-  t.deepEqual(missing({ type: 'turn.started', session_id: 's', seq: 1, payload: { agent_id: 'a1', turn_id: 't' } }), ['agentId', 'sessionId', 'turnId']);
+  t.deepEqual(missing({ type: 'turn.started', session_id: 's', seq: 1, payload: { agent_id: 'a1', turn_id: 't' } }), ['agentId', 'origin', 'prompt', 'promptId', 'sessionId', 'time', 'turnId', 'type']);
   t.true(frameIssues({ type: 'turn.started', session_id: 's', seq: 1, payload: { agent_id: 'a1', turn_id: 't' } }).includes('turn.started: agent_id without agentId'));
   t.deepEqual(missing({ type: 'terminal_output', session_id: 's', payload: { terminal_id: 't', data: 'x' } }), ['seq', 'terminal_id']);
   t.deepEqual(missing({ type: 'transcript.ops', payload: { agent_id: 'main', ops: [] } }), ['session_id']);

@@ -4,11 +4,11 @@ import { prompt, startEngine, YOLO } from '../helpers/engine.ts';
 import { agentCall, say, turnEnded } from '../helpers/subagents.ts';
 import { toolCall } from './transcript-client.ts';
 
-// spec/clients.md E10: a client reads camelCase keys (`agentId`, `turnId`, `sessionId`, ...) in session event
+// spec/clients.md E10, F: a client reads camelCase keys (`agentId`, `turnId`, `sessionId`, ...) in session event
 // payloads, so a sub-agent's turn is never taken for the main one. Every session-scoped frame of a journey
-// (durable and volatile, on a plain `subscribe`) is checked: `sessionId` = the envelope's session on every durable
-// frame, and beside every snake-case `*_id` key its camelCase twin with the same value; `goal.updated` carries
-// `snapshot` beside `goal`.
+// (durable and volatile, on a plain `subscribe`) is checked: `sessionId` = the envelope's session, and beside every
+// snake-case `*_id` key its camelCase twin with the same value, but for `turn_id`, whose twin `turnId` is the
+// turn's ordinal, an integer (F); `goal.updated` carries `snapshot` beside `goal`.
 
 const camel = (k: string) => k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 const SNAKE_ID = /^[a-z][a-z0-9]*(_[a-z0-9]+)*_id$/;
@@ -19,10 +19,12 @@ const NOT_EVENTS = new Set(['ack', 'server_hello', 'resync_required', 'transcrip
 function e10Issues(f: any, sid: string): string[] {
   const out: string[] = [];
   const p = f.payload ?? {};
-  if (f.volatile !== true && p.sessionId !== sid) out.push(`${f.type}: sessionId ${JSON.stringify(p.sessionId)}`);
-  // Volatile frames (deltas) are kept lean: only agentId (docs/websocket.md); durable ones alias every *_id key.
-  const keys = f.volatile === true ? ['agent_id', 'session_id'] : Object.keys(p).filter((k) => SNAKE_ID.test(k));
-  for (const k of keys) if (k in p && p[camel(k)] !== p[k]) out.push(`${f.type}: ${k} without ${camel(k)}`);
+  if (p.sessionId !== sid) out.push(`${f.type}: sessionId ${JSON.stringify(p.sessionId)}`);
+  for (const k of Object.keys(p).filter((x) => SNAKE_ID.test(x))) {
+    if (k === 'turn_id') {
+      if (!Number.isInteger(p.turnId)) out.push(`${f.type}: turn_id without an integer turnId`);
+    } else if (p[camel(k)] !== p[k]) out.push(`${f.type}: ${k} without ${camel(k)}`);
+  }
   if (f.type === 'goal.updated' && JSON.stringify(p.snapshot) !== JSON.stringify(p.goal)) out.push('goal.updated: snapshot is not goal');
   return out;
 }
@@ -72,8 +74,8 @@ test('every session event frame of a journey names its session and agent in came
 });
 
 test('the E10 check fails a frame without the camelCase twins (the check can fail)', (t) => {
-  t.deepEqual(e10Issues({ type: 'turn.started', seq: 1, payload: { agent_id: 'a', turn_id: 't', sessionId: 's' } }, 's'), ['turn.started: agent_id without agentId', 'turn.started: turn_id without turnId']);
+  t.deepEqual(e10Issues({ type: 'turn.started', seq: 1, payload: { agent_id: 'a', turn_id: 't', turnId: 't', sessionId: 's' } }, 's'), ['turn.started: agent_id without agentId', 'turn.started: turn_id without an integer turnId']);
   t.deepEqual(e10Issues({ type: 'tool.result', seq: 1, payload: { agent_id: 'main', agentId: 'main' } }, 's'), ['tool.result: sessionId undefined']);
-  t.deepEqual(e10Issues({ type: 'assistant.delta', volatile: true, payload: { agent_id: 'a1', agentId: 'main' } }, 's'), ['assistant.delta: agent_id without agentId']);
+  t.deepEqual(e10Issues({ type: 'assistant.delta', volatile: true, payload: { agent_id: 'a1', agentId: 'main', sessionId: 's' } }, 's'), ['assistant.delta: agent_id without agentId']);
   t.deepEqual(e10Issues({ type: 'goal.updated', seq: 1, payload: { sessionId: 's', goal: { a: 1 } } }, 's'), ['goal.updated: snapshot is not goal']);
 });

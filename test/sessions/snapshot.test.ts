@@ -78,6 +78,7 @@ test('in_flight_turn between turn.started and turn.ended; usage sums; live model
   await append(s, id, EngineEvents.turnStarted, turnStarted('turn_1', 'prompt_1'));
   t.deepEqual((await snap(s, id)).in_flight_turn, {
     turn_id: 'turn_1', prompt_id: 'prompt_1', current_prompt_id: 'prompt_1', started_at: '2026-01-01T00:00:00.000Z', step: 0,
+    turnId: 0, // spec/clients.md F: the turn as v1 frames name it, the main agent's ordinal
   });
   await append(s, id, EngineEvents.stepStarted, { agent_id: 'main', turn_id: 'turn_1', step: 1 });
   await append(s, id, EngineEvents.promptSteered, { agent_id: 'main', turn_id: 'turn_1', prompt_ids: ['prompt_2'] });

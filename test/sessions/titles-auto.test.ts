@@ -12,8 +12,13 @@ test('auto_session_title: the first turn.ended of an untitled session generates 
   t.teardown(() => ws.close());
   llm.setScript(say('Set up the CI pipeline'));
   await addPrompt(s, id, 'Please set up GitHub Actions CI');
+  // The first prompt titles the session at once (spec/clients.md F)...
+  const first = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id);
+  t.is(first.payload.title, 'Please set up GitHub Actions CI');
+  t.is(s.server.services.sessions.get(id)?.title_source, 'prompt');
   await endTurn(s, id);
-  const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id);
+  // ...and the model's title replaces it when the turn ends.
+  const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id && f.seq > first.seq);
   t.is(meta.payload.title, 'Set up the CI pipeline');
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'Set up the CI pipeline');
   t.is(s.server.services.sessions.get(id)?.title_source, 'generated');
@@ -25,12 +30,12 @@ test('auto_session_title: the first turn.ended of an untitled session generates 
   llm.setScript(say('Second session title'));
   await addPrompt(s, other, 'Something else');
   await endTurn(s, other);
-  await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === other);
+  await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === other && f.payload.title === 'Second session title');
   t.is(llm.requests.length, 2, 'one request per untitled session');
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'Set up the CI pipeline');
 });
 
-test('auto title failures are ignored: the session stays untitled and can be titled later', async (t) => {
+test('auto title failures are ignored: the session keeps its first prompt as its title and can be titled later', async (t) => {
   const { s, llm } = await titleServer(t);
   const id = await newSession(s);
   llm.setScript({ kind: 'error', status: 500, message: 'down' });
@@ -38,7 +43,7 @@ test('auto title failures are ignored: the session stays untitled and can be tit
   await endTurn(s, id);
   await until(() => llm.requests.length === 1);
   await llm.requests[0].outcome;
-  t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, '');
+  t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'Explain the event journal');
   llm.setScript(say('Event journal explained'));
   const r = await s.post(`/api/v1/sessions/${id}/title/generate`, {});
   t.is(r.code, 0, JSON.stringify(r));
@@ -57,4 +62,24 @@ test('auto_session_title = false: no title after the first turn', async (t) => {
   t.deepEqual(r.data, { title: 'Manual title' });
   await s.server.close();
   t.is(llm.requests.length, 1);
+});
+
+test('the first prompt titles a new session at once, shortened, whatever auto_session_title says; a custom title is never replaced', async (t) => {
+  const { s, llm } = await titleServer(t, { extra: 'auto_session_title = false' });
+  const id = await newSession(s);
+  const long = `  Refactor the   event journal ${'so that every append is checked '.repeat(4)}\nsecond line`;
+  await addPrompt(s, id, long);
+  await until(() => s.server.services.sessions.get(id)?.title_source === 'prompt');
+  const title = (await s.get(`/api/v1/sessions/${id}`)).data.title as string;
+  t.true(title.startsWith('Refactor the event journal so that every append'), title);
+  t.true(title.endsWith('…') && title.length <= 80 && !title.includes('second line'), title);
+  // A second prompt keeps the first one's title.
+  await addPrompt(s, id, 'Another request');
+  t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, title);
+  // A custom title (at creation or later) is never replaced by a prompt.
+  const named = (await s.post('/api/v1/sessions', { metadata: { cwd: (await s.get(`/api/v1/sessions/${id}`)).data.metadata.cwd }, title: 'Mine' })).data.id;
+  await addPrompt(s, named, 'Some request');
+  t.is(s.server.services.sessions.get(named)?.title_source, 'custom');
+  t.is((await s.get(`/api/v1/sessions/${named}`)).data.title, 'Mine');
+  t.is(llm.requests.length, 0, 'no model call for a prompt title');
 });

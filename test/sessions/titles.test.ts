@@ -26,11 +26,15 @@ test('user_prompts (default) titles the session from its prompts, cleaned, and b
   const sess = await s.get(`/api/v1/sessions/${id}`);
   t.is(sess.data.title, 'Fix login password validation');
   t.is(s.server.services.sessions.get(id)?.title_source, 'generated');
-  const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id);
+  const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id && f.payload.title === 'Fix login password validation');
   t.like(meta.payload, { session_id: id, workspace_id: sess.data.workspace_id, title: 'Fix login password validation' });
   t.regex(meta.payload.updated_at, /^\d{4}-/);
+  // The first prompt titled the session at once (spec/clients.md F); the generated title replaced it without force.
   const session = await s.server.services.journal.readRange(id, 1);
-  t.like(session.find((e) => e.type === 'session.title_generated')?.payload, { title: 'Fix login password validation', source: 'user_prompts' });
+  t.deepEqual(session.filter((e) => e.type === 'session.title_generated').map((e) => e.payload), [
+    { title: 'The login form rejects valid passwords', source: 'first_prompt', model: '' },
+    { title: 'Fix login password validation', source: 'user_prompts', model: 'fx/small' },
+  ]);
 });
 
 test('first_turn uses the first prompt and the first reply only; digest covers the conversation', async (t) => {
@@ -116,7 +120,7 @@ test('40923 without a usable model, without content, and when the backend fails'
   const failed = await s.post(gen(id));
   t.is(failed.code, 40923);
   t.like(failed.details, { reason: 'backend_failed', status: 500 });
-  t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, '');
+  t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'Hello', 'the first prompt stays the title');
 
   const unknownModel = await newSession(s);
   await s.post(`/api/v1/sessions/${unknownModel}/profile`, { agent_config: { model: 'nope/none' } });
@@ -142,6 +146,7 @@ test('session.meta.updated of a title lands on the session\'s own stream (client
   const global = await s.server.services.journal.readRange(GLOBAL_STREAM, 1);
   t.is(global.filter((e) => e.type === 'session.meta.updated').length, 0);
   const meta = (await s.server.services.journal.readRange(id, 1)).filter((e) => e.type === 'session.meta.updated');
-  t.is(meta.length, 1);
-  t.like(meta[0].payload, { session_id: id, title: 'Journal benchmarks', patch: { title: 'Journal benchmarks', isCustomTitle: false, lastPrompt: 'Benchmark the journal' } });
+  t.is(meta.length, 2, 'the first prompt\'s title, then the generated one');
+  t.like(meta[0].payload, { session_id: id, title: 'Benchmark the journal', patch: { title: 'Benchmark the journal', isCustomTitle: false, lastPrompt: 'Benchmark the journal' } });
+  t.like(meta[1].payload, { session_id: id, title: 'Journal benchmarks', patch: { title: 'Journal benchmarks', isCustomTitle: false, lastPrompt: 'Benchmark the journal' } });
 });

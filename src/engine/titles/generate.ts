@@ -1,5 +1,6 @@
 import type { SessionRecord } from '../../../projections/session-index/session-index.ts';
 import type { EventJournal } from '../../events/journal.ts';
+import type { NewStreamEvent } from '../../../protocol/events/registry.ts';
 import { GlobalEvents } from '../../../protocol/events/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { Codes } from '../../../protocol/codes.ts';
@@ -32,7 +33,23 @@ function unavailable(reason: string, message: string, extra: Record<string, unkn
 function checkTitle(s: SessionRecord, force: boolean): void {
   // A custom title wins over generated ones, even with force.
   if (s.title && s.title_source === 'custom') throw unavailable('custom_title', 'the session has a custom title');
-  if (s.title && !force) throw unavailable('title_exists', 'the session already has a title (use force)');
+  // The first prompt stands in for a title until one is made: it is replaced without force.
+  if (s.title && s.title_source !== 'prompt' && !force) throw unavailable('title_exists', 'the session already has a title (use force)');
+}
+
+/** `session.title_generated` and the `session.meta.updated` broadcast beside it (spec/clients.md E8). */
+export function titleEvents(deps: { clock: Clock }, s: SessionRecord, title: string, source: string, model: string): NewStreamEvent[] {
+  return [
+    { stream: s.id, type: EngineEvents.titleGenerated, payload: { title, source, model } },
+    {
+      stream: s.id,
+      type: GlobalEvents.sessionMetaUpdated,
+      payload: {
+        session_id: s.id, workspace_id: s.workspace_id, title, updated_at: deps.clock.now().toISOString(),
+        patch: { title, isCustomTitle: false, ...(s.last_prompt !== undefined ? { lastPrompt: s.last_prompt } : {}) },
+      },
+    },
+  ];
 }
 
 /**
@@ -54,17 +71,7 @@ export async function generateTitle(deps: TitleDeps, sessionId: string, opts: Ge
   // The title may have changed while the model answered.
   const now = findOwnedSession(deps, sessionId);
   if (now.title !== session.title) checkTitle(now, force);
-  await deps.journal.append([
-    { stream: sessionId, type: EngineEvents.titleGenerated, payload: { title, source, model: backend.alias } },
-    {
-      stream: sessionId,
-      type: GlobalEvents.sessionMetaUpdated,
-      payload: {
-        session_id: sessionId, workspace_id: now.workspace_id, title, updated_at: deps.clock.now().toISOString(),
-        patch: { title, isCustomTitle: false, ...(now.last_prompt !== undefined ? { lastPrompt: now.last_prompt } : {}) },
-      },
-    },
-  ]);
+  await deps.journal.append(titleEvents(deps, now, title, source, backend.alias));
   return { title };
 }
 

@@ -100,6 +100,15 @@ export function titleRequest(text: string, source: TitleSource): ModelRequest {
   };
 }
 
+/** A prompt as a stand-in title: its first non-empty line, spaces collapsed, cut at a word to at most 80 chars (`…` when cut). */
+export function promptTitle(text: string): string {
+  const first = text.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).find((l) => l) ?? '';
+  if (first.length <= MAX_TITLE_CHARS) return first;
+  const cut = first.slice(0, MAX_TITLE_CHARS - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > MAX_TITLE_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
 /** The model's answer as a title: first line, no label, quotes or end punctuation, at most 80 chars. */
 export function cleanTitle(raw: string): string {
   const line = raw.split('\n').map((l) => l.trim()).find((l) => l) ?? '';

@@ -25,7 +25,8 @@ export async function listSessionsV2(deps: SessionListDeps, git: GitInfoCache, q
   if (req.conditions.view === 'by_workspace') {
     const page = groupedPage(deps, req, keep, pos);
     const groups = page.groups.map((g) => ({
-      workspace: toWorkspaceObject(deps, g.ws),
+      // `cwd` (= root): web clients key a group by its `workspace.cwd`, like the items' `workspace` (spec/clients.md).
+      workspace: { ...toWorkspaceObject(deps, g.ws), cwd: g.ws.root },
       sessions: g.sessions.map((s) => toItem(deps, s, req.conditions)),
       total: g.total,
     }));
