@@ -61,7 +61,14 @@ export const GitInfo = v.pipe(
     ahead: v.nullable(v.number()),
     behind: v.nullable(v.number()),
     dirty: v.nullable(v.boolean()),
-    pull_request: v.pipe(v.null(), v.description('always null: pull requests are not looked up (no network)')),
+    pull_request: v.pipe(
+      v.nullable(v.object({
+        number: v.number(),
+        state: v.picklist(['open', 'merged', 'closed', 'draft']),
+        url: v.string(),
+      })),
+      v.description('the pull request of the branch, from the GitHub CLI (`gh pr view`) when it is installed and authenticated (3 s timeout, cached with the rest); null otherwise'),
+    ),
   }),
   v.description('from the git CLI in the workspace root, cached 60 s per directory; failures read as nulls'),
 );

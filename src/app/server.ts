@@ -26,6 +26,7 @@ import { AuthService } from '../auth/service.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor, type ToolReplay } from '../tools/executor.ts';
+import { ReadStamps } from '../tools/read-stamps.ts';
 import { webFetchLimitsFromEnv } from '../webfetch/page.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
@@ -84,6 +85,8 @@ const DEFAULT_RECONCILE_MS = 30_000;
 /** Everything the routes and subscribers use; the journal's read models come from {@link Projections}. */
 export interface Services extends Omit<Projections, 'all'> {
   home: string;
+  /** What each agent last read of each file (the Edit/Write staleness guard); a deleted session's go with it. */
+  stamps: ReadStamps;
   serverId: string;
   version: string;
   startedAt: Date;
@@ -221,7 +224,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const runtimes: LoadedRuntimes = new Map();
   const notes = new TaskNotifier({ journal, clock, ids, log, runtimes });
   const tasks = new TaskService({ home, journal, bus, sessions, live, config, clock, ids, log, notes });
-  const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log });
+  const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log, workspaces });
   const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
 
   // Plugins: their skills, MCP servers and hooks are read from the store's folder as each part needs them.
@@ -244,9 +247,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
 
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
+  const stamps = new ReadStamps();
   const tools = new BuiltinToolExecutor({
     home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory, replay: opts.replay?.tools,
-    webFetch: webFetchLimitsFromEnv(process.env),
+    webFetch: webFetchLimitsFromEnv(process.env), stamps,
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, images, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
@@ -279,7 +283,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, liveTranscripts, wire, fileHistory, turnIndex, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
+    questions, tools, stamps, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };

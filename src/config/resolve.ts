@@ -5,6 +5,7 @@ import {
 import type { EnvOverrides } from './env.ts';
 import { compact, DocReader, isTable, type Doc } from './read.ts';
 import { isNetwork } from '../webfetch/addresses.ts';
+import { missingKeyWarnings } from '../providers/wire/credentials.ts';
 
 export interface ProviderConfig {
   type?: string;
@@ -257,7 +258,9 @@ export function resolveConfig(raw: Doc, env: EnvOverrides): { config: ResolvedCo
     }))(r.str(t('plugins'), 'marketplace_url', 'plugins.marketplace_url')),
   };
   mergeEnvModel(config, env, r.warnings);
-  return { config, warnings: [...r.warnings, ...toolWarnings(config.tools)] };
+  // docs/journal.md "database.base": the session index is the journal's own projection; there is no other store to read.
+  if (!config.database.base) r.warnings.push('database.base = false has no effect: session metadata is always read from the session index, the journal\'s projection (docs/journal.md "database.base")');
+  return { config, warnings: [...r.warnings, ...toolWarnings(config.tools), ...missingKeyWarnings(config.providers)] };
 }
 
 /** The `SVC_MODEL_*` temporary model: over the file, and the default model only when the file names none. */

@@ -49,7 +49,13 @@ export interface MediaStore {
 }
 
 function dirOf(deps: Pick<MediaStore, 'home'>, sessionId: string): string {
-  return path.join(deps.home, 'sessions-media', sessionId);
+  return sessionMediaDir(deps.home, sessionId);
+}
+
+/** A session's media folder (`<home>/sessions-media/<session>/`). */
+export function sessionMediaDir(home: string, sessionId: string): string {
+  checkIds(sessionId);
+  return path.join(home, 'sessions-media', sessionId);
 }
 
 /** Base64 (standard or URL-safe, optional `data:` prefix) to bytes; undefined when it is not base64. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { globMatches, wildcardMatch } from '../lib/glob.ts';
-import type { PermissionRule, RuleDecision } from './types.ts';
+import type { PermissionRule, RuleDecision, RuleScope } from './types.ts';
 
 /** Tools whose rules match a path (glob relative to the workspace root). */
 export const PATH_TOOLS = new Set(['Read', 'Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
@@ -68,11 +68,26 @@ export function firstMatch(rules: PermissionRule[], name: string, subject: strin
 
 const DECISIONS: RuleDecision[] = ['allow', 'deny', 'ask'];
 
-/** The well-formed `[[permission.rules]]` of the config (others are skipped). */
-export function configRules(raw: unknown[]): PermissionRule[] {
+/** Part B rule scopes, narrowest first: a matching rule of an earlier scope wins over any rule of a later one. */
+export const RULE_SCOPES: readonly RuleScope[] = ['turn-override', 'session-runtime', 'project', 'user'];
+
+/**
+ * The well-formed `[[permission.rules]]` of a file (others are skipped), each with its scope (default `user`;
+ * an unknown scope skips the rule). `forced` is the scope every rule of the file has: the project-local
+ * file's rules are `project` rules whatever they say.
+ */
+export function configRules(raw: unknown[], forced?: RuleScope): PermissionRule[] {
   return raw.flatMap((r) => {
     const o = r as Record<string, unknown>;
     if (typeof o?.pattern !== 'string' || !DECISIONS.includes(o.decision as RuleDecision)) return [];
-    return [{ pattern: o.pattern, decision: o.decision as RuleDecision, ...(typeof o.reason === 'string' ? { reason: o.reason } : {}) }];
+    const scope = forced ?? (o.scope === undefined ? 'user' : (o.scope as RuleScope));
+    if (!RULE_SCOPES.includes(scope)) return [];
+    return [{ pattern: o.pattern, decision: o.decision as RuleDecision, scope, ...(typeof o.reason === 'string' ? { reason: o.reason } : {}) }];
   });
+}
+
+/** The rules in the order they are matched: by scope, narrowest first; in file order within a scope. */
+export function byScope(rules: PermissionRule[]): PermissionRule[] {
+  const tier = (r: PermissionRule) => RULE_SCOPES.indexOf(r.scope ?? 'user');
+  return rules.map((r, i) => [r, i] as const).sort(([a, i], [b, j]) => tier(a) - tier(b) || i - j).map(([r]) => r);
 }

@@ -7,8 +7,10 @@ import type { Ids } from '../lib/ids.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import { decide } from './policy.ts';
-import { configRules, subjectOf } from './rules.ts';
-import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type ReviewRequest, type ToolCallRef } from './types.ts';
+import { byScope, configRules, subjectOf } from './rules.ts';
+import { localConfigPath, readLocalConfig } from '../workspaces/local-config.ts';
+import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
+import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type PermissionRule, type ReviewRequest, type ToolCallRef } from './types.ts';
 import { logFailure } from '../app/logger.ts';
 import { agentSettings } from '../sessions/agent-settings.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload, PermissionRequestedPayload, PermissionResolvedPayload } from '../../protocol/events/approvals.ts';
@@ -33,6 +35,8 @@ export interface PermissionDeps {
   clock: Clock;
   ids: Ids;
   log: Logger;
+  /** The session's workspace: its project rules (`<root>/.svc-code/local.toml`) count while it is trusted. */
+  workspaces: Pick<WorkspaceRegistry, 'get'>;
 }
 
 export interface ResolveBody {
@@ -67,8 +71,9 @@ export class PermissionService implements PermissionGate {
     if (!s) return { decision: 'deny', message: `unknown session ${sessionId}` };
     const cfg = this.deps.config.current().permission;
     const subject = subjectOf(call.name, call.input, s.cwd, ctx.subject);
+    const rules = byScope([...configRules(cfg.rules ?? []), ...(await this.projectRules(s.workspace_id))]);
     const outcome = decide({
-      mode: this.modeOf(sessionId), planMode: this.planModeOf(sessionId), rules: configRules(cfg.rules ?? []), remembered: s.session_rules ?? [],
+      mode: this.modeOf(sessionId), planMode: this.planModeOf(sessionId), rules, remembered: s.session_rules ?? [],
       guard: cfg.dangerous_command_guard !== false, name: call.name, subject, readOnly: ctx.readOnly,
       outsideWorkspace: subject !== undefined && subject.startsWith('/'),
     });
@@ -77,6 +82,24 @@ export class PermissionService implements PermissionGate {
     if (outcome.decision === 'ask' && ctx.hook === 'allow') return { decision: 'allow' };
     if (signal?.aborted) return { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
     return this.ask(sessionId, call, ctx, subject, outcome.decision === 'allow' ? 'a PreToolUse hook asks for approval' : outcome.why, signal);
+  }
+
+  /**
+   * `[[permission.rules]]` of the workspace's `<root>/.svc-code/local.toml`: `project` rules, living with the
+   * workspace and acting in its sessions only. Gated by workspace trust like the file's other entries; an
+   * unreadable file contributes nothing (logged).
+   */
+  private async projectRules(workspaceId: string): Promise<PermissionRule[]> {
+    const ws = this.deps.workspaces.get(workspaceId);
+    if (!ws?.trusted) return [];
+    const file = localConfigPath(ws.root);
+    try {
+      const raw = (await readLocalConfig(file)).permission as { rules?: unknown } | undefined;
+      return Array.isArray(raw?.rules) ? configRules(raw.rules, 'project') : [];
+    } catch (err) {
+      this.deps.log.warn({ workspace_id: ws.id, config_path: file, err: (err as Error).message }, 'ignoring the project rules of an unreadable project local config');
+      return [];
+    }
   }
 
   private ask(sessionId: string, call: ToolCallRef, ctx: CheckContext, subject: string | undefined, why: string, signal?: AbortSignal): Promise<PermissionDecision> {
@@ -160,7 +183,7 @@ export class PermissionService implements PermissionGate {
   /** POST /approvals/{id}; returns resolved_at, or why it could not (the route maps it to a code). */
   async resolve(sessionId: string, approvalId: string, body: ResolveBody): Promise<{ resolved_at: string } | 'not_found' | 'already_resolved' | 'timed_out'> {
     const p = this.pending.get(approvalId);
-    if (!p || p.item.session_id !== sessionId) return (await this.wasRequested(sessionId, approvalId)) ? 'already_resolved' : 'not_found';
+    if (!p || p.item.session_id !== sessionId) return this.settledAs(sessionId, approvalId);
     if (Date.parse(p.item.expires_at) <= this.deps.clock.now().getTime()) {
       await this.finish(approvalId, 'cancelled', { reason: 'timed_out' });
       return 'timed_out';
@@ -219,9 +242,20 @@ export class PermissionService implements PermissionGate {
     return resolved_at;
   }
 
-  private async wasRequested(sessionId: string, approvalId: string): Promise<boolean> {
-    const events = await this.deps.journal.readRange(sessionId, 1);
-    return events.some((e) => e.type === ApprovalEvents.requested && (e.payload as ApprovalItem).approval_id === approvalId);
+  /**
+   * Why an approval that is not pending cannot be answered, from the journal: never requested
+   * (40404), timed out (41001: the state table's "timed out" outlives the expiry, a restart included),
+   * otherwise resolved (40902).
+   */
+  private async settledAs(sessionId: string, approvalId: string): Promise<'not_found' | 'already_resolved' | 'timed_out'> {
+    let requested = false;
+    for (const e of await this.deps.journal.readRange(sessionId, 1)) {
+      const payload = e.payload as { approval_id?: string; reason?: string };
+      if (payload.approval_id !== approvalId) continue;
+      if (e.type === ApprovalEvents.requested) requested = true;
+      else if (e.type === ApprovalEvents.resolved && requested) return payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
+    }
+    return requested ? 'already_resolved' : 'not_found';
   }
 }
 

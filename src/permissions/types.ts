@@ -44,7 +44,11 @@ export interface PermissionRule {
   pattern: string;
   decision: RuleDecision;
   reason?: string;
+  /** Part B `scope` (default `user`): rules of a narrower scope are matched first (rules.ts `RULE_SCOPES`). */
+  scope?: RuleScope;
 }
+
+export type RuleScope = 'turn-override' | 'session-runtime' | 'project' | 'user';
 
 /** What a review (`PermissionService.review`) shows besides the call: the choices and the plan. */
 export interface ReviewRequest {

@@ -1,5 +1,5 @@
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import type { Logger } from '../app/logger.ts';
+import { logFailure, type Logger } from '../app/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
@@ -15,6 +15,8 @@ export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 interface Pending {
   item: QuestionItem;
   settle: (o: QuestionOutcome) => void;
+  /** Releases the waiting call with an error (a dismissal that could not be journaled). */
+  fail: (err: unknown) => void;
   timer?: NodeJS.Timeout;
   cleanup: () => void;
 }
@@ -60,9 +62,10 @@ export class QuestionService {
       tool_call_id: req.toolCallId, questions: req.questions.map(entryOf), created_at: this.deps.clock.now().toISOString(),
     };
     let settle!: (o: QuestionOutcome) => void;
-    const done = new Promise<QuestionOutcome>((r) => (settle = r));
-    const onAbort = () => void this.dismiss(item.question_id, 'turn_aborted').catch(() => undefined);
-    const p: Pending = { item, settle, cleanup: () => signal?.removeEventListener('abort', onAbort) };
+    let fail!: (err: unknown) => void;
+    const done = new Promise<QuestionOutcome>((resolve, reject) => [settle, fail] = [resolve, reject]);
+    const onAbort = () => void this.dismissUnattended(item.question_id, 'turn_aborted');
+    const p: Pending = { item, settle, fail, cleanup: () => signal?.removeEventListener('abort', onAbort) };
     this.pending.set(item.question_id, p);
     setPendingInteraction(this.deps, sessionId, 'question', this.pendingItems(sessionId).length > 0);
     try {
@@ -76,7 +79,7 @@ export class QuestionService {
     }
     if (!this.pending.has(item.question_id)) return done;
     signal?.addEventListener('abort', onAbort, { once: true });
-    p.timer = setTimeout(() => void this.dismiss(item.question_id, 'timed_out').catch(() => undefined), this.timeoutMs);
+    p.timer = setTimeout(() => void this.dismissUnattended(item.question_id, 'timed_out'), this.timeoutMs);
     p.timer.unref();
     if (signal?.aborted) onAbort();
     return done;
@@ -97,7 +100,7 @@ export class QuestionService {
   /** The pending question (route checks answers against it), or why there is none. */
   async lookup(sessionId: string, questionId: string): Promise<ResolveResult<QuestionItem>> {
     const p = this.pending.get(questionId);
-    if (!p || p.item.session_id !== sessionId) return (await this.wasRequested(sessionId, questionId)) ? 'already_resolved' : 'not_found';
+    if (!p || p.item.session_id !== sessionId) return this.settledAs(sessionId, questionId);
     if (this.expired(p.item)) {
       await this.dismiss(questionId, 'timed_out');
       return 'timed_out';
@@ -148,8 +151,16 @@ export class QuestionService {
     return n;
   }
 
-  private dismiss(questionId: string, reason: DismissReason): Promise<string> {
-    return this.finish(questionId, (base, ts) => ({ type: QuestionEvents.dismissed, payload: { ...base, reason, dismissed_at: ts } }), { kind: 'dismissed', reason });
+  private dismiss(questionId: string, reason: DismissReason, failCall = false): Promise<string> {
+    return this.finish(questionId, (base, ts) => ({ type: QuestionEvents.dismissed, payload: { ...base, reason, dismissed_at: ts } }), { kind: 'dismissed', reason }, failCall);
+  }
+
+  /**
+   * A dismissal no client waits for (the timeout, the turn's abort): a failed journal write is
+   * logged and handed to the waiting tool call as its error, so the turn reports it.
+   */
+  private async dismissUnattended(questionId: string, reason: DismissReason): Promise<void> {
+    await this.dismiss(questionId, reason, true).catch(logFailure(this.deps.log, `dismissing a question (${reason})`, { question_id: questionId }));
   }
 
   /** Journals the outcome, updates pending_interaction and releases the waiting tool call. */
@@ -157,6 +168,7 @@ export class QuestionService {
     questionId: string,
     eventOf: (base: { question_id: string; agent_id: string; tool_call_id: string }, ts: string) => NewEvent,
     outcome: QuestionOutcome,
+    failCall = false,
   ): Promise<string> {
     const at = this.deps.clock.now().toISOString();
     const p = this.pending.get(questionId);
@@ -170,9 +182,12 @@ export class QuestionService {
     if (last) setPendingInteraction(this.deps, sessionId, 'question', this.pendingItems(sessionId).length > 0);
     try {
       await this.deps.journal.append([{ stream: sessionId, ...eventOf(base, at) }, ...(last ? [statusChangedEvent(this.deps, sessionId)] : [])]);
-    } finally {
-      p.settle(outcome);
+    } catch (err) {
+      if (failCall) p.fail(new Error(`the question could not be closed: ${(err as Error).message}`, { cause: err }));
+      else p.settle(outcome);
+      throw err;
     }
+    p.settle(outcome);
     return at;
   }
 
@@ -180,10 +195,23 @@ export class QuestionService {
     return Date.parse(item.created_at) + this.timeoutMs <= this.deps.clock.now().getTime();
   }
 
-  private async wasRequested(sessionId: string, questionId: string): Promise<boolean> {
-    if (!this.deps.sessions.get(sessionId)) return false;
-    const events = await this.deps.journal.readRange(sessionId, 1);
-    return events.some((e) => e.type === QuestionEvents.requested && (e.payload as QuestionItem).question_id === questionId);
+  /**
+   * Why a question that is not pending cannot be answered, from the journal: never asked (40405),
+   * timed out (41002: the state table's "timed out" outlives the timeout, a restart included),
+   * otherwise answered or dismissed (40902).
+   */
+  private async settledAs(sessionId: string, questionId: string): Promise<'not_found' | 'already_resolved' | 'timed_out'> {
+    if (!this.deps.sessions.get(sessionId)) return 'not_found';
+    let requested = false;
+    for (const e of await this.deps.journal.readRange(sessionId, 1)) {
+      const payload = e.payload as { question_id?: string; reason?: string };
+      if (payload.question_id !== questionId) continue;
+      if (e.type === QuestionEvents.requested) requested = true;
+      else if (requested && (e.type === QuestionEvents.dismissed || e.type === QuestionEvents.answered)) {
+        return e.type === QuestionEvents.dismissed && payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
+      }
+    }
+    return requested ? 'already_resolved' : 'not_found';
   }
 }
 

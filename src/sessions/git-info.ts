@@ -4,14 +4,18 @@ import type { GitInfo } from '../../protocol/schemas/sessions-v2.ts';
 
 const TTL_MS = 60_000;
 const GIT_TIMEOUT_MS = 2_000;
+/** `gh pr view` asks the network: a short bound, and its answer is cached with the git state. */
+const GH_TIMEOUT_MS = 3_000;
 
 export const NO_GIT: GitInfo = { branch: null, detached: null, upstream: null, ahead: null, behind: null, dirty: null, pull_request: null };
 
 /**
  * Branch and upstream state per directory for `include=git`, from one
  * `git status --porcelain=v2 --branch` run, cached 60 s per directory (failures
- * too, so a non-repo costs one spawn a minute). Pull requests need the network
- * and are never looked up.
+ * too, so a non-repo costs one spawn a minute). The branch's pull request comes from
+ * the GitHub CLI when it is installed and authenticated (`gh pr view`, run beside
+ * git status with a 3 s timeout); anything else (no gh, not logged in, no PR, a
+ * timeout, not GitHub) reads as null.
  */
 export class GitInfoCache {
   private entries = new Map<string, { at: number; info: Promise<GitInfo> }>();
@@ -33,7 +37,35 @@ export class GitInfoCache {
   }
 }
 
-function readGitInfo(dir: string): Promise<GitInfo> {
+async function readGitInfo(dir: string): Promise<GitInfo> {
+  const [info, pr] = await Promise.all([readStatus(dir), readPullRequest(dir)]);
+  return info.branch ? { ...info, pull_request: pr } : info;
+}
+
+type PullRequest = NonNullable<GitInfo['pull_request']>;
+
+function readPullRequest(dir: string): Promise<PullRequest | null> {
+  const env = { ...process.env, GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1' };
+  return new Promise((resolve) => {
+    execFile('gh', ['pr', 'view', '--json', 'number,state,url,isDraft'], { cwd: dir, timeout: GH_TIMEOUT_MS, env, maxBuffer: 1024 * 1024 }, (err, stdout) => {
+      resolve(err ? null : parsePullRequest(stdout));
+    });
+  });
+}
+
+/** `gh pr view --json number,state,url,isDraft` to Part B's `{number, state, url}`; null for anything else. */
+export function parsePullRequest(out: string): PullRequest | null {
+  try {
+    const j = JSON.parse(out) as { number?: unknown; state?: unknown; url?: unknown; isDraft?: unknown };
+    const state = typeof j.state === 'string' ? j.state.toLowerCase() : '';
+    if (typeof j.number !== 'number' || typeof j.url !== 'string' || !['open', 'merged', 'closed'].includes(state)) return null;
+    return { number: j.number, url: j.url, state: j.isDraft === true && state === 'open' ? 'draft' : (state as PullRequest['state']) };
+  } catch {
+    return null;
+  }
+}
+
+function readStatus(dir: string): Promise<GitInfo> {
   const args = ['-C', dir, 'status', '--porcelain=v2', '--branch', '--untracked-files=no', '--ignore-submodules=all'];
   // GIT_OPTIONAL_LOCKS=0: a read-only status must not take index.lock from the user's own git commands.
   const env = { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };

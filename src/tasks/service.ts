@@ -45,6 +45,11 @@ export interface StartBash {
  * Background (and adoptable foreground) Bash tasks of live sessions. Live-only by
  * design (Core): nothing is replayed, so a cold session lists no tasks.
  */
+/** Where a session's task logs live (`<home>/tasks/<session>/`). */
+export function taskLogDir(home: string, sessionId: string): string {
+  return path.join(home, 'tasks', sessionId);
+}
+
 export class TaskService {
   private readonly bySession = new Map<string, Map<string, LiveTask>>();
   /** Daemon stopping: completions are no longer worth a note to the agent. */
@@ -104,7 +109,7 @@ export class TaskService {
 
   /** Where a task of the session keeps its output. */
   async logFile(sessionId: string, taskId: string): Promise<string> {
-    const dir = path.join(this.deps.home, 'tasks', sessionId);
+    const dir = taskLogDir(this.deps.home, sessionId);
     await mkdir(dir, { recursive: true });
     return path.join(dir, `${taskId}.log`);
   }

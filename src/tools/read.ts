@@ -4,6 +4,7 @@ import mime from 'mime-types';
 import * as v from 'valibot';
 import { binaryTypeOf, imageFormatOf, looksBinary } from '../media/images/detect.ts';
 import { readImage, RegionInput } from './read-image.ts';
+import { bomOf, decodeTextFile } from './text-file.ts';
 import { savedOutput } from './tool-results.ts';
 import { defineTool, ToolError } from './types.ts';
 
@@ -38,8 +39,10 @@ function binaryNote(shown: string, head: Buffer, size: number): string {
 
 /** Text of a file that is not binary: UTF-8, else (a legacy encoding) Latin-1 with a note. */
 function decodeText(bytes: Buffer): { text: string; note?: string } {
+  const bom = bomOf(bytes);
+  if (bom === 'utf-16le' || bom === 'utf-16be') return { text: decodeTextFile(bytes)!.text, note: `[${bom.toUpperCase()} text]` };
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bom ? bytes.subarray(3) : bytes) };
   } catch {
     return { text: bytes.toString('latin1'), note: '[not valid UTF-8: decoded as Latin-1]' };
   }
@@ -83,11 +86,13 @@ export const readTool = defineTool({
     const abs = (await savedOutput(ctx.deps.home, ctx.session.id, input.file_path)) ?? (await ctx.confine(input.file_path)).abs;
     const st = await stat(abs).catch(() => { throw new ToolError(`file not found: ${input.file_path}`); });
     if (st.isDirectory()) throw new ToolError(`${input.file_path} is a directory; use Glob to list files`);
+    // Stamped before its bytes are read: a change in between makes a later Edit ask for a new Read, never the reverse.
+    await ctx.deps.stamps.seen(ctx.session.id, ctx.agentId, abs);
     const head = await sample(abs);
     const shown = input.file_path;
     if (imageFormatOf(head)) return readImage(abs, shown, st.size, input, ctx.config);
     if (input.region !== undefined || input.full_resolution !== undefined) throw new ToolError(`region and full_resolution apply to image files only; ${path.basename(shown)} is not a PNG, JPEG, GIF or WebP image`);
-    if (looksBinary(head)) return binaryNote(shown, head, st.size);
+    if (!bomOf(head) && looksBinary(head)) return binaryNote(shown, head, st.size);
     const { text, note } = decodeText(await readFile(abs));
     if (text === '') return '[empty file]';
     const lines = text.split('\n');

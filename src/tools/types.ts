@@ -13,6 +13,7 @@ import type { ResolvedConfig } from '../config/resolve.ts';
 import type { Confine, ConfinedPath } from '../fs/confine.ts';
 import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
 import type { WebFetchLimits } from '../webfetch/page.ts';
+import type { ReadStamps } from './read-stamps.ts';
 
 /** The services built-in tools call (`ctx.deps`). */
 export interface ToolDeps extends SkillDeps {
@@ -26,6 +27,8 @@ export interface ToolDeps extends SkillDeps {
   fileHistory: Pick<FileHistoryProjection, 'read' | 'existingPaths'>;
   /** Bounds of WebFetch when it fetches pages itself (src/webfetch/). */
   webFetch: WebFetchLimits;
+  /** What each agent last read or wrote of each file: Edit and Write refuse a file changed since (read-stamps.ts). */
+  stamps: ReadStamps;
 }
 
 /** What a tool may use while it runs; every path goes through `confine`. */

@@ -16,10 +16,12 @@ export const writeTool = defineTool({
   readOnly: false,
   async run(input, ctx) {
     const { abs, rel } = await ctx.confine(input.file_path);
+    await ctx.deps.stamps.guard(ctx.session.id, ctx.agentId, abs, rel);
     await mkdir(path.dirname(abs), { recursive: true });
     // The content before, for the file history (null: a new file; a directory or unreadable file fails the write below as before).
     const before = await contentBefore(abs);
     await writeFile(abs, input.content);
+    await ctx.deps.stamps.seen(ctx.session.id, ctx.agentId, abs);
     await recordFileChange(ctx, 'Write', rel, before, input.content);
     return `wrote ${input.content.length} characters to ${rel}`;
   },

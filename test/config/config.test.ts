@@ -335,3 +335,10 @@ test.serial('with [watch] enabled an external edit is picked up once; our own wr
   await s.stop();
   t.is(events.length, 2);
 });
+
+test('database.base = false is accepted with a warning that it has no effect (docs/journal.md says why)', async (t) => {
+  const s = await withConfig('[database]\nbase = false\n');
+  t.teardown(() => s.stop());
+  t.regex(s.server.services.config.warnings().join('\n'), /database\.base = false has no effect/);
+  t.is((await s.get('/api/v1/sessions')).code, 0, 'sessions are listed as ever');
+});

@@ -112,7 +112,10 @@ test('an expired approval answers 41001 and the tool call is denied as timed out
   const d = (await decided) as Extract<PermissionDecision, { decision: 'deny' }>;
   t.is(d.decision, 'deny');
   t.regex(d.message, /timed out/);
-  t.is((await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'approved' })).code, 40902);
+  t.is((await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'approved' })).code, 41001, 'a timed-out approval stays timed out');
+  const back = await s.restart();
+  t.teardown(() => back.stop());
+  t.is((await back.post(`${url(sid)}/${item.approval_id}`, { decision: 'approved' })).code, 41001, 'and across a restart');
 });
 
 test('an aborted turn cancels its pending approval', async (t) => {

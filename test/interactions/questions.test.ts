@@ -101,8 +101,32 @@ test('a question past its timeout answers 41002 and the waiting call gets a time
   const r = await s.post(`${url(sid)}/${q.question_id}`, { answers: { q_0: { kind: 'skipped' } } });
   t.is(r.code, 41002);
   t.deepEqual(await outcome, { kind: 'dismissed', reason: 'timed_out' });
-  t.is((await s.post(`${url(sid)}/${q.question_id}:dismiss`, {})).code, 40902);
+  t.is((await s.post(`${url(sid)}/${q.question_id}:dismiss`, {})).code, 41002, 'a timed-out question stays timed out');
+  t.is((await s.post(`${url(sid)}/${q.question_id}`, { answers: { q_0: { kind: 'skipped' } } })).code, 41002);
   t.is((await s.get(`/api/v1/sessions/${sid}`)).data.pending_interaction, 'none');
+});
+
+test('an answered question answers 40902 afterwards, not 41002', async (t) => {
+  const { s, sid } = await setup(t);
+  const outcome = ask(s, sid, [FOUR[0]!]);
+  const q = await pending(s, sid);
+  t.is((await s.post(`${url(sid)}/${q.question_id}:dismiss`, {})).code, 40909);
+  await outcome;
+  t.is((await s.post(`${url(sid)}/${q.question_id}`, { answers: { q_0: { kind: 'skipped' } } })).code, 40902);
+});
+
+test('a dismissal the journal refuses on abort reaches the waiting call as an error, not as a clean dismissal', async (t) => {
+  const { s, sid } = await setup(t);
+  const journal = s.server.services.journal;
+  const append = journal.append.bind(journal);
+  journal.append = (events: Parameters<typeof append>[0]) =>
+    events.some((e) => e.type === 'event.question.dismissed') ? Promise.reject(new Error('disk full (test)')) : append(events);
+  const ac = new AbortController();
+  const outcome = ask(s, sid, FOUR, ac.signal);
+  await pending(s, sid);
+  ac.abort();
+  const err = await t.throwsAsync(outcome);
+  t.regex(err!.message, /could not be closed: disk full/);
 });
 
 test('an aborted turn dismisses its question', async (t) => {

@@ -1,4 +1,5 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
+import type { LanguageModelV3Message, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { Protocol, ProtocolInput } from './protocol.ts';
 import { thinkingOn } from './protocol.ts';
 import type { ModelRequest } from './types.ts';
@@ -22,7 +23,27 @@ export function messagesApi({ creds, model, headers }: ProtocolInput): Protocol 
       return anthropic ? { anthropic } : undefined;
     },
     maxOutputTokens: (req) => req.maxOutputTokens ?? model.max_output_size,
+    shapePrompt: withCacheBreakpoints,
   };
+}
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * Prompt caching (Anthropic "prompt caching"): the stable prefix is marked so each step reads it from the
+ * cache instead of paying for it again. Breakpoints (at most 4 a request): the system prompt (the prefix
+ * of tools and system), and the last two messages: the last one writes the whole conversation so far, the
+ * one before it is where the previous step wrote, so the next step reads everything up to it.
+ * Message-level marks land on the message's last content block.
+ */
+export function withCacheBreakpoints(prompt: LanguageModelV3Prompt): LanguageModelV3Prompt {
+  const conversation = prompt.map((m, i) => [m, i] as const).filter(([m]) => m.role !== 'system').map(([, i]) => i);
+  const marked = new Set([prompt.findIndex((m) => m.role === 'system'), ...conversation.slice(-2)]);
+  return prompt.map((m, i) => {
+    if (!marked.has(i) || (Array.isArray(m.content) && m.content.length === 0)) return m;
+    const anthropic = { ...(m.providerOptions?.anthropic ?? {}), cacheControl: EPHEMERAL };
+    return { ...m, providerOptions: { ...m.providerOptions, anthropic } } as LanguageModelV3Message;
+  });
 }
 
 function thinkingOptions(req: ModelRequest, adaptive: boolean, offEffort: string | undefined): Record<string, unknown> | undefined {

@@ -58,3 +58,22 @@ export function assertCloudAiCredentials(creds: Credentials): void {
     throw new WireConfigError('cloud_ai needs api_key, or GOOGLE_CLIENT_EMAIL, GOOGLE_PRIVATE_KEY, GOOGLE_VERTEX_PROJECT and GOOGLE_VERTEX_LOCATION in the env table', 'auth');
   }
 }
+
+/**
+ * Part B providers: "api_key field > env sub-table key > startup fails with an error". The daemon
+ * starts anyway (other providers may work): each provider that has no key, and no login or Vertex
+ * service account instead, is named in a warning at start; a prompt to one of its models still
+ * answers 40111.
+ */
+export function missingKeyWarnings(providers: Record<string, { type?: string; api_key?: string; oauth?: unknown; env?: Record<string, string>; temporary?: boolean }>): string[] {
+  const out: string[] = [];
+  for (const [id, p] of Object.entries(providers)) {
+    const type = p.type as WireType | undefined;
+    if (!type || !(type in ENV_KEYS) || p.oauth) continue;
+    const env = p.env ?? {};
+    if (p.api_key || firstOf(env, ENV_KEYS[type].key)) continue;
+    if (type === 'cloud_ai' && env.GOOGLE_CLIENT_EMAIL && env.GOOGLE_PRIVATE_KEY && env.GOOGLE_VERTEX_PROJECT && env.GOOGLE_VERTEX_LOCATION) continue;
+    out.push(`config.toml: provider "${id}" has no API key (set providers.${id}.api_key or ${ENV_KEYS[type].key.join(' / ')} in providers.${id}.env); prompts to its models will fail with 40111`);
+  }
+  return out;
+}

@@ -1,7 +1,15 @@
 import { APICallError } from '@ai-sdk/provider';
 import type { WireError } from './types.ts';
 
-const QUOTA = /quota|balance|insufficient|billing|credit/i;
+/**
+ * A 429 that says the quota or balance is used up (final, never retried). A 429 that merely mentions
+ * quota is a rate limit: Gemini's ordinary one reads "Resource has been exhausted (e.g. check quota)".
+ */
+const QUOTA_EXHAUSTED = new RegExp([
+  String.raw`exceeded (your |the )?(current )?quota`, String.raw`quota (has been |is |was )?(exceeded|exhausted|used up)`,
+  String.raw`insufficient[_ ]?(quota|balance|funds|credits?)`, String.raw`(balance|credits?) (is |are |has been |have been )?(exhausted|insufficient|too low|depleted|used up)`,
+  String.raw`billing`, String.raw`out of credits?`,
+].join('|'), 'i');
 const TRANSIENT_TEXT = /overloaded|rate.?limit|unavailable|timeout|timed out|internal|server_error|api_error|temporar/i;
 const NET_CODES = new Set([
   'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
@@ -27,7 +35,7 @@ export function classifyError(err: unknown, signal?: AbortSignal): WireError {
   if (APICallError.isInstance(err)) return fromApiCall(err);
   if (isNetworkError(err)) return { kind: 'transient', message: `connection error: ${messageOf(err)}` };
   const text = describe(err);
-  if (QUOTA.test(text) && /429|rate|quota|exhaust/i.test(text)) return { kind: 'quota', message: messageOf(err) };
+  if (QUOTA_EXHAUSTED.test(text)) return { kind: 'quota', message: messageOf(err) };
   if (TRANSIENT_TEXT.test(text)) return { kind: 'transient', message: messageOf(err) };
   return { kind: 'other', message: messageOf(err) };
 }
@@ -52,7 +60,7 @@ export function httpError(status: number, statusText: string, headers: Record<st
 function fromStatus(status: number, message: string, headers: Record<string, string> | undefined, body: string | undefined): WireError {
   const retry = retryAfterMs(headers);
   const base = { status, message, ...(retry !== undefined ? { retry_after_ms: retry } : {}) };
-  if (status === 429) return { ...base, kind: QUOTA.test(body || message) ? 'quota' : 'transient' };
+  if (status === 429) return { ...base, kind: QUOTA_EXHAUSTED.test(`${message}\n${body ?? ''}`) ? 'quota' : 'transient' };
   if (status === 401 || status === 403) return { ...base, kind: 'auth' };
   if (status === 408 || status >= 500) return { ...base, kind: 'transient' };
   if (status >= 400) return { ...base, kind: 'bad_request' };

@@ -67,7 +67,7 @@ function runRequest(protocol: Protocol, req: ModelRequest, signal: AbortSignal):
   let call;
   try {
     call = {
-      prompt: toPrompt(req),
+      prompt: protocol.shapePrompt ? protocol.shapePrompt(toPrompt(req)) : toPrompt(req),
       tools: toTools(req.tools),
       maxOutputTokens: protocol.maxOutputTokens(req),
       providerOptions: protocol.providerOptions(req) as never,

@@ -1,4 +1,4 @@
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import type { Credentials } from './credentials.ts';
 import type { ModelEntry, ModelRequest, ThinkingRequest } from './types.ts';
 
@@ -8,6 +8,8 @@ export interface Protocol {
   providerOptions(req: ModelRequest): Record<string, Record<string, unknown>> | undefined;
   /** Output cap of a request (messages_api falls back to the model's `max_output_size`). */
   maxOutputTokens(req: ModelRequest): number | undefined;
+  /** Protocol-specific marks on the prompt (messages_api: prompt-cache breakpoints). */
+  shapePrompt?(prompt: LanguageModelV3Prompt): LanguageModelV3Prompt;
 }
 
 export interface ProtocolInput {

@@ -21,7 +21,7 @@ test('messages_api: text, usage with cache reads, finish, x-api-key and custom h
   t.is(r.headers['x-api-key'], 'sk-ant');
   t.is(r.headers['x-gateway'], 'g1');
   t.true(r.body.stream);
-  t.deepEqual(r.body.system, [{ type: 'text', text: 'be brief' }]);
+  t.deepEqual(r.body.system, [{ type: 'text', text: 'be brief', cache_control: { type: 'ephemeral' } }], 'the system prompt is a cache breakpoint (prompt-cache.test.ts)');
 });
 
 test('messages_api: max_output_size becomes max_tokens; a request cap wins', async (t) => {
