@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import { recordFileChange } from './file-history.ts';
-import { defineTool, ToolError } from './types.ts';
+import { defineTool, stopIfAborted, ToolError } from './types.ts';
 
 const Input = v.strictObject({
   file_path: v.pipe(v.string(), v.minLength(1), v.description('Path of the file to edit')),
@@ -31,6 +31,7 @@ export const editTool = defineTool({
       throw new ToolError(`old_string matches ${n} times in ${rel}; add surrounding context to make it unique, or set replace_all`);
     }
     const next = input.replace_all ? text.split(input.old_string).join(input.new_string) : text.replace(input.old_string, () => input.new_string);
+    stopIfAborted(ctx);
     await writeFile(abs, next);
     await recordFileChange(ctx, 'Edit', rel, text, next);
     return `replaced ${input.replace_all ? n : 1} occurrence${n > 1 && input.replace_all ? 's' : ''} in ${rel}`;
