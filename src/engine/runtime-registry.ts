@@ -29,11 +29,7 @@ import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 /** Newly created sessions remembered for a read-free first load (older ones load from the journal). */
 const FRESH_MAX = 10_000;
 
-/**
- * The main-agent runtimes loaded in memory, by session id. Written by EngineRegistry; read by task
- * notes (a note joins an idle runtime's history). startServer builds it before both, so neither
- * needs the other.
- */
+/** The main-agent runtimes loaded in memory, by session id (kept by EngineRegistry; startServer builds it). */
 export type LoadedRuntimes = Map<string, SessionRuntime>;
 
 /** Told when a session's runtime loads and unloads (its MCP servers start and stop with it). */
