@@ -139,7 +139,7 @@ test('daemon stop kills running tasks; a cold session lists none', async (t) => 
 test('detach moves a running foreground command to the background; the tool call returns at once', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
   const command = `echo fg; ${waitFor('go')}; echo end`;
-  env.llm.setScript({ events: [{ tool_call: { id: 'f1', name: 'Bash', args: { command, timeout: 60_000 } } }] }, scripts.helloText);
+  env.llm.setScript({ events: [{ tool_call: { id: 'f1', name: 'Bash', args: { command, timeout: 60_000 } } }] }, scripts.helloText, scripts.helloText);
   await prompt(env, 'run');
   const item = await until(async () => (await env.s.get(url(env))).data.items[0], 10_000);
   t.like(item, { status: 'running', command });
