@@ -29,6 +29,7 @@ import { BuiltinToolExecutor, type ToolReplay } from '../tools/executor.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import { McpService } from '../mcp/service.ts';
+import { reconnectPolicyFromEnv } from '../mcp/reconnect.ts';
 import { McpManagement } from '../mcp/management.ts';
 import { OAuthFlows } from '../mcp/oauth-flows.ts';
 import { GrantStore } from '../mcp/grants.ts';
@@ -227,7 +228,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let listeningOn = '';
   const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
   const grants = new GrantStore(home, clock);
-  const mcp = new McpService({ home, config, sessions, workspaces, questions, grants, log, version: SERVER_VERSION, redirectUrl });
+  const mcp = new McpService({
+    home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: reconnectPolicyFromEnv(process.env), version: SERVER_VERSION, redirectUrl,
+  });
   const mcpManagement = new McpManagement({ mcp, file: new UserMcpFile(home), grants, clock });
   const mcpOAuth = new OAuthFlows({
     grants, ids, log, redirectUrl, clientName: () => config.current().identity.name,

@@ -1,6 +1,6 @@
 import type { SubagentLauncher } from '../agents/launcher.ts';
-import type { Clock } from '../lib/clock.ts';
-import type { Ids } from '../lib/ids.ts';
+import { toolResultContent } from '../media/tool-images.ts';
+import type { MediaStore } from '../media/session-media.ts';
 import { ToolEvents } from '../tools/events.ts';
 import type { ContentPart, Message } from '../../protocol/events/turns.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
@@ -14,7 +14,8 @@ export const NOT_RUN_RESULT = '[interrupted] The daemon stopped before this tool
 
 /** What running one step's tool calls needs from its turn. */
 export interface ToolCallsInput {
-  deps: { clock: Clock; ids: Ids };
+  /** Images a tool returns are stored as session media (src/media/tool-images.ts). */
+  deps: MediaStore;
   sessionId: string;
   turnId: string;
   agentId: string;
@@ -44,7 +45,8 @@ export async function runToolCalls(s: ToolCallsInput, calls: readonly ToolCall[]
       continue;
     }
     const r = await s.tools.run(s.sessionId, call, s.signal, s.scope, s.subagents);
-    content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: r.content, ...(r.is_error ? { is_error: true } : {}) });
+    const result = await toolResultContent(s.deps, s.sessionId, r);
+    content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: result, ...(r.is_error ? { is_error: true } : {}) });
   }
   const message: Message = { id: s.deps.ids.next('msg'), session_id: s.sessionId, role: 'tool', content, created_at: s.deps.clock.now().toISOString() };
   s.history.push(message);

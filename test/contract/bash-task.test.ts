@@ -21,13 +21,13 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   const turnsDone = (n: number) => until(async () => {
     const turns = (await restTranscript(s, sid)).items.filter((i: any) => i.kind === 'turn');
     return (turns.length === n && turns[n - 1].state === 'completed') || undefined;
-  }, 15_000);
+  }, 30_000);
   // The task holds until the turn ended; its end then wakes the idle agent (a follow-up turn, the last reply).
   env.llm.setScript(call('bg1', { command: 'while [ ! -f go1 ]; do sleep 0.05; done; echo started', run_in_background: true }), scripts.helloText, say('noted'));
   await prompt(env, 'background');
   await turnsDone(1);
   const tasks = async () => (await s.get(`/api/v1/sessions/${sid}/tasks`)).data.items;
-  const first = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'bg1'), 10_000);
+  const first = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'bg1'), 30_000);
   t.is(first.kind, 'bash');
   let d = await sameAsRest(t, c, s, sid, 'run_in_background');
   t.is(toolFrameOf(d, 'bg1').taskId, first.id);
@@ -42,13 +42,13 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   await prompt(env, 'slow one');
   // The session stays busy while the moved task runs: wait for the turn's end in the transcript.
   await turnsDone(3);
-  const moved = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'fg1'), 10_000);
+  const moved = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'fg1'), 30_000);
   d = await sameAsRest(t, c, s, sid, 'moved to the background');
   t.is(toolFrameOf(d, 'fg1').taskId, moved.id);
   t.regex(String(toolFrameOf(d, 'fg1').output), new RegExp(`moved to background as task ${moved.id}`));
   await writeFile(path.join(cwd, 'go'), '');
   // task.terminated (what the transcript shows) is journaled just after the task's REST status changes.
-  await until(async () => (await restTranscript(s, sid)).tasks.every((x: any) => x.state !== 'running') || undefined, 10_000);
+  await until(async () => (await restTranscript(s, sid)).tasks.every((x: any) => x.state !== 'running') || undefined, 30_000);
   await turnsDone(4);
   d = await sameAsRest(t, c, s, sid, 'both tasks ended');
   t.deepEqual(d.tasks.filter((x: any) => x.kind === 'shell').map((x: any) => x.state).sort(), ['completed', 'completed']);
