@@ -97,6 +97,8 @@ export class SessionIndex implements Projection {
       case 'goal.updated':
         return { ...cur, goal: e.payload.goal, updated_at: e.ts };
       case 'prompt.accepted': {
+        // A follow-up turn's notes (source `task`) are not the user's prompt.
+        if (e.payload.source === 'task') return undefined;
         const text = e.payload.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
         return { ...cur, last_prompt: text, has_prompt: true, updated_at: e.ts };
       }

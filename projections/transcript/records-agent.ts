@@ -117,7 +117,7 @@ export const recordsAgent = {
   },
   'session.profile_updated': ({ rec: s }, p) => fromAgentConfig(s, p.agent_config),
   'prompt.accepted': ({ rec: s }, p) => {
-    if (p.source) recAgent(s, agentIdOf(p)).origins.set(p.prompt_id, { source: p.source, skills: [] });
+    if (p.source) recAgent(s, agentIdOf(p)).origins.set(p.prompt_id, { source: p.source, skills: [], ...(p.task_ids ? { taskIds: p.task_ids } : {}) });
   },
   'skill.activated': ({ rec: s }, p, e) => {
     const skill = { skillName: p.skill_name, ...(p.args ? { skillArgs: p.args } : {}) };

@@ -11,9 +11,11 @@ import type { TranscriptState } from './state.ts';
  * - POST skills/{name}:activate: `user`, payload `{kind:'skill_activation', trigger:'user-slash', skillName, skillArgs?}`;
  * - a `:btw` agent's prompt: `side`, with the same user payload;
  * - a goal continuation: `other`, payload `{kind:'goal_continuation'}`;
+ * - a follow-up turn of background tasks that ended while the agent was idle: `task`, `taskId` the first task, payload
+ *   `{kind:'task_notification', taskIds}`;
  * - a subagent's task prompt (no prompt.accepted, the agent spawned as a task): `other`, payload `{kind:'subagent_prompt'}`;
  * - a main (or `:btw`) agent's turn whose prompt the journal does not record: `user` (`side`), without payload.
- * Task notes, hooks, compactions and cron never start a turn here, so `task`, `hook`, `compaction` and `cron` do not occur.
+ * Hooks, compactions and cron never start a turn here, so `hook`, `compaction` and `cron` do not occur.
  */
 export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): RecTurn['origin'] {
   const agentId = p.agent_id ?? 'main';
@@ -29,6 +31,10 @@ export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): R
     return { kind: kind === 'btw' ? 'side' : 'user' };
   }
   if (info?.source === 'goal') return { kind: 'other', payload: { kind: 'goal_continuation' } };
+  if (info?.source === 'task') {
+    const taskIds = info.taskIds ?? [];
+    return { kind: 'task', ...(taskIds[0] ? { taskId: taskIds[0] } : {}), payload: { kind: 'task_notification', taskIds } };
+  }
   const clientMetadata = prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {};
   const skills = info?.skills ?? [];
   const payload = info?.source === 'skill' && skills.length

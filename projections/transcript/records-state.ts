@@ -65,7 +65,12 @@ export interface TrimmedTurns {
 export type RecToolProgress = NonNullable<Extract<RecFrame, { kind: 'tool' }>['progress']>;
 
 /** What a turn's `origin` is built from. */
-export interface PromptOrigin { source?: 'user' | 'skill' | 'goal'; skills: Array<{ skillName: string; skillArgs?: string }> }
+export interface PromptOrigin {
+  source?: 'user' | 'skill' | 'goal' | 'task';
+  skills: Array<{ skillName: string; skillArgs?: string }>;
+  /** Source `task`: the tasks whose notes the prompt delivers. */
+  taskIds?: string[];
+}
 
 /** An op with the agent whose channel carries it. */
 export interface EmittedOp { agentId: string; op: RecOp }

@@ -48,7 +48,7 @@ function userMessage(a: AgentState, p: PayloadOf<'message.created'>): void {
 /** The user messages of each agent and their attachments (GET /transcript/user-messages, `attachments`). */
 export const users = {
   'prompt.accepted': (s, p) => addEntry(agentState(s, agentIdOf(p)), {
-    message_id: p.user_message_id, prompt_id: p.prompt_id, origin: 'user', content: p.content, turn_id: null, state: 'queued',
+    message_id: p.user_message_id, prompt_id: p.prompt_id, origin: p.source === 'task' ? 'task_notification' : 'user', content: p.content, turn_id: null, state: 'queued',
   }),
   'turn.started': (s, p) => {
     const a = agentState(s, agentIdOf(p));

@@ -34,7 +34,8 @@ const started = defineEvent({
 
 const terminated = defineEvent({
   type: 'task.terminated', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
-  summary: 'A background task ended (completed / failed incl. timed out / cancelled); the agent then gets a note: message.created with metadata.task_notification. '
+  summary: 'A background task ended (completed / failed incl. timed out / cancelled); the agent then gets a note (metadata.task_notification) '
+    + 'before its next model request, or as the prompt of a follow-up turn (prompt.accepted source `task`) when it is idle. '
     + 'A bash task\'s object carries the tail of its output (`output_preview`, `output_bytes`)',
   payload: v.object({ task: TaskObject }),
   extend: taskInfo,

@@ -36,9 +36,11 @@ const promptAccepted = defineEvent({
       disabled_tools: v.optional(v.array(v.string())), profile: v.optional(v.string()),
     }), v.description('applied overrides, as resolved at acceptance')),
     metadata: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description('the POST /prompts `metadata`, as given (transcript prompt `clientMetadata`)'))),
-    source: v.optional(v.pipe(v.picklist(['user', 'skill', 'goal']), v.description(
-      'who queued it: `user` (POST /prompts; the default), `skill` (POST skills/{name}:activate), `goal` (a goal continuation)',
+    source: v.optional(v.pipe(v.picklist(['user', 'skill', 'goal', 'task']), v.description(
+      'who queued it: `user` (POST /prompts; the default), `skill` (POST skills/{name}:activate), `goal` (a goal continuation), '
+      + '`task` (a follow-up turn: background tasks ended while the agent was idle; the content is their notes)',
     ))),
+    task_ids: v.optional(v.pipe(v.array(v.string()), v.description('source `task`: the tasks whose notes the prompt delivers, in order'))),
   }),
   companions: (p) => [{
     type: 'prompt.submitted',

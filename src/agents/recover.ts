@@ -1,4 +1,5 @@
 import { EngineEvents } from '../engine/events.ts';
+import { answerOpenCalls } from '../engine/open-calls.ts';
 import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import { SubagentEvents } from './events.ts';
 import type { SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
@@ -14,7 +15,8 @@ interface Ev { type: string; payload: any }
 
 /**
  * After a restart: the events that settle what the previous run left open outside the
- * main agent — turns of other agents get `turn.ended` failed/interrupted, a compaction with
+ * main agent — turns of other agents get `turn.ended` failed/interrupted (their unanswered tool
+ * calls answered first, src/engine/open-calls.ts), a compaction with
  * no outcome `compaction.failed` interrupted, and spawned subagents with no outcome
  * `subagent.failed` interrupted. Empty when nothing is open. `ids` mints the ids of notes it adds.
  */
@@ -31,13 +33,17 @@ export function settleOrphans(events: readonly Ev[], now: string, sessionId: str
     else if (e.type === CompactionEvents.started) openCompactions.set(p.compaction_id, p);
     else if (e.type === CompactionEvents.completed || e.type === CompactionEvents.failed) openCompactions.delete(p.compaction_id);
   }
-  const out: NewEvent[] = [...openTurns.values()].map((t) => ({
-    type: EngineEvents.turnEnded,
-    payload: {
-      agent_id: t.agent_id, turn_id: t.turn_id, prompt_id: t.prompt_id, reason: 'failed',
-      error: { kind: 'interrupted', message: 'daemon restarted during the turn' }, usage: { ...ZERO }, steps: 0, ended_at: now,
-    } satisfies TurnEndedPayload,
-  }));
+  // Each open turn's unanswered tool calls get their results before its end (a `:btw` agent's history is rebuilt from them).
+  const out: NewEvent[] = [...openTurns.values()].flatMap((t): NewEvent[] => [
+    ...answerOpenCalls(events, { sessionId, agentId: t.agent_id, turnId: t.turn_id, now, ids }),
+    {
+      type: EngineEvents.turnEnded,
+      payload: {
+        agent_id: t.agent_id, turn_id: t.turn_id, prompt_id: t.prompt_id, reason: 'failed',
+        error: { kind: 'interrupted', message: 'daemon restarted during the turn' }, usage: { ...ZERO }, steps: 0, ended_at: now,
+      } satisfies TurnEndedPayload,
+    },
+  ]);
   // A compaction cut off by the stop: the context stayed as it was; say so.
   for (const c of openCompactions.values()) {
     out.push({

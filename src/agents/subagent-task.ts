@@ -64,6 +64,7 @@ export class SubagentTask implements LiveTask {
     return o;
   }
 
+  /** The subagent's final answer (cut at 20,000 characters) is the note's body. */
   notice(): { text: string; meta: Record<string, unknown> } {
     const o = this.toObject();
     const body = this.result.length > 20_000 ? `${this.result.slice(0, 20_000)}\n[… truncated; full text in ${this.spec.logFile}]` : this.result;

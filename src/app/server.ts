@@ -15,6 +15,7 @@ import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
 import { TerminalService } from '../terminals/service.ts';
 import { TaskNotifier } from '../tasks/notify.ts';
+import { followUpMetadata, TaskWakeups } from '../tasks/wakeups.ts';
 import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { LiveTranscripts, liveRetrimMsFromEnv, liveTurnsFromEnv } from '../ws/transcript/live.ts';
@@ -222,7 +223,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // Tasks, approvals and questions: what tools wait on.
   const runtimes: LoadedRuntimes = new Map();
-  const notes = new TaskNotifier({ journal, clock, ids, log, runtimes });
+  const notes = new TaskNotifier({ journal, clock, ids, log });
   const tasks = new TaskService({ home, journal, bus, sessions, live, config, clock, ids, log, notes });
   const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log, workspaces });
   const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
@@ -253,7 +254,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     webFetch: webFetchLimitsFromEnv(process.env), stamps,
   });
   const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, images, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
+    home, journal, bus, clock, ids, uploads, images, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks, notes,
     ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
@@ -292,13 +293,18 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     journal, sessions, engine, log, submit: (sid, text) => acceptPrompt(services, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
   });
   await goals.recover();
+  // Background work that ends while the agent is idle wakes it: the notes become a follow-up prompt (origin `task`).
+  const wakeups = new TaskWakeups({
+    notes, sessions, live, journal, engine, log,
+    submit: (sid, f) => acceptPrompt(services, sid, { content: f.notes.flatMap((m) => m.content) } as PromptInput, { kind: 'task', taskIds: f.taskIds, metadata: followUpMetadata(f) }),
+  });
   const koa = createHttpApp({ log, ids, token, options }, allRoutes(services), ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, notes, tasks, engine, hub, autoTitle, mcp, goals, hooks, search }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, wakeups, tasks, engine, hub, autoTitle, mcp, goals, hooks, search }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
   void search.start();
 

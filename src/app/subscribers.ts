@@ -3,7 +3,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { CommitWaits } from '../../journal/commit-waits.ts';
 import type { AutoTitle } from '../engine/titles/auto.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
-import type { TaskNotifier } from '../tasks/notify.ts';
+import type { TaskWakeups } from '../tasks/wakeups.ts';
 import type { TaskService } from '../tasks/service.ts';
 import type { TerminalService } from '../terminals/service.ts';
 import type { WsHub } from '../ws/hub.ts';
@@ -28,7 +28,7 @@ export function committedSubscribers(s: {
   commits: Pick<CommitWaits, 'onCommitted'>;
   instances: Pick<Instances, 'onCommitted'>;
   terminals: Pick<TerminalService, 'onCommitted'>;
-  notes: Pick<TaskNotifier, 'onCommitted'>;
+  wakeups: Pick<TaskWakeups, 'onCommitted'>;
   tasks: Pick<TaskService, 'onCommitted'>;
   engine: Pick<EngineRegistry, 'onCommitted'>;
   hub: Pick<WsHub, 'onCommitted'>;
@@ -45,8 +45,8 @@ export function committedSubscribers(s: {
     { name: 'instance export', onCommitted: s.instances.onCommitted },
     // session.archived: the session's terminals are closed.
     { name: 'terminals', onCommitted: s.terminals.onCommitted },
-    // turn.ended: task notes waiting for the turn are delivered.
-    { name: 'task notes', onCommitted: s.notes.onCommitted },
+    // task.terminated, turn.ended, compaction end: task notes waiting while no turn runs or is queued start a follow-up turn.
+    { name: 'task wakeups', onCommitted: s.wakeups.onCommitted },
     // session.archived: the session's tasks are killed.
     { name: 'task cleanup', onCommitted: s.tasks.onCommitted },
     // session.created: the new session's runtime loads without reading the journal.

@@ -58,8 +58,17 @@ export type IntakeDeps = OwnedSessionLookup & PromptMediaDeps & SkillDeps & {
   ids: Ids;
 };
 
+/**
+ * Who queues a prompt other than the user (POST /prompts): a skill activation, a goal continuation, or the notes
+ * of background tasks that ended while the agent was idle (a follow-up turn; src/tasks/wakeups.ts), whose user
+ * message keeps the notes' `metadata`.
+ */
+export type PromptSource = 'skill' | 'goal' | { kind: 'task'; taskIds: string[]; metadata: Record<string, unknown> };
+
 /** POST /prompts: validates in Core's order, then queues the prompt; resolves once `prompt.accepted` is on disk. */
-export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: PromptInput, source?: 'skill' | 'goal') {
+export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: PromptInput, from?: PromptSource) {
+  const source = typeof from === 'object' ? from.kind : from;
+  const task = typeof from === 'object' ? from : undefined;
   // Prompts arriving together are taken one per loop iteration, with I/O handled in between (see loop-turns.ts).
   await takeLoopTurn();
   mark(sessionId, 'intake.start');
@@ -97,12 +106,13 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
     }));
     const record: PromptRecord = {
       prompt_id: promptId, user_message_id: deps.ids.next('msg'), content,
-      created_at: deps.clock.now().toISOString(), status: 'queued', overrides,
+      created_at: deps.clock.now().toISOString(), status: 'queued', overrides, ...(task ? { metadata: task.metadata } : {}),
     };
+    const { status: _status, metadata: _message, ...fields } = record;
     const payload: PromptAcceptedPayload = {
-      agent_id: rt.agentId, ...record, overrides, ...(body.metadata ? { metadata: body.metadata } : {}), ...(source ? { source } : {}),
+      agent_id: rt.agentId, ...fields, overrides, ...(body.metadata ? { metadata: body.metadata } : {}), ...(source ? { source } : {}),
+      ...(task ? { task_ids: task.taskIds } : {}),
     };
-    delete (payload as Partial<PromptRecord>).status;
     // The overrides become the session's own agent_config in the same batch, so they outlive the process.
     // appendNow: a refused append throws here, before the prompt is queued (its turn would journal it).
     try {

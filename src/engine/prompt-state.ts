@@ -12,6 +12,8 @@ export interface PromptRecord {
   overrides: PromptAcceptedPayload['overrides'];
   /** Settles once `prompt.accepted` is on disk; a turn never starts before it. */
   accepted?: Promise<void>;
+  /** The metadata of the prompt's user message (a task follow-up's `task_notification`). */
+  metadata?: Record<string, unknown>;
 }
 
 /** Core "Prompt object". */

@@ -12,6 +12,7 @@ import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { Subagents, type SubagentDeps } from '../agents/spawn.ts';
 import { validationError } from '../../protocol/errors.ts';
 import { loadMessages } from './history.ts';
+import { answerOpenCalls } from './open-calls.ts';
 import { SessionEvents } from '../../protocol/events/types.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
@@ -28,11 +29,7 @@ import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 /** Newly created sessions remembered for a read-free first load (older ones load from the journal). */
 const FRESH_MAX = 10_000;
 
-/**
- * The main-agent runtimes loaded in memory, by session id. Written by EngineRegistry; read by task
- * notes (a note joins an idle runtime's history). startServer builds it before both, so neither
- * needs the other.
- */
+/** The main-agent runtimes loaded in memory, by session id (kept by EngineRegistry; startServer builds it). */
 export type LoadedRuntimes = Map<string, SessionRuntime>;
 
 /** Told when a session's runtime loads and unloads (its MCP servers start and stop with it). */
@@ -58,6 +55,8 @@ export interface EngineDeps extends CompactionDeps {
   lifecycle?: RuntimeLifecycle;
   /** SessionStart, UserPromptSubmit and Stop hooks (docs/hooks.md). */
   hooks?: Pick<HookRunner, 'run'>;
+  /** Task notes waiting for a session's main agent (its turns take them before each step). */
+  notes?: RuntimeDeps['notes'];
   /** Base delay of retried model requests (ms); default `retryBaseMs()` (the environment's knob). */
   retryBaseMs?: number;
 }
@@ -231,11 +230,14 @@ export class EngineRegistry {
       if (!s.active_turn || s.foreign) continue;
       const { events } = await loadMessages(this.deps.journal, s.id);
       const now = this.deps.clock.now().toISOString();
+      const turn = s.active_turn;
       await this.deps.journal.append([
+        // Calls the stop left unanswered get their results first: the history stays one the providers accept.
+        ...answerOpenCalls(events, { sessionId: s.id, agentId: MAIN_AGENT, turnId: turn.turn_id, now, ids: this.deps.ids }).map((e) => ({ stream: s.id, ...e }) as NewStreamEvent),
         {
           stream: s.id, type: EngineEvents.turnEnded,
           payload: {
-            agent_id: MAIN_AGENT, turn_id: s.active_turn.turn_id, prompt_id: s.active_turn.prompt_id, reason: 'failed',
+            agent_id: MAIN_AGENT, turn_id: turn.turn_id, prompt_id: turn.prompt_id, reason: 'failed',
             error: { kind: 'interrupted', message: 'daemon restarted during the turn' },
             usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0, ended_at: now,
           } satisfies TurnEndedPayload,

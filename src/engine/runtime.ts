@@ -25,6 +25,8 @@ import { flushTrace, mark } from './trace.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 import { logFailure, type Logger } from '../app/logger.ts';
 import type { HookRunner } from '../hooks/runner.ts';
+import type { TaskNotifier } from '../tasks/notify.ts';
+import { interruptedToolMessage, unansweredCalls } from './open-calls.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /** Per-turn choices made at acceptance (model, thinking, disabled tools). */
@@ -57,6 +59,8 @@ export interface RuntimeDeps extends CompactionDeps {
   limits: () => LoopLimits;
   /** UserPromptSubmit and Stop hooks (docs/hooks.md). */
   hooks?: Pick<HookRunner, 'run'>;
+  /** Task notes waiting for the main agent: a turn takes them before each step (src/tasks/notify.ts). */
+  notes?: Pick<TaskNotifier, 'take'>;
 }
 
 /** Which agent a runtime drives: the main agent, or a `:btw` agent with its own tools. */
@@ -112,6 +116,16 @@ export class SessionRuntime {
 
   get busy(): boolean {
     return this.active !== undefined || this.queue.length > 0 || this.compaction.active;
+  }
+
+  /** The running turn's id; undefined between turns. */
+  get activeTurnId(): string | undefined {
+    return this.active?.turnId;
+  }
+
+  /** Prompts queued to run as turns after the current one. */
+  get queuedTurns(): number {
+    return this.queue.length;
   }
 
   /** Nothing running or about to: not busy, no drain settling, no prompt being validated (so it may be unloaded). */
@@ -224,7 +238,10 @@ export class SessionRuntime {
   }
 
   private userMessage(p: PromptRecord): Message {
-    return { id: p.user_message_id, session_id: this.sessionId, role: 'user', content: p.content, created_at: p.created_at, prompt_id: p.prompt_id };
+    return {
+      id: p.user_message_id, session_id: this.sessionId, role: 'user', content: p.content, created_at: p.created_at, prompt_id: p.prompt_id,
+      ...(p.metadata ? { metadata: p.metadata } : {}),
+    };
   }
 
   private async drain(): Promise<void> {
@@ -309,6 +326,7 @@ export class SessionRuntime {
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
         agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed, system: () => this.requestSystem(),
+        ...(this.isMain && deps.notes ? { takeNotes: () => deps.notes!.take(this.sessionId) } : {}),
         beforeStep: (step) => this.autoCompact(step, plan.model, client, active.controller.signal),
       });
     }
@@ -357,10 +375,27 @@ export class SessionRuntime {
       steps: 0, ended_at: deps.clock.now().toISOString(),
     };
     try {
-      await deps.journal.append([{ stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents('failed'))]);
+      await deps.journal.append([
+        ...this.answerOpenCalls(active.turnId),
+        { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents('failed')),
+      ]);
     } catch (appendErr) {
       deps.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');
     }
+  }
+
+  /**
+   * A turn that threw in the middle of its tool calls: the calls of the last assistant message without a result
+   * get the interrupted one (in the history now, journaled with the turn's end), so the history stays valid.
+   */
+  private answerOpenCalls(turnId: string): NewStreamEvent[] {
+    let last = this.history.length - 1;
+    while (last >= 0 && !(this.history[last]!.role === 'assistant' && !this.history[last]!.metadata?.interrupted)) last--;
+    const open = last < 0 ? [] : unansweredCalls(this.history.slice(last));
+    if (!open.length) return [];
+    const message = interruptedToolMessage({ sessionId: this.sessionId, now: this.deps.clock.now().toISOString(), ids: this.deps.ids }, open);
+    this.history.push(message);
+    return [{ stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message } }];
   }
 
   /** The model client, or the failure to report as the turn's error (credentials gone since acceptance, ...). */

@@ -2,6 +2,7 @@ import type { ModelClient, ModelRequest, ModelStreamPart, ProviderMeta, Usage as
 import type { ContentPart, LlmTiming } from '../../protocol/events/turns.ts';
 import type { ToolCall } from './tools.ts';
 import { markHere } from './trace.ts';
+import { repairToolPairing } from './tool-pairing.ts';
 
 /** Where the turn's streamed text stands: volatile deltas carry these cumulative offsets. */
 export interface TurnOffsets {
@@ -57,14 +58,19 @@ class IdleDeadline {
   }
 }
 
-/** Folds one model stream into ordered content parts, publishing deltas as they arrive. `idleMs` 0 = no idle timeout. */
+/**
+ * Folds one model stream into ordered content parts, publishing deltas as they arrive. `idleMs` 0 = no idle timeout.
+ * Every model request goes through here (turn steps, compactions), so the history's tool calls and results are
+ * checked and repaired here (src/engine/tool-pairing.ts).
+ */
 export async function runAttempt(
   client: ModelClient, req: ModelRequest, signal: AbortSignal, offsets: TurnOffsets, sink: DeltaSink, idleMs = 0,
 ): Promise<AttemptResult> {
   const deadline = new IdleDeadline(idleMs, signal);
   try {
     const sent = performance.now();
-    const out = await fold(client.stream(req, deadline.signal), offsets, sink, () => deadline.touch());
+    const messages = repairToolPairing(req.messages);
+    const out = await fold(client.stream(messages === req.messages ? req : { ...req, messages }, deadline.signal), offsets, sink, () => deadline.touch());
     const t = out.timing!;
     const first = (t as { first?: number }).first;
     delete (t as { first?: number }).first;

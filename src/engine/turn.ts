@@ -4,7 +4,6 @@ import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { ModelMediaFiles } from '../media/model-media.ts';
-import { toolResultContent } from '../media/tool-images.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents } from './events.ts';
 import type { ContentPart, Message, TurnReason } from '../../protocol/events/turns.ts';
@@ -14,6 +13,7 @@ import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 import { ToolEvents } from '../tools/events.ts';
+import { runToolCalls } from './tool-calls.ts';
 import { mark, traced, tracing } from './trace.ts';
 import type { NewEvent, PayloadOf } from '../../protocol/events/registry.ts';
 
@@ -56,6 +56,8 @@ export interface TurnInput {
   signal: AbortSignal;
   /** Prompts steered in since the last step: their user messages go in before the next step. */
   takeSteered(): Array<{ prompt_id: string; message: Message }>;
+  /** Task notes (background work that ended) waiting for this agent: they go in before the next step. */
+  takeNotes?(): Message[];
   /** The daemon is stopping: leave the turn open in the journal (the next start ends it). */
   closing(): boolean;
   /** The append of `turn.started` (in flight while the first request goes out). */
@@ -144,13 +146,21 @@ function hasSteered(t: TurnInput, carried: Steered): boolean {
   return carried.length > 0;
 }
 
+/**
+ * Before a step's request: task notes that arrived (background work that ended) and prompts steered in join
+ * the history. A step starts after the previous step's tool results, so nothing lands between a call and its result.
+ */
 async function foldSteered(t: TurnInput, emit: Emit, carried: Steered): Promise<void> {
+  const notes = t.takeNotes?.() ?? [];
   const items = [...carried.splice(0), ...t.takeSteered()];
-  if (!items.length) return;
+  if (!items.length && !notes.length) return;
+  for (const m of notes) t.history.push(m);
   for (const i of items) t.history.push(i.message);
+  const created = (message: Message): NewEvent => ({ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } });
   await emit([
-    ...items.map((i) => ({ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message: i.message } })),
-    { type: EngineEvents.promptSteered, payload: { agent_id: agentOf(t), turn_id: t.turnId, prompt_ids: items.map((i) => i.prompt_id) } },
+    ...notes.map(created),
+    ...items.map((i) => created(i.message)),
+    ...(items.length ? [{ type: EngineEvents.promptSteered, payload: { agent_id: agentOf(t), turn_id: t.turnId, prompt_ids: items.map((i) => i.prompt_id) } }] : []),
   ]);
 }
 
@@ -238,16 +248,9 @@ function partialEvents(t: TurnInput, parts: ContentPart[], metadata: Record<stri
   return [{ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } }];
 }
 
-async function runTools(t: TurnInput, result: AttemptResult, emit: Emit): Promise<void> {
-  const content: ContentPart[] = [];
-  for (const call of result.toolCalls) {
-    const r = await t.tools.run(t.sessionId, call, t.signal, scopeOf(t), t.subagents);
-    const result = await toolResultContent(t.deps, t.sessionId, r);
-    content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: result, ...(r.is_error ? { is_error: true } : {}) });
-  }
-  const message: Message = { id: t.deps.ids.next('msg'), session_id: t.sessionId, role: 'tool', content, created_at: t.deps.clock.now().toISOString() };
-  t.history.push(message);
-  await emit([{ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } }]);
+/** The step's tool calls (src/engine/tool-calls.ts: after an abort no further call starts, and every call gets a result). */
+function runTools(t: TurnInput, result: AttemptResult, emit: Emit): Promise<void> {
+  return runToolCalls({ ...t, agentId: agentOf(t), scope: scopeOf(t) }, result.toolCalls, emit);
 }
 
 const agentOf = (t: TurnInput): string => t.agentId ?? MAIN_AGENT;

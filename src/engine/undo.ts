@@ -15,7 +15,8 @@ export type UndoPlan =
   | { ok: true; count: number; messageIds: string[]; remaining: Message[] }
   | { ok: false; reason: 'no_turns' | 'too_far'; undoableCount: number };
 
-const isPrompt = (m: Message) => m.role === 'user' && Boolean(m.prompt_id) && !m.metadata?.compaction;
+// A follow-up turn's prompt (task notes) is no undo point: undoing the user's last turn also takes the follow-ups after it.
+const isPrompt = (m: Message) => m.role === 'user' && Boolean(m.prompt_id) && !m.metadata?.compaction && !m.metadata?.task_notification;
 
 export function planUndo(history: readonly Message[], count: number): UndoPlan {
   const points = history.flatMap((m, i) => (isPrompt(m) ? [i] : []));

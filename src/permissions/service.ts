@@ -17,6 +17,7 @@ import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload, Permissio
 import { callDisplay } from '../../protocol/display.ts';
 
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const ABORTED: PermissionDecision = { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
 const DISPLAY_MAX = 2_000;
 
 interface Pending {
@@ -66,7 +67,9 @@ export class PermissionService implements PermissionGate {
     return agentSettings(this.deps.config, this.deps.sessions.get(sessionId)?.agent_config).plan_mode;
   }
 
+  /** Never allows a call of an aborted turn: the abort is checked before any allow, also after an approval. */
   async check(sessionId: string, call: ToolCallRef, ctx: CheckContext, signal?: AbortSignal): Promise<PermissionDecision> {
+    if (signal?.aborted) return ABORTED;
     const s = this.deps.sessions.get(sessionId);
     if (!s) return { decision: 'deny', message: `unknown session ${sessionId}` };
     const cfg = this.deps.config.current().permission;
@@ -80,8 +83,9 @@ export class PermissionService implements PermissionGate {
     if (outcome.decision === 'deny') return { decision: 'deny', message: `Permission denied: ${outcome.why}.` };
     if (outcome.decision === 'allow' && ctx.hook !== 'ask') return { decision: 'allow' };
     if (outcome.decision === 'ask' && ctx.hook === 'allow') return { decision: 'allow' };
-    if (signal?.aborted) return { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
-    return this.ask(sessionId, call, ctx, subject, outcome.decision === 'allow' ? 'a PreToolUse hook asks for approval' : outcome.why, signal);
+    const asked = await this.ask(sessionId, call, ctx, subject, outcome.decision === 'allow' ? 'a PreToolUse hook asks for approval' : outcome.why, signal);
+    // Approved just as the user pressed Stop: the Stop wins.
+    return asked.decision === 'allow' && signal?.aborted ? ABORTED : asked;
   }
 
   /**

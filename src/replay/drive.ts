@@ -6,6 +6,7 @@ import type { PermissionService } from '../permissions/service.ts';
 import type { QuestionService } from '../questions/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import type { PromptInput } from '../../protocol/schemas/prompts.ts';
+import type { PromptSource } from '../engine/prompt-intake.ts';
 import { NOT_COMPARED } from './compare.ts';
 import type { Recording } from './record.ts';
 
@@ -14,12 +15,17 @@ export interface DriveDeps {
   live: Pick<LiveSessions, 'get'>;
   permissions: Pick<PermissionService, 'pendingItems' | 'resolve'>;
   questions: Pick<QuestionService, 'pendingItems' | 'answer' | 'dismissByUser'>;
-  prompt(sessionId: string, body: PromptInput): Promise<unknown>;
+  prompt(sessionId: string, body: PromptInput, source?: PromptSource): Promise<unknown>;
+  /**
+   * The tools run again (`--tools live`): background tasks end and wake the agent by themselves, so the
+   * recorded follow-up prompts (source `task`) are not sent; under `record` no task runs and they are.
+   */
+  liveTools?: boolean;
 }
 
 /** What the user did in the recording, each at its place among the compared events. */
 type Input =
-  | { kind: 'prompt'; at: number; body: PromptInput }
+  | { kind: 'prompt'; at: number; body: PromptInput; source?: PromptSource }
   | { kind: 'approval'; at: number; toolCallId: string; body: { decision: 'approved' | 'rejected' | 'cancelled'; scope?: 'session'; feedback?: string; selected_label?: string } }
   | { kind: 'answer'; at: number; toolCallId: string; body: { answers: Record<string, never>; method?: 'enter'; note?: string } }
   | { kind: 'dismiss'; at: number; toolCallId: string };
@@ -68,11 +74,11 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
     }
   };
 
-  for (const input of userInputs(rec.events)) {
+  for (const input of userInputs(rec.events, deps.liveTools === true)) {
     if (input.kind === 'prompt') {
       if ((await until(() => compared >= input.at)) === 'stalled') return { events, stopped: `gave up waiting to send the prompt at compared event ${input.at}` };
       try {
-        await deps.prompt(sid, input.body);
+        await deps.prompt(sid, input.body, input.source);
       } catch (err) {
         // A prompt this home refuses (media it does not hold, a skill it lacks): the run stops here and the comparison shows it.
         return { events: (await refresh(), events), stopped: `the prompt at compared event ${input.at} was refused: ${(err as Error).message}` };
@@ -95,12 +101,14 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
 }
 
 /** The recording's user inputs in order, each with the count of compared events before it. */
-function userInputs(events: readonly JournalLine[]): Input[] {
+function userInputs(events: readonly JournalLine[], liveTools: boolean): Input[] {
   const out: Input[] = [];
   let at = 0;
   events.forEach((e, i) => {
     const p = e.payload as Payload;
-    if (e.type === 'prompt.accepted' && p.agent_id === 'main') {
+    if (e.type === 'prompt.accepted' && p.agent_id === 'main' && p.source === 'task') {
+      if (!liveTools) out.push({ kind: 'prompt', at, body: { content: p.content } as PromptInput, source: followUpOf(events, i) });
+    } else if (e.type === 'prompt.accepted' && p.agent_id === 'main') {
       out.push({ kind: 'prompt', at, body: { content: p.content, ...stickyOverrides(events, i) } as PromptInput });
     } else if (e.type === 'event.approval.resolved' && p.reason === undefined) {
       const body = { decision: p.decision, ...pick(p, ['scope', 'feedback', 'selected_label']) };
@@ -113,6 +121,13 @@ function userInputs(events: readonly JournalLine[]): Input[] {
     if (!NOT_COMPARED.has(e.type)) at += 1;
   });
   return out;
+}
+
+/** A recorded follow-up prompt's source: its tasks and the metadata its user message carried. */
+function followUpOf(events: readonly JournalLine[], i: number): PromptSource {
+  const p = events[i]!.payload as Payload;
+  const message = events.slice(i + 1).find((e) => e.type === 'message.created' && (e.payload as Payload).message?.id === p.user_message_id);
+  return { kind: 'task', taskIds: (p.task_ids ?? []) as string[], metadata: ((message?.payload as Payload | undefined)?.message?.metadata ?? {}) as Record<string, unknown> };
 }
 
 /** A prompt's own overrides: they became the session's agent_config in the same batch (`session.profile_updated`). */

@@ -5,7 +5,7 @@ import { stringify } from 'smol-toml';
 import type { Logger } from '../app/logger.ts';
 import { defaultServeOptions } from '../app/options.ts';
 import { startServer, type Services } from '../app/server.ts';
-import { acceptPrompt } from '../engine/prompt-intake.ts';
+import { acceptPrompt, type PromptSource } from '../engine/prompt-intake.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { PromptInput } from '../../protocol/schemas/prompts.ts';
@@ -80,7 +80,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
       const created = await createSession(s, {
         metadata: { ...rec.session.metadata, cwd: scratch }, agent_config: rec.session.agent_config, ...(rec.session.title ? { title: rec.session.title } : {}),
       });
-      const result = await drive(driverDeps(s), created.id, rec, opts.stallMs ?? 30_000);
+      const result = await drive(driverDeps(s, opts.tools === 'live'), created.id, rec, opts.stallMs ?? 30_000);
       replayed = result.events;
       stopped = result.stopped;
     } finally {
@@ -103,10 +103,10 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
   }
 }
 
-function driverDeps(s: Services) {
+function driverDeps(s: Services, liveTools: boolean) {
   return {
-    journal: s.journal, live: s.live, permissions: s.permissions, questions: s.questions,
-    prompt: (sid: string, body: PromptInput) => acceptPrompt(s, sid, body),
+    journal: s.journal, live: s.live, permissions: s.permissions, questions: s.questions, liveTools,
+    prompt: (sid: string, body: PromptInput, source?: PromptSource) => acceptPrompt(s, sid, body, source),
   };
 }
 

@@ -10,7 +10,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import { Codes } from '../../protocol/codes.ts';
-import { BashTask, type LiveTask, type TaskObject } from './task.ts';
+import { BashTask, type LiveTask, type TaskObject, type TaskOutput } from './task.ts';
 import { TaskEvents } from './events.ts';
 import type { TaskNotifier } from './notify.ts';
 import { trackWork } from '../sessions/interaction.ts';
@@ -164,15 +164,22 @@ export class TaskService {
    * TERMINATED_PREVIEW_BYTES; the transcript task record's `outputTail`, spec/clients.md B4), so a fold of the
    * journal shows what the live channel appended while it ran.
    */
-  private async endedObject(task: LiveTask): Promise<TaskObject> {
+  private async endedObject(task: LiveTask): Promise<{ object: TaskObject; output?: TaskOutput }> {
     const o = task.toObject();
-    if (!(task instanceof BashTask)) return o;
-    const tail = await this.tail(task, TERMINATED_PREVIEW_BYTES).catch((err: unknown) => {
-      // The task still ends; its journaled object only lacks the output's tail.
+    if (!(task instanceof BashTask)) return { object: o };
+    const output = await this.output(task).catch((err: unknown) => {
+      // The task still ends; its journaled object and its note only lack the output's tail.
       this.deps.log.warn({ err, task_id: task.spec.id }, 'task output tail unreadable');
-      return '';
+      return undefined;
     });
-    return tail ? { ...o, output_preview: tail, output_bytes: Buffer.byteLength(tail) } : o;
+    const tail = output?.tail;
+    return { object: tail ? { ...o, output_preview: tail, output_bytes: Buffer.byteLength(tail) } : o, ...(output ? { output } : {}) };
+  }
+
+  /** The last TERMINATED_PREVIEW_BYTES of a task's output and the size of the whole. */
+  private async output(task: LiveTask): Promise<TaskOutput> {
+    const totalBytes = (await stat(task.spec.logFile).catch(() => ({ size: 0 }))).size;
+    return { tail: await this.tail(task, TERMINATED_PREVIEW_BYTES), totalBytes };
   }
 
   private async announce(task: LiveTask): Promise<void> {
@@ -188,9 +195,12 @@ export class TaskService {
     const sid = task.spec.sessionId;
     if (task instanceof BashTask) this.deps.bus.publish(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
     const p = this.endedObject(task)
-      .then((object) => this.deps.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: object } }]))
+      .then(({ object, output }) => {
+        // The note is queued before task.terminated is written, so whoever reacts to that event finds it (src/tasks/wakeups.ts).
+        if (!this.closing) this.deps.notes.notify(task, output);
+        return this.deps.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: object } }]);
+      })
       .then(() => trackWork(this.deps, sid, task.spec.id, false))
-      .then(() => (this.closing ? undefined : this.deps.notes.notify(task)))
       .catch((err) => this.deps.log.warn(`task.terminated not journaled: ${String(err)}`));
     this.pending.add(p);
     await p;

@@ -16,6 +16,9 @@ export interface TaskObject {
   output_preview?: string; output_bytes?: number;
 }
 
+/** The end of a task's output, for its note: the last bytes and how many the whole output has. */
+export interface TaskOutput { tail: string; totalBytes: number }
+
 /** Why a task ended other than on its own: decides `failed` vs `cancelled`. */
 export type StopReason = 'timeout' | 'cancel';
 
@@ -38,8 +41,8 @@ export interface LiveTask {
   /** Moves a foreground task to the background; its timeout (0 = none) starts now. */
   toBackground(timeoutMs: number): void;
   toObject(): TaskObject;
-  /** The note the agent gets when the background task ends. */
-  notice(): { text: string; meta: Record<string, unknown> };
+  /** The note the agent gets when the background task ends (`output`: the tail of a Bash task's output). */
+  notice(output?: TaskOutput): { text: string; meta: Record<string, unknown> };
 }
 
 export interface TaskSpec {
@@ -139,11 +142,14 @@ export class BashTask implements LiveTask {
     return o;
   }
 
-  notice(): { text: string; meta: Record<string, unknown> } {
+  /** Status, exit code (or the signal that ended it) and the tail of the output: what the agent needs without reading the log. */
+  notice(output?: TaskOutput): { text: string; meta: Record<string, unknown> } {
     const o = this.toObject();
-    const text = `<task-notification>\nBackground task ${o.id} (${o.command}) ended: status ${o.status}`
-      + `${this.exitCode !== null ? `, exit code ${this.exitCode}` : ''}. Its output is in ${this.spec.logFile}.\n</task-notification>`;
-    return { text, meta: { task_id: o.id, status: o.status, exit_code: this.exitCode } };
+    const why = this.stopReason === 'timeout' ? ' (timed out)' : this.stopReason === 'cancel' ? ' (cancelled)' : '';
+    const head = `Background task ${o.id} (${o.command}) ended: status ${o.status}${why}`
+      + `${this.exitCode !== null ? `, exit code ${this.exitCode}` : ''}.`;
+    const text = `<task-notification>\n${head}\n${outputSection(output, this.spec.logFile)}\n</task-notification>`;
+    return { text, meta: { task_id: o.id, status: o.status, exit_code: this.exitCode, ...(output ? { output_bytes: output.totalBytes } : {}) } };
   }
 
   private armTimeout(ms: number): void {
@@ -153,4 +159,13 @@ export class BashTask implements LiveTask {
   private killGroup(sig: NodeJS.Signals): void {
     if (this.child.pid) killGroup(this.child.pid, sig);
   }
+}
+
+/** The output part of a Bash task's note: the tail (all of it when short), and where the rest is. */
+function outputSection(output: TaskOutput | undefined, logFile: string): string {
+  if (!output) return `Its output is in ${logFile}.`;
+  if (output.totalBytes === 0) return 'It printed nothing.';
+  const tailBytes = Buffer.byteLength(output.tail);
+  const what = tailBytes < output.totalBytes ? `the last ${tailBytes} of ${output.totalBytes} bytes; all of it is in ${logFile}` : `${output.totalBytes} bytes`;
+  return `Output (${what}):\n${output.tail}${output.tail.endsWith('\n') ? '' : '\n'}[end of output]`;
 }

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import { recordFileChange } from './file-history.ts';
 import { decodeTextFile, encodeTextFile, unencodable } from './text-file.ts';
-import { defineTool, ToolError } from './types.ts';
+import { defineTool, stopIfAborted, ToolError } from './types.ts';
 
 const Input = v.strictObject({
   file_path: v.pipe(v.string(), v.minLength(1), v.description('Path of the file to edit')),
@@ -40,6 +40,7 @@ export const editTool = defineTool({
     const lost = unencodable(newString, file.encoding);
     if (lost.length) throw new ToolError(`${rel} is not UTF-8 (kept in its single-byte encoding); new_string has characters it cannot hold: ${lost.slice(0, 10).join(' ')}`);
     const next = input.replace_all ? text.split(oldString).join(newString) : text.replace(oldString, () => newString);
+    stopIfAborted(ctx);
     await writeFile(abs, encodeTextFile(next, file));
     await ctx.deps.stamps.seen(ctx.session.id, ctx.agentId, abs);
     await recordFileChange(ctx, 'Edit', rel, text, next);

@@ -18,6 +18,9 @@ import { preToolVerdict, type HookRunner } from '../hooks/runner.ts';
 
 export { ToolEvents };
 
+/** What the model reads for a call whose turn was stopped while its hooks or permission check ran. */
+const ABORTED_BEFORE_RUN = '[aborted] The turn was stopped before this tool call ran: it was not run and changed nothing.';
+
 /** Budget of `content` in the journaled tool.result (the model gets the full result). */
 const RESULT_EVENT_BUDGET = 100_000;
 
@@ -124,11 +127,14 @@ export class BuiltinToolExecutor implements ToolExecutor {
     if (!parsed.success) return { content: `invalid input for ${tool.name}: ${describeIssues(parsed.issues)}`, is_error: true };
     const hook = await this.preToolHooks(session, call, at, signal);
     if (hook?.decision === 'deny') return { content: denied(call.name, hook.reason), is_error: true };
+    if (signal.aborted) return { content: ABORTED_BEFORE_RUN, is_error: true };
     const gate = gateOf(this.deps);
     if (gate) {
       const d = await gate.check(sessionId, call, { agentId: at.agentId, readOnly: tool.readOnly, ...(at.turnId ? { turnId: at.turnId } : {}), ...hookForce(hook) }, signal);
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
+    // A Stop during the permission check: the call does not start (the gate also never allows an aborted call).
+    if (signal.aborted) return { content: ABORTED_BEFORE_RUN, is_error: true };
     site.refused = false;
     const recorded = await this.recorded(sessionId, call, at);
     if (recorded) return recorded;
@@ -150,11 +156,13 @@ export class BuiltinToolExecutor implements ToolExecutor {
     if (typeof input !== 'object' || Array.isArray(input)) return { content: `invalid input for ${call.name}: must be an object`, is_error: true };
     const hook = await this.preToolHooks(session, call, at, signal);
     if (hook?.decision === 'deny') return { content: denied(call.name, hook.reason), is_error: true };
+    if (signal.aborted) return { content: ABORTED_BEFORE_RUN, is_error: true };
     const gate = gateOf(this.deps);
     if (gate) {
       const d = await gate.check(session.id, call, { agentId: at.agentId, readOnly: offered?.readOnly === true, ...(at.turnId ? { turnId: at.turnId } : {}), ...hookForce(hook) }, signal);
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
+    if (signal.aborted) return { content: ABORTED_BEFORE_RUN, is_error: true };
     site.refused = false;
     const recorded = await this.recorded(session.id, call, at);
     if (recorded) return recorded;

@@ -56,6 +56,11 @@ export interface ToolContext {
 /** A failure the model should see as the tool result text (is_error). */
 export class ToolError extends Error {}
 
+/** A tool that changes files calls this right before each change: a Stop pressed while it ran keeps the change from landing. */
+export function stopIfAborted(ctx: Pick<ToolContext, 'signal'>): void {
+  if (ctx.signal.aborted) throw new ToolError('[aborted] The turn was stopped before this tool call changed anything.');
+}
+
 export interface ToolDef<I = any> {
   name: string;
   description: string;

@@ -130,7 +130,8 @@ test('the client store folded from REST + ops equals GET /transcript after every
   await same(t, c, env.s, sid, 'a streamed large tool input');
   t.like(c.store.view().items.at(-1).steps[0].frames.find((f: any) => f.kind === 'tool'), { toolCallId: 'w1b', inputText: JSON.stringify(big), state: 'done' });
 
-  env.llm.setScript(call('b1', 'Bash', { command: 'echo bg', run_in_background: true, description: 'bg echo' }), scripts.helloText);
+  // The last reply answers the follow-up turn when the task ends after the turn (it may end within it).
+  env.llm.setScript(call('b1', 'Bash', { command: 'echo bg', run_in_background: true, description: 'bg echo' }), scripts.helloText, say('noted'));
   await prompt(env, { content: [{ type: 'text', text: 'background' }], permission_mode: 'yolo' });
   await idle(env.s, sid);
   await until(async () => (await env.s.get(`/api/v1/sessions/${sid}/tasks?status=running`)).data.items.length === 0, 30_000);

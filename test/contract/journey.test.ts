@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine, type EngineEnv } from '../helpers/engine.ts';
@@ -58,11 +60,13 @@ async function journey(t: any, env: EngineEnv, web: WsClient) {
   t.is((await s.post(`/api/v1/sessions/${sid}/questions/${q.payload.question_id}`, { answers })).code, 0);
   await mainTurnEnded(ws, sid, n);
 
-  // 5. A background task.
-  env.llm.setScript(call('b1', 'Bash', { command: 'echo bg', run_in_background: true }), say('started'));
+  // 5. A background task; its end (after the turn) wakes the idle agent: a follow-up turn, origin `task`.
+  env.llm.setScript(call('b1', 'Bash', { command: 'while [ ! -f bg-go ]; do sleep 0.05; done; echo bg', run_in_background: true }), say('started'), say('noted'));
   n = await next('run in background');
   await mainTurnEnded(ws, sid, n);
+  await writeFile(path.join(s.server.services.sessions.get(sid)!.cwd, 'bg-go'), '');
   await ws.waitFor((f) => f.type === 'task.terminated', 30_000);
+  await mainTurnEnded(ws, sid, ++turns);
 
   // 6. A subagent.
   env.llm.setScript(agentCall('c1', { description: 'look around', prompt: 'look' }), say('sub done'), say('main done'));

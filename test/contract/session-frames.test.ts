@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine, YOLO } from '../helpers/engine.ts';
@@ -44,9 +46,12 @@ test('every session event frame of a journey names its session and agent in came
   await turn('write');
   env.llm.setScript(agentCall('c1', { description: 'look around', prompt: 'look' }), say('sub done'), say('main done'));
   await turn('delegate');
-  env.llm.setScript(toolCall('b1', 'Bash', { command: 'echo bg', run_in_background: true }), say('started'));
+  // The task ends after its turn: its note starts a follow-up turn (origin task).
+  env.llm.setScript(toolCall('b1', 'Bash', { command: 'while [ ! -f bg-go ]; do sleep 0.05; done; echo bg', run_in_background: true }), say('started'), say('noted'));
   await turn('background');
+  await writeFile(path.join(s.server.services.sessions.get(sid)!.cwd, 'bg-go'), '');
   await ws.waitFor((f) => f.type === 'task.terminated', 30_000);
+  await turnEnded(env, ++turns);
   env.llm.setScript({ events: [{ tool_call: { id: 'g1', name: 'GoalComplete', args: { summary: 'done' } } }] }, say('finished'));
   const goalSeq = ((at: number) => () => at)(Math.max(0, ...ws.frames.map((f) => f.seq ?? 0)));
   t.is((await s.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { goal_objective: 'Finish' } })).code, 0);

@@ -1,10 +1,13 @@
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, turnEnded, type EngineEnv } from './engine.ts';
 
-/** The nth turn of the session: the model calls Bash with `args` (call id `b<n>`); returns its tool.result payload. */
+/**
+ * The nth turn of the session: the model calls Bash with `args` (call id `b<n>`); returns its tool.result payload.
+ * A third reply answers the follow-up turn a background task ending after the turn starts (docs/tools.md).
+ */
 export async function runBash(env: EngineEnv, args: Record<string, unknown>, n = 1): Promise<any> {
   const id = `b${n}`;
-  env.llm.setScript({ events: [{ tool_call: { id, name: 'Bash', args } }] }, scripts.helloText);
+  env.llm.setScript({ events: [{ tool_call: { id, name: 'Bash', args } }] }, scripts.helloText, scripts.helloText);
   await prompt(env, 'run');
   await turnEnded(env, n, 30_000);
   return (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)!.payload;

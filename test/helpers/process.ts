@@ -7,7 +7,8 @@ import { TEST_TOKEN } from './wire.ts';
 /** Starts `svc-code serve` from the sources as a real child process and waits for its "listening on" line. */
 export function spawnDaemon(home: string, args: string[] = ['--port', '0'], env: Record<string, string> = {}): Promise<Launched> {
   const argv = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', ...args];
-  return launch(argv, { cwd: ROOT, env: daemonEnv(home, { SVC_CODE_CHECK_EVENTS: '1', ...env }), listenMs: 20_000 });
+  // Compiling the sources with tsx takes long on a loaded machine: a generous bound.
+  return launch(argv, { cwd: ROOT, env: daemonEnv(home, { SVC_CODE_CHECK_EVENTS: '1', ...env }), listenMs: 90_000 });
 }
 
 export function killed(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {

@@ -139,7 +139,7 @@ test('daemon stop kills running tasks; a cold session lists none', async (t) => 
 test('detach moves a running foreground command to the background; the tool call returns at once', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
   const command = `echo fg; ${waitFor('go')}; echo end`;
-  env.llm.setScript({ events: [{ tool_call: { id: 'f1', name: 'Bash', args: { command, timeout: 60_000 } } }] }, scripts.helloText);
+  env.llm.setScript({ events: [{ tool_call: { id: 'f1', name: 'Bash', args: { command, timeout: 60_000 } } }] }, scripts.helloText, scripts.helloText);
   await prompt(env, 'run');
   const item = await until(async () => (await env.s.get(url(env))).data.items[0], 30_000);
   t.like(item, { status: 'running', command });
@@ -153,17 +153,20 @@ test('detach moves a running foreground command to the background; the tool call
   t.deepEqual((await env.s.post(url(env, `/${item.id}:detach`), {})).data, { detached: false, status: 'completed' });
 });
 
-test('a completion reaches the agent as a task notification in the next model request', async (t) => {
+test('a completion after the turn reaches the agent as a task notification: a follow-up turn, the note with status, exit code and output', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
-  const r = await bash(env, { command: 'echo note', run_in_background: true }, 1);
+  t.teardown(() => release(env, 'go'));
+  const r = await bash(env, { command: `${waitFor('go')}; echo note`, run_in_background: true }, 1);
   const id = taskIdOf(r.content);
-  const note = await until(async () => (await journal(env)).find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification), 30_000);
-  t.like(note!.payload.message.metadata.task_notification, { task_id: id, status: 'completed', exit_code: 0 });
   env.llm.setScript(scripts.helloText);
-  await prompt(env, 'next');
+  await release(env, 'go');
   await turnEnded(env, 2, 30_000);
+  const note = (await journal(env)).find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification)!;
+  t.like(note.payload.message.metadata.task_notification, { task_id: id, status: 'completed', exit_code: 0, output_bytes: 5 });
+  t.is(note.payload.message.prompt_id, (await journal(env)).find((e) => e.type === 'prompt.accepted' && e.payload.source === 'task')!.payload.prompt_id);
   const last = JSON.stringify(env.llm.requests.at(-1)!.body);
   t.true(last.includes(`Background task ${id}`));
+  t.true(last.includes('Output (5 bytes):\\nnote\\n[end of output]'));
   t.is(env.ws.frames.filter((f) => f.type === 'turn.started').length, 2);
 });
 
@@ -176,7 +179,7 @@ test('a completion waiting for a busy turn is journaled when the daemon stops: a
   await until(() => env.ws.frames.filter((f) => f.type === 'turn.started').length === 2, 30_000);
   await release(env, 'go');
   await until(async () => (await getTask(env, id)).status === 'completed', 30_000);
-  // The note is queued once task.terminated is journaled (a stop before that drops it on purpose: tasks.closeAll).
+  // The note is queued as task.terminated is journaled (a stop before that drops it on purpose: tasks.closeAll).
   await until(() => env.s.server.services.notes.waiting(env.sid) === 1, 30_000, 'the note waiting for the turn');
   const noteOf = (events: Array<{ type: string; payload: any }>) => events.find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification?.task_id === id);
   t.is(noteOf(await journal(env)), undefined, 'the note waits for the running turn to end');
