@@ -238,7 +238,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory, replay: opts.replay?.tools,
   });
   const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
+    home, journal, bus, clock, ids, uploads, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
     ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
