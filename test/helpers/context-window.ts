@@ -55,28 +55,32 @@ max_context_size = ${o.window}
 `;
 }
 
+/** The provider's own answer to a request of `input` tokens over `window` (Anthropic messages, OpenAI chat completions). */
+export function overflowReply(protocol: WindowProtocol, window: number, input = window + 1): Reply {
+  if (protocol === 'messages') return { kind: 'error', status: 400, message: `prompt is too long: ${input} tokens > ${window} maximum` };
+  return {
+    kind: 'error', status: 400, code: 'context_length_exceeded',
+    message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${input} tokens. Please reduce the length of the messages.`,
+  };
+}
+
 /**
  * The provider's window rule, played here until the strict fixture (branch s9-fixture) lands: a request
- * over `window` tokens gets the provider's own 400 instead of a reply. Its count is not the daemon's: the
+ * over `window.tokens` gets the provider's own 400 instead of a reply. Its count is not the daemon's: the
  * JSON characters of the whole request body, 3.5 a token, plus Anthropic's max_tokens.
  */
-export function overWindow(window: number, respond: (a: Asked) => Reply): (a: Asked) => Reply {
+export function overWindow(protocol: WindowProtocol, window: { tokens: number }, respond: (a: Asked) => Reply): (a: Asked) => Reply {
   return (a) => {
     const input = Math.ceil(JSON.stringify(a.body ?? {}).length / 3.5);
-    const max = a.protocol === 'messages' ? Number(a.body?.max_tokens) || 0 : 0;
-    if (input + max <= window) return respond(a);
-    if (a.protocol === 'messages') return { kind: 'error', status: 400, message: `prompt is too long: ${input} tokens > ${window} maximum` };
-    return {
-      kind: 'error', status: 400, code: 'context_length_exceeded',
-      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${input} tokens. Please reduce the length of the messages.`,
-    };
+    const max = protocol === 'messages' ? Number(a.body?.max_tokens) || 0 : 0;
+    return input + max <= window.tokens ? respond(a) : overflowReply(protocol, window.tokens, input + max);
   };
 }
 
 /** A server on a `window`-token model behind a responder, one session, and a WS subscribed to it. */
 export async function windowSession(t: ExecutionContext, o: WindowOptions): Promise<WindowEnv> {
   const llm = await fixtureLlm(t);
-  const front = await startResponder(llm, overWindow(o.window, o.respond));
+  const front = await startResponder(llm, overWindow(o.protocol, { tokens: o.window }, o.respond));
   const home = await tempHome();
   await writeFile(path.join(home, 'config.toml'), windowConfig(front.url, o));
   const s = await startTestServer({ home });

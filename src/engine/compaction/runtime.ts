@@ -91,15 +91,19 @@ export const MANUAL_POLICY: KeepPolicy = { keepTokens: 0, keepCurrentTurn: false
  * provider refuses a request as too long, one compaction keeping less, then the step is retried.
  */
 export function contextHooks(a: AgentContext): { due(): boolean; beforeStep(): Promise<void>; context: TurnContext } {
-  const policy = (share: number): KeepPolicy => ({ keepTokens: a.budget ? keepTokens(a.budget, a.overhead(), share) : 0, keepCurrentTurn: true });
+  const share = (s: number) => (a.budget ? keepTokens(a.budget, a.overhead(), s) : 0);
   const due = () => a.budget !== undefined && !fits(a.budget, a.gauge.tokens(a.overhead()));
   return {
     due,
     beforeStep: async () => {
-      if (due()) await compactAgent(a, 'auto', policy(KEEP_SHARE));
+      if (due()) await compactAgent(a, 'auto', { keepTokens: share(KEEP_SHARE), keepCurrentTurn: true });
     },
     context: {
-      overflow: () => compactAgent(a, 'auto', policy(KEEP_SHARE_AFTER_REFUSAL)),
+      // The provider counts more than the estimate (or the window is smaller than configured): keep at most
+      // a quarter of what it refused, whatever the estimate says of the window.
+      overflow: () => compactAgent(a, 'auto', {
+        keepTokens: Math.min(share(KEEP_SHARE_AFTER_REFUSAL), Math.floor(historyTokens(a.history) * KEEP_SHARE_AFTER_REFUSAL)), keepCurrentTurn: true,
+      }),
       measured: (tokens) => a.gauge.measure(tokens),
     },
   };
