@@ -8,9 +8,9 @@ import type { Usage } from '../../../protocol/events/common.ts';
 import type { TurnDeps } from '../turn.ts';
 import type { NewEvent } from '../../../protocol/events/registry.ts';
 import { CHARS_PER_TOKEN, chunkTokens, historyTokens, type WindowBudget } from './budget.ts';
-import { carriedState, carriedText, hasCarried } from './carry.ts';
+import { carriedState, carriedText, hasCarried, type Carried } from './carry.ts';
 import { applyTruncations, compactable, planCompaction, type KeepPolicy } from './plan.ts';
-import { summaryText } from './prompt.ts';
+import { NOTHING_EARLIER, summaryBody, summaryText } from './prompt.ts';
 import { transcriptBlocks } from './render.ts';
 import { summarize, type Summary } from './summarize.ts';
 
@@ -49,11 +49,15 @@ export interface CompactionInput {
  * they do not fit one request; transient failures retried with backoff), then journals
  * `compaction.completed` + the summary's `message.created`, or `compaction.failed`. The kept
  * messages follow the summary, their large tool results cut as planned. Returns whether the
- * context was compacted; false without any event when there is nothing to replace.
+ * context was compacted; false without any event when there is nothing to replace. When only earlier
+ * summaries precede the running turn, the compaction just cuts the turn's large tool results, keeping
+ * the earlier summary as it was (no model request).
  */
 export async function compact(c: CompactionInput): Promise<boolean> {
   const plan = planCompaction(c.history, c.policy);
-  if (!compactable(c.history, plan.replaced)) return false;
+  // Nothing but earlier summaries before the running turn: only its tool results are cut (no model request).
+  const cutOnly = !compactable(c.history, plan.replaced);
+  if (cutOnly && !plan.truncated.length) return false;
   const compaction_id = c.deps.ids.next('cmp');
   const base = { compaction_id, agent_id: c.agentId };
   const emit = (events: NewEvent[]) => c.deps.journal.append(events.map((e) => ({ stream: c.sessionId, ...e })));
@@ -61,8 +65,8 @@ export async function compact(c: CompactionInput): Promise<boolean> {
   await emit([{ type: CompactionEvents.started, payload: started }]);
   const replaced = c.history.slice(0, plan.replaced);
   const chunkChars = chunkTokens(c.budget) * CHARS_PER_TOKEN;
-  const result: Summary = 'stream' in c.client
-    ? await summarize({
+  const result: Summary = cutOnly ? { text: earlierSummaries(replaced), usage: { input: 0, output: 0, cache_read: 0, cache_creation: 0 }, requests: 0, attempts: 0 }
+    : 'stream' in c.client ? await summarize({
       client: c.client, chunkChars, maxAttempts: c.maxAttempts, retryBaseMs: c.retryBaseMs, idleTimeoutMs: c.idleTimeoutMs, signal: c.signal,
       ...(c.instruction ? { instruction: c.instruction } : {}),
     }, transcriptBlocks(replaced, chunkChars))
@@ -91,6 +95,16 @@ export async function compact(c: CompactionInput): Promise<boolean> {
     { type: EngineEvents.messageCreated, payload: { agent_id: c.agentId, message: summary } },
   ]);
   return true;
+}
+
+/** The text of the summaries a cut-only compaction replaces (they are kept word for word in the new one). */
+function earlierSummaries(replaced: readonly Message[]): string {
+  const bodies = replaced.flatMap((m) => {
+    const carried = (m.metadata?.compaction as { carried?: Carried } | undefined)?.carried;
+    const text = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+    return [summaryBody(text, carried ? carriedText(carried) : '')];
+  });
+  return bodies.filter(Boolean).join('\n\n') || NOTHING_EARLIER;
 }
 
 function usageOf(r: Summary): Usage {

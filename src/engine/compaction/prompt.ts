@@ -45,3 +45,13 @@ ${summaries}
 export function summaryText(summary: string, carried: string): string {
   return `${SUMMARY_HEADER}\n\n${summary.trim()}${carried ? `\n\n${carried}` : ''}`;
 }
+
+/** The model's text of an earlier summary message (its header and carried state taken off), for a compaction that only cuts. */
+export function summaryBody(text: string, carried: string): string {
+  let body = text.startsWith(SUMMARY_HEADER) ? text.slice(SUMMARY_HEADER.length) : text;
+  if (carried && body.trimEnd().endsWith(carried)) body = body.trimEnd().slice(0, -carried.length);
+  return body.trim();
+}
+
+/** The summary of a compaction with nothing before the running turn to summarize (only its tool results were cut). */
+export const NOTHING_EARLIER = 'Nothing came before the current turn. Its large tool results below were cut to fit the context window (head and tail kept).';
