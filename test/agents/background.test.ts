@@ -68,7 +68,7 @@ test('a daemon restart while a background subagent runs: suspended, then failed 
   await ws.request('subscribe', { session_ids: [env.sid] });
   env.llm.setScript(say('still here'));
   t.is((await prompt(env2, 'after restart')).code, 0);
-  const done = await ws.waitFor((f) => f.type === 'turn.ended' && f.payload.agent_id === 'main', 10_000);
+  const done = await ws.waitFor((f) => f.type === 'turn.ended' && f.payload.agent_id === 'main', 30_000);
   t.is(done.payload.reason, 'completed');
   const after = await journal(env2);
   const suspendedAt = after.findIndex((e) => e.type === 'subagent.suspended');
@@ -93,7 +93,7 @@ test(':detach moves a running foreground subagent to the background: the tool ca
   sub.setScript({ events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'x' } } }] }, say('late answer'));
   env.llm.setScript(agentCall('c1', { description: 'fg job', prompt: 'p' }), say('moved on'), say('read it'));
   await prompt(env, 'go');
-  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   const spawned = (await journal(env)).find((e) => e.type === 'subagent.spawned')!.payload;
   t.false(spawned.background);
   const d = await env.s.post(tasksUrl(env, `/${spawned.task_id}:detach`), {});
@@ -104,7 +104,7 @@ test(':detach moves a running foreground subagent to the background: the tool ca
   t.regex(r.content, /background/);
   t.is((await env.s.get(tasksUrl(env, `/${spawned.task_id}`))).data.status, 'running');
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
-  await until(async () => (await journal(env)).some((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification?.task_id === spawned.task_id), 10_000);
+  await until(async () => (await journal(env)).some((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification?.task_id === spawned.task_id), 30_000);
   const task = (await env.s.get(tasksUrl(env, `/${spawned.task_id}?with_output=true`))).data;
   t.like(task, { status: 'completed', kind: 'subagent', output_preview: 'late answer' });
   await prompt(env, 'next');
@@ -118,7 +118,7 @@ test('a background subagent that times out reports failed in its task and notifi
   env.llm.setScript(agentCall('c1', { description: 'bg', prompt: 'p', run_in_background: true }), say('ok'));
   await prompt(env, 'go');
   await turnEnded(env);
-  const note = await until(async () => (await journal(env)).find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification), 10_000);
+  const note = await until(async () => (await journal(env)).find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification), 30_000);
   t.is(note!.payload.message.metadata.task_notification.status, 'failed');
   t.regex(note!.payload.message.content[0].text, /timed_out/);
   t.is((await journal(env)).find((e) => e.type === 'subagent.failed')!.payload.reason, 'timed_out');
@@ -159,7 +159,7 @@ test('a daemon restart while a foreground subagent runs ends the main turn and t
   await ws.request('subscribe', { session_ids: [env.sid] });
   env.llm.setScript(say('fine'));
   t.is((await prompt(env2, 'again')).code, 0);
-  t.is((await ws.waitFor((f) => f.type === 'turn.ended' && f.payload.agent_id === 'main', 10_000)).payload.reason, 'completed');
+  t.is((await ws.waitFor((f) => f.type === 'turn.ended' && f.payload.agent_id === 'main', 30_000)).payload.reason, 'completed');
   t.is((await journal(env2)).filter((e) => e.type === 'subagent.failed').length, 1);
 });
 

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine } from '../helpers/engine.ts';
-import { agentCall, offered, resultOf, say, tasksUrl, toolResults, turnEnded, userTexts, YOLO } from '../helpers/subagents.ts';
+import { agentCall, offered, resultOf, say, tasksUrl, toolResults, turnEnded, userTexts, withSubLlm, YOLO } from '../helpers/subagents.ts';
 import { until } from '../helpers/wait.ts';
 
 // Foreground subagents spawned by the Agent tool (Part B "subagent"): the run, its events, its task, cancel and abort.
@@ -134,8 +134,11 @@ test('GET /tasks lists a running subagent; :cancel ends it cancelled and the mai
 });
 
 test('[subagent] timeout_ms: a subagent running too long fails timed_out', async (t) => {
-  const env = await startEngine(t, { extraToml: `${YOLO}\n[subagent]\ntimeout_ms = 200` });
-  env.llm.setScript(agentCall('c1', { description: 'd', prompt: 'p' }), scripts.hang, say('noted'));
+  // The subagent's model on a fixture of its own: on a slow machine the 200 ms may run out before the subagent's
+  // request goes out, and the main agent's next request must not take the reply meant for it (a hang).
+  const { env, sub } = await withSubLlm(t, '[subagent]\ntimeout_ms = 200');
+  env.llm.setScript(agentCall('c1', { description: 'd', prompt: 'p' }), say('noted'));
+  sub.setScript(scripts.hang);
   await prompt(env, 'go');
   await turnEnded(env);
   const failed = (await journal(env)).find((e) => e.type === 'subagent.failed')!.payload;
@@ -168,7 +171,7 @@ test('manual mode: a subagent tool call waits for an approval naming the subagen
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
   env.llm.setScript(agentCall('c1', { description: 'd', prompt: 'p' }), { events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'x' } } }] }, say('wrote'), say('done'));
   await prompt(env, 'go');
-  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   const spawned = (await journal(env)).find((e) => e.type === 'subagent.spawned')!.payload;
   t.is(approval.tool_name, 'Write');
   t.is(approval.agent_id, spawned.agent_id);
@@ -182,7 +185,7 @@ test('aborting the main turn while its subagent waits on an approval cancels bot
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
   env.llm.setScript(agentCall('c1', { description: 'd', prompt: 'p' }), { events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'x' } } }] });
   await prompt(env, 'go');
-  await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   await env.s.post(`/api/v1/sessions/${env.sid}:abort`, {});
   t.is((await turnEnded(env)).payload.reason, 'cancelled');
   const failed = await until(async () => (await journal(env)).find((e) => e.type === 'subagent.failed'));

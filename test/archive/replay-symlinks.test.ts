@@ -45,7 +45,7 @@ test('replay --tools live: the roll-back neither writes, creates nor removes any
     scripts.helloText,
   );
   t.is((await prompt(env, 'change the files')).code, 0);
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
   t.is((await journal(env)).filter((e) => e.type === 'file.changed').length, 5, 'five changes recorded');
   const zip = await exportZip(env.s, env.sid);
 

@@ -19,9 +19,9 @@ test('svc-code replay: a recorded session replays with no divergence; a changed 
   await writeFile(path.join(r.cwd, 'data.txt'), 'alpha\n');
   r.llm.setScript({ events: [{ tool_call: { id: 'b1', name: 'Bash', args: { command: 'cat data.txt' } } }] }, scripts.helloText);
   await r.s.post(`/api/v1/sessions/${r.sid}/prompts`, { content: [{ type: 'text', text: 'read the data' }] });
-  const asked = await r.ws.waitFor((f) => f.type === 'event.approval.requested' && f.payload.tool_call_id === 'b1', 10_000);
+  const asked = await r.ws.waitFor((f) => f.type === 'event.approval.requested' && f.payload.tool_call_id === 'b1', 30_000);
   await r.s.post(`/api/v1/sessions/${r.sid}/approvals/${asked.payload.approval_id}`, { decision: 'approved' });
-  await r.ws.waitFor((f) => f.type === 'turn.ended' && r.ws.frames.filter((x) => x.type === 'turn.ended').length === 3, 10_000);
+  await r.ws.waitFor((f) => f.type === 'turn.ended' && r.ws.frames.filter((x) => x.type === 'turn.ended').length === 3, 30_000);
   const zipFile = path.join(await tempHome(), 'export.zip');
   await writeFile(zipFile, await exportZip(r.s, r.sid));
   const recorded = await r.s.server.services.journal.readRange(r.sid, 1);
@@ -106,7 +106,7 @@ test('replay of a subagent, a todo list, thinking, a retried step, an answered q
   const color = { question: 'Which color?', header: 'Color', options: [{ label: 'Red' }, { label: 'Blue' }] };
   env.llm.setScript({ events: [{ tool_call: { id: 'q1', name: 'AskUserQuestion', args: { questions: [color] } } }] }, scripts.helloText);
   await prompt(env, 'ask me');
-  const q = await env.ws.waitFor((f) => f.type === 'event.question.requested', 10_000);
+  const q = await env.ws.waitFor((f) => f.type === 'event.question.requested', 30_000);
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/questions/${q.payload.question_id}`, { answers: { q_0: { kind: 'single', option_id: 'o_1' } }, note: 'blue it is' })).code, 0);
   await turnEnded(env, 3);
   env.llm.setScript(scripts.badRequest);

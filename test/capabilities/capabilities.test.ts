@@ -5,8 +5,9 @@ import { serverFor } from '../helpers/server.ts';
 import { scratchDir } from '../helpers/fs.ts';
 import { until } from '../helpers/wait.ts';
 
-// Each step of an install waits this long, so a running install can be observed (a test setting).
-process.env.SVC_CODE_CAPABILITY_STEP_DELAY_MS = '150';
+// Each step of an install waits this long, so a running install can be observed (a test setting): a second
+// :install sent right after the first must find it running, however slow the machine (4 steps: 2 s).
+process.env.SVC_CODE_CAPABILITY_STEP_DELAY_MS = '500';
 
 /** A PATH holding only fake executables named `names`. */
 async function fakePath(t: { teardown(fn: () => unknown): void }, names: string[]): Promise<string> {
@@ -41,19 +42,17 @@ test.serial('svc-cu: real checks of PATH and the display; a background install r
   t.is(started.code, 0);
   t.like(started.data.install, { running: true });
   t.is((await s.post('/api/v1/capabilities/svc-cu:install')).code, 40924);
-  const mid = await until(async () => {
-    const c = (await s.get('/api/v1/capabilities/svc-cu')).data;
-    return c.install.running && c.install.percent > 0 ? c : undefined;
-  }, 10_000);
+  // Every step is announced (polling could miss them on a slow machine): one past the first reports its percent.
+  const mid = (await ws.waitFor((f) => f.type === 'event.capability.changed' && f.payload.capability_id === 'svc-cu' && f.payload.install.running && f.payload.install.percent > 0)).payload;
   t.true(typeof mid.install.step === 'string' && mid.install.percent < 100);
   const done = await until(async () => {
     const c = (await s.get('/api/v1/capabilities/svc-cu')).data;
     return c.install.running ? undefined : c;
-  }, 10_000);
+  }, 30_000);
   t.like(done, { state: 'partial', version: '0.1.0', install: { running: false, percent: 100 } });
   t.regex(done.install.note, /display, screenshot, input/);
   t.is(done.steps.find((x: any) => x.id === 'runtime').state, 'ok');
-  await ws.waitFor((f) => f.type === 'event.capability.changed' && f.payload.capability_id === 'svc-cu' && f.payload.install.running === false, 5000);
+  await ws.waitFor((f) => f.type === 'event.capability.changed' && f.payload.capability_id === 'svc-cu' && f.payload.install.running === false, 30_000);
 
   withEnv(t, { PATH: await fakePath(t, ['scrot', 'xdotool']), DISPLAY: ':99' });
   t.like((await s.get('/api/v1/capabilities/svc-cu')).data, { state: 'ready' });
@@ -67,7 +66,7 @@ test.serial('svc-webbridge: installs its extension folder; ready with a browser 
   const done = await until(async () => {
     const c = (await s.get('/api/v1/capabilities/svc-webbridge')).data;
     return c.install.running ? undefined : c;
-  }, 10_000);
+  }, 30_000);
   t.like(done, { state: 'ready', install: { running: false } });
   t.is(done.install.note, undefined);
   const manifest = JSON.parse(await readFile(path.join(s.home, 'capabilities', 'svc-webbridge', 'extension', 'manifest.json'), 'utf8'));

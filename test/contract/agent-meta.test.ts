@@ -32,11 +32,11 @@ test('meta.agent carries permission, thinking, usage, context and the phase; met
     { events: [{ text: 'one' }, { text: ' two' }, { text: ' three' }], usage: { input: 40, output: 3 }, delay_ms: 60 },
   );
   t.is((await prompt(env, { content: [{ type: 'text', text: 'write' }], thinking: 'off' })).code, 0);
-  const approval = await until(async () => (await s.get(`/api/v1/sessions/${sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const approval = await until(async () => (await s.get(`/api/v1/sessions/${sid}/approvals?status=pending`)).data.items[0], 30_000);
   const waiting = await until(async () => {
     const d = await restTranscript(s, sid);
     return d.meta.agent.phase?.kind === 'awaiting_approval' ? d : undefined;
-  }, 10_000);
+  }, 30_000);
   t.like(waiting.meta.agent.phase, { turnId: 0, step: 1, approval: { approvalId: approval.approval_id, toolCallId: 'w1', toolName: 'Write' } });
   await sameAsRest(t, c, s, sid, 'waiting for the approval');
   t.is((await s.post(`/api/v1/sessions/${sid}/approvals/${approval.approval_id}`, { decision: 'approved' })).code, 0);

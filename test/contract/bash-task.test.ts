@@ -20,7 +20,7 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   await prompt(env, 'background');
   await transcriptIdle(s, sid);
   const tasks = async () => (await s.get(`/api/v1/sessions/${sid}/tasks`)).data.items;
-  const first = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'bg1'), 10_000);
+  const first = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'bg1'), 30_000);
   t.is(first.kind, 'bash');
   let d = await sameAsRest(t, c, s, sid, 'run_in_background');
   t.is(toolFrameOf(d, 'bg1').taskId, first.id);
@@ -34,14 +34,14 @@ test('a background Bash call\'s tool frame carries the taskId of its task (start
   await until(async () => {
     const turns = (await restTranscript(s, sid)).items.filter((i: any) => i.kind === 'turn');
     return (turns.length === 2 && turns[1].state === 'completed') || undefined;
-  }, 15_000);
-  const moved = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'fg1'), 10_000);
+  }, 30_000);
+  const moved = await until(async () => (await tasks()).find((x: any) => x.parent_tool_call_id === 'fg1'), 30_000);
   d = await sameAsRest(t, c, s, sid, 'moved to the background');
   t.is(toolFrameOf(d, 'fg1').taskId, moved.id);
   t.regex(String(toolFrameOf(d, 'fg1').output), new RegExp(`moved to background as task ${moved.id}`));
   await writeFile(path.join(cwd, 'go'), '');
   // task.terminated (what the transcript shows) is journaled just after the task's REST status changes.
-  await until(async () => (await restTranscript(s, sid)).tasks.every((x: any) => x.state !== 'running') || undefined, 10_000);
+  await until(async () => (await restTranscript(s, sid)).tasks.every((x: any) => x.state !== 'running') || undefined, 30_000);
   d = await sameAsRest(t, c, s, sid, 'both tasks ended');
   t.deepEqual(d.tasks.filter((x: any) => x.kind === 'shell').map((x: any) => x.state).sort(), ['completed', 'completed']);
 

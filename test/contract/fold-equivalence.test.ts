@@ -56,7 +56,7 @@ async function same(t: ExecutionContext, c: Client, s: TestServer, sid: string, 
     pump(c);
     d = await rest(s, sid);
     return d.seq !== undefined && c.store.watermark === d.seq;
-  }, 10_000);
+  }, 30_000);
   t.deepEqual(c.store.view(), restView(d), step);
 }
 
@@ -64,14 +64,14 @@ async function same(t: ExecutionContext, c: Client, s: TestServer, sid: string, 
 const idle = (s: TestServer, sid: string) => until(async () => {
   const st = (await s.get(`/api/v1/sessions/${sid}/status`)).data;
   return (!st.busy && (await rest(s, sid)).meta.activity === 'idle') || undefined;
-}, 15_000);
+}, 30_000);
 
 /** Waits until GET /transcript lists the interaction as pending (the approvals and questions routes may answer first). */
 const pendingInTranscript = (s: TestServer, sid: string, id: string) =>
-  until(async () => (await rest(s, sid)).pending_interactions.includes(id) || undefined, 10_000);
+  until(async () => (await rest(s, sid)).pending_interactions.includes(id) || undefined, 30_000);
 
 const pendingOf = (s: TestServer, sid: string, kind: 'approvals' | 'questions') =>
-  until(async () => (await s.get(`/api/v1/sessions/${sid}/${kind}?status=pending`)).data.items[0], 10_000);
+  until(async () => (await s.get(`/api/v1/sessions/${sid}/${kind}?status=pending`)).data.items[0], 30_000);
 
 test('the client store folded from REST + ops equals GET /transcript after every turn, across a reconnect and a restart', async (t) => {
   const env: EngineEnv = await startEngine(t, { extraToml: MANUAL });
@@ -133,7 +133,7 @@ test('the client store folded from REST + ops equals GET /transcript after every
   env.llm.setScript(call('b1', 'Bash', { command: 'echo bg', run_in_background: true, description: 'bg echo' }), scripts.helloText);
   await prompt(env, { content: [{ type: 'text', text: 'background' }], permission_mode: 'yolo' });
   await idle(env.s, sid);
-  await until(async () => (await env.s.get(`/api/v1/sessions/${sid}/tasks?status=running`)).data.items.length === 0, 10_000);
+  await until(async () => (await env.s.get(`/api/v1/sessions/${sid}/tasks?status=running`)).data.items.length === 0, 30_000);
   await same(t, c, env.s, sid, 'background task');
   t.true(c.store.view().items.some((i: any) => i.kind === 'taskref'), 'a taskref item');
   t.true(c.store.view().tasks.some((x: any) => x.kind === 'shell' && x.state === 'completed'));

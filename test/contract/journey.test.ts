@@ -16,7 +16,7 @@ const COLOR = { question: 'Which color?', header: 'Color', options: [{ label: 'r
 /** The nth main-agent turn.ended of the session seen on `ws` (1-based). */
 function mainTurnEnded(ws: WsClient, sid: string, n: number) {
   const ended = (f: any) => f.type === 'turn.ended' && f.session_id === sid && (f.payload.agent_id ?? 'main') === 'main';
-  return ws.waitFor((f) => ended(f) && ws.frames.filter(ended).indexOf(f) === n - 1, 15_000);
+  return ws.waitFor((f) => ended(f) && ws.frames.filter(ended).indexOf(f) === n - 1, 30_000);
 }
 
 async function journey(t: any, env: EngineEnv, web: WsClient) {
@@ -38,14 +38,14 @@ async function journey(t: any, env: EngineEnv, web: WsClient) {
   // 2. A tool call that waits for an approval, approved.
   env.llm.setScript(call('w1', 'Write', { file_path: 'a.txt', content: 'a\n' }), say('written'));
   let n = await next('write a.txt');
-  const asked = await ws.waitFor((f) => f.type === 'event.approval.requested' && f.payload.tool_call_id === 'w1', 15_000);
+  const asked = await ws.waitFor((f) => f.type === 'event.approval.requested' && f.payload.tool_call_id === 'w1', 30_000);
   t.is((await s.post(`/api/v1/sessions/${sid}/approvals/${asked.payload.approval_id}`, { decision: 'approved' })).code, 0);
   await mainTurnEnded(ws, sid, n);
 
   // 3. A rejected call.
   env.llm.setScript(call('w2', 'Write', { file_path: 'b.txt', content: 'b\n' }), say('fine'));
   n = await next('write b.txt');
-  const asked2 = await ws.waitFor((f) => f.type === 'event.approval.requested' && f.payload.tool_call_id === 'w2', 15_000);
+  const asked2 = await ws.waitFor((f) => f.type === 'event.approval.requested' && f.payload.tool_call_id === 'w2', 30_000);
   t.is((await s.post(`/api/v1/sessions/${sid}/approvals/${asked2.payload.approval_id}`, { decision: 'rejected', feedback: 'not now' })).code, 0);
   await mainTurnEnded(ws, sid, n);
   t.is((await s.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { permission_mode: 'yolo' } })).code, 0);
@@ -53,7 +53,7 @@ async function journey(t: any, env: EngineEnv, web: WsClient) {
   // 4. A question.
   env.llm.setScript(call('q1', 'AskUserQuestion', { questions: [COLOR] }), say('blue it is'));
   n = await next('ask me');
-  const q = await ws.waitFor((f) => f.type === 'event.question.requested', 15_000);
+  const q = await ws.waitFor((f) => f.type === 'event.question.requested', 30_000);
   const answers = { [q.payload.questions[0].id]: { kind: 'single', option_id: q.payload.questions[0].options[1].id } };
   t.is((await s.post(`/api/v1/sessions/${sid}/questions/${q.payload.question_id}`, { answers })).code, 0);
   await mainTurnEnded(ws, sid, n);
@@ -62,7 +62,7 @@ async function journey(t: any, env: EngineEnv, web: WsClient) {
   env.llm.setScript(call('b1', 'Bash', { command: 'echo bg', run_in_background: true }), say('started'));
   n = await next('run in background');
   await mainTurnEnded(ws, sid, n);
-  await ws.waitFor((f) => f.type === 'task.terminated', 15_000);
+  await ws.waitFor((f) => f.type === 'task.terminated', 30_000);
 
   // 6. A subagent.
   env.llm.setScript(agentCall('c1', { description: 'look around', prompt: 'look' }), say('sub done'), say('main done'));
@@ -73,10 +73,10 @@ async function journey(t: any, env: EngineEnv, web: WsClient) {
   // 7. :undo and :compact.
   // (:undo first: a compaction is a floor no undo goes below.)
   t.is((await s.post(`/api/v1/sessions/${sid}:undo`, {})).code, 0);
-  await ws.waitFor((f) => f.type === 'session.undone', 15_000);
+  await ws.waitFor((f) => f.type === 'session.undone', 30_000);
   env.llm.setScript(say('SUMMARY'));
   t.is((await s.post(`/api/v1/sessions/${sid}:compact`, {})).code, 0);
-  await ws.waitFor((f) => f.type === 'compaction.completed', 15_000);
+  await ws.waitFor((f) => f.type === 'compaction.completed', 30_000);
   await ws.waitFor((f) => f.type === 'event.session.work_changed' && f.session_id === sid && f.payload.busy === false && f.seq > ws.frames.find((x) => x.type === 'compaction.completed').seq);
 
   // 8. A failed turn.
@@ -93,11 +93,11 @@ async function journey(t: any, env: EngineEnv, web: WsClient) {
   const tid = term.data.id ?? term.data.terminal_id;
   t.is((await web.request('terminal_attach', { session_id: sid, terminal_id: tid, since_seq: 0 })).code, 0);
   t.is((await web.request('terminal_input', { session_id: sid, terminal_id: tid, data: 'echo journey-$((40+2))\r' })).code, 0);
-  const out = await web.waitFor((f) => f.type === 'terminal_output' && web.frames.filter((x) => x.type === 'terminal_output' && x.terminal_id === tid).map((x) => x.payload.data).join('').includes('journey-42'), 15_000);
+  const out = await web.waitFor((f) => f.type === 'terminal_output' && web.frames.filter((x) => x.type === 'terminal_output' && x.terminal_id === tid).map((x) => x.payload.data).join('').includes('journey-42'), 30_000);
   t.true(v.is(TerminalOutput, out));
   t.is(out.seq, out.payload.offset + out.payload.data.length);
   t.like(await web.request('terminal_close', { session_id: sid, terminal_id: tid }), { code: 0, payload: { terminal_id: tid, closing: true } });
-  t.true(v.is(TerminalExit, await web.waitFor((f) => f.type === 'terminal_exit' && f.terminal_id === tid, 15_000)));
+  t.true(v.is(TerminalExit, await web.waitFor((f) => f.type === 'terminal_exit' && f.terminal_id === tid, 30_000)));
   const other = (await s.post('/api/v1/sessions', { metadata: { cwd: (await s.get(`/api/v1/sessions/${sid}`)).data.metadata.cwd } })).data.id;
   t.is((await s.post(`/api/v1/sessions/${other}:delete`)).code, 0);
 }

@@ -14,7 +14,7 @@ import { say } from '../helpers/subagents.ts';
 /** The next frame of `type` matching `pred` on `ws`, after the frames already there. */
 function next(ws: WsClient, type: string, pred: (f: any) => boolean = () => true) {
   const from = ws.frames.length;
-  return ws.waitFor((f) => f.type === type && ws.frames.indexOf(f) >= from && pred(f), 15_000);
+  return ws.waitFor((f) => f.type === type && ws.frames.indexOf(f) >= from && pred(f), 30_000);
 }
 
 const WORKSPACE_KEYS = ['id', 'root', 'name', 'created_at', 'last_opened_at', 'session_count'];

@@ -40,7 +40,7 @@ test('warning notices: a retried request, a truncated answer, a failed hook, a f
 
   env.llm.setScript(scripts.badRequest);
   t.is((await s.post(`/api/v1/sessions/${sid}:compact`, {})).code, 0);
-  await until(async () => notices(await restTranscript(s, sid)).length === 4 || undefined, 15_000);
+  await until(async () => notices(await restTranscript(s, sid)).length === 4 || undefined, 30_000);
   d = await sameAsRest(t, c, s, sid, 'a failed compaction');
   t.like(notices(d)[3], { level: 'warning', source: 'compaction', event: { name: 'compaction_failed', retryable: false } });
   t.regex(notices(d)[3].message, /^Compaction failed: /);

@@ -61,14 +61,14 @@ test('turn origins: a user prompt with its metadata and skills, a skill activati
   t.teardown(() => side.ws.close());
   env.llm.setScript(scripts.helloText);
   await prompt(env, { content: text('by the way?'), agent_id: btw, metadata: meta });
-  await until(async () => turns(await restTranscript(s, sid, btw))[0]?.state === 'completed' || undefined, 10_000);
+  await until(async () => turns(await restTranscript(s, sid, btw))[0]?.state === 'completed' || undefined, 30_000);
   const sd = await sameAsRest(t, side, s, sid, 'the :btw agent');
   t.deepEqual(turns(sd)[0].origin, { kind: 'side', payload: { kind: 'user', clientMetadata: [meta] } });
 
   // A goal's continuation prompt.
   env.llm.setScript(say('working on it'));
   t.is((await s.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { goal_objective: 'Ship it' } })).code, 0);
-  await until(async () => (await s.get(`/api/v1/sessions/${sid}/goal`)).data?.status === 'blocked' || undefined, 15_000);
+  await until(async () => (await s.get(`/api/v1/sessions/${sid}/goal`)).data?.status === 'blocked' || undefined, 30_000);
   await transcriptIdle(s, sid);
   d = await sameAsRest(t, c, s, sid, 'a goal continuation');
   t.deepEqual(turns(d).at(-1).origin, { kind: 'other', payload: { kind: 'goal_continuation' } });
@@ -96,7 +96,7 @@ test('prompt statuses: aborted while running (cancelled turn, interrupted then e
 
   env.llm.setScript(scripts.hang);
   const r = await prompt(env, 'wait forever');
-  await until(async () => env.llm.requests.length === 1 || undefined, 10_000);
+  await until(async () => env.llm.requests.length === 1 || undefined, 30_000);
   t.is((await s.post(`/api/v1/sessions/${sid}/prompts/${r.data.prompt_id}:abort`, {})).code, 0);
   await transcriptIdle(s, sid);
   let d = await sameAsRest(t, c, s, sid, 'an aborted prompt');
@@ -126,7 +126,7 @@ test('plan mode: each plan put up for review is a plan.revision marker and the v
   t.teardown(() => c.ws.close());
   env.llm.setScript({ events: [{ tool_call: { id: 'p1', name: 'ExitPlanMode', args: { plan: '1. do it' } } }] }, say('planning more'));
   await prompt(env, 'plan it');
-  const review = await until(async () => (await s.get(`/api/v1/sessions/${sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const review = await until(async () => (await s.get(`/api/v1/sessions/${sid}/approvals?status=pending`)).data.items[0], 30_000);
   let d = await sameAsRest(t, c, s, sid, 'a plan under review');
   t.deepEqual(d.meta.modes, { plan: { version: 1 } });
   t.like(markers(d, 'plan.revision')[0].payload, { version: 1, approvalId: review.approval_id, toolCallId: 'p1' });
@@ -144,7 +144,7 @@ test('a background subagent\'s task record carries its result summary and usage,
   sub.setScript({ events: [{ text: 'background answer' }], usage: { input: 7, output: 2 } }, scripts.hang);
   env.llm.setScript(agentCall('c1', { description: 'bg one', prompt: 'p', run_in_background: true }), say('ok'));
   await prompt(env, 'go');
-  const done = await until(async () => (await restTranscript(s, sid)).tasks.find((x: any) => x.kind === 'subagent' && x.state !== 'running'), 15_000);
+  const done = await until(async () => (await restTranscript(s, sid)).tasks.find((x: any) => x.kind === 'subagent' && x.state !== 'running'), 30_000);
   t.like(done, { state: 'completed', resultSummary: 'background answer', usage: { inputOther: 7, output: 2, inputCacheRead: 0, inputCacheCreation: 0 } });
   await transcriptIdle(s, sid);
   const d = await sameAsRest(t, c, s, sid, 'a completed background subagent');
@@ -152,7 +152,7 @@ test('a background subagent\'s task record carries its result summary and usage,
 
   env.llm.setScript(agentCall('c2', { description: 'bg two', prompt: 'q', run_in_background: true }), say('ok'));
   await prompt(env, 'again');
-  const late = await until(async () => (await restTranscript(s, sid)).tasks.find((x: any) => x.description === 'bg two' && x.state !== 'running'), 15_000);
+  const late = await until(async () => (await restTranscript(s, sid)).tasks.find((x: any) => x.description === 'bg two' && x.state !== 'running'), 30_000);
   t.like(late, { state: 'timed_out', stateReason: 'timed_out' });
   await transcriptIdle(s, sid);
   await sameAsRest(t, c, s, sid, 'a timed out background subagent');

@@ -44,17 +44,17 @@ test('every session event frame of a journey names its session and agent in came
   await turn('delegate');
   env.llm.setScript(toolCall('b1', 'Bash', { command: 'echo bg', run_in_background: true }), say('started'));
   await turn('background');
-  await ws.waitFor((f) => f.type === 'task.terminated', 15_000);
+  await ws.waitFor((f) => f.type === 'task.terminated', 30_000);
   env.llm.setScript({ events: [{ tool_call: { id: 'g1', name: 'GoalComplete', args: { summary: 'done' } } }] }, say('finished'));
   t.is((await s.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { goal_objective: 'Finish' } })).code, 0);
-  await ws.waitFor((f) => f.type === 'goal.updated' && f.payload.goal?.status === 'complete', 20_000);
+  await ws.waitFor((f) => f.type === 'goal.updated' && f.payload.goal?.status === 'complete', 30_000);
   t.is((await s.post(`/api/v1/sessions/${sid}/profile`, { title: 'Frames' })).code, 0);
   env.llm.setScript(say('SUMMARY'));
   t.is((await s.post(`/api/v1/sessions/${sid}:compact`, {})).code, 0);
-  await ws.waitFor((f) => f.type === 'compaction.completed', 15_000);
+  await ws.waitFor((f) => f.type === 'compaction.completed', 30_000);
   env.llm.setScript(scripts.unauthorized);
   t.is((await prompt(env, 'fails')).code, 0);
-  await ws.waitFor((f) => f.type === 'event.session.work_changed' && f.payload.last_turn_reason === 'failed', 15_000);
+  await ws.waitFor((f) => f.type === 'event.session.work_changed' && f.payload.last_turn_reason === 'failed', 30_000);
 
   const frames = ws.frames.filter((f) => f.session_id === sid && !NOT_EVENTS.has(f.type));
   t.deepEqual(frames.flatMap((f) => e10Issues(f, sid)), []);

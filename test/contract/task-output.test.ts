@@ -21,7 +21,7 @@ test('a background task\'s output is appended to its task record while it runs; 
   env.llm.setScript(bg('o1', `echo out1; echo out2; ${WAIT_GO}; echo out3`), scripts.helloText);
   await prompt(env, 'background');
   const taskOf = (d: any) => d.tasks.find((x: any) => x.kind === 'shell');
-  await until(async () => taskOf(await restTranscript(s, sid))?.outputTail === 'out1\nout2\n' || undefined, 10_000);
+  await until(async () => taskOf(await restTranscript(s, sid))?.outputTail === 'out1\nout2\n' || undefined, 30_000);
   let d = await sameAsRest(t, c, s, sid, 'while the task runs');
   const id = taskOf(d).taskId;
   t.like(taskOf(d), { state: 'running', outputTail: 'out1\nout2\n' });
@@ -32,7 +32,7 @@ test('a background task\'s output is appended to its task record while it runs; 
   t.is(appends[0].offset, 0);
 
   await writeFile(path.join(cwd, 'go'), '');
-  await until(async () => taskOf(await restTranscript(s, sid)).state === 'completed' || undefined, 10_000);
+  await until(async () => taskOf(await restTranscript(s, sid)).state === 'completed' || undefined, 30_000);
   await transcriptIdle(s, sid);
   d = await sameAsRest(t, c, s, sid, 'after the task ended');
   t.like(taskOf(d), { state: 'completed', outputTail: 'out1\nout2\nout3\n' });
@@ -54,7 +54,7 @@ test('a long output keeps a bounded tail: cut and re-sent whole as task.upsert, 
   env.llm.setScript(bg('o2', `seq 1 6000; ${WAIT_GO}; echo end`), scripts.helloText);
   await prompt(env, 'lots of output');
   const taskOf = (d: any) => d.tasks.find((x: any) => x.kind === 'shell');
-  await until(async () => taskOf(await restTranscript(s, sid))?.outputTail.endsWith('\n6000\n') || undefined, 10_000);
+  await until(async () => taskOf(await restTranscript(s, sid))?.outputTail.endsWith('\n6000\n') || undefined, 30_000);
   let d = await sameAsRest(t, c, s, sid, 'a long output while running');
   const tail: string = taskOf(d).outputTail;
   t.true(tail.length <= 8000, `bounded: ${tail.length}`);
@@ -62,7 +62,7 @@ test('a long output keeps a bounded tail: cut and re-sent whole as task.upsert, 
   t.true(opsOf(c).some((o) => o.op === 'task.upsert' && o.task.state === 'running' && o.task.outputTail.length <= 4000), 'the cut tail went out whole');
 
   await writeFile(path.join(cwd, 'go'), '');
-  await until(async () => taskOf(await restTranscript(s, sid)).state === 'completed' || undefined, 10_000);
+  await until(async () => taskOf(await restTranscript(s, sid)).state === 'completed' || undefined, 30_000);
   await transcriptIdle(s, sid);
   d = await sameAsRest(t, c, s, sid, 'a long output after the end');
   const ended: string = taskOf(d).outputTail;

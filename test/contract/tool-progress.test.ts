@@ -20,7 +20,7 @@ test('a running Bash call shows its output so far as progress {kind:stdout}; the
   const cmd = 'echo line1; echo line2; for i in $(seq 1 200); do [ -f go ] && break; sleep 0.05; done; echo line3';
   env.llm.setScript(call('b1', 'Bash', { command: cmd }), scripts.helloText);
   await prompt(env, 'run it');
-  await until(() => progressOps(c, 'b1').some((o) => o.frame.progress.text.includes('line2')) || undefined, 10_000);
+  await until(() => progressOps(c, 'b1').some((o) => o.frame.progress.text.includes('line2')) || undefined, 30_000);
   const running = await sameAsRest(t, c, s, sid, 'while the call runs');
   const frame = toolOf(running, 'b1');
   t.is(frame.state, 'running');

@@ -65,7 +65,7 @@ export async function sameAsRest(t: ExecutionContext, c: TranscriptClient, s: Te
     pump(c);
     d = await restTranscript(s, sid, c.agentId);
     return d.seq !== undefined && c.store.watermark === d.seq;
-  }, 10_000);
+  }, 30_000);
   t.deepEqual(c.store.view(), restView(d), step);
   return d;
 }
@@ -75,4 +75,4 @@ export const transcriptIdle = (s: TestServer, sid: string, agentId = 'main') => 
   const st = (await s.get(`/api/v1/sessions/${sid}/status`)).data;
   const d = await restTranscript(s, sid, agentId);
   return (!st.busy && d.meta.activity === 'idle') || undefined;
-}, 15_000);
+}, 30_000);

@@ -49,7 +49,7 @@ test('reconnecting mid-turn with a cursor receives every durable event once, in 
   t.teardown(() => ws.close());
   const ack = await ws.request('subscribe', { session_ids: [env.sid], cursors: { [env.sid]: { seq: last.seq, epoch: last.epoch } } });
   t.is(ack.code, 0);
-  const ended = await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === env.sid, 10_000);
+  const ended = await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === env.sid, 30_000);
   t.is(ended.payload.reason, 'completed');
   const got = ws.frames.filter((f) => f.session_id === env.sid && !f.volatile && typeof f.seq === 'number' && f.seq <= ended.seq);
   const all = await journal(env);

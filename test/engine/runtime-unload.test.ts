@@ -35,7 +35,7 @@ test('an idle session is unloaded (cold again) and its next prompt reloads the h
   env.llm.setScript(scripts.helloText, scripts.helloText);
   t.is((await prompt(env, 'first question')).code, 0);
   await turnEnded(env);
-  await until(() => !loaded(env), 3000);
+  await until(() => !loaded(env), 30_000);
   t.is(await boundModel(env), null, 'cold again');
   t.false((await env.s.get(`/api/v1/sessions/${env.sid}`)).data.busy);
   t.is((await prompt(env, 'second question')).code, 0);
@@ -50,12 +50,12 @@ test('a session whose turn waits on an approval is not unloaded; reads that resu
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
   env.llm.setScript({ events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'hi\n' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'write it')).code, 0);
-  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   await sweepAfter(env, 300); // past the idle time
   t.true(loaded(env), 'kept while the turn waits');
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
-  await until(() => !loaded(env), 3000);
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
+  await until(() => !loaded(env), 30_000);
   // Whether the read's resume loaded it, checked when the resume returns (the 250 ms sweep may unload it again
   // before the answer arrives on a loaded machine).
   const engine = env.s.server.services.engine;
@@ -77,10 +77,10 @@ test('a :btw agent is unloaded with its session and rebuilt from the journal on 
   const agentId = (await env.s.post(`/api/v1/sessions/${env.sid}:btw`, {})).data.agent_id as string;
   const btwEnded = () => env.ws.frames.filter((f) => f.type === 'turn.ended' && f.payload.agent_id === agentId).length;
   t.is((await prompt(env, { content: [{ type: 'text', text: 'aside one' }], agent_id: agentId })).code, 0);
-  await until(() => btwEnded() === 1, 5000);
-  await until(() => !loaded(env), 3000);
+  await until(() => btwEnded() === 1, 30_000);
+  await until(() => !loaded(env), 30_000);
   t.is((await prompt(env, { content: [{ type: 'text', text: 'aside two' }], agent_id: agentId })).code, 0);
-  await until(() => btwEnded() === 2, 5000);
+  await until(() => btwEnded() === 2, 30_000);
   const sent = env.llm.requests[2]!.body.messages.map((m: any) => m.content);
   for (const said of ['main question', 'main answer', 'aside one', 'btw answer', 'aside two']) t.true(sent.includes(said), said);
 });

@@ -16,7 +16,7 @@ test('a model tool call nested 100,000 deep fails that call, not the journal: th
   const env = await startEngine(t);
   env.llm.setScript({ events: [{ tool_call: { id: 'deep_0', name: 'Read', args: `{"file_path":${deepJson(100_000)}}`, chunks: 4 } }] }, scripts.helloText);
   t.is((await prompt(env, 'go')).code, 0);
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
   const result = (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === 'deep_0');
   t.true(result?.payload.is_error);
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/profile`, { title: 'after' })).code, 0);

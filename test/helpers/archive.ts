@@ -37,12 +37,12 @@ export async function recordSession(t: { teardown(fn: () => unknown): void }): P
   await ws.request('subscribe', { session_ids: [sid] });
   llm.setScript({ events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'notes.txt', content: 'zebra notes\n' } } }] }, scripts.helloText);
   await s.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'write the zebra notes' }] });
-  const requested = await ws.waitFor((f) => f.type === 'event.approval.requested' && f.session_id === sid, 10_000);
+  const requested = await ws.waitFor((f) => f.type === 'event.approval.requested' && f.session_id === sid, 30_000);
   await s.post(`/api/v1/sessions/${sid}/approvals/${requested.payload.approval_id}`, { decision: 'approved' });
-  await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === sid, 10_000);
+  await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === sid, 30_000);
   llm.setScript(scripts.helloText);
   await s.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'and say hello to the giraffe' }] });
-  await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === sid && ws.frames.filter((x) => x.type === 'turn.ended' && x.session_id === sid).length === 2, 10_000);
+  await ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === sid && ws.frames.filter((x) => x.type === 'turn.ended' && x.session_id === sid).length === 2, 30_000);
   return { s, llm, sid, cwd, ws };
 }
 

@@ -6,7 +6,7 @@ export async function runBash(env: EngineEnv, args: Record<string, unknown>, n =
   const id = `b${n}`;
   env.llm.setScript({ events: [{ tool_call: { id, name: 'Bash', args } }] }, scripts.helloText);
   await prompt(env, 'run');
-  await turnEnded(env, n, 20_000);
+  await turnEnded(env, n, 30_000);
   return (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)!.payload;
 }
 

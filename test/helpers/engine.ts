@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
+import { startFixtureLlm, type FixtureLlm, type FixtureOptions } from '../../fixtures/llm/index.ts';
 import { engineConfig, MODEL } from './llm.ts';
 import { newSession, startTestServer, tempHome, type TestServer, type WsClient } from './server.ts';
 
@@ -20,11 +20,16 @@ export interface EngineEnv {
   ws: WsClient;
 }
 
-/** A server configured against a fresh fixture LLM, one session, and a WS subscribed to it. */
-export async function startEngine(t: ExecutionContext, opts: { extraToml?: string; config?: string | null } = {}): Promise<EngineEnv> {
-  const llm = await startFixtureLlm();
+/**
+ * A server configured against a fresh fixture LLM, one session, and a WS subscribed to it.
+ * `fixture`: the fixture's models and (only for a known daemon defect being fixed) lenient rules.
+ */
+export async function startEngine(
+  t: ExecutionContext, opts: { extraToml?: string; config?: string | null | ((llmUrl: string) => string); fixture?: FixtureOptions } = {},
+): Promise<EngineEnv> {
+  const llm = await startFixtureLlm(opts.fixture);
   const home = await tempHome();
-  const config = opts.config === undefined ? engineConfig(llm.url, opts.extraToml) : opts.config;
+  const config = opts.config === undefined ? engineConfig(llm.url, opts.extraToml) : typeof opts.config === 'function' ? opts.config(llm.url) : opts.config;
   if (config !== null) await writeFile(path.join(home, 'config.toml'), config);
   const s = await startTestServer({ home });
   const env: EngineEnv = { s, llm, sid: await newSession(s), ws: await s.ws() };

@@ -1,4 +1,4 @@
-import { startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
+import { startFixtureLlm, type FixtureLlm, type FixtureOptions } from '../../fixtures/llm/index.ts';
 
 export const MODEL = 'fx/model';
 
@@ -21,9 +21,13 @@ max_context_size = 100000
 `;
 }
 
-/** A fixture LLM closed when the test ends. */
-export async function fixtureLlm(t: { teardown(fn: () => unknown): void }): Promise<FixtureLlm> {
-  const f = await startFixtureLlm();
+/**
+ * A fixture LLM closed when the test ends. It keeps the real providers' rules (docs/wire-protocols.md);
+ * `opts.models` describes upstream models (window, thinking, images), `opts.lenient` is only for a
+ * known daemon defect being fixed, with a TODO naming it.
+ */
+export async function fixtureLlm(t: { teardown(fn: () => unknown): void }, opts?: FixtureOptions): Promise<FixtureLlm> {
+  const f = await startFixtureLlm(opts);
   t.teardown(() => f.close());
   return f;
 }

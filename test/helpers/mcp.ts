@@ -46,7 +46,7 @@ export async function pidsIn(file: string): Promise<number[]> {
 }
 
 /** Waits until the v1 list shows `name` in one of `statuses`. */
-export async function serverStatus(s: TestServer, name: string, statuses = ['connected', 'error'], timeoutMs = 15_000): Promise<any> {
+export async function serverStatus(s: TestServer, name: string, statuses = ['connected', 'error'], timeoutMs = 30_000): Promise<any> {
   return until(async () => {
     const r = await s.get('/api/v1/mcp/servers');
     const found = r.data?.servers?.find((x: any) => x.name === name);

@@ -16,7 +16,7 @@ export const tasksUrl = (env: EngineEnv, rest = '') => `/api/v1/sessions/${env.s
 /** The nth `turn.ended` of the main agent (subagents' turns end on the same stream). */
 export const turnEnded = (env: EngineEnv, n = 1): Promise<any> => {
   const isMain = (f: any) => f.type === 'turn.ended' && f.session_id === env.sid && f.payload.agent_id === 'main';
-  return env.ws.waitFor((f) => isMain(f) && env.ws.frames.filter(isMain).indexOf(f) === n - 1, 10_000);
+  return env.ws.waitFor((f) => isMain(f) && env.ws.frames.filter(isMain).indexOf(f) === n - 1, 30_000);
 };
 
 export const resultOf = async (env: EngineEnv, id: string) => (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)?.payload;

@@ -43,7 +43,7 @@ export async function connectWs(baseUrl: string, protocols?: string[], headers: 
     socket.once('error', reject);
     socket.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
   });
-  const waitFor: WsClient['waitFor'] = (pred, timeoutMs = 15_000) => {
+  const waitFor: WsClient['waitFor'] = (pred, timeoutMs = 30_000) => {
     const hit = frames.find(pred);
     if (hit) return Promise.resolve(hit);
     return new Promise((resolve, reject) => {

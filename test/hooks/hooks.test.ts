@@ -27,7 +27,7 @@ test('PreToolUse deny: the call never runs, the model reads the reason, the hook
   });
   env.llm.setScript({ events: [{ tool_call: { id: 'b1', name: 'Bash', args: { command: 'touch made-it' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'run it')).code, 0);
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   await t.throwsAsync(readFile(path.join(cwdOf(env), 'made-it')));
   await t.throwsAsync(readFile(path.join(dir, 'mcp-hook-ran')), undefined, 'a matcher on mcp__* does not fire for Bash');
   const input = JSON.parse(await readFile(path.join(dir, 'pre.json'), 'utf8'));
@@ -49,15 +49,15 @@ test('PreToolUse ask makes yolo ask; exit code 2 denies with stderr as the reaso
   });
   env.llm.setScript({ events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'hi\n' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'write it')).code, 0);
-  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   t.is(approval.tool_name, 'Write');
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   t.is(await readFile(path.join(cwdOf(env), 'out.txt'), 'utf8'), 'hi\n');
 
   env.llm.setScript({ events: [{ tool_call: { id: 'b2', name: 'Bash', args: { command: 'touch made-it' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'run it')).code, 0);
-  t.is((await turnEnded(env, 2, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 2, 30_000)).payload.reason, 'completed');
   await t.throwsAsync(readFile(path.join(cwdOf(env), 'made-it')));
   const bash = (await journal(env)).filter((e) => e.type === 'tool.result').at(-1)!;
   t.regex(bash.payload.content, /exit two says no/);
@@ -70,7 +70,7 @@ test('PreToolUse allow skips manual mode\'s approval', async (t) => {
   });
   env.llm.setScript({ events: [{ tool_call: { id: 'w1', name: 'Write', args: { file_path: 'out.txt', content: 'ok\n' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'write it')).code, 0);
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   t.is(await readFile(path.join(cwdOf(env), 'out.txt'), 'utf8'), 'ok\n');
   t.deepEqual((await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items, []);
 });
@@ -81,7 +81,7 @@ test('a hook that times out, crashes or answers garbage never wedges the turn; P
     extraToml: `default_permission_mode = "yolo"\n${hooks([
       { event: 'SessionStart', command: `cat > ${dir}/start.json` },
       { event: 'UserPromptSubmit', command: `cat > ${dir}/prompt.json` },
-      { event: 'PreToolUse', command: 'sleep 30', timeout: 0.3 },
+      { event: 'PreToolUse', command: 'sleep 600', timeout: 0.3 },
       { event: 'PreToolUse', command: 'kill -9 $$' },
       { event: 'PreToolUse', command: 'echo not-json' },
       { event: 'PostToolUse', matcher: 'Bash', command: `cat > ${dir}/post.json; echo '{"decision":"block","reason":"lint failed"}'` },
@@ -89,10 +89,10 @@ test('a hook that times out, crashes or answers garbage never wedges the turn; P
     ])}`,
   });
   env.llm.setScript({ events: [{ tool_call: { id: 'b1', name: 'Bash', args: { command: 'echo ran > ran.txt' } } }] }, scripts.helloText);
-  const started = Date.now();
   t.is((await prompt(env, 'go on')).code, 0);
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
-  t.true(Date.now() - started < 15_000, 'the sleeping hook was cut at its timeout');
+  // The sleeping hook was cut at its timeout: the turn ends well inside the hook's 600 s (however busy the machine),
+  // and the run is recorded as timed out (below).
+  t.is((await turnEnded(env, 1)).payload.reason, 'completed');
   t.is(await readFile(path.join(cwdOf(env), 'ran.txt'), 'utf8'), 'ran\n');
   const result = (await journal(env)).find((e) => e.type === 'tool.result')!;
   t.regex(result.payload.content, /\[PostToolUse hook\] lint failed/);
@@ -102,7 +102,7 @@ test('a hook that times out, crashes or answers garbage never wedges the turn; P
   const runs = (await until(async () => {
     const r = await hookRuns(env);
     return r.some((h) => h.hook_event === 'Stop') ? r : undefined;
-  }, 10_000))!;
+  }, 30_000))!;
   t.like(JSON.parse(await readFile(path.join(dir, 'stop.json'), 'utf8')), { hook_event_name: 'Stop', reason: 'completed' });
   const pre = runs.filter((h: any) => h.hook_event === 'PreToolUse').map((h: any) => h.outcome);
   t.deepEqual(pre, ['timed_out', 'error', 'error']);
@@ -117,7 +117,7 @@ test('a hook that times out, crashes or answers garbage never wedges the turn; P
 test('UserPromptSubmit exit 2 blocks the prompt: the turn fails before any model request; plugin hooks join and stop with the plugin', async (t) => {
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "yolo"\n' + hooks([{ event: 'UserPromptSubmit', command: 'grep -q forbidden && { echo "forbidden word" >&2; exit 2; }; exit 0' }]) });
   t.is((await prompt(env, 'say the forbidden thing')).code, 0);
-  const ended = await turnEnded(env, 1, 20_000);
+  const ended = await turnEnded(env, 1, 30_000);
   t.is(ended.payload.reason, 'failed');
   t.like(ended.payload.error, { kind: 'hook_blocked' });
   t.regex(ended.payload.error.message, /forbidden word/);
@@ -128,7 +128,7 @@ test('UserPromptSubmit exit 2 blocks the prompt: the turn fails before any model
   t.is(installed.data.hookCount, 1);
   env.llm.setScript({ events: [{ tool_call: { id: 'b1', name: 'Bash', args: { command: 'true' } } }] }, scripts.helloText);
   await prompt(env, 'run');
-  await turnEnded(env, 2, 20_000);
+  await turnEnded(env, 2, 30_000);
   const denied = (await journal(env)).filter((e) => e.type === 'tool.result').at(-1)!;
   t.regex(denied.payload.content, /plugin says no from .*plugins\/guard/);
   t.like((await hookRuns(env)).at(-1), { origin: 'plugin:guard', decision: 'deny' });
@@ -136,7 +136,7 @@ test('UserPromptSubmit exit 2 blocks the prompt: the turn fails before any model
   await env.s.post('/api/v1/plugins/guard:disable');
   env.llm.setScript({ events: [{ tool_call: { id: 'b2', name: 'Bash', args: { command: 'true' } } }] }, scripts.helloText);
   await prompt(env, 'run again');
-  await turnEnded(env, 3, 20_000);
+  await turnEnded(env, 3, 30_000);
   t.false((await journal(env)).filter((e) => e.type === 'tool.result').at(-1)!.payload.is_error, 'a disabled plugin\'s hook does not run');
 });
 
@@ -148,7 +148,7 @@ test('matchers on MCP tool names: mcp__fx__* denies the echo tool; a glob on ano
   ])}`);
   env.llm.setScript({ events: [{ tool_call: { id: 'm1', name: 'mcp__fx__echo', args: { text: 'hi' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'echo')).code, 0);
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   const result = (await journal(env)).find((e) => e.type === 'tool.result')!;
   t.like(result.payload, { tool_name: 'mcp__fx__echo', is_error: true });
   t.regex(result.payload.content, /no MCP today/);

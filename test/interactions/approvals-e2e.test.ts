@@ -11,7 +11,7 @@ async function pendingApproval(env: EngineEnv) {
   return until(async () => {
     const r = await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`);
     return r.data.items[0];
-  }, 10_000);
+  }, 30_000);
 }
 
 test('manual mode: a Write in a turn waits for approval, runs once approved, and the turn completes', async (t) => {
@@ -24,7 +24,7 @@ test('manual mode: a Write in a turn waits for approval, runs once approved, and
   t.is((await env.s.get(`/api/v1/sessions/${env.sid}`)).data.pending_interaction, 'approval');
   const r = await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
   t.true(r.data.resolved);
-  const ended = await turnEnded(env, 1, 20_000);
+  const ended = await turnEnded(env, 1, 30_000);
   t.is(ended.payload.reason, 'completed');
   t.is(await readFile(path.join(cwdOf(env), 'out.txt'), 'utf8'), 'hi\n');
   t.is((await env.s.get(`/api/v1/sessions/${env.sid}`)).data.pending_interaction, 'none');
@@ -38,7 +38,7 @@ test('manual mode: a rejected Bash call never runs and the model gets the feedba
   t.is((await prompt(env, 'run it')).code, 0);
   const approval = await pendingApproval(env);
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'rejected', feedback: 'not now' });
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   await t.throwsAsync(readFile(path.join(cwdOf(env), 'made-it')));
   const result = (await journal(env)).find((e) => e.type === 'tool.result')!;
   t.true(result.payload.is_error);

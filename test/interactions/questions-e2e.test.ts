@@ -10,7 +10,7 @@ const color = { question: 'Which color?', header: 'Color', options: [{ label: 'R
 const qurl = (env: EngineEnv) => `/api/v1/sessions/${env.sid}/questions`;
 
 async function pendingQuestion(env: EngineEnv) {
-  return until(async () => (await env.s.get(`${qurl(env)}?status=pending`)).data.items[0], 10_000);
+  return until(async () => (await env.s.get(`${qurl(env)}?status=pending`)).data.items[0], 30_000);
 }
 
 async function toolResult(env: EngineEnv, callId: string) {
@@ -35,7 +35,7 @@ test('manual mode: AskUserQuestion waits without approval, the answer reaches th
   t.is(r.code, 0);
   t.true(r.data.resolved);
   t.is(typeof r.data.resolved_at, 'string');
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   const result = await toolResult(env, 'a1');
   t.false(result.is_error);
   t.regex(result.content, /Which color\?.*Blue/);
@@ -57,7 +57,7 @@ test('dismiss answers envelope code 40909 and the model is told the user dismiss
   t.is(r.code, 40909);
   t.true(r.data.dismissed);
   t.is(typeof r.data.dismissed_at, 'string');
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   const result = await toolResult(env, 'a2');
   t.true(result.is_error);
   t.regex(result.content, /dismissed/);
@@ -75,7 +75,7 @@ test('1-4 questions and 2-4 options: violations are input-validation error resul
   const fiveOptions = { question: 'Pick', options: ['a', 'b', 'c', 'd', 'e'].map((label) => ({ label })) };
   env.llm.setScript(ask('b1', five), ask('b2', [oneOption]), ask('b3', [fiveOptions]), ask('b4', []), scripts.helloText);
   await prompt(env, 'ask badly');
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   for (const id of ['b1', 'b2', 'b3', 'b4']) {
     const result = await toolResult(env, id);
     t.true(result.is_error, id);

@@ -23,7 +23,7 @@ for (const [kind, type, call, list] of [
     refuse(env, type);
     env.llm.setScript({ events: [{ tool_call: call }] }, scripts.helloText);
     t.is((await prompt(env, 'go')).code, 0);
-    await turnEnded(env, 1, 20_000);
+    await turnEnded(env, 1, 30_000);
     t.deepEqual((await env.s.get(`/api/v1/sessions/${env.sid}/${list}?status=pending`)).data.items, []);
     t.is((await env.s.get(`/api/v1/sessions/${env.sid}`)).data.pending_interaction, 'none');
   });
@@ -46,7 +46,7 @@ test('a refused prompt.accepted answers 40001 and leaves nothing: no turn runs o
   t.is(refused.code, 40001);
   t.deepEqual((await env.s.get(`/api/v1/sessions/${env.sid}/prompts`)).data, { active: null, queued: [] });
   t.is((await prompt(env, 'second')).code, 0);
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   const texts = (await journalOf(env)).filter((e) => e.type === 'message.created').map((e) => JSON.stringify(e.payload.message.content));
   t.false(texts.some((x) => x.includes('first')));
   t.true(texts.some((x) => x.includes('second')));

@@ -46,9 +46,9 @@ test('stdio servers start with the session runtime: v1 list, tools as mcp__<serv
   const [first] = await pidsIn(pidFile);
   t.true(alive(first!));
   t.deepEqual((await s.post('/api/v1/mcp/servers/fx:restart')).data, { restarting: true });
-  await until(async () => (await pidsIn(pidFile)).length === 2, 15_000);
+  await until(async () => (await pidsIn(pidFile)).length === 2, 30_000);
   await serverStatus(s, 'fx', ['connected']);
-  await until(() => !alive(first!), 5000);
+  await until(() => !alive(first!), 30_000);
   const [, second] = await pidsIn(pidFile);
   t.true(alive(second!));
   t.is((await s.post('/api/v1/mcp/servers/nope:restart')).code, 40408);
@@ -110,7 +110,7 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
   t.true(pids.every(alive));
 
   t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
-  await until(() => pids.every((p) => !alive(p)), 5000);
+  await until(() => pids.every((p) => !alive(p)), 30_000);
   t.deepEqual((await s.get('/api/v1/mcp/servers')).data.servers, []);
 
   await liveSession(s);
@@ -121,7 +121,7 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
   t.true(next.every(alive));
   stopped = true;
   await s.stop();
-  await until(() => next.every((p) => !alive(p)), 5000);
+  await until(() => next.every((p) => !alive(p)), 30_000);
   t.pass();
 });
 
@@ -139,8 +139,8 @@ test('a server still starting is killed, not waited for, when its runtime unload
   const sid = await liveSession(s);
   t.regex((await serverStatus(s, 'global', ['error'])).last_error, /did not start within 400 ms/);
   t.is((await serverStatus(s, 'starting', ['connecting'])).status, 'connecting');
-  const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 10_000))!;
+  const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 30_000))!;
   t.true(alive(pid!));
   t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
-  await until(() => !alive(pid!), 10_000);
+  await until(() => !alive(pid!), 30_000);
 });

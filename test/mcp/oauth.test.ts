@@ -24,6 +24,25 @@ async function setup(t: import('ava').ExecutionContext, fixtureOpts: Parameters<
   return { oauth, home, s };
 }
 
+/**
+ * Resolves once the daemon waits in auth:complete for `flowId`: a cancel or an abort sent before that would race the
+ * request (a cancel first makes the flow unknown to it) instead of ending its wait.
+ */
+function completeWaiting(s: TestServer, flowId: string): Promise<void> {
+  const flows = s.server.services.mcpOAuth;
+  const complete = flows.complete.bind(flows);
+  return new Promise((resolve) => {
+    flows.complete = (id, ...rest) => {
+      const waited = complete(id, ...rest);
+      if (id === flowId) {
+        flows.complete = complete;
+        resolve();
+      }
+      return waited;
+    };
+  });
+}
+
 const statuses = async (s: TestServer, q = '') => Object.fromEntries((await s.get(`/api/v2/mcp/auth-statuses${q}`)).data.map((x: any) => [x.name, x.authStatus]));
 
 /** The test plays the browser: follows the authorization URL to the daemon's callback. */
@@ -114,8 +133,9 @@ test('OAuth errors: begin on stdio or a static bearer is 40001, an unknown locat
   t.regex(failed.msg, /access_denied/);
 
   const cancelled = (await s.post('/api/v2/mcp/auth:begin', SECURE)).data;
+  const inWait = completeWaiting(s, cancelled.flowId);
   const pending = s.post('/api/v2/mcp/auth:complete', { flowId: cancelled.flowId });
-  await new Promise((r) => setTimeout(r, 100));
+  await inWait;
   t.deepEqual((await s.post('/api/v2/mcp/auth:cancel', { flowId: cancelled.flowId })).data, null);
   t.is((await pending).code, 40929);
 
@@ -129,10 +149,11 @@ test('auth:complete: closing the connection aborts the wait, not the flow', asyn
   const { s } = await setup(t);
   const begun = (await s.post('/api/v2/mcp/auth:begin', SECURE)).data;
   const ac = new AbortController();
+  const inWait = completeWaiting(s, begun.flowId);
   const abandoned = fetch(`${s.baseUrl}/api/v2/mcp/auth:complete`, {
     method: 'POST', signal: ac.signal, headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ flowId: begun.flowId }),
   });
-  await new Promise((r) => setTimeout(r, 100));
+  await inWait;
   ac.abort();
   await t.throwsAsync(abandoned, { any: true });
   const again = s.post('/api/v2/mcp/auth:complete', { flowId: begun.flowId });
@@ -145,12 +166,12 @@ test('expiry and refresh: an expired grant reports oauth-expired offline; a prob
   const { oauth, s } = await setup(t, { ttlSec: 1 });
   await signIn(s);
   t.is((await statuses(s, '?verify=false')).secure, 'oauth-authorized');
-  await until(async () => (await statuses(s, '?verify=false')).secure === 'oauth-expired', 5000);
+  await until(async () => (await statuses(s, '?verify=false')).secure === 'oauth-expired', 30_000);
   t.is((await s.get('/api/v2/mcp/auth-statuses?verify=true')).data.find((x: any) => x.name === 'secure').authStatus, 'oauth-authorized');
   t.true(oauth.provider.refreshes >= 1);
 
   oauth.provider.opts.refuseRefresh = true;
-  await until(async () => (await statuses(s, '?verify=false')).secure === 'oauth-expired', 5000);
+  await until(async () => (await statuses(s, '?verify=false')).secure === 'oauth-expired', 30_000);
   t.true(['oauth-expired', 'oauth-required'].includes((await statuses(s, '?verify=true')).secure));
   t.not((await statuses(s, '?verify=false')).secure, 'oauth-authorized');
 });

@@ -20,7 +20,7 @@ test('streamable HTTP and SSE servers: connected in the v1 list, their tools run
   t.like(await serverStatus(env.s, 'events', ['connected']), { transport: 'sse', status: 'connected' });
   env.llm.setScript({ events: [callEcho('w1', 'web', 'over http').events[0]!, callEcho('s1', 'events', 'over sse').events[0]!] }, scripts.helloText);
   t.is((await prompt(env, 'go')).code, 0);
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   t.like(await resultOf(env, 'w1'), { is_error: false, content: 'echo: over http' });
   t.like(await resultOf(env, 's1'), { is_error: false, content: 'echo: over sse' });
   t.deepEqual(web.calls, [{ tool: 'echo', args: { text: 'over http' } }]);
@@ -34,10 +34,10 @@ for (const transport of ['http', 'sse'] as const) {
     const env = await startMcpEngine(t, { r: { transport, url: remote.url } }, 'default_permission_mode = "yolo"');
     env.llm.setScript(callEcho('c1', 'r', 'one'), scripts.helloText, callEcho('c2', 'r', 'two'), scripts.helloText);
     t.is((await prompt(env, 'first')).code, 0);
-    await turnEnded(env, 1, 20_000);
+    await turnEnded(env, 1, 30_000);
     await remote.dropSessions();
     t.is((await prompt(env, 'second')).code, 0);
-    t.is((await turnEnded(env, 2, 20_000)).payload.reason, 'completed');
+    t.is((await turnEnded(env, 2, 30_000)).payload.reason, 'completed');
     t.like(await resultOf(env, 'c1'), { is_error: false, content: 'echo: one' });
     t.like(await resultOf(env, 'c2'), { is_error: false, content: 'echo: two' });
     t.deepEqual(remote.calls.map((c) => c.tool), ['echo', 'echo'], 'the same tool, once per model call');
@@ -50,10 +50,10 @@ test('a server that goes away for good: one reconnect attempt, then a tool error
   const env = await startMcpEngine(t, { r: { transport: 'http', url: remote.url, startupTimeoutMs: 10_000 } }, 'default_permission_mode = "yolo"');
   env.llm.setScript(callEcho('c1', 'r', 'one'), scripts.helloText, callEcho('c2', 'r', 'two'), scripts.helloText);
   t.is((await prompt(env, 'first')).code, 0);
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
   await remote.close();
   t.is((await prompt(env, 'second')).code, 0);
-  t.is((await turnEnded(env, 2, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 2, 30_000)).payload.reason, 'completed');
   const second = await resultOf(env, 'c2');
   t.true(second.is_error);
   t.regex(second.content, /did not reconnect|fetch failed|ECONNREFUSED/);

@@ -181,7 +181,7 @@ test('trust: trusting a workspace starts its project-layer servers in its live s
   const pids = s.server.services.mcp.pids(sid);
   t.is(pids.length, 1);
   await s.post(`/api/v1/workspaces/${wid}/untrust`);
-  await until(async () => (await s.get('/api/v1/mcp/servers')).data.servers.length === 0, 10_000);
-  await until(() => !alive(pids[0]!), 5000);
+  await until(async () => (await s.get('/api/v1/mcp/servers')).data.servers.length === 0, 30_000);
+  await until(() => !alive(pids[0]!), 30_000);
   t.deepEqual(s.server.services.mcp.pids(sid), []);
 });

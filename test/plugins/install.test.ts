@@ -139,6 +139,6 @@ test('a live session starts an enabled plugin\'s MCP server and stops it when th
   t.is((await s.post('/api/v1/plugins', { source: src })).code, 0);
   t.like(await serverStatus(s, 'plugdocs', ['connected']), { status: 'connected' });
   await s.post('/api/v1/plugins/mcp-plug:disable');
-  await until(async () => !(await s.get('/api/v1/mcp/servers')).data.servers.some((x: any) => x.name === 'plugdocs'), 15_000);
+  await until(async () => !(await s.get('/api/v1/mcp/servers')).data.servers.some((x: any) => x.name === 'plugdocs'), 30_000);
   t.pass();
 });

@@ -109,7 +109,7 @@ test('a transcript kept up to date as the engine appends equals a fresh fold, tu
 
   env.llm.setScript(call('w1', 'Write', { file_path: 'out.txt', content: 'hi\n' }), scripts.helloText);
   await prompt(env, 'write it');
-  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const approval = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   await same('approval pending');
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${approval.approval_id}`, { decision: 'approved' });
   await mainTurnEnded(env, 1);

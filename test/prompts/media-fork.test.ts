@@ -29,7 +29,7 @@ test('a fork keeps its copied prompt media readable, even once the source media 
   await env.ws.request('subscribe', { session_ids: [forkId] });
   const again = await env.s.post(`/api/v1/sessions/${forkId}/prompts`, { content: [{ type: 'image', source: { kind: 'session_media', file_id: fileId } }] });
   t.is(again.code, 0);
-  await env.ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === forkId, 10_000);
+  await env.ws.waitFor((f) => f.type === 'turn.ended' && f.session_id === forkId, 30_000);
   const user = JSON.stringify(env.llm.requests.at(-1)!.body.messages.filter((m: any) => m.role === 'user'));
   t.is(user.split(B64).length - 1, 2);
 });

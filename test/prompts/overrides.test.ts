@@ -12,7 +12,7 @@ max_context_size = 1000
 `;
 
 function promptEnded(env: { ws: { waitFor(p: (f: any) => boolean, ms?: number): Promise<any> } }, promptId: string) {
-  return env.ws.waitFor((f) => f.type === 'turn.ended' && f.payload.prompt_id === promptId, 10_000);
+  return env.ws.waitFor((f) => f.type === 'turn.ended' && f.payload.prompt_id === promptId, 30_000);
 }
 
 async function serverWith(t: any, config: string): Promise<{ s: TestServer; sid: string }> {

@@ -13,14 +13,14 @@ test('a worker that dies is replaced by an in-process index rebuilt from the jou
   t.truthy(token);
 
   await s.server.services.search.crashWorker();
-  await until(() => s.server.services.search.kind === 'in-process' || undefined, 10_000, 'fallback in place');
+  await until(() => s.server.services.search.kind === 'in-process' || undefined, 30_000, 'fallback in place');
   await ready(s, { degraded: true });
   t.deepEqual(await answers(s), before);
   // The rebuilt index is a new generation: tokens of the dead one are refused.
   t.is((await search(s, { query: 'zebra', page_size: 1, page_token: token })).code, 40001);
   // Events committed after the switch reach the in-process index.
   await say(s, a, 'm6', 'user', 'a wombat joined the migration', 6);
-  await until(async () => (await search(s, { query: 'wombat' })).data.items.length === 1 || undefined, 10_000, 'new message indexed');
+  await until(async () => (await search(s, { query: 'wombat' })).data.items.length === 1 || undefined, 30_000, 'new message indexed');
   const d = (await search(s, { query: 'wombat' })).data;
   t.like(d.items[0], { session_id: a, time: T0 + 6 * 60_000 });
   t.true(d.index_state.degraded);
@@ -36,7 +36,7 @@ test('[database] search = false: the index runs in the server process from the s
   await ready(worker);
   t.deepEqual((await answers(s)).map((x) => ({ ...x, items: x.items.map((i) => i.slice(1)) })), (await answers(worker)).map((x) => ({ ...x, items: x.items.map((i) => i.slice(1)) })));
   await say(s, b, 'm7', 'assistant', 'the okapi is in process', 7);
-  await until(async () => (await search(s, { query: 'okapi' })).data.items.length === 1 || undefined, 10_000, 'indexed in process');
+  await until(async () => (await search(s, { query: 'okapi' })).data.items.length === 1 || undefined, 30_000, 'indexed in process');
   t.is((await search(s, { query: 'okapi' })).data.index_state.degraded, undefined);
   // crash() has no worker to end in process: nothing changes.
   await s.server.services.search.crashWorker();

@@ -19,7 +19,7 @@ export async function ready(s: TestServer, opts: { degraded?: boolean } = {}) {
     if (r.code !== 0) throw new Error(JSON.stringify(r));
     const st = r.data.index_state;
     return (st.state === 'ready' && (opts.degraded === undefined || (st.degraded ?? false) === opts.degraded)) || undefined;
-  }, 10_000, 'index ready');
+  }, 30_000, 'index ready');
 }
 
 /** Two sessions with messages at known minutes, one titled, one archived. */

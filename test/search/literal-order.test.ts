@@ -63,7 +63,7 @@ test('literal mode over thousands of documents written newest first: the page is
   const d = await until(async () => {
     const r = (await search(again, { query: 'tapir log', mode: 'literal', page_size: 5 })).data;
     return r.incomplete === undefined ? r : undefined;
-  }, 15_000, 'a complete literal page');
+  }, 30_000, 'a complete literal page');
   t.true(d.has_more);
   const rebuilt = await again.restart({ rebuildProjections: true });
   t.teardown(() => rebuilt.stop());

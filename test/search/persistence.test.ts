@@ -46,7 +46,7 @@ test('a restart reads the snapshot and catches up from the journal position it c
   await say(s2, a, 'm8', 'user', 'the pangolin arrived late', 8);
   await say(s2, b, 'm9', 'assistant', 'zebra and pangolin, both in postgres', 9);
   await s2.post(`/api/v1/sessions/${b}/profile`, { title: 'Pangolin notes' });
-  await until(async () => (await search(s2, { query: 'pangolin' })).data.items.length === 3 || undefined, 5000, 'indexed');
+  await until(async () => (await search(s2, { query: 'pangolin' })).data.items.length === 3 || undefined, 30_000, 'indexed');
   const later = await answers(s2, [{ query: 'pangolin' }, { query: 'pangolin', mode: 'literal' }, { query: 'zebra postgres' }, { query: 'zebra', op: 'OR' }]);
 
   const s3 = await restarted(t, s2);
@@ -104,7 +104,7 @@ test('a deleted session stays gone after a restart from the snapshot; its stream
   const { a, b } = await populate(s);
   await ready(s);
   t.is((await s.post(`/api/v1/sessions/${a}:delete`)).code, 0);
-  await until(async () => (await search(s, { query: 'zebra' })).data.items.every((x: any) => x.session_id !== a) || undefined, 5000, 'dropped');
+  await until(async () => (await search(s, { query: 'zebra' })).data.items.every((x: any) => x.session_id !== a) || undefined, 30_000, 'dropped');
   const again = await restarted(t, s);
   t.is(again.server.services.search.lastStart?.from, 'snapshot');
   t.deepEqual((await search(again, { query: 'zebra' })).data.items.map((x: any) => x.session_id), [b]);

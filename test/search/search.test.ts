@@ -105,13 +105,13 @@ test('incremental: new messages, titles, undo and archive change answers without
   await ready(s);
   for (const e of recordedSession(sid)) await s.server.services.journal.append([e]);
   const q = async (query: string, extra = {}) => (await search(s, { query, ...extra })).data.items.map((i: any) => i.snippet).sort();
-  await until(async () => (await q('question')).length === 2 || undefined, 5000, 'indexed');
+  await until(async () => (await q('question')).length === 2 || undefined, 30_000, 'indexed');
   // Turn 3 was undone; the compaction summary is not indexed; the subagent's messages are.
   t.deepEqual(await q('question'), ['question 1', 'question 2']);
   t.deepEqual(await q('summary'), []);
   t.deepEqual(await q('found'), ['Found it.']);
   await s.post(`/api/v1/sessions/${sid}/profile`, { title: 'Quokka review' });
-  await until(async () => (await q('quokka')).length === 1 || undefined, 5000, 'title indexed');
+  await until(async () => (await q('quokka')).length === 1 || undefined, 30_000, 'title indexed');
   const all = async () => ({ q: await q('question'), a: await q('answer', { op: 'OR' }), t: await q('quokka') });
   const before = await all();
   const again = await s.restart({ rebuildProjections: true });
@@ -121,9 +121,9 @@ test('incremental: new messages, titles, undo and archive change answers without
   const q2 = async (query: string, extra = {}) => (await search(s2, { query, ...extra })).data.items.map((i: any) => i.snippet).sort();
   t.deepEqual({ q: await q2('question'), a: await q2('answer', { op: 'OR' }), t: await q2('quokka') }, before);
   await s2.post(`/api/v1/sessions/${sid}:archive`);
-  await until(async () => (await q2('quokka')).length === 0 || undefined, 5000, 'archived session hidden');
+  await until(async () => (await q2('quokka')).length === 0 || undefined, 30_000, 'archived session hidden');
   await s2.post(`/api/v1/sessions/${sid}:restore`);
-  await until(async () => (await q2('quokka')).length === 1 || undefined, 5000, 'restored session shown');
+  await until(async () => (await q2('quokka')).length === 1 || undefined, 30_000, 'restored session shown');
 });
 
 test('[database] search = false keeps the index in the server process, with the same answers as the worker', async (t) => {
@@ -160,7 +160,7 @@ test('a deleted session (POST :delete) is gone from the index: messages and titl
   await ready(s);
   t.deepEqual((await search(s, { query: 'zebra migration' })).data.items.map((x: any) => x.session_id).sort(), [a]);
   t.is((await s.post(`/api/v1/sessions/${a}:delete`)).code, 0);
-  await until(async () => ((await search(s, { query: 'zebra' })).data.items.every((x: any) => x.session_id !== a)) || undefined, 5000, 'index drops the session');
+  await until(async () => ((await search(s, { query: 'zebra' })).data.items.every((x: any) => x.session_id !== a)) || undefined, 30_000, 'index drops the session');
   t.deepEqual((await search(s, { query: 'zebra', container: { session_id: a } })).data.items, []);
   t.deepEqual((await search(s, { query: 'giraffe' })).data.items.map((x: any) => x.session_id), [b, b]);
 });

@@ -31,7 +31,7 @@ test('the texts file is held once: not leaked by a worker replaced after a build
   t.is(s2.server.services.search.lastStart?.from, 'journal');
   t.is(openOn(texts), 1, 'the first server\'s worker and the replaced worker closed theirs');
   await s2.server.services.search.crashWorker();
-  await until(() => s2.server.services.search.kind === 'in-process' || undefined, 10_000, 'fallback in place');
+  await until(() => s2.server.services.search.kind === 'in-process' || undefined, 30_000, 'fallback in place');
   await ready(s2, { degraded: true });
   t.is(openOn(texts), 1, 'the dead worker\'s descriptor was closed, the in-process index holds its own');
   await s2.server.close();

@@ -29,7 +29,7 @@ const mainTurnsEnded = async (env: EngineEnv) => (await journal(env)).filter((e)
 async function turnOfCalls(t: ExecutionContext, env: EngineEnv, n: number, text: string, calls: ReturnType<typeof call>[]): Promise<void> {
   env.llm.setScript(...calls, scripts.helloText);
   t.is((await prompt(env, text)).code, 0);
-  await until(async () => (await mainTurnsEnded(env)) === n + 1, 20_000, `turn ${n} ended`);
+  await until(async () => (await mainTurnsEnded(env)) === n + 1, 30_000, `turn ${n} ended`);
 }
 
 test('file-history: the Bash deletion check reads no history while nothing is gone, with more sessions active than folds kept; after a restart one fold', async (t) => {

@@ -165,7 +165,7 @@ test('plan: a reviewed ExitPlanMode shows its plan, options and review; 40416 fo
   const PLAN = '# Plan\n\n1. Do it';
   env.llm.setScript(call('x1', 'ExitPlanMode', { plan: PLAN }), scripts.helloText);
   await prompt(env, 'ready?');
-  const review = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  const review = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
   const pending = await data(env, '/plan?agent_id=main');
   t.like(pending.plans[0], { tool_call_id: 'x1', source: 'interaction', plan: PLAN, review: { state: 'pending' } });
   const withReview = await data(env, '?agent_id=main');

@@ -21,12 +21,12 @@ test('a kept-alive task outlives a real daemon process and keeps writing its log
   const command = 'echo $$ > k.pid; while true; do echo tick; sleep 0.05; done';
   llm.setScript({ events: [{ tool_call: { id: 'k1', name: 'Bash', args: { command, run_in_background: true } } }] }, scripts.helloText);
   t.is((await api(daemon.baseUrl, 'POST', `/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'go' }] })).code, 0);
-  const pid = await until(async () => Number(await readFile(path.join(cwd, 'k.pid'), 'utf8').catch(() => '0')), 10_000);
+  const pid = await until(async () => Number(await readFile(path.join(cwd, 'k.pid'), 'utf8').catch(() => '0')), 30_000);
   t.teardown(() => { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } });
   await killed(daemon.child, 'SIGTERM');
   const dir = path.join(home, 'tasks', sid);
   const log = path.join(dir, (await readdir(dir)).find((f) => f.endsWith('.log'))!);
   const size = (await stat(log)).size;
-  await until(async () => (await stat(log)).size > size + 40, 5000);
+  await until(async () => (await stat(log)).size > size + 40, 30_000);
   t.true(alive(pid));
 });

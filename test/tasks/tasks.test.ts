@@ -25,12 +25,12 @@ test('a running background task keeps the session busy after its turn ended (wor
   t.like(await session(), { busy: true, main_turn_active: false });
   t.true((await env.s.get(`/api/v1/sessions?busy=true`)).data.items.some((x: any) => x.id === env.sid));
   await release(env, 'go');
-  await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
-  await until(async () => (await session()).busy === false, 5000);
+  await until(async () => (await getTask(env, id)).status === 'completed', 30_000);
+  await until(async () => (await session()).busy === false, 30_000);
   const workFrames = () => env.ws.frames.filter((f) => f.type === 'event.session.work_changed' && f.payload.session_id === env.sid)
     .map((f) => [f.payload.busy, f.payload.main_turn_active]);
   // turn start, turn end while the task still runs (busy), task end (idle); the last frame may trail the HTTP answer.
-  await until(() => workFrames().at(-1)?.[0] === false, 5000);
+  await until(() => workFrames().at(-1)?.[0] === false, 30_000);
   const work = workFrames();
   t.deepEqual(work.at(-1), [false, false]);
   t.true(work.some(([busy, main]) => busy === true && main === false));
@@ -45,7 +45,7 @@ test('a background task is listed running, then completed with its output on dis
   const running = await env.s.get(url(env, '?status=running'));
   t.like(running.data.items[0], { id, session_id: env.sid, kind: 'bash', description: 'greet', status: 'running', command });
   await release(env, 'go');
-  await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
+  await until(async () => (await getTask(env, id)).status === 'completed', 30_000);
   const done = await getTask(env, id, '?with_output=true');
   t.is(done.output_preview, 'hello\ndone\n');
   t.is(done.output_bytes, 11);
@@ -70,8 +70,8 @@ test('cancel kills the process group; a second cancel is 40904; detach of a back
   const detach = await env.s.post(url(env, `/${id}:detach`), {});
   t.deepEqual(detach.data, { detached: false, status: 'running' });
   t.deepEqual((await env.s.post(url(env, `/${id}:cancel`), {})).data, { cancelled: true });
-  await until(async () => (await getTask(env, id)).status === 'cancelled', 15_000);
-  await until(() => !alive(child), 5000);
+  await until(async () => (await getTask(env, id)).status === 'cancelled', 30_000);
+  await until(() => !alive(child), 30_000);
   t.false(alive(child));
   const again = await env.s.post(url(env, `/${id}:cancel`), {});
   t.is(again.code, 40904);
@@ -90,7 +90,7 @@ test('a foreground timeout moves the command to the background', async (t) => {
   const id = taskIdOf(r.content);
   t.is((await getTask(env, id)).status, 'running');
   await release(env, 'go');
-  await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
+  await until(async () => (await getTask(env, id)).status === 'completed', 30_000);
   t.is((await getTask(env, id, '?with_output=1')).output_preview, 'begun\nfinished\n');
 });
 
@@ -98,7 +98,7 @@ test('bash_task_timeout_s kills a background task and reports failed', async (t)
   const env = await startEngine(t, { extraToml: withBg('bash_task_timeout_s = 1\nkill_grace_period_ms = 200') });
   const r = await bash(env, { command: 'sleep 30', run_in_background: true });
   const id = taskIdOf(r.content);
-  await until(async () => (await getTask(env, id)).status === 'failed', 10_000);
+  await until(async () => (await getTask(env, id)).status === 'failed', 30_000);
   t.is((await getTask(env, id)).status, 'failed');
 });
 
@@ -119,7 +119,7 @@ test('archiving the session kills its tasks', async (t) => {
   const a = await pidFile(env, 'a.pid');
   t.true(alive(a));
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}:archive`, {})).code, 0);
-  await until(() => !alive(a), 10_000);
+  await until(() => !alive(a), 30_000);
   t.false(alive(a));
 });
 
@@ -141,15 +141,15 @@ test('detach moves a running foreground command to the background; the tool call
   const command = `echo fg; ${waitFor('go')}; echo end`;
   env.llm.setScript({ events: [{ tool_call: { id: 'f1', name: 'Bash', args: { command, timeout: 60_000 } } }] }, scripts.helloText);
   await prompt(env, 'run');
-  const item = await until(async () => (await env.s.get(url(env))).data.items[0], 10_000);
+  const item = await until(async () => (await env.s.get(url(env))).data.items[0], 30_000);
   t.like(item, { status: 'running', command });
   t.deepEqual((await env.s.post(url(env, `/${item.id}:detach`), {})).data, { detached: true, status: 'running' });
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
   const result = (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === 'f1')!.payload;
   t.regex(result.content, new RegExp(`\\[detached; moved to background as task ${item.id}`));
   t.is((await getTask(env, item.id)).status, 'running');
   await release(env, 'go');
-  await until(async () => (await getTask(env, item.id)).status === 'completed', 10_000);
+  await until(async () => (await getTask(env, item.id)).status === 'completed', 30_000);
   t.deepEqual((await env.s.post(url(env, `/${item.id}:detach`), {})).data, { detached: false, status: 'completed' });
 });
 
@@ -157,11 +157,11 @@ test('a completion reaches the agent as a task notification in the next model re
   const env = await startEngine(t, { extraToml: YOLO });
   const r = await bash(env, { command: 'echo note', run_in_background: true }, 1);
   const id = taskIdOf(r.content);
-  const note = await until(async () => (await journal(env)).find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification), 10_000);
+  const note = await until(async () => (await journal(env)).find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification), 30_000);
   t.like(note!.payload.message.metadata.task_notification, { task_id: id, status: 'completed', exit_code: 0 });
   env.llm.setScript(scripts.helloText);
   await prompt(env, 'next');
-  await turnEnded(env, 2, 20_000);
+  await turnEnded(env, 2, 30_000);
   const last = JSON.stringify(env.llm.requests.at(-1)!.body);
   t.true(last.includes(`Background task ${id}`));
   t.is(env.ws.frames.filter((f) => f.type === 'turn.started').length, 2);
@@ -173,11 +173,11 @@ test('a completion waiting for a busy turn is journaled when the daemon stops: a
   const id = taskIdOf(r.content);
   env.llm.setScript({ kind: 'hang' });
   await prompt(env, 'keep busy');
-  await until(() => env.ws.frames.filter((f) => f.type === 'turn.started').length === 2, 10_000);
+  await until(() => env.ws.frames.filter((f) => f.type === 'turn.started').length === 2, 30_000);
   await release(env, 'go');
-  await until(async () => (await getTask(env, id)).status === 'completed', 10_000);
+  await until(async () => (await getTask(env, id)).status === 'completed', 30_000);
   // The note is queued once task.terminated is journaled (a stop before that drops it on purpose: tasks.closeAll).
-  await until(() => env.s.server.services.notes.waiting(env.sid) === 1, 10_000, 'the note waiting for the turn');
+  await until(() => env.s.server.services.notes.waiting(env.sid) === 1, 30_000, 'the note waiting for the turn');
   const noteOf = (events: Array<{ type: string; payload: any }>) => events.find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification?.task_id === id);
   t.is(noteOf(await journal(env)), undefined, 'the note waits for the running turn to end');
   const again = await env.s.restart();
@@ -196,6 +196,6 @@ test('keep_alive_on_exit leaves running tasks alive when the daemon stops, still
   t.teardown(async () => { try { process.kill(-k, 'SIGKILL'); } catch { /* gone */ } await again.stop(); });
   // Output written after the daemon is gone still lands in the log, and the writer is not killed by it.
   const sizeAfterStop = (await stat(task.spec.logFile)).size;
-  await until(async () => (await stat(task.spec.logFile)).size > sizeAfterStop + 40, 5000);
+  await until(async () => (await stat(task.spec.logFile)).size > sizeAfterStop + 40, 30_000);
   t.true(alive(k));
 });

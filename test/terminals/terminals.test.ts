@@ -6,7 +6,7 @@ import { tempDir } from '../helpers/fs.ts';
 import { connectWs, startTestServer, TEST_TOKEN, type TestServer, type WsClient } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
-const WAIT_MS = 10_000;
+const WAIT_MS = 30_000;
 const SH = '/bin/sh';
 
 interface Fixture {

@@ -8,7 +8,7 @@ import { until } from '../helpers/wait.ts';
 // they give back as `since_seq` on re-attach), `terminal_id` on terminal_exit, send `session_id` on every
 // terminal frame and close a terminal with `terminal_close`.
 
-const WAIT_MS = 10_000;
+const WAIT_MS = 30_000;
 
 async function setup(t: ExecutionContext) {
   const s = await startTestServer();

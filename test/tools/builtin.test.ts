@@ -14,7 +14,7 @@ async function runCalls(env: EngineEnv, calls: Call[], n = 1, extra: Record<stri
   env.llm.setScript({ events: calls.map(([name, args], i) => ({ tool_call: { id: `${base}${i}`, name, args } })) }, scripts.helloText);
   const r = await prompt(env, { content: [{ type: 'text', text: 'go' }], ...extra });
   if (r.code !== 0) throw new Error(JSON.stringify(r));
-  await turnEnded(env, n, 20_000);
+  await turnEnded(env, n, 30_000);
   const results = (await journal(env)).filter((e) => e.type === 'tool.result' && e.payload.tool_call_id.startsWith(base));
   return calls.map((_, i) => results.find((e) => e.payload.tool_call_id === `${base}${i}`)!.payload);
 }

@@ -16,14 +16,14 @@ async function toolResult(env: EngineEnv, callId: string) {
 }
 
 async function pendingApproval(env: EngineEnv) {
-  return until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 10_000);
+  return until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000);
 }
 
 /** EnterPlanMode in turn 1 (the model then answers). */
 async function enterPlanMode(env: EngineEnv) {
   env.llm.setScript(call('e1', 'EnterPlanMode', {}), scripts.helloText);
   await prompt(env, 'plan first');
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
 }
 
 /** Turn n: the model calls ExitPlanMode with PLAN; returns the pending plan review. */
@@ -45,7 +45,7 @@ test('EnterPlanMode turns plan_mode on (GET /status, journaled as a profile upda
   t.is((await journal(env)).filter((e) => e.type === 'session.profile_updated').at(-1)!.payload.agent_config.plan_mode, true);
   env.llm.setScript(call('w1', 'Write', { file_path: 'out.txt', content: 'x' }), call('r1', 'Read', { file_path: 'nope.txt' }), scripts.helloText);
   await prompt(env, 'write it');
-  await turnEnded(env, 2, 20_000);
+  await turnEnded(env, 2, 30_000);
   const denied = await toolResult(env, 'w1');
   t.true(denied.is_error);
   t.regex(denied.content, /plan mode is on/);
@@ -60,13 +60,13 @@ test('plan_mode set through POST /profile also denies Bash in yolo; turning it o
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/profile`, { agent_config: { plan_mode: true } })).code, 0);
   env.llm.setScript(call('b1', 'Bash', { command: 'touch made-it' }), scripts.helloText);
   await prompt(env, 'run it');
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
   t.regex((await toolResult(env, 'b1')).content, /plan mode is on/);
   await t.throwsAsync(readFile(path.join(cwdOf(env), 'made-it')));
   await env.s.post(`/api/v1/sessions/${env.sid}/profile`, { agent_config: { plan_mode: false } });
   env.llm.setScript(call('b2', 'Bash', { command: 'touch made-it' }), scripts.helloText);
   await prompt(env, 'run it again');
-  await turnEnded(env, 2, 20_000);
+  await turnEnded(env, 2, 30_000);
   t.false((await toolResult(env, 'b2')).is_error);
   t.is(await readFile(path.join(cwdOf(env), 'made-it'), 'utf8'), '');
 });
@@ -81,7 +81,7 @@ test('ExitPlanMode opens a plan review; approving with a label ends plan mode an
   t.is((await env.s.get(`/api/v1/sessions/${env.sid}`)).data.pending_interaction, 'approval');
   const r = await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${review.approval_id}`, { decision: 'approved', selected_label: 'Approve and auto-accept edits' });
   t.true(r.data.resolved);
-  t.is((await turnEnded(env, 1, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
   const result = await toolResult(env, 'x1');
   t.false(result.is_error);
   t.regex(result.content, /approved your plan \(option "Approve and auto-accept edits"\)/);
@@ -97,7 +97,7 @@ test('rejecting the plan with feedback keeps plan mode on and the model gets the
   await enterPlanMode(env);
   const review = await exitPlanMode(env, 'x2');
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${review.approval_id}`, { decision: 'rejected', feedback: 'also cover the edge cases' });
-  t.is((await turnEnded(env, 2, 20_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 2, 30_000)).payload.reason, 'completed');
   t.true((await status(env)).plan_mode);
   const result = await toolResult(env, 'x2');
   t.regex(result.content, /keep planning/);
@@ -109,7 +109,7 @@ test('a cancelled plan review is a tool error and leaves plan mode on', async (t
   await enterPlanMode(env);
   const review = await exitPlanMode(env, 'x3');
   await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${review.approval_id}`, { decision: 'cancelled' });
-  await turnEnded(env, 2, 20_000);
+  await turnEnded(env, 2, 30_000);
   const result = await toolResult(env, 'x3');
   t.true(result.is_error);
   t.regex(result.content, /plan review was cancelled/);

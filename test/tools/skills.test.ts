@@ -162,7 +162,7 @@ test('Skill tool returns the content with its base directory and journals skill.
     ],
   }, scripts.helloText);
   t.is((await prompt(env, 'go')).code, 0);
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
   const events = await journal(env);
   const result = (id: string) => events.find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)!.payload;
   const ok = result('c0');

@@ -8,7 +8,7 @@ async function todoCall(env: EngineEnv, id: string, args: unknown) {
   env.llm.setScript({ events: [{ tool_call: { id, name: 'TodoWrite', args } }] }, scripts.helloText);
   const r = await prompt(env, 'plan the work');
   if (r.code !== 0) throw new Error(JSON.stringify(r));
-  return turnEnded(env, 1, 20_000);
+  return turnEnded(env, 1, 30_000);
 }
 
 test('TodoWrite journals todo.updated with ids, never asks approval, and the model reads the summary', async (t) => {

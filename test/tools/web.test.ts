@@ -39,7 +39,7 @@ async function runCalls(env: EngineEnv, calls: Call[]): Promise<any[]> {
   env.llm.setScript({ events: calls.map(([name, args], i) => ({ tool_call: { id: `c${i}`, name, args } })) }, scripts.helloText);
   const r = await prompt(env, 'go');
   if (r.code !== 0) throw new Error(JSON.stringify(r));
-  await turnEnded(env, 1, 20_000);
+  await turnEnded(env, 1, 30_000);
   const results = (await journal(env)).filter((e) => e.type === 'tool.result');
   return calls.map((_, i) => results.find((e) => e.payload.tool_call_id === `c${i}`)!.payload);
 }

@@ -105,10 +105,10 @@ test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media loo
   t.is(await s.server.services.uploads.lookup(id).catch((e) => e.code), 41003);
 
   const dir = path.join(s.home, 'uploads', id);
-  await until(async () => !(await exists(dir)), 5000, 'the sweeper to remove the directory');
+  await until(async () => !(await exists(dir)), 30_000, 'the sweeper to remove the directory');
   t.is(await s.server.services.uploads.lookup(id).catch((e) => e.code), 41003, 'still expired (not unknown) after the sweep');
   t.is(await s.server.services.uploads.lookup('file_01ARZ3NDEKTSV4RRFFQ69G5FAV').catch((e) => e.code), 40407);
-  await until(async () => events.some((e) => e.type === 'upload.expired'), 5000, 'upload.expired');
+  await until(async () => events.some((e) => e.type === 'upload.expired'), 30_000, 'upload.expired');
   t.deepEqual(events.find((e) => e.type === 'upload.expired')!.payload, { id, expires_at: '2030-01-01T00:01:00.000Z' });
   t.is((await download(s, keep.body.data.id)).status, 200);
 });
@@ -291,7 +291,7 @@ test('files survive a restart', async (t) => {
   t.is((await s.server.services.uploads.lookup(id)).meta.name, 'kept.bin');
   t.is((await download(s, gone)).status, 404);
   t.false(await exists(crashed));
-  await until(async () => !(await exists(path.join(s.home, 'uploads', stale))), 5000, 'the start-up sweep');
+  await until(async () => !(await exists(path.join(s.home, 'uploads', stale))), 30_000, 'the start-up sweep');
   t.is(await s.server.services.uploads.lookup(stale).catch((e) => e.code), 41003);
 });
 

@@ -12,7 +12,7 @@ const HOLD_MS = 400;
  * Items are strings; `split` holds back anything marked `tool:` until HOLD_MS after the first time it saw it, and
  * a newer `tool:` item replaces the held one and waits with it (`holdsWith`).
  */
-function setup() {
+function setup(holdMs = HOLD_MS) {
   const sent: Array<{ item: string; at: number }> = [];
   const splits: number[] = [];
   let second!: () => void;
@@ -28,8 +28,8 @@ function setup() {
       splits.push(now);
       if (!item.startsWith('tool:')) return { now: item };
       heldSince ??= now;
-      if (now - heldSince >= HOLD_MS - 1) return { now: item };
-      return { later: item, at: heldSince + HOLD_MS };
+      if (now - heldSince >= holdMs - 1) return { now: item };
+      return { later: item, at: heldSince + holdMs };
     },
     send: (_g, _l, item) => {
       sent.push({ item, at: performance.now() });
@@ -88,21 +88,23 @@ test.serial('a delta merged into a held-back part makes the next release ask spl
   t.teardown(() => c.close());
   c.push('s', 'main', 'main', 'step1', ['first']);
   c.push('s', 'main', 'main', 'step1', ['tool:a']);
-  await until(() => calls >= 1, 5_000, 'the first timed release');
+  await until(() => calls >= 1, 30_000, 'the first timed release');
   t.deepEqual(sent, ['first'], 'the tool part is held back for a minute');
   c.push('s', 'main', 'main', 'step1', ['text after']);
-  await until(() => sent.includes('text after'), 5_000, 'the merged text left about a window later, not a minute later');
+  await until(() => sent.includes('text after'), 30_000, 'the merged text left about a window later, not a minute later');
   t.false(sent.includes('tool:a'));
   c.flush('s');
   t.deepEqual(sent, ['first', 'text after', 'tool:a'], 'a flush sends what is held back');
 });
 
 test.serial('updates of a held-back part (a tool input still streaming) wait with it: no release attempt per window', async (t) => {
-  const { c, sent, splits, secondSent } = setup();
+  // A hold long enough for several updates 5 ms apart however busy the machine (a starved process fires both timers
+  // late, and the hold's first).
+  const { c, sent, splits, secondSent } = setup(2000);
   t.teardown(() => c.close());
   c.push('s', 'main', 'main', 'step1', 'first');
   c.push('s', 'main', 'main', 'step1', 'tool:{"content":"x');
-  // A newer input every 5 ms until the held part leaves (however slow the machine, all during the hold).
+  // A newer input every 5 ms until the held part leaves (all during the hold).
   let n = 0;
   let left = false;
   void secondSent.then(() => (left = true));

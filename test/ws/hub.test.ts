@@ -77,7 +77,7 @@ test.serial('a stalled client is closed with 1013 and never delays another clien
     shed = !conns.some((c: { id: string }) => c.id === slowId);
   }
   t.true(shed, 'the stalled connection was dropped from the hub');
-  const got = await fast.waitFor((f) => f.session_id === id && f.seq === last, 20_000);
+  const got = await fast.waitFor((f) => f.session_id === id && f.seq === last, 30_000);
   t.is(got.type, 'session.profile_updated');
   const seqs = eventsOf(fast, id).map((f) => f.seq);
   t.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => seqs[0] + i), 'the fast client got every event, in order');

@@ -16,7 +16,7 @@ test('walking back page by page restores once; the turns put back leave after th
   t.teardown(() => c.ws.close());
   env.llm.setScript(...Array.from({ length: 12 }, (_, i) => reply(`answer ${i}`)));
   await turns(env, 0, 12);
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000);
   const before = live(env).stats().restores;
 
   let d = await page(env, 'page_size=2');
@@ -32,6 +32,6 @@ test('walking back page by page restores once; the turns put back leave after th
   // No read for the delay: they leave again; a client fed by the ops still equals GET /transcript.
   live(env).retrimMs = 100;
   await page(env, 'page_size=2');
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000, 'trimmed again after the idle delay');
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000, 'trimmed again after the idle delay');
   await sameAsRest(t, c, env.s, env.sid, 'after the re-trim');
 });

@@ -20,15 +20,15 @@ test('keep > page size: a subscribe (reset) and the newest page are served witho
     t.is((await prompt(env, `question ${i}`)).code, 0);
     await turnEnded(env, before + 1);
   }
-  await until(async () => !(await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy || undefined, 15_000);
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
+  await until(async () => !(await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy || undefined, 30_000);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000);
   t.true(held(env)!.turns >= 21, JSON.stringify(held(env)));
   const restores = live(env).stats().restores;
   // A subscribe without transcript_since gets a reset: the newest page, from the turns held.
   const ws = await env.s.ws();
   t.teardown(() => ws.close());
   t.is((await ws.request('subscribe_v2', { session_id: env.sid, transcript: { main: 'delta' } })).code, 0);
-  const reset = await ws.waitFor((f: any) => f.type === 'transcript.reset' && f.payload.agent_id === 'main', 10_000);
+  const reset = await ws.waitFor((f: any) => f.type === 'transcript.reset' && f.payload.agent_id === 'main', 30_000);
   t.true(reset.payload.has_more_older);
   t.deepEqual(turnIds(reset.payload.snapshot), Array.from({ length: 20 }, (_, i) => `t${13 + i}`));
   const newest = await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`);
@@ -42,5 +42,5 @@ test('keep > page size: a subscribe (reset) and the newest page are served witho
   t.teardown(() => c.ws.close());
   // The client store fed by the reset and the ops equals GET /transcript (page_size=100: restores, then trims again).
   await sameAsRest(t, c, env.s, env.sid, 'reset from the trimmed fold');
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000);
 });

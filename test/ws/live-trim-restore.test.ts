@@ -13,7 +13,7 @@ process.env.SVC_CODE_LIVE_RETRIM_MS = '0';
 
 
 /** The session is idle (status only: a GET /transcript would restore every turn). */
-const idle = (env: EngineEnv) => until(async () => !(await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy || undefined, 15_000);
+const idle = (env: EngineEnv) => until(async () => !(await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy || undefined, 30_000);
 
 async function trimmedSession(t: any, n: number): Promise<EngineEnv> {
   const env = await startEngine(t);
@@ -22,7 +22,7 @@ async function trimmedSession(t: any, n: number): Promise<EngineEnv> {
   env.llm.setScript(...Array.from({ length: n + 8 }, (_, i) => reply(`answer ${i}`)));
   await turns(env, 0, n);
   await idle(env);
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000);
   return env;
 }
 
@@ -46,7 +46,7 @@ test('a read whose restore sees turns end meanwhile is answered from the restore
   live(env).restoreHook = undefined;
   await idle(env);
   // The turns the read put back left again once it ended; the client store still equals GET /transcript.
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000);
   t.true(held(env)!.turns <= 5, JSON.stringify(held(env)));
   await sameAsRest(t, c, env.s, env.sid, 'after turns ended during a restore');
 });
@@ -86,7 +86,7 @@ test('pages from trimmed state: page_size == turns held, after_turn, before_turn
   const env = await trimmedSession(t, 9);
   const c = await connectClient(env.s, env.sid);
   t.teardown(() => c.ws.close());
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000);
   const h = held(env)!;
   const restores = live(env).stats().restores;
   // The newest page of as many turns as are held reaches the trimmed ones (has_more needs them).

@@ -21,7 +21,7 @@ test('pages reaching turns the live fold left out: every turn, in order, with ha
   env.llm.setScript(...Array.from({ length: 9 }, (_, i) => reply(`answer ${i}`)));
   await turns(env, 0, 9);
   // Trimmed at a turn end (3 kept + up to 2 of slack), before any page reads them back.
-  const h = await until(() => ((held(env)?.trimmed ?? 0) > 0 ? held(env) : undefined), 10_000);
+  const h = await until(() => ((held(env)?.trimmed ?? 0) > 0 ? held(env) : undefined), 30_000);
   t.true(h!.turns <= 5, JSON.stringify(h));
   await transcriptIdle(env.s, env.sid);
 
@@ -64,11 +64,11 @@ test('an undo that reaches trimmed turns reaches the client store as it reaches 
   env.llm.setScript(...Array.from({ length: 8 }, (_, i) => reply(`answer ${i}`)));
   await turns(env, 0, 8);
   // No page read since the turns (a page reaching them would put the trimmed turns back first).
-  await until(() => (held(env)?.trimmed ?? 0) > 0, 10_000);
+  await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000);
   const r = await until(async () => {
     const x = await env.s.post(`/api/v1/sessions/${env.sid}:undo`, { count: 6 });
     return x.code === 40901 ? undefined : x;
-  }, 10_000);
+  }, 30_000);
   t.is(r!.code, 0, JSON.stringify(r));
   await transcriptIdle(env.s, env.sid);
   const d = await sameAsRest(t, c, env.s, env.sid, 'after an undo of 6 turns');

@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { scripts } from '../../fixtures/llm/index.ts';
+import { scripts, type StreamReply } from '../../fixtures/llm/index.ts';
 import { OP_JOURNAL_BYTES, PACK_BYTES, RAW_BYTES } from '../../src/ws/transcript/live.ts';
 import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 import type { WsClient } from '../helpers/server.ts';
@@ -18,8 +18,21 @@ async function subscribeV2(c: WsClient, env: EngineEnv, since?: number) {
   if (ack.code !== 0) throw new Error(JSON.stringify(ack));
 }
 
+/**
+ * How many delta batches a turn makes depends on timing (coalescing by time: src/ws/coalesce.ts), so the bytes a
+ * turn sends are bounded here by what the fixture controls: its text reaches a client twice however it is batched,
+ * in the appends and in the text frame's durable upsert. Three turns thus send at least 1.5x what the unpacked
+ * tail holds (RAW_BYTES + 2 * PACK_BYTES); with every delta its own batch (no coalescing), all four turns still
+ * stay well inside OP_JOURNAL_BYTES, so nothing a resume needs is dropped.
+ */
+const TURN_CHARS = Math.ceil((RAW_BYTES + 2 * PACK_BYTES) / 4);
+const DELTA_CHARS = 512;
+const sizedTurn = (n: number): StreamReply => ({
+  events: Array.from({ length: Math.ceil(TURN_CHARS / DELTA_CHARS) }, (_, i) => ({ text: `t${n}d${i} `.padEnd(DELTA_CHARS, '.') })),
+});
+
 async function longTurn(env: EngineEnv, n: number) {
-  env.llm.setScript(scripts.longAnswer(2000));
+  env.llm.setScript(sizedTurn(n));
   await prompt(env, `prompt ${n}`);
   await turnEnded(env, n);
 }
@@ -38,6 +51,7 @@ test('a resume from before the packed batches gets every batch since, as the con
   await barrier(watcher);
   const after = ops(watcher).filter((f) => f.payload.seq > cursor);
   const sent = after.reduce((n, f) => n + JSON.stringify(f).length, 0);
+  t.log(`${after.length} batches, ${sent} bytes since the cursor`);
   t.true(sent > RAW_BYTES + 2 * PACK_BYTES, `the batches since the cursor (${sent} bytes) are more than the unpacked tail holds`);
 
   const rest = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript/ops?agent_id=main&since_seq=${cursor}`)).data;

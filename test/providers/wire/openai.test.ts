@@ -78,7 +78,7 @@ for (const type of ['chat_compat', 'svc'] as const) {
     for (const [i, req] of [userSays('a'), withTool, userSays('c')].entries()) {
       t.is((await collect(client, req)).error, undefined);
       t.is(await f.requests[i]!.outcome, 'completed', 'the body was read to its end, not dropped');
-      await until(() => idleSocketTo(f.url), 2000, 'the client to free its socket'); // it handles the body's end, then frees the socket
+      await until(() => idleSocketTo(f.url), 30_000, 'the client to free its socket'); // it handles the body's end, then frees the socket
     }
     t.deepEqual(f.requests.map((r) => r.connection), [f.requests[0]!.connection, f.requests[0]!.connection, f.requests[0]!.connection]);
   });
