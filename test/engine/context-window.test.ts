@@ -26,7 +26,6 @@ for (const protocol of PROTOCOLS) {
       t.false(events.some((e) => e.type === 'compaction.failed'));
       // Each compaction brought the context back under the window, with room to work.
       for (const d of done) t.true(d.payload.tokens_after < row.window / 2, `tokens_after ${d.payload.tokens_after}`);
-      t.is(play.seen.answers, TURNS.length);
     });
   }
 }

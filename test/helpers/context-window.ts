@@ -6,8 +6,9 @@ import type { FixtureLlm, Reply } from '../../fixtures/llm/index.ts';
 import { fixtureLlm } from './llm.ts';
 import { newSession, startTestServer, tempHome, type TestServer, type WsClient } from './server.ts';
 
-// Shared by the context-window tests (test/engine/context-*.test.ts): a session on a small-window model whose
-// replies are chosen per request (fixtures/llm/responder.ts), against the fixture keeping the window rule.
+// Shared by the context-window tests (test/engine/context-*.test.ts, compaction-content.test.ts): a session on a
+// small-window model whose replies are chosen per request (fixtures/llm/responder.ts), against the strict fixture
+// keeping the provider's window rule.
 
 process.env.SVC_CODE_RETRY_BASE_MS = '0';
 
@@ -64,23 +65,11 @@ export function overflowReply(protocol: WindowProtocol, window: number, input = 
   };
 }
 
-/**
- * The provider's window rule, played here until the strict fixture (branch s9-fixture) lands: a request
- * over `window.tokens` gets the provider's own 400 instead of a reply. Its count is not the daemon's: the
- * JSON characters of the whole request body, 3.5 a token, plus Anthropic's max_tokens.
- */
-export function overWindow(protocol: WindowProtocol, window: { tokens: number }, respond: (a: Asked) => Reply): (a: Asked) => Reply {
-  return (a) => {
-    const input = Math.ceil(JSON.stringify(a.body ?? {}).length / 3.5);
-    const max = protocol === 'messages' ? Number(a.body?.max_tokens) || 0 : 0;
-    return input + max <= window.tokens ? respond(a) : overflowReply(protocol, window.tokens, input + max);
-  };
-}
-
 /** A server on a `window`-token model behind a responder, one session, and a WS subscribed to it. */
 export async function windowSession(t: ExecutionContext, o: WindowOptions): Promise<WindowEnv> {
-  const llm = await fixtureLlm(t);
-  const front = await startResponder(llm, overWindow(o.protocol, { tokens: o.window }, o.respond));
+  // The fixture refuses a request over the window with the provider's own answer (its count, not the daemon's).
+  const llm = await fixtureLlm(t, { models: { [UPSTREAM]: { context_window: o.window } } });
+  const front = await startResponder(llm, o.respond);
   const home = await tempHome();
   await writeFile(path.join(home, 'config.toml'), windowConfig(front.url, o));
   const s = await startTestServer({ home });

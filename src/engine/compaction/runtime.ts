@@ -18,13 +18,20 @@ export function budgetFor(config: ConfigService, alias: string): WindowBudget | 
   return { window, reserve: reserveFor(window, config.current().loop_control.reserved_context_size, Number.isFinite(maxOutput) ? maxOutput : undefined) };
 }
 
+/** A request refused as too long sets a ceiling below its size (what the provider accepts is less than the estimate said). */
+const CEILING_SHARE = 0.95;
+
 /**
  * An agent's context size: the estimate of the next request, or, when larger, the provider's count
  * of the last request plus the estimate of what the history gained since (Part B token_counting:
- * internal compaction uses both).
+ * internal compaction uses both). It also remembers the size of a request the provider refused as
+ * too long, for that window: a provider counting more than the estimate (its tokenizer, or the
+ * output it reserves, such as Anthropic's max_tokens with a thinking budget) is then not asked again
+ * with as large a request.
  */
 export class ContextGauge {
   private last?: { tokens: number; at: number };
+  private ceiling?: { window: number; tokens: number };
 
   constructor(private readonly history: readonly Message[]) {}
 
@@ -36,6 +43,20 @@ export class ContextGauge {
   /** The history changed under the last count (compaction, undo). */
   reset(): void {
     this.last = undefined;
+  }
+
+  /** The provider refused a request of `tokens` (estimated) on a model of `window`. */
+  refused(window: number, tokens: number): void {
+    const c = this.ceiling?.window === window ? Math.min(this.ceiling.tokens, tokens) : tokens;
+    this.ceiling = { window, tokens: c };
+  }
+
+  /** The budget requests are held to: the model's, narrowed below a refused size on that model. */
+  effective(b: WindowBudget): WindowBudget {
+    if (this.ceiling?.window !== b.window) return b;
+    // Never below a quarter of the window: a refusal that far below it says more of the request than of the window.
+    const ceiling = Math.max(Math.floor(this.ceiling.tokens * CEILING_SHARE), Math.floor(b.window / 4));
+    return { window: Math.min(b.window, ceiling + b.reserve), reserve: b.reserve };
   }
 
   tokens(overhead: number): number {
@@ -74,7 +95,7 @@ export async function compactAgent(a: AgentContext, trigger: CompactionTrigger, 
   const overhead = a.overhead();
   const done = await compact({
     deps: a.deps, sessionId: a.sessionId, agentId: a.agentId, history: a.history, client: await a.client(), trigger, policy,
-    budget: a.budget ?? { window: Number.MAX_SAFE_INTEGER, reserve: 0 }, overhead, tokensBefore: a.gauge.tokens(overhead),
+    budget: a.budget ? a.gauge.effective(a.budget) : { window: Number.MAX_SAFE_INTEGER, reserve: 0 }, overhead, tokensBefore: a.gauge.tokens(overhead),
     maxAttempts: Math.max(1, c.compaction_max_attempts), retryBaseMs: limits.retryBaseMs, idleTimeoutMs: limits.idleTimeoutMs ?? 0, signal: a.signal,
     ...(instruction ? { instruction } : {}),
   });
@@ -91,8 +112,15 @@ export const MANUAL_POLICY: KeepPolicy = { keepTokens: 0, keepCurrentTurn: false
  * provider refuses a request as too long, one compaction keeping less, then the step is retried.
  */
 export function contextHooks(a: AgentContext): { due(): boolean; beforeStep(): Promise<void>; context: TurnContext } {
-  const share = (s: number) => (a.budget ? keepTokens(a.budget, a.overhead(), s) : 0);
-  const due = () => a.budget !== undefined && !fits(a.budget, a.gauge.tokens(a.overhead()));
+  const budget = () => (a.budget ? a.gauge.effective(a.budget) : undefined);
+  const share = (s: number) => {
+    const b = budget();
+    return b ? keepTokens(b, a.overhead(), s) : 0;
+  };
+  const due = () => {
+    const b = budget();
+    return b !== undefined && !fits(b, a.gauge.tokens(a.overhead()));
+  };
   return {
     due,
     beforeStep: async () => {
@@ -100,10 +128,13 @@ export function contextHooks(a: AgentContext): { due(): boolean; beforeStep(): P
     },
     context: {
       // The provider counts more than the estimate (or the window is smaller than configured): keep at most
-      // a quarter of what it refused, whatever the estimate says of the window.
-      overflow: () => compactAgent(a, 'auto', {
-        keepTokens: Math.min(share(KEEP_SHARE_AFTER_REFUSAL), Math.floor(historyTokens(a.history) * KEEP_SHARE_AFTER_REFUSAL)), keepCurrentTurn: true,
-      }),
+      // a quarter of what it refused, and hold later requests below its size.
+      overflow: () => {
+        if (a.budget) a.gauge.refused(a.budget.window, a.gauge.tokens(a.overhead()));
+        return compactAgent(a, 'auto', {
+          keepTokens: Math.min(share(KEEP_SHARE_AFTER_REFUSAL), Math.floor(historyTokens(a.history) * KEEP_SHARE_AFTER_REFUSAL)), keepCurrentTurn: true,
+        });
+      },
       measured: (tokens) => a.gauge.measure(tokens),
     },
   };
