@@ -6,7 +6,8 @@ import { agentIdOf, type Family } from './state.ts';
 // `notice` markers (spec/clients.md B6 `{level, message, event: {code, name, retryable, details}}`, C2 "error /
 // warning"): the turn-error banner of a failed turn is records.ts's (level error); the warnings are here, one per
 // condition this daemon really meets:
-// - a model request that failed and is retried (`turn.step.retrying`): code = the error kind, name `step_retrying`;
+// - a model request that failed and is retried (`turn.step.retrying`): code = the error kind, name `step_retrying`, or
+//   `context_overflow` when the provider refused it as too long for the window (the context is compacted, then one retry);
 // - a step the model ended at its output-token limit or the provider's content filter stopped
 //   (`turn.step.completed` finish_reason `length` / `content_filter`): name `output_truncated` / `content_filtered`;
 // - a hook command that failed or timed out (`hook.result` outcome error / timed_out): name `hook_failed`;
@@ -29,6 +30,12 @@ const FINISH_WARNINGS: Record<string, { name: string; message: string }> = {
 
 export const recordsNotices = {
   'turn.step.retrying': ({ rec: s }, p, e) => {
+    if (p.error.kind === 'context_overflow') {
+      warning(s, agentIdOf(p), e, `The request was too long for the model's context window (${p.error.message}): the context is compacted and the step retried once.`, 'llm', {
+        code: p.error.kind, name: 'context_overflow', retryable: true, details: { ...status(p.error.status), attempt: p.attempt, nextAttempt: p.next_attempt },
+      });
+      return;
+    }
     const max = p.max_attempts !== undefined ? ` of ${p.max_attempts}` : '';
     warning(s, agentIdOf(p), e, `${p.error.message} (retrying: attempt ${p.next_attempt}${max} in ${Math.round(p.delay_ms / 100) / 10} s)`, 'llm', {
       code: p.error.kind, name: 'step_retrying', retryable: true, details: { ...status(p.error.status), attempt: p.attempt, nextAttempt: p.next_attempt },

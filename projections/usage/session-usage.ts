@@ -140,7 +140,7 @@ function reduce(u: SessionUsage, e: KnownEvent): SessionUsage {
       return { ...u, turn_count: u.turn_count + 1, in_flight };
     }
     case 'compaction.completed':
-      return main ? compacted(u, e.payload.usage) : u;
+      return main ? compacted(u, e.payload.usage, num(e.payload.kept_chars)) : u;
     case 'session.undone': {
       const undo = undoOf(e.payload);
       return undo.agentId === MAIN ? contextChanged(u, num(undo.contextChars)) : u;
@@ -160,10 +160,13 @@ function contextChanged(u: SessionUsage, chars: number): SessionUsage {
   return next;
 }
 
-/** A compaction: its summary message follows its event and is counted as it is created; its request's tokens are summed. */
-function compacted(u: SessionUsage, usage: Partial<Usage> | undefined): SessionUsage {
+/**
+ * A compaction: the context restarts from the messages it kept (`keptChars`); its summary message follows
+ * the event and is counted as it is created; its requests' tokens are summed.
+ */
+function compacted(u: SessionUsage, usage: Partial<Usage> | undefined, keptChars: number): SessionUsage {
   return {
-    ...contextChanged(u, 0),
+    ...contextChanged(u, keptChars),
     input_tokens: u.input_tokens + num(usage?.input_tokens), output_tokens: u.output_tokens + num(usage?.output_tokens),
     cache_read_tokens: u.cache_read_tokens + num(usage?.cache_read_tokens), cache_creation_tokens: u.cache_creation_tokens + num(usage?.cache_creation_tokens),
   };

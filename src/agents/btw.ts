@@ -44,7 +44,7 @@ export async function createBtwAgent(
   return new SessionRuntime(deps, session.id, session.workspace_id, history, { id: agentId, toolScope: { only: BTW_TOOLS }, ...(system ? { system } : {}) });
 }
 
-/** After a restart: the `:btw` agent's history is the main history up to its fork point plus its own messages. */
+/** After a restart: the `:btw` agent's history is the main history up to its fork point, then its own events replayed over it. */
 export async function rebuildBtwAgent(deps: RuntimeDeps, session: SessionRecord, agentId: string): Promise<SessionRuntime | undefined> {
   // One read: the agent's own messages, and every event to replay the main context as it was at the fork.
   const own = await loadMessages(deps.journal, session.id, agentId);
@@ -54,7 +54,10 @@ export async function rebuildBtwAgent(deps: RuntimeDeps, session: SessionRecord,
   for (const e of own.events.slice(0, at)) replayContext(mainAtFork, e, 'main');
   const forkId = (own.events[at]!.payload as SubagentSpawnedPayload).forked_from_message_id;
   const cut = forkId ? mainAtFork.findIndex((m) => m.id === forkId) + 1 : 0;
-  const rt = new SessionRuntime(deps, session.id, session.workspace_id, [...mainAtFork.slice(0, cut), ...own.messages], {
+  // The agent's own events replayed over the fork's prefix: its compactions replace messages of both.
+  const history = mainAtFork.slice(0, cut);
+  for (const e of own.events.slice(at + 1)) replayContext(history, e, agentId);
+  const rt = new SessionRuntime(deps, session.id, session.workspace_id, history, {
     id: agentId, toolScope: { only: BTW_TOOLS }, ...recordedSystem(own.events, agentId),
   });
   for (const e of own.events) {

@@ -7,6 +7,8 @@ import { clientFor, type ClientCache, type TokenSource } from '../engine/model-r
 import type { ToolExecutor } from '../engine/tools.ts';
 import { runTurn, type LoopLimits, type TurnDeps, type TurnOutcome } from '../engine/turn.ts';
 import { subagentSystemPrompt } from '../engine/system-prompt.ts';
+import { overheadTokens } from '../engine/compaction/budget.ts';
+import { budgetFor, ContextGauge, contextHooks } from '../engine/compaction/runtime.ts';
 import { truncateHead } from '../tools/truncate.ts';
 import { SubagentEvents } from './events.ts';
 import type { SubagentFailure, SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
@@ -95,11 +97,18 @@ async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnReq
     ]);
     const client = await clientFor(deps, req.bound.model, deps.clients);
     const parentSystem = deps.parentSystem(req.sessionId);
+    const system = parentSystem !== undefined ? subagentSystemPrompt(parentSystem) : undefined;
+    const toolScope = { exclude: SUBAGENT_EXCLUDED_TOOLS, ...(req.only ? { only: req.only } : {}) };
+    // The subagent's own history compacts like the main agent's, with its bound model's window.
+    const context = contextHooks({
+      deps, sessionId: req.sessionId, agentId, history, gauge: new ContextGauge(history), signal: task.controller.signal,
+      budget: budgetFor(deps.config, req.bound.model.alias), client: async () => client,
+      overhead: () => overheadTokens(system, deps.tools.specs(req.sessionId, req.disabledTools ?? [], { agentId, ...toolScope })),
+    });
     outcome = await runTurn({
       deps, sessionId: req.sessionId, turnId, history, client, thinking: req.bound.thinking, tools: deps.tools, subagents: launcher, disabledTools: req.disabledTools ?? [],
-      agentId, toolScope: { exclude: SUBAGENT_EXCLUDED_TOOLS, ...(req.only ? { only: req.only } : {}) },
-      limits: deps.limits(), signal: task.controller.signal, takeSteered: () => [], closing: () => deps.stopping(),
-      ...(parentSystem !== undefined ? { system: () => subagentSystemPrompt(parentSystem) } : {}),
+      agentId, toolScope, limits: deps.limits(), signal: task.controller.signal, takeSteered: () => [], closing: () => deps.stopping(),
+      ...(system !== undefined ? { system: () => system } : {}), beforeStep: () => context.beforeStep(), context: context.context,
     });
   } catch (err) {
     outcome = { reason: 'failed', error: { kind: 'internal', message: (err as Error).message }, usage: { ...ZERO }, steps: 0 };

@@ -254,7 +254,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     webFetch: webFetchLimitsFromEnv(process.env), stamps,
   });
   const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, images, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks, notes,
+    home, journal, bus, clock, ids, uploads, images, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks, notes,
     ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.

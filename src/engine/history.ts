@@ -3,6 +3,7 @@ import { filePartText } from '../media/file-part.ts';
 import { RequestMedia, type MediaModel, type ModelMediaFiles } from '../media/model-media.ts';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart, VideoPart } from '../providers/wire/types.ts';
 import { CompactionEvents } from './compaction/events.ts';
+import { applyTruncations } from './compaction/plan.ts';
 import type { CompactionCompletedPayload, SessionUndonePayload } from '../../protocol/events/compaction.ts';
 import { survivors, undoOf } from '../../projections/undo.ts';
 import { EngineEvents } from './events.ts';
@@ -12,8 +13,8 @@ const PAGE = 1000;
 
 /**
  * Folds one journal event into an agent's model context, as the runtime changed it live:
- * messages append; `compaction.completed` drops the replaced leading messages and its
- * summary goes first; `session.undone` drops the undone suffix (docs/compaction-undo.md).
+ * messages append; `compaction.completed` drops the replaced leading messages (and cuts the
+ * kept tool results it names) and its summary goes first; `session.undone` drops the undone suffix (docs/compaction-undo.md).
  */
 export function replayContext(messages: Message[], e: { type: string; payload: any }, agentId: string): void {
   if ((e.payload?.agent_id ?? 'main') !== agentId) return;
@@ -22,7 +23,9 @@ export function replayContext(messages: Message[], e: { type: string; payload: a
     if (m.metadata?.compaction) messages.unshift(m);
     else messages.push(m);
   } else if (e.type === CompactionEvents.completed) {
-    messages.splice(0, (e.payload as CompactionCompletedPayload).replaced_messages);
+    const p = e.payload as CompactionCompletedPayload;
+    messages.splice(0, p.replaced_messages);
+    applyTruncations(messages, p.truncated_results);
   } else if (e.type === CompactionEvents.undone) {
     const kept = survivors(messages, undoOf(e.payload as SessionUndonePayload), (m) => m.id);
     messages.splice(0, messages.length, ...kept);

@@ -5,11 +5,11 @@ import type { LiveSessions } from '../sessions/live.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
-import { compact, type CompactionDeps } from './compaction/compact.ts';
+import type { CompactionDeps } from './compaction/compact.ts';
 import { CompactionSlot } from './compaction/slot.ts';
-import { compactionInput, needsAutoCompaction } from './compaction/runtime.ts';
+import { budgetFor, compactAgent, ContextGauge, contextHooks, MANUAL_POLICY, type AgentContext } from './compaction/runtime.ts';
+import { overheadTokens } from './compaction/budget.ts';
 import { CompactionEvents } from './compaction/events.ts';
-import type { CompactionTrigger } from '../../protocol/events/compaction.ts';
 import { EngineEvents } from './events.ts';
 import type { Message, TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
 import { contextLimit } from '../sessions/info.ts';
@@ -83,6 +83,8 @@ export class SessionRuntime {
   private active?: ActiveTurn;
   /** A manual compaction in progress: prompts queue behind it and the session is busy. */
   private readonly compaction: CompactionSlot;
+  /** The context size the automatic compactions go by. */
+  private readonly gauge: ContextGauge;
   private draining?: Promise<void>;
   private closed = false;
 
@@ -91,6 +93,7 @@ export class SessionRuntime {
     private readonly agent: AgentSpec = { id: MAIN_AGENT },
   ) {
     this.compaction = new CompactionSlot(deps, sessionId);
+    this.gauge = new ContextGauge(history);
   }
 
   get agentId(): string {
@@ -139,20 +142,20 @@ export class SessionRuntime {
    */
   startCompaction(model: ResolvedModel, instruction?: string): void {
     this.compaction.start(
-      async (signal) => { await this.compactNow(await this.client(model), 'manual', 0, signal, instruction); },
+      async (signal) => { await compactAgent(this.agentContext(model, [], signal), 'manual', MANUAL_POLICY, instruction); },
       // A queued prompt's turn takes the busy over without an idle flip (see turn()).
       () => this.queue.length > 0 && !this.closed,
     );
   }
 
-  private compactNow(client: ModelClient | { kind: string; message: string }, trigger: CompactionTrigger, keep: number, signal: AbortSignal, instruction?: string) {
-    return compact(compactionInput(this.deps, this.sessionId, this.history, { client, trigger, keep, signal, ...(instruction ? { instruction } : {}) }));
-  }
-
-  private async autoCompact(step: number, model: ResolvedModel, client: ModelClient, signal: AbortSignal): Promise<void> {
-    if (this.isMain && needsAutoCompaction(this.deps, this.sessionId, this.history, model.alias, step)) {
-      await this.compactNow(client, 'auto', step === 1 ? 1 : 0, signal);
-    }
+  /** This agent's context as its compactions see it, with the model (and tools) of the turn or the `:compact`. */
+  private agentContext(model: ResolvedModel, disabledTools: readonly string[], signal: AbortSignal): AgentContext {
+    const scope = { agentId: this.agentId, ...this.agent.toolScope };
+    return {
+      deps: this.deps, sessionId: this.sessionId, agentId: this.agentId, history: this.history, gauge: this.gauge, signal,
+      budget: budgetFor(this.deps.config, model.alias), client: () => this.client(model),
+      overhead: () => overheadTokens(this.requestSystem(), this.deps.tools.specs(this.sessionId, disabledTools, scope)),
+    };
   }
 
   /**
@@ -165,6 +168,7 @@ export class SessionRuntime {
     if (!plan.ok) return { plan };
     const payload = undonePayload(plan, events);
     this.history.splice(0, this.history.length, ...plan.remaining);
+    this.gauge.reset();
     return { plan, written: this.deps.journal.append([{ stream: this.sessionId, type: CompactionEvents.undone, payload }]) };
   }
 
@@ -295,7 +299,8 @@ export class SessionRuntime {
     // Step 1's step.started joins the turn's first batch when the client is at hand (the turn will
     // run a step) and no auto-compaction goes first.
     const known = clientNow(plan.model, this.deps.clients);
-    const stepOne = known !== undefined && !(this.isMain && needsAutoCompaction(deps, this.sessionId, this.history, plan.model.alias, 1));
+    const context = contextHooks(this.agentContext(plan.model, plan.disabledTools, active.controller.signal));
+    const stepOne = known !== undefined && !context.due();
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
     const started = Promise.all([prompt.accepted, deps.journal.append([
@@ -327,7 +332,7 @@ export class SessionRuntime {
         agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed, system: () => this.requestSystem(),
         ...(this.isMain && deps.notes ? { takeNotes: () => deps.notes!.take(this.sessionId) } : {}),
-        beforeStep: (step) => this.autoCompact(step, plan.model, client, active.controller.signal),
+        beforeStep: () => context.beforeStep(), context: context.context,
       });
     }
     if (!outcome) return;

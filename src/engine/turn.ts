@@ -68,6 +68,16 @@ export interface TurnInput {
   system?(): string | undefined;
   /** Runs before each step (auto-compaction, docs/compaction-undo.md). */
   beforeStep?(step: number): Promise<void>;
+  /** Keeps the context inside the model's window (docs/compaction-undo.md). */
+  context?: TurnContext;
+}
+
+/** A turn's hold on its context size (src/engine/compaction/runtime.ts). */
+export interface TurnContext {
+  /** The provider refused the step's request as too long: compacts; true when the context changed (the step is retried once). */
+  overflow(step: number): Promise<boolean>;
+  /** The provider's count of the request just answered (input + output), its answer already in the history. */
+  measured(tokens: number): void;
 }
 
 export interface TurnOutcome {
@@ -115,6 +125,7 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
     addUsage(usage, result);
     const message = buildMessage(t, result.parts);
     t.history.push(message);
+    t.context?.measured(result.usage.input + result.usage.output);
     const context_tokens = contextTokens(t, result);
     await emit([
       { type: EngineEvents.messageCreated, payload: { ...base, message } },
@@ -174,6 +185,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
       agent_id: agentOf(t), turn_id: t.turnId, step, tool_call_id: call.id, tool_name: call.name, delta, offset,
     }, offset),
   };
+  let compacted = false;
   for (let attempt = 1; ; attempt++) {
     const building = performance.now();
     const messages = await toModelMessages(t.history, { files: t.deps, sessionId: t.sessionId, model: t.client });
@@ -186,6 +198,16 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     const result = await traced(t.sessionId, () => runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS));
     await ready;
     result.timing = { request_build_ms: Math.round(built * 10) / 10, ...result.timing };
+    if (result.error?.kind === 'context_overflow' && t.context && !t.signal.aborted) {
+      // Compact and retry once; a second refusal (or a compaction that changed nothing) fails the step.
+      if (!compacted && await retryCompacted(t, step, attempt, result, emit)) {
+        compacted = true;
+        continue;
+      }
+      result.error = { ...result.error, message: compacted ? `the request still exceeds the model's context window after compaction: ${result.error.message}`
+        : `the request exceeds the model's context window and the context could not be compacted: ${result.error.message}` };
+      return result;
+    }
     if (!result.error || result.error.kind !== 'transient' || attempt >= t.limits.maxAttempts || t.signal.aborted) {
       if (result.error && t.signal.aborted) result.error = { kind: 'aborted', message: 'turn cancelled' };
       return result;
@@ -201,6 +223,18 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     }]);
     if (!(await sleep(delay_ms, t.signal))) return { ...result, parts: [], error: { kind: 'aborted', message: 'turn cancelled' } };
   }
+}
+
+/** The provider refused the request as too long: journals the retry (a visible warning), then compacts. */
+async function retryCompacted(t: TurnInput, step: number, attempt: number, result: AttemptResult, emit: Emit): Promise<boolean> {
+  await emit([...partialEvents(t, result.parts, { interrupted: true, retried: true }), {
+    type: EngineEvents.stepRetrying,
+    payload: {
+      agent_id: agentOf(t), turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms: 0, error: errOf(result.error!),
+      max_attempts: Math.max(t.limits.maxAttempts, attempt + 1),
+    },
+  }]);
+  return t.context!.overflow(step);
 }
 
 type DeltaType = typeof EngineEvents.assistantDelta | typeof EngineEvents.thinkingDelta | typeof ToolEvents.callDelta;

@@ -95,7 +95,9 @@ function modelAnswers(events: JournalLine[]): Answer[] {
       const a = byMessage.get(String(p.message_id));
       if (a) Object.assign(a, { usage: p.usage, finish: p.finish_reason });
     } else if (e.type === 'turn.step.retrying') {
-      failed(agentId, { kind: 'transient', message: String(p.error?.message ?? 'retried'), ...(p.error?.status !== undefined ? { status: p.error.status } : {}) });
+      // A refusal as too long replays as such (the engine then compacts); any other retried failure was transient.
+      const kind = p.error?.kind === 'context_overflow' ? 'context_overflow' : 'transient';
+      failed(agentId, { kind, message: String(p.error?.message ?? 'retried'), ...(p.error?.status !== undefined ? { status: p.error.status } : {}) });
     } else if (e.type === 'turn.step.interrupted') {
       failed(agentId, p.reason === 'cancelled'
         ? { kind: 'aborted', message: 'turn cancelled' }

@@ -63,15 +63,23 @@ for (const [type, protocol] of PROTOCOLS) {
     const png = pngBase64(64, 48);
     await failsWithRefusal(t, started, 3, { content: [{ type: 'text', text: 'look' }, { type: 'image', source: { kind: 'base64', media_type: 'image/png', data: png } }] }, 'image_in');
 
-    // A window just above the last request: the next prompt's 8,000 more characters do not fit.
+    // A window just above the last request: the next prompt's 8,000 more characters do not fit, even after the
+    // compaction the refusal triggers (the prompt itself stays): refused, compacted once, refused again, failed.
     const last = llm.requests.at(-1)!.body;
     const max = Number(last.max_tokens ?? last.max_completion_tokens ?? 0);
     llm.setModel(UPSTREAM, { ...DEFAULT_MODEL, context_window: estimateInputTokens(protocol, last) + max + 500 });
-    await failsWithRefusal(t, started, 4, 'x'.repeat(8000), 'context_window');
+    llm.setScript({ events: [{ text: 'SUMMARY' }] }, scripts.helloText);
+    const before = llm.refusals.length;
+    await prompt(started, 'x'.repeat(8000));
+    const ended = (await turnEnded(started, 4, 60_000)).payload;
+    t.deepEqual(llm.refusals.slice(before).map((r) => r.rule), ['context_window', 'context_window']);
+    t.is(ended.reason, 'failed');
+    t.like(ended.error, { kind: 'context_overflow', status: 400 });
+    t.true(ended.error.message.endsWith(llm.refusals.at(-1)!.message), 'the turn fails with the provider message');
 
     llm.setModel(UPSTREAM, DEFAULT_MODEL);
     await prompt(started, 'still there?');
     t.is((await turnEnded(started, 5, 60_000)).payload.reason, 'completed', 'the scripted reply waited for a request that passes');
-    t.is(llm.requests.filter((r) => !r.refusal).length, 2);
+    t.is(llm.requests.filter((r) => !r.refusal).length, 3, 'the prompts that passed and the summary request');
   });
 }

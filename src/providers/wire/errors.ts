@@ -11,6 +11,20 @@ const QUOTA_EXHAUSTED = new RegExp([
   String.raw`billing`, String.raw`out of credits?`,
 ].join('|'), 'i');
 const TRANSIENT_TEXT = /overloaded|rate.?limit|unavailable|timeout|timed out|internal|server_error|api_error|temporar/i;
+/**
+ * A provider refusing a request longer than the model's context window, in each protocol's words: Anthropic
+ * "prompt is too long: N tokens > M maximum" and "input length and `max_tokens` exceed context limit"; OpenAI chat
+ * completions and Responses `context_length_exceeded` ("maximum context length is N tokens", "Your input exceeds the
+ * context window of this model"); Gemini "The input token count (N) exceeds the maximum number of tokens allowed (M)";
+ * and the gateways' phrasings (vLLM, OpenRouter, Mistral, Bedrock "Input is too long", Moonshot "exceeded model token
+ * limit", "too many tokens", "reduce the length of the messages").
+ */
+const CONTEXT_OVERFLOW = new RegExp([
+  'prompt is too long', '(?:input|prompt|request) is too (?:long|large)', 'context[_ ]length[_ ]exceeded', 'maximum context length',
+  'exceed\\w*[^.]{0,40}context', 'context (?:window|length|limit)[^.]{0,20}exceed', 'input token count[^.]*exceed',
+  'exceeds? the maximum number of (?:input )?tokens', 'too many (?:input )?tokens', 'reduce the length of the (?:messages|input|prompt)',
+  'exceeded (?:the )?model(?:\'s)? token limit',
+].join('|'), 'i');
 const NET_CODES = new Set([
   'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH',
   'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
@@ -35,6 +49,7 @@ export function classifyError(err: unknown, signal?: AbortSignal): WireError {
   if (APICallError.isInstance(err)) return fromApiCall(err);
   if (isNetworkError(err)) return { kind: 'transient', message: `connection error: ${messageOf(err)}` };
   const text = describe(err);
+  if (CONTEXT_OVERFLOW.test(text)) return { kind: 'context_overflow', message: messageOf(err) };
   if (QUOTA_EXHAUSTED.test(text)) return { kind: 'quota', message: messageOf(err) };
   if (TRANSIENT_TEXT.test(text)) return { kind: 'transient', message: messageOf(err) };
   return { kind: 'other', message: messageOf(err) };
@@ -62,6 +77,9 @@ function fromStatus(status: number, message: string, headers: Record<string, str
   const base = { status, message, ...(retry !== undefined ? { retry_after_ms: retry } : {}) };
   if (status === 429) return { ...base, kind: QUOTA_EXHAUSTED.test(`${message}\n${body ?? ''}`) ? 'quota' : 'transient' };
   if (status === 401 || status === 403) return { ...base, kind: 'auth' };
+  // Before the 5xx rule: a gateway answering an over-long prompt with a 500 must not be retried as it is.
+  // 413: the request body is over the provider's size limit (Anthropic `request_too_large`); a smaller context fits.
+  if (status === 413 || CONTEXT_OVERFLOW.test(`${message} ${body ?? ''}`)) return { ...base, kind: 'context_overflow' };
   if (status === 408 || status >= 500) return { ...base, kind: 'transient' };
   if (status >= 400) return { ...base, kind: 'bad_request' };
   return { ...base, kind: 'other' };

@@ -61,12 +61,13 @@ export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' |
 /** Token counts of one model request; absent counts are 0. */
 export interface Usage { input: number; output: number; cache_read: number; cache_creation: number }
 
-export type WireErrorKind = 'transient' | 'quota' | 'auth' | 'bad_request' | 'aborted' | 'other';
+export type WireErrorKind = 'transient' | 'quota' | 'auth' | 'bad_request' | 'context_overflow' | 'aborted' | 'other';
 
 /**
  * A classified failure. `transient` (connection errors, timeouts, dropped streams, 429, 5xx) is the
- * only kind loop_control retries; `quota` is a 429 for exhausted quota or balance; `aborted` means
- * our own AbortSignal fired.
+ * only kind loop_control retries; `quota` is a 429 for exhausted quota or balance; `context_overflow`
+ * is the provider refusing a request longer than the model's context window (the engine compacts and
+ * retries once); `aborted` means our own AbortSignal fired.
  */
 export interface WireError {
   kind: WireErrorKind;

@@ -121,3 +121,42 @@ test('a timeout composed into the signal is transient, not a user abort', async 
   const c = await collect(fixtureClient(f.url, 'chat_compat'), userSays('hi'), AbortSignal.timeout(100));
   t.like(c.error, { kind: 'transient', message: 'request timed out' });
 });
+
+/** Each protocol's own answer to a request over the model's context window (status, code, message). */
+const OVERFLOW: Record<(typeof WIRE_TYPES)[number], { status: number; code?: string; message: string }> = {
+  chat_compat: { status: 400, code: 'context_length_exceeded', message: 'This model\'s maximum context length is 32000 tokens. However, your messages resulted in 40000 tokens. Please reduce the length of the messages.' },
+  svc: { status: 400, code: 'context_length_exceeded', message: 'This model\'s maximum context length is 32000 tokens. However, your messages resulted in 40000 tokens. Please reduce the length of the messages.' },
+  chat_compat_responses: { status: 400, code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model. Please adjust your input and try again.' },
+  messages_api: { status: 400, message: 'prompt is too long: 40000 tokens > 32000 maximum' },
+  genai: { status: 400, message: 'The input token count (40000) exceeds the maximum number of tokens allowed (32000).' },
+  cloud_ai: { status: 400, message: 'The input token count (40000) exceeds the maximum number of tokens allowed (32000).' },
+};
+
+/** Gateways' phrasings (vLLM, Bedrock, Moonshot, a proxy answering 500, Anthropic's max_tokens form, a body-size 413). */
+const GATEWAY_OVERFLOW: Array<{ status: number; message: string }> = [
+  { status: 400, message: 'This model\'s maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).' },
+  { status: 400, message: 'Input is too long for requested model.' },
+  { status: 400, message: 'Invalid request: Your request exceeded model token limit: 8192' },
+  { status: 500, message: 'litellm.ContextWindowExceededError: context length exceeded' },
+  { status: 400, message: 'input length and `max_tokens` exceed context limit: 30000 + 4096 > 32000, decrease input length or `max_tokens` and try again' },
+  { status: 413, message: 'Request exceeds the maximum allowed number of bytes.' },
+];
+
+for (const type of WIRE_TYPES) {
+  test(`${type}: the provider's context-length error is context_overflow, not a plain bad_request`, async (t) => {
+    const f = await fixtureLlm(t);
+    const o = OVERFLOW[type];
+    f.setScript({ kind: 'error', ...o }, ...GATEWAY_OVERFLOW.map((g) => ({ kind: 'error' as const, ...g })), scripts.badRequest);
+    const client = fixtureClient(f.url, type, {}, MODEL);
+    t.like((await collect(client, userSays('hi'))).error, { kind: 'context_overflow', status: o.status, message: o.message });
+    for (const g of GATEWAY_OVERFLOW) t.like((await collect(client, userSays('hi'))).error, { kind: 'context_overflow', status: g.status }, g.message);
+    // Any other 400 stays a bad request.
+    t.like((await collect(client, userSays('hi'))).error, { kind: 'bad_request', status: 400 });
+  });
+}
+
+test('messages_api: a context-length error inside the stream is context_overflow', async (t) => {
+  const f = await fixtureLlm(t);
+  f.setScript({ events: [{ text: 'x' }], stream_error: { after: 1, message: 'prompt is too long: 40000 tokens > 32000 maximum', code: 'invalid_request_error' } });
+  t.like((await collect(fixtureClient(f.url, 'messages_api', {}, MODEL), userSays('hi'))).error, { kind: 'context_overflow' });
+});
