@@ -23,7 +23,6 @@ import { patchToml } from './toml-edit.ts';
 import { sameData } from './toml-value.ts';
 import { ensureTuiFile } from './tui.ts';
 import { toConfigView } from './view.ts';
-import { FileWatcher } from './watch.ts';
 
 export interface ConfigServiceOptions {
   /** Environment to read overrides from (default process.env); read once, never written back. */
@@ -48,7 +47,8 @@ const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperC
 /**
  * The global configuration (`<home>/config.toml`): the raw document (unknown
  * keys kept on every write), its resolution with defaults and env overrides,
- * atomic merge-patch writes, the optional file watcher and `event.config.changed`.
+ * merge-patch writes that edit the file in place, `reload()` (for the watchers, src/config/watchers.ts)
+ * and `event.config.changed` (also emitted here as `changed` with the fields).
  */
 export class ConfigService extends EventEmitter {
   private raw: Doc = {};
@@ -61,7 +61,6 @@ export class ConfigService extends EventEmitter {
   private closed = false;
   private readonly env: EnvOverrides;
   private readonly batcher: ChangeBatcher;
-  private readonly watcher: FileWatcher;
   private readonly log: Logger;
   private readonly lockTimeoutMs: number;
   /** `event.config.changed` goes to the journal's global stream. */
@@ -76,7 +75,6 @@ export class ConfigService extends EventEmitter {
     const window = opts.changeWindowMs ?? (Number(env.SVC_CODE_CONFIG_EVENT_WINDOW_MS) || CHANGE_WINDOW_MS);
     this.batcher = new ChangeBatcher(window, (fields) => this.publish(fields));
     this.lockTimeoutMs = opts.lockTimeoutMs ?? (Number(env.SVC_CODE_CONFIG_LOCK_TIMEOUT_MS) || 10_000);
-    this.watcher = new FileWatcher(file, () => void this.reload().catch((err) => deps.log.error({ err }, 'config reload failed')), deps.log);
   }
 
   static async load(home: string, deps: { journal: EventJournal; log: Logger }, opts?: ConfigServiceOptions): Promise<ConfigService> {
@@ -98,7 +96,6 @@ export class ConfigService extends EventEmitter {
     }
     this.recompute();
     for (const w of this.warnings()) this.log.warn(w);
-    this.syncWatcher();
   }
 
   /** Writes the first-run document; false when the file appeared meanwhile. */
@@ -203,8 +200,7 @@ export class ConfigService extends EventEmitter {
       }
       const after = this.view();
       this.announce([...new Set([...changedFields(before, after), ...touched])]);
-      this.syncWatcher();
-      return after;
+        return after;
     }));
   }
 
@@ -263,8 +259,7 @@ export class ConfigService extends EventEmitter {
       this.adopt(read.doc, read.text);
       for (const w of this.resolveWarnings) this.log.warn(w);
       this.announce(changedFields(before, this.view()));
-      this.syncWatcher();
-    });
+      });
   }
 
   private announce(fields: string[]): void {
@@ -283,11 +278,6 @@ export class ConfigService extends EventEmitter {
     }
   }
 
-  private syncWatcher(): void {
-    if (this.resolved.watch.enabled && !this.closed) this.watcher.start();
-    else this.watcher.stop();
-  }
-
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lock.then(fn, fn);
     this.lock = run.catch(() => undefined);
@@ -296,7 +286,6 @@ export class ConfigService extends EventEmitter {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.watcher.stop();
     await this.lock;
     await this.batcher.close();
   }
