@@ -92,6 +92,8 @@ function keptIndexes(b: unknown[], a: unknown[]): number[] | undefined {
 
 class Editor {
   private readonly edits: Edit[] = [];
+  /** Sections this patch removes, with where their removal starts (nothing is inserted inside a removal). */
+  private readonly removed = new Map<Section, number>();
   private readonly nl: string;
   private readonly text: string;
 
@@ -153,8 +155,7 @@ class Editor {
     }
     for (let i = n; i < b.length; i++) this.remove([...path, i]);
     if (a.length > b.length) {
-      const under = this.l.sectionsUnder(path);
-      this.insertBlocks(under[under.length - 1].bodyEnd, a.slice(b.length).map((el) => this.arrayBlock(path, el)));
+      this.insertBlocks(this.afterSectionsUnder(path), a.slice(b.length).map((el) => this.arrayBlock(path, el)));
     }
   }
 
@@ -194,7 +195,11 @@ class Editor {
     const e = this.l.entry(path);
     if (e?.inline) throw new Unsupported(`${formatPath(path)} is written inside an inline value`);
     const sections = this.l.sectionsUnder(path);
-    for (const s of sections) this.edit(this.l.ownedFrom(s.start), s.next < this.text.length ? this.l.ownedFrom(s.next) : s.next, '');
+    for (const s of sections) {
+      const from = this.l.ownedFrom(s.start);
+      this.removed.set(s, from);
+      this.edit(from, s.next < this.text.length ? this.l.ownedFrom(s.next) : s.next, '');
+    }
     const lines = this.l.linesUnder(path).filter((x) => !sections.includes(x.section));
     if (e && !sections.includes(e.section)) lines.push(e);
     for (const x of lines) this.edit(this.l.lineStart(x.node.range[0]), this.l.lineEnd(x.node.range[1]), '');
@@ -242,13 +247,21 @@ class Editor {
 
   /** New sections go after the last section under `parent` (so a new provider joins the others), else at the end. */
   private insertSections(parent: KeyPath, blocks: string[]): void {
-    const under = parent.length ? this.l.sectionsUnder(parent) : [];
-    this.insertBlocks(under.length ? under[under.length - 1].bodyEnd : this.text.length, blocks);
+    this.insertBlocks(parent.length ? this.afterSectionsUnder(parent) : this.text.length, blocks);
+  }
+
+  /** After the last kept section under `path`; where the last removed one was when none is kept; else the end. */
+  private afterSectionsUnder(path: KeyPath): number {
+    const under = this.l.sectionsUnder(path);
+    const kept = under.filter((s) => !this.removed.has(s));
+    if (kept.length) return kept[kept.length - 1].bodyEnd;
+    return under.length ? this.removed.get(under[under.length - 1])! : this.text.length;
   }
 
   private insertBlocks(pos: number, blocks: string[]): void {
     const nl = this.nl;
-    const before = pos === 0 ? '' : this.text[pos - 1] === '\n' ? nl : nl + nl;
+    const blankAbove = pos > 0 && this.text.slice(this.l.lineStart(pos - 1), pos).trim() === '';
+    const before = pos === 0 || (blankAbove && this.text[pos - 1] === '\n' && pos > 1) ? '' : this.text[pos - 1] === '\n' ? nl : nl + nl;
     const after = pos < this.text.length && !/[\r\n]/.test(this.text[pos]) ? nl : '';
     this.edit(pos, pos, `${before}${blocks.join(nl + nl)}${nl}${after}`, 0, pos === 0);
   }
