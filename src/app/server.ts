@@ -125,6 +125,7 @@ export interface Services extends Omit<Projections, 'all'> {
   mcp: McpService;
   /** /api/v2/mcp: the layers' catalog, the user file, probes. */
   mcpManagement: McpManagement;
+  configWatchers: ConfigWatchers;
   /** OAuth flows of MCP servers. */
   mcpOAuth: OAuthFlows;
   /** Installed plugins (docs/plugins.md). */
@@ -275,7 +276,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, liveTranscripts, fileHistory, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
+    questions, tools, mcp, mcpManagement, configWatchers, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
