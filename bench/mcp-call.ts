@@ -23,7 +23,8 @@ runBench('mcp-call', 3 * 60_000, async (scope) => {
   await api('GET', `/api/v1/sessions/${sid}/status`);
   const { tools, mcp } = server.services;
   await mcp.ready(sid);
-  if (!mcp.servers(sid).every((x) => x.status === 'connected')) throw new Error(`fixture not connected: ${JSON.stringify(mcp.servers(sid))}`);
+  const listed = await mcp.servers(sid);
+  if (!listed.every((x) => x.status === 'connected')) throw new Error(`fixture not connected: ${JSON.stringify(listed)}`);
 
   // The same fixture server, called straight through the SDK.
   const client = new Client({ name: 'bench', version: '1' });

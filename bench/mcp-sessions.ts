@@ -29,7 +29,7 @@ runBench('mcp-sessions', 4 * 60_000, async (scope) => {
     return performance.now() - s0;
   }));
   const allReadyMs = performance.now() - t0;
-  const connected = ids.flatMap((id) => mcp.servers(id)).filter((x) => x.status === 'connected').length;
+  const connected = (await Promise.all(ids.map((id) => mcp.servers(id)))).flat().filter((x) => x.status === 'connected').length;
   if (connected !== SESSIONS * SERVERS) throw new Error(`only ${connected} of ${SESSIONS * SERVERS} servers connected`);
   await sleep(2000);
   const daemonRss = await rssMb(process.pid);

@@ -28,9 +28,9 @@ test('pick a model, thinking and permission mode; an @ mention; an attachment; a
   const model = page.getByLabel('Model', { exact: true });
   await model.locator('option', { hasText: 'fx/second' }).waitFor({ state: 'attached' });
   await model.selectOption('fx/second');
-  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).model === 'fx/second', 10_000, 'the model set on the session');
+  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).model === 'fx/second', 30_000, 'the model set on the session');
   await page.getByLabel('Thinking').selectOption('high');
-  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).thinking_level === 'high', 10_000, 'thinking set');
+  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).thinking_level === 'high', 30_000, 'thinking set');
   await shot('pickers');
 
   // @ mention: typing "@REA" offers README.md from fs:search; Enter puts its path in the prompt.
@@ -49,18 +49,21 @@ test('pick a model, thinking and permission mode; an @ mention; an attachment; a
 
   // Permission mode yolo: a Bash call runs without an approval card.
   await page.getByLabel('Permission mode').selectOption('yolo');
-  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).permission === 'yolo', 10_000, 'yolo set');
+  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).permission === 'yolo', 30_000, 'yolo set');
   llm.setScript({ events: [{ tool_call: { id: 'b1', name: 'Bash', args: { command: 'echo no-approval-needed' } } }] }, scripts.helloText);
   await prompt.fill('run it');
   await prompt.press('Enter');
-  await page.locator('.tool[data-tool="Bash"] .tool-out', { hasText: 'no-approval-needed' }).waitFor();
+  const bash = page.locator('.tool[data-tool="Bash"]');
+  await bash.locator('.tool-state', { hasText: 'exit 0' }).waitFor();
+  await bash.locator('.tool-head').click();
+  await bash.locator('.tool-out', { hasText: 'no-approval-needed' }).waitFor();
   t.is(await page.getByRole('group', { name: 'Approval' }).count(), 0);
 
   // Plan mode on, then off again, through the profile.
   await page.getByLabel('Plan mode').check();
-  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).plan_mode === true, 10_000, 'plan mode on');
+  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).plan_mode === true, 30_000, 'plan mode on');
   await page.getByLabel('Plan mode').uncheck();
-  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).plan_mode === false, 10_000, 'plan mode off');
+  await until(async () => (await api('GET', `/api/v1/sessions/${sid}/status`)).plan_mode === false, 30_000, 'plan mode off');
 
   // An attachment: uploaded through /api/v1/files, sent as an image part, shown on the turn.
   llm.setScript(scripts.helloText);

@@ -26,7 +26,7 @@ test('thinking streams open and folds after; a Read block shows the file; git st
   await thinking.locator('pre', { hasText: 'the two options' }).waitFor();
   await shot('thinking-streaming');
   await page.locator('.bubble.assistant', { hasText: 'The answer is 42.' }).waitFor();
-  await until(async () => !(await thinking.evaluate((el) => (el as HTMLDetailsElement).open)), 10_000, 'folded once the answer follows');
+  await until(async () => !(await thinking.evaluate((el) => (el as HTMLDetailsElement).open)), 30_000, 'folded once the answer follows');
   t.false(await thinking.locator('pre').isVisible());
   t.is((await thinking.locator('summary').textContent())?.trim(), 'Thinking');
   await page.getByRole('button', { name: 'Abort' }).waitFor({ state: 'detached' });
@@ -48,12 +48,24 @@ test('thinking streams open and folds after; a Read block shows the file; git st
   await page.locator('.bubble.assistant', { hasText: 'I read the notes.' }).waitFor();
   const read = page.locator('.tool.done[data-tool="Read"]');
   t.regex((await read.locator('.tool-arg').textContent()) ?? '', /notes\.md$/);
-  const fold = read.locator('details.tool-fold');
-  t.regex((await fold.locator('summary').textContent()) ?? '', /\d+ lines read/);
-  t.false(await fold.locator('pre').isVisible(), 'folded');
-  await fold.locator('summary').click();
-  await fold.locator('pre', { hasText: 'second line' }).waitFor();
+  t.regex((await read.locator('.tool-state').textContent()) ?? '', /^3 lines\b/);
+  t.is(await read.locator('.tool-out').count(), 0, 'folded');
+  await read.getByRole('button', { name: /Read/ }).click();
+  await read.locator('.tool-out', { hasText: 'second line' }).waitFor();
   await shot('read-block');
+
+  // A part of a file, and an empty one: the row says which lines, of how many; "empty file" (not "1 line").
+  await writeFile(path.join(folder, 'five.txt'), 'l1\nl2\nl3\nl4\nl5\n');
+  await writeFile(path.join(folder, 'empty.txt'), '');
+  const readOf = (id: string, args: Record<string, unknown>) => ({ tool_call: { id, name: 'Read', args } });
+  llm.setScript(
+    { events: [readOf('rd2', { file_path: 'five.txt', limit: 2 }), readOf('rd3', { file_path: 'five.txt', offset: 4 }), readOf('rd4', { file_path: 'empty.txt' })] },
+    { events: [{ text: 'Read the parts.' }] },
+  );
+  await sendPrompt(page, 'read the parts');
+  await page.locator('.bubble.assistant', { hasText: 'Read the parts.' }).waitFor();
+  const states = await page.locator('.tool.done[data-tool="Read"] .tool-state').allTextContents();
+  t.deepEqual(states.slice(-3).map((s) => s.replace(/ · .*$/, '')), ['lines 1–2 of 5', 'lines 4–5', 'empty file']);
 
   // Git: a repository with README.md committed then changed, and an untracked file: the tree shows M and U.
   git(folder, 'init', '-q');

@@ -4,10 +4,37 @@
 const TOKEN_KEY = 'svc-code.token';
 
 export class ApiError extends Error {
-  constructor(readonly code: number, message: string, readonly status: number) {
+  constructor(readonly code: number, message: string, readonly status: number, readonly request = '') {
     super(message);
   }
 }
+
+/** A request that never got an answer (the daemon is down, or the network is): fetch's TypeError, wrapped. */
+export class NetworkError extends Error {
+  constructor(readonly request: string, cause: unknown) {
+    super(`no answer: ${(cause as Error)?.message ?? String(cause)}`);
+  }
+}
+
+/** An error said for a person: what went wrong in words, and the details (code, status, request) on demand. */
+export interface Problem { message: string; details: string }
+
+/** `doing` is what was tried, as it reads after "Couldn't": "send your message", "archive the session". */
+export function problemOf(e: unknown, doing?: string): Problem {
+  const lead = doing ? `Couldn't ${doing}. ` : '';
+  if (e instanceof NetworkError) return { message: `${lead}The daemon can't be reached: is it still running, and is this machine online?`, details: `${e.request}: ${e.message}` };
+  if (e instanceof ApiError) {
+    const details = [e.code > 0 ? `code ${e.code}` : '', e.status ? `HTTP ${e.status}` : '', e.request, e.message].filter(Boolean).join(' · ');
+    if (e.code === 40101) return { message: `${lead}The access token was not accepted.`, details };
+    if (e.status >= 500 || Math.floor(e.code / 10000) === 5) return { message: `${lead}The daemon ran into an internal error; trying again may work.`, details };
+    if (e.code === -1) return { message: `${lead}The daemon sent an answer this page doesn't understand.`, details };
+    return { message: `${lead}${sentence(e.message)}`, details };
+  }
+  const msg = (e as Error)?.message ?? String(e);
+  return { message: `${lead}${sentence(msg)}`, details: msg };
+}
+
+const sentence = (s: string) => { const t = s.trim(); return t ? `${t[0]!.toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}` : 'Something went wrong.'; };
 
 /** Takes `#token=` from the address bar (then removes it), else the stored token. */
 export function initialToken(): string | null {
@@ -44,20 +71,26 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   const sentWith = token;
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const request = `${method} ${path.replace(/\?.*/, '')}`;
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new NetworkError(request, e);
+  }
   let env: { code?: number; msg?: string; data?: T };
   try {
     env = await res.json();
   } catch {
-    throw new ApiError(-1, `HTTP ${res.status}`, res.status);
+    throw new ApiError(-1, `HTTP ${res.status}`, res.status, request);
   }
   if (res.status === 401 || env.code === 40101) {
     // A request sent with a token since replaced (answered after the user gave the right one) says nothing.
     if (sentWith === token) onUnauthorized();
-    throw new ApiError(40101, env.msg ?? 'unauthorized', 401);
+    throw new ApiError(40101, env.msg ?? 'unauthorized', 401, request);
   }
   // 40903 / 40909 are successes for abort and dismiss (clients.md D2).
-  if (env.code !== 0 && env.code !== 40903 && env.code !== 40909) throw new ApiError(env.code ?? -1, env.msg ?? `HTTP ${res.status}`, res.status);
+  if (env.code !== 0 && env.code !== 40903 && env.code !== 40909) throw new ApiError(env.code ?? -1, env.msg ?? `HTTP ${res.status}`, res.status, request);
   return env.data as T;
 }
 
@@ -72,6 +105,7 @@ export class Socket {
   private attempt = 0;
   private n = 0;
   private closed = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private waiting = new Map<string, (f: Frame) => void>();
   /** The panels listening while mounted (terminal output, tasks), beside the owner's `onFrame`. */
   private listeners = new Set<(f: Frame) => void>();
@@ -81,6 +115,17 @@ export class Socket {
 
   start(): void {
     this.closed = false;
+    this.connect();
+  }
+
+  /** Reconnects now instead of at the end of the back-off (the browser said it is online, or a person asked). */
+  retryNow(): void {
+    if (this.closed || this.connected) return;
+    clearTimeout(this.timer);
+    this.attempt = 0;
+    const old = this.ws;
+    this.ws = null;
+    old?.close();
     this.connect();
   }
 
@@ -124,7 +169,7 @@ export class Socket {
       this.onState(false);
       if (this.closed) return;
       const delay = Math.min(30_000, 1000 * 2 ** this.attempt++) + Math.random() * 250;
-      setTimeout(() => this.connect(), delay);
+      this.timer = setTimeout(() => this.connect(), delay);
     };
   }
 
@@ -154,6 +199,7 @@ export class Socket {
 
   stop(): void {
     this.closed = true;
+    clearTimeout(this.timer);
     this.ws?.close();
   }
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
+import { Icon } from './icons.tsx';
 
 type Entry = { path: string; name: string; kind: 'file' | 'directory' | 'symlink'; git_status?: string; is_binary?: boolean };
 
@@ -40,7 +41,7 @@ export function FilePanel(props: { sid: string; onError: (e: unknown) => void })
   const tree = (path: string, depth: number) => (children[path] ?? []).map((e) => (
     <li key={e.path}>
       <button class={`entry ${e.kind}`} style={{ paddingLeft: `${depth * 12 + 4}px` }} onClick={() => (e.kind === 'directory' ? toggle(e) : read(e).catch(props.onError))}>
-        {e.kind === 'directory' ? (open.has(e.path) ? '▾ ' : '▸ ') : ''}{e.name}
+        <span class="caret" aria-hidden="true">{e.kind === 'directory' ? (open.has(e.path) ? '▾' : '▸') : ''}</span>{e.name}
         {e.git_status && e.git_status !== 'clean' && <span class={`git ${e.git_status}`} title={e.git_status}>{e.git_status[0]!.toUpperCase()}</span>}
       </button>
       {e.kind === 'directory' && open.has(e.path) && <ul>{tree(e.path, depth + 1)}</ul>}
@@ -49,11 +50,11 @@ export function FilePanel(props: { sid: string; onError: (e: unknown) => void })
 
   return (
     <aside class="files" aria-label="Files">
-      <div class="files-head"><strong>Files</strong> <button class="ghost" onClick={() => list('.').catch(props.onError)} aria-label="Refresh files">↻</button></div>
+      <div class="files-head"><strong>Files</strong> <button class="icon" onClick={() => list('.').catch(props.onError)} aria-label="Refresh files" title="Refresh"><Icon name="refresh" size={15} /></button></div>
       <ul class="tree">{tree('.', 0)}</ul>
       {preview && (
         <section class="preview" aria-label="File preview">
-          <div class="files-head"><code>{preview.path}</code> <button class="ghost" onClick={() => setPreview(null)} aria-label="Close preview">×</button></div>
+          <div class="files-head"><code>{preview.path}</code> <button class="icon" onClick={() => setPreview(null)} aria-label="Close preview"><Icon name="x" /></button></div>
           {preview.binary ? <p class="muted">Binary file</p> : <pre>{preview.content}</pre>}
         </section>
       )}

@@ -7,6 +7,7 @@ import { memo } from 'preact/compat';
 import { useMemo } from 'preact/hooks';
 import { Lexer, type Token, type Tokens } from 'marked';
 import { common, createLowlight } from 'lowlight';
+import { CopyButton } from './copy.tsx';
 import './markdown.css';
 
 const lowlight = createLowlight(common);
@@ -115,11 +116,18 @@ export function safeHref(href: string): string | null {
   }
 }
 
+/** A fenced block: its language (or "text") and a copy button over the code. */
 function CodeBlock(props: { code: string; lang?: string }) {
   const lang = props.lang?.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   const known = lang !== '' && lowlight.registered(lang);
-  if (!known || props.code.length > HIGHLIGHT_MAX_CHARS) return <pre class="code" data-lang={lang || undefined}><code>{props.code}</code></pre>;
-  return <Highlighted code={props.code} lang={lang} />;
+  return (
+    <div class="codeblock">
+      <div class="code-head"><span>{lang || 'text'}</span><span class="spacer" /><CopyButton text={props.code} label="Copy code" icon={false} /></div>
+      {!known || props.code.length > HIGHLIGHT_MAX_CHARS
+        ? <pre class="code" data-lang={lang || undefined}><code>{props.code}</code></pre>
+        : <Highlighted code={props.code} lang={lang} />}
+    </div>
+  );
 }
 
 function Highlighted(props: { code: string; lang: string }) {

@@ -2,20 +2,33 @@
 // (GET /transcript) and then transcript.reset / transcript.ops batches from subscribe_v2.
 // Any gap (a batch seq that is not watermark+1, an append past the text) asks for a REST reload.
 
-export type Frame = { kind: 'text' | 'thinking' | 'tool' | 'notice'; frameId: string; [k: string]: any };
+/**
+ * A frame as the daemon sends it; `seenAt` / `endedAt` are this page's own: when it first saw a tool call
+ * running and when it saw it end (epoch ms), the duration a row shows for calls watched live.
+ */
+export type Frame = { kind: 'text' | 'thinking' | 'tool' | 'notice'; frameId: string; seenAt?: number; endedAt?: number; [k: string]: any };
 export type Step = { kind?: 'step'; stepId: string; turnId: string; ordinal: number; state: string; frames: Frame[]; [k: string]: any };
 /** `rev` is the client's own counter, bumped by every op that changes the turn (the chat re-renders only changed turns). */
-export type Turn = { kind: 'turn'; turnId: string; ordinal: number; state: string; prompt?: string; steps: Step[]; error?: string; rev?: number; [k: string]: any };
-export type Item = Turn | { kind: 'marker'; markerId: string; marker: string; payload?: any } | { kind: 'taskref'; refId: string; taskId: string };
+export type Turn = {
+  kind: 'turn'; turnId: string; ordinal: number; state: string; prompt?: string; steps: Step[]; error?: string; rev?: number;
+  attachmentIds?: string[]; startedAt?: string; endedAt?: string; [k: string]: any;
+};
+export type Marker = { kind: 'marker'; markerId: string; marker: string; payload?: any; at?: string };
+export type Item = Turn | Marker | { kind: 'taskref'; refId: string; taskId: string };
+/** A prompt of the queue (clients.md B4): `content` holds the REST content parts. */
+export type Prompt = { promptId: string; status: string; createdAt: string; content?: Array<{ type?: string; text?: string; name?: string }>; [k: string]: unknown };
+export type Attachment = { attachmentId: string; mediaType: string; name?: string; size?: number };
 export type Interaction = { interactionId: string; interactionKind: 'approval' | 'question'; state: string; toolCallId?: string; request?: any; response?: any };
 
 export interface Transcript {
   items: Item[];
   interactions: Map<string, Interaction>;
-  prompts: Map<string, any>;
+  prompts: Map<string, Prompt>;
   tasks: Map<string, any>;
-  attachments: Map<string, any>;
+  attachments: Map<string, Attachment>;
   meta: Record<string, any>;
+  /** Bumped by every interaction op: the turns re-render (a tool row's approval state). */
+  irev: number;
   seq: number | undefined;
   hasMoreOlder: boolean;
 }
@@ -24,10 +37,11 @@ export function fromSnapshot(s: any, seq: number | undefined, hasMoreOlder: bool
   return {
     items: (s.items ?? []).map(clone),
     interactions: new Map((s.interactions ?? []).map((i: Interaction) => [i.interactionId, i])),
-    prompts: new Map((s.prompts ?? []).map((p: any) => [p.promptId, p])),
+    prompts: new Map((s.prompts ?? []).map((p: Prompt) => [p.promptId, p])),
     tasks: new Map((s.tasks ?? []).map((t: any) => [t.taskId, t])),
-    attachments: new Map((s.attachments ?? []).map((a: any) => [a.attachmentId, a])),
+    attachments: new Map((s.attachments ?? []).map((a: Attachment) => [a.attachmentId, a])),
     meta: { ...(s.meta ?? {}) },
+    irev: 0,
     seq,
     hasMoreOlder,
   };
@@ -72,6 +86,14 @@ function stepOf(t: Transcript, turnId: string, stepId: string): Step {
   return step;
 }
 
+/** A tool frame's watched times: first seen running (kept from the frame it replaces), seen ended. */
+function timeTool(frame: Frame, before: Frame | undefined): void {
+  const now = Date.now();
+  if (before?.seenAt !== undefined) frame.seenAt = before.seenAt;
+  else if (!before && frame.state === 'running') frame.seenAt = now;
+  if (frame.state !== 'running' && frame.seenAt !== undefined) frame.endedAt = before?.endedAt ?? now;
+}
+
 /** Applies one ops batch in place; throws Gap when the client must reload. */
 export function applyOps(t: Transcript, ops: any[]): void {
   for (const op of ops) {
@@ -92,8 +114,10 @@ export function applyOps(t: Transcript, ops: any[]): void {
       case 'frame.upsert': {
         const step = stepOf(t, op.turnId, op.stepId);
         const at = step.frames.findIndex((f) => f.frameId === op.frame.frameId);
-        if (at >= 0) step.frames[at] = { ...op.frame };
-        else step.frames.push({ ...op.frame });
+        const frame: Frame = { ...op.frame };
+        if (frame.kind === 'tool') timeTool(frame, at >= 0 ? step.frames[at] : undefined);
+        if (at >= 0) step.frames[at] = frame;
+        else step.frames.push(frame);
         break;
       }
       case 'append': {
@@ -134,6 +158,7 @@ export function applyOps(t: Transcript, ops: any[]): void {
         break;
       case 'interaction.upsert':
         t.interactions.set(op.interaction.interactionId, op.interaction);
+        t.irev++;
         break;
       case 'prompt.upsert':
         t.prompts.set(op.prompt.promptId, op.prompt);
@@ -186,8 +211,9 @@ export function rebase(old: Transcript | null, snap: Transcript): Transcript {
   if (!keep.some((i) => i.kind === 'turn')) return snap;
   snap.items = [...keep, ...snap.items];
   snap.hasMoreOlder = old.hasMoreOlder;
-  for (const key of ['interactions', 'prompts', 'attachments'] as const) {
-    for (const [k, v] of old[key]) if (!snap[key].has(k)) snap[key].set(k, v);
-  }
+  for (const [k, v] of old.interactions) if (!snap.interactions.has(k)) snap.interactions.set(k, v);
+  for (const [k, v] of old.prompts) if (!snap.prompts.has(k)) snap.prompts.set(k, v);
+  for (const [k, v] of old.attachments) if (!snap.attachments.has(k)) snap.attachments.set(k, v);
+  snap.irev = old.irev + 1;
   return snap;
 }

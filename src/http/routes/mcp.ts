@@ -15,7 +15,7 @@ export function mcpRoutes(deps: McpRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/mcp/servers', operationId: 'listMcpServers', tags,
       summary: 'MCP servers of the effective agent (the most recently created live session\'s main agent); empty when no session is live',
       data: McpServerV1List,
-      handler: () => ({ servers: deps.mcp.servers() }),
+      handler: async () => ({ servers: await deps.mcp.servers() }),
     }),
     route({
       method: 'POST', path: '/api/v1/mcp/servers/{mcp_server_id}:restart', operationId: 'restartMcpServer', tags,

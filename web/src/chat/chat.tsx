@@ -2,11 +2,14 @@
 // approval and question cards, the queue of prompts waiting behind the running turn (steer / remove),
 // and the composer. Only the turns near the view are rendered (windowed), and a turn re-renders only when
 // an op changed it (TurnView is memoised on `rev`), so a long session stays cheap to scroll (bench/web-ui.ts).
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { Icon } from '../icons.tsx';
 import { busy, pending, type Item, type Transcript } from '../transcript.ts';
 import { Composer } from '../composer/composer.tsx';
 import { ApprovalCard, QuestionCard, type Act } from './cards.tsx';
+import { Intro } from './intro.tsx';
+import { Queue } from './queue.tsx';
 import { MarkerView, TurnView } from './turn.tsx';
 import './chat.css';
 
@@ -16,6 +19,8 @@ const PAGE_AT_PX = 600;
 const OVERSCAN_PX = 1200;
 /** The height assumed for an item not rendered yet. */
 const ESTIMATE_PX = 140;
+/** Within this many pixels of the end, the view counts as at the bottom (and follows what comes). */
+const BOTTOM_PX = 40;
 
 /** A turn to bring into view: the engine's turn id (`turn_id`, what search hits name); `n` tells a repeated jump apart. */
 export type JumpTo = { turn: string; n: number };
@@ -42,11 +47,16 @@ function firstBelow(tops: number[], y: number): number {
  * Windowed: only the items within OVERSCAN_PX of the visible part are in the DOM; spacers above and below
  * stand for the rest, at their measured heights (an estimate until an item was once rendered). Older pages
  * are prepended when the view nears the top and the reader's place is kept; the view follows the stream
- * while it is at the bottom. `jumpTo` (a search hit) pages older turns in until the turn is held, sets the
- * view to its offset so the window renders it, re-aims while the rows around it get measured, then marks
- * and focuses its article.
+ * while it is at the bottom. Only the reader leaves the bottom: a scroll event that did not move the view
+ * (the log shrank under it: the queue bar, a taller composer) keeps it there, and a change of the log's size
+ * re-pins it; the reader's own send takes the view back down; away from the bottom, "Jump to latest" shows.
+ * `jumpTo` (a search hit) pages older turns in until the turn is held, sets the view to its offset so the
+ * window renders it, re-aims while the rows around it get measured, then marks and focuses its article.
  */
-export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: () => Promise<void>; jumpTo?: JumpTo | null }) {
+export function Chat(props: {
+  sid: string; t: Transcript; act: Act; loadOlder: () => Promise<void>; jumpTo?: JumpTo | null;
+  offline: boolean; cwd?: string; branch: string | null | undefined;
+}) {
   const { sid, t, act } = props;
   const log = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
@@ -56,6 +66,10 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   const firstKey = useRef<string | null>(null);
   const frame = useRef(0);
   const [, setTick] = useState(0);
+  /** The view is away from the bottom (the "Jump to latest" button shows). */
+  const [away, setAway] = useState(false);
+  const awayRef = useRef(away);
+  awayRef.current = away;
   const [loading, setLoading] = useState(false);
   const loadingRef = useRef(false);
   const running = busy(t);
@@ -162,7 +176,7 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     }
     // A scroll the reader made that no scroll event has reported yet (it fires on the next frame): take it in
     // before following the stream, or the view would be yanked back to the bottom over it.
-    if (pendingTop.current === null && atBottom.current && Math.abs(el.scrollTop - view.current.top) > 1 && el.scrollHeight - el.scrollTop - el.clientHeight >= 40) {
+    if (pendingTop.current === null && atBottom.current && Math.abs(el.scrollTop - view.current.top) > 1 && el.scrollHeight - el.scrollTop - el.clientHeight >= BOTTOM_PX) {
       view.current.top = el.scrollTop;
       atBottom.current = false;
     }
@@ -176,8 +190,38 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
     }
     if (jumping.current) changed = jumpStep(el) || changed;
     if (changed) setTick((n) => n + 1);
+    const isAway = !atBottom.current && el.scrollHeight - el.scrollTop - el.clientHeight > BOTTOM_PX;
+    if (isAway !== away) setAway(isAway);
     if ((el.scrollHeight <= el.clientHeight || (!atBottom.current && el.scrollTop < PAGE_AT_PX)) && t.hasMoreOlder && !loadingRef.current && !stalled.current) void older();
   });
+
+  // The log resized without a render of the chat (the queue bar, the composer growing a line, the window):
+  // at the bottom, stay there.
+  useEffect(() => {
+    const el = log.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const ro = new ResizeObserver(() => {
+      if (!atBottom.current || pendingTop.current !== null || jumping.current) return;
+      el.scrollTop = el.scrollHeight;
+      view.current.top = el.scrollTop;
+    });
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  /** Back to the bottom, following what comes (the reader's own send, "Jump to latest"). */
+  const toBottom = () => {
+    atBottom.current = true;
+    pendingTop.current = null;
+    jumping.current = null;
+    const el = log.current;
+    if (el) {
+      el.scrollTop = el.scrollHeight;
+      view.current.top = el.scrollTop;
+    }
+    setAway(false);
+    setTick((n) => n + 1);
+  };
 
   /**
    * One step of a jump after a render: page older turns in while the turn is not held; once its row is
@@ -224,8 +268,14 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   const onScroll = () => {
     const el = log.current;
     if (!el) return;
+    const moved = Math.abs(el.scrollTop - view.current.top) > 1;
     view.current.top = el.scrollTop;
-    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+    const gap = el.scrollHeight - el.scrollTop - el.clientHeight;
+    // Only a move of the view leaves the bottom: an event the log's own resizing caused keeps it there.
+    if (gap < BOTTOM_PX) atBottom.current = true;
+    else if (moved) atBottom.current = false;
+    const isAway = !atBottom.current && gap > BOTTOM_PX;
+    if (isAway !== awayRef.current) setAway(isAway);
     stalled.current = false;
     if (el.scrollTop < PAGE_AT_PX && t.hasMoreOlder) void older();
     const r = rendered.current;
@@ -236,66 +286,41 @@ export function Chat(props: { sid: string; t: Transcript; act: Act; loadOlder: (
   const prompts = [...t.prompts.values()];
   const runningPrompt = prompts.find((p) => p.status === 'running');
   const queued = prompts.filter((p) => p.status === 'queued').sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+  const waiting = pending(t);
+  const approvals = waiting.filter((i) => i.interactionKind === 'approval');
+  const fresh = items.length === 0 && !t.hasMoreOlder;
   return (
     <>
       <div class="log" ref={log} onScroll={onScroll} aria-live="polite" data-turns={items.length}>
         {t.hasMoreOlder && <button class="ghost older" disabled={loading} onClick={() => void older()}>{loading ? 'Loading older turns…' : 'Load older turns'}</button>}
+        {fresh && <Intro sid={sid} cwd={props.cwd} branch={props.branch} />}
         <div class="spacer-top" style={{ height: `${tops[start]}px` }} />
         {items.slice(start, end).map((item, i) => (
           <div class="row" key={keys[start + i]} data-key={keys[start + i]}>
             {item.kind === 'turn'
-              ? <TurnView turn={item} rev={item.rev ?? 0} sid={sid} attachments={t.attachments} />
+              ? <TurnView turn={item} rev={item.rev ?? 0} irev={t.irev} sid={sid} attachments={t.attachments} interactions={t.interactions} />
               : item.kind === 'marker' ? <MarkerView m={item} /> : null}
           </div>
         ))}
         <div class="spacer-bottom" style={{ height: `${total - tops[end]!}px` }} />
-        {pending(t).map((i) => i.interactionKind === 'approval'
-          ? <ApprovalCard key={i.interactionId} i={i} sid={sid} act={act} />
-          : <QuestionCard key={i.interactionId} i={i} sid={sid} act={act} />)}
+        {waiting.filter((i) => i.interactionKind === 'question').map((i) => <QuestionCard key={i.interactionId} i={i} sid={sid} act={act} />)}
       </div>
-      {queued.length > 0 && <Queue sid={sid} queued={queued} act={act} />}
-      <Composer sid={sid} busy={running} act={act}
+      <div class="below-log">
+        {away && (
+          <button class="jump small" onClick={toBottom} aria-label="Jump to latest" title="Jump to the latest message">
+            <Icon name="down" size={14} />Latest
+          </button>
+        )}
+        {queued.length > 0 && (running || runningPrompt) && <Queue sid={sid} queued={queued} act={act} />}
+        {approvals.length > 0 && (
+          <div class="dock-zone">
+            <ApprovalCard key={approvals[0]!.interactionId} i={approvals[0]!} sid={sid} act={act} more={approvals.length - 1} />
+          </div>
+        )}
+      </div>
+      <Composer sid={sid} busy={running} act={act} offline={props.offline} onSent={toBottom}
         modesKey={`${JSON.stringify(t.meta.modes ?? null)}|${t.meta.agent?.permission ?? ''}|${t.meta.agent?.model ?? ''}|${t.meta.agent?.thinkingEffort ?? ''}`}
-        onAbort={() => act(() => runningPrompt ? api('POST', `/api/v1/sessions/${sid}/prompts/${runningPrompt.promptId}:abort`) : api('POST', `/api/v1/sessions/${sid}:abort`))} />
+        onAbort={() => act(() => runningPrompt ? api('POST', `/api/v1/sessions/${sid}/prompts/${runningPrompt.promptId}:abort`) : api('POST', `/api/v1/sessions/${sid}:abort`), 'stop the turn')} />
     </>
-  );
-}
-
-const promptText = (p: any): string => Array.isArray(p.content)
-  ? p.content.map((c: any) => c?.type === 'text' ? c.text : c?.name ? `[${c.name}]` : '').filter(Boolean).join(' ')
-  : '';
-
-/**
- * Prompts sent while a turn runs wait in the queue: steer one (or all) into the running turn, or remove it.
- * A steered prompt stays listed ("steering…") until the turn takes it in at its next step (prompt.steered).
- */
-function Queue(props: { sid: string; queued: any[]; act: Act }) {
-  const { sid, queued, act } = props;
-  const [steering, setSteering] = useState<Set<string>>(new Set());
-  const steer = (ids: string[], path: string, body?: unknown) => act(async () => {
-    await api('POST', path, body);
-    setSteering((cur) => new Set([...cur, ...ids]));
-  });
-  const waiting = queued.filter((p) => !steering.has(p.promptId));
-  return (
-    <section class="queue" aria-label="Queue">
-      <div class="queue-head">
-        <span>{waiting.length} queued</span>
-        {waiting.length > 1 && <button class="small" onClick={() => steer(waiting.map((p) => p.promptId), `/api/v1/sessions/${sid}/prompts:steer`, { prompt_ids: waiting.map((p) => p.promptId) })}>Steer all</button>}
-      </div>
-      <ul>
-        {queued.map((p) => (
-          <li key={p.promptId}>
-            <span class="q-text">{promptText(p) || p.promptId}</span>
-            {steering.has(p.promptId)
-              ? <span class="muted">steering into the running turn…</span>
-              : <>
-                  <button class="small" title="Fold this prompt into the running turn" onClick={() => steer([p.promptId], `/api/v1/sessions/${sid}/prompts/${p.promptId}:steer`)}>Steer</button>
-                  <button class="small danger" title="Remove it from the queue" onClick={() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts/${p.promptId}:abort`))}>Remove</button>
-                </>}
-          </li>
-        ))}
-      </ul>
-    </section>
   );
 }

@@ -5,6 +5,7 @@ import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, getToken } from '../api.ts';
 import type { Act } from '../chat/cards.tsx';
+import { Icon } from '../icons.tsx';
 import { Pickers } from './pickers.tsx';
 
 type Upload = { id: string; name: string; media_type: string; size: number };
@@ -33,18 +34,23 @@ async function upload(file: File): Promise<Upload> {
 const partOf = (u: Upload) => u.media_type.startsWith('image/') || u.media_type.startsWith('video/')
   ? { type: u.media_type.startsWith('image/') ? 'image' : 'video', source: { kind: 'file', file_id: u.id } }
   : { type: 'file', file_id: u.id, name: u.name, media_type: u.media_type, size: u.size };
+/** A prompt as sent: its text and its attachments. */
+const keyOf = (text: string, files: Upload[]) => `${text.trim()}\u0000${files.map((f) => f.id).join(',')}`;
 
-/** `modesKey` changes when the session's modes may have changed (a turn ended, meta.agent / meta.modes moved): the pickers re-read them. */
-type ComposerProps = { sid: string; busy: boolean; modesKey: string; act: Act; onAbort: () => void };
+/**
+ * `modesKey` changes when the session's modes may have changed (a turn ended, meta.agent / meta.modes moved):
+ * the pickers re-read them. `offline`: the daemon cannot be reached, sending waits. `onSent`: the daemon took a prompt.
+ */
+type ComposerProps = { sid: string; busy: boolean; offline: boolean; modesKey: string; act: Act; onAbort: () => void; onSent: () => void };
 
-/** Re-rendered only when the session, its busy state or its meta change (not on every chat render, e.g. a scroll). */
-export const Composer = memo(ComposerView, (a, b) => a.sid === b.sid && a.busy === b.busy && a.modesKey === b.modesKey);
+/** Re-rendered only when the session, its busy or offline state or its meta change (not on every chat render, e.g. a scroll). */
+export const Composer = memo(ComposerView, (a, b) => a.sid === b.sid && a.busy === b.busy && a.offline === b.offline && a.modesKey === b.modesKey);
 
 function ComposerView(props: ComposerProps) {
   // The latest callbacks, though the memo keeps an older render's props.
   const latest = useRef(props);
   latest.current = props;
-  const act: Act = (fn) => latest.current.act(fn);
+  const act: Act = (fn, doing) => latest.current.act(fn, doing);
   const { sid } = props;
   const [text, setText] = useState('');
   const [files, setFiles] = useState<Upload[]>([]);
@@ -55,7 +61,20 @@ function ComposerView(props: ComposerProps) {
   const fileInput = useRef<HTMLInputElement>(null);
   const searchSeq = useRef(0);
 
-  useEffect(() => { setSkills(null); setPopup(null); setFiles([]); }, [sid]);
+  // Prompts on their way to the daemon (text and attachments as a key): the same one is not sent twice (a
+  // double Enter), another one waits for those before it (`chain`), so a quick follow-up is neither dropped nor
+  // overtaken.
+  const [, setSending] = useState(0);
+  const flying = useRef(new Set<string>());
+  const chain = useRef<Promise<boolean>>(Promise.resolve(true));
+  // Another session: its own skills, nothing attached; the prompt takes the focus.
+  useEffect(() => {
+    setSkills(null);
+    setPopup(null);
+    setFiles([]);
+    // Not away from a pending approval, which took the focus first.
+    if (!document.activeElement?.closest('[aria-label="Approval"]')) area.current?.focus();
+  }, [sid]);
 
   const loadSkills = async (): Promise<Skill[]> => {
     if (skills) return skills;
@@ -65,10 +84,17 @@ function ComposerView(props: ComposerProps) {
     return list;
   };
 
+  /**
+   * Sends the prompt; the text and the attachments stay until the daemon accepted it (a failure says why in
+   * the banner and leaves them to send again). Nothing goes out while offline, nor the same prompt twice while it
+   * is on its way; a different one sent meanwhile goes after it.
+   */
   const send = async () => {
     const v = text.trim();
     if (!v && !files.length) return;
-    if (uploading) return;
+    const key = keyOf(text, files);
+    if (uploading || flying.current.has(key) || props.offline) return;
+    flying.current.add(key);
     const content: unknown[] = [];
     if (v) content.push({ type: 'text', text: v });
     content.push(...files.map(partOf));
@@ -78,10 +104,19 @@ function ComposerView(props: ComposerProps) {
       const list = await loadSkills().catch(() => [] as Skill[]);
       if (list.some((s) => s.name === slash[1])) body.skills = [{ name: slash[1], ...(slash[2]?.trim() ? { args: slash[2].trim() } : {}) }];
     }
-    setText('');
-    setFiles([]);
     setPopup(null);
-    await act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, body));
+    setSending((n) => n + 1);
+    const before = chain.current;
+    const sent = before.then(() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, body), 'send your message'));
+    chain.current = sent;
+    const ok = await sent;
+    flying.current.delete(key);
+    setSending((n) => n - 1);
+    if (!ok) return;
+    // Cleared only if not edited meanwhile (what was typed since stays).
+    setText((cur) => (cur === text ? '' : cur));
+    setFiles((cur) => cur.filter((f) => !files.includes(f)));
+    latest.current.onSent();
   };
 
   const onInput = (value: string, caret: number) => {
@@ -173,6 +208,7 @@ function ComposerView(props: ComposerProps) {
     setPopup({ kind: 'skill', items: list, at: 0 });
   });
 
+  const offline = props.offline;
   return (
     <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}
       onDragOver={(e) => e.preventDefault()} onDrop={(e) => { e.preventDefault(); void attach(e.dataTransfer?.files ?? null); }}>
@@ -190,28 +226,32 @@ function ComposerView(props: ComposerProps) {
           {popup.kind === 'skill' && popup.items.length === 0 && <li class="muted">No skills</li>}
         </ul>
       )}
-      {(files.length > 0 || uploading > 0) && (
-        <div class="attached" aria-label="Attachments">
-          {files.map((f) => (
-            <span key={f.id} class="chip">{f.name}
-              <button type="button" class="ghost" aria-label={`Remove ${f.name}`} onClick={() => setFiles(files.filter((x) => x.id !== f.id))}>×</button>
-            </span>
-          ))}
-          {uploading > 0 && <span class="chip muted">uploading…</span>}
+      <div class={`composer-box${offline ? ' offline' : ''}`}>
+        {(files.length > 0 || uploading > 0) && (
+          <div class="attached" aria-label="Attachments">
+            {files.map((f) => (
+              <span key={f.id} class="chip">{f.name}
+                <button type="button" class="ghost" aria-label={`Remove ${f.name}`} onClick={() => setFiles(files.filter((x) => x.id !== f.id))}><Icon name="x" size={12} /></button>
+              </span>
+            ))}
+            {uploading > 0 && <span class="chip muted">uploading…</span>}
+          </div>
+        )}
+        <textarea ref={area} aria-label="Prompt" value={text} rows={2} data-sending={flying.current.has(keyOf(text, files)) ? '' : undefined}
+          placeholder={offline ? 'Offline: sending resumes once the daemon is back' : props.busy ? 'Queue a follow-up, or steer the running turn' : 'Ask anything (@ a file, / a skill)'}
+          aria-autocomplete="list" aria-expanded={!!popup}
+          onInput={(e) => onInput(e.currentTarget.value, e.currentTarget.selectionStart ?? e.currentTarget.value.length)}
+          onKeyDown={onKeyDown} onBlur={() => setPopup(null)} />
+        <div class="composer-bar">
+          <input ref={fileInput} type="file" multiple hidden aria-label="Attachment file" onChange={(e) => void attach(e.currentTarget.files)} />
+          <button type="button" class="icon" onClick={() => fileInput.current?.click()} aria-label="Attach files" title="Attach files"><Icon name="clip" /></button>
+          <button type="button" class="ghost small" aria-pressed={popup?.kind === 'skill'} onClick={() => void toggleSkills()}>Skills</button>
+          <Pickers sid={sid} act={act} refreshKey={`${props.busy}|${props.modesKey}`} />
+          <span class="spacer" />
+          {props.busy && <button type="button" class="stop" onClick={() => latest.current.onAbort()} title="Stop the running turn"><Icon name="stop" size={14} />Abort</button>}
+          <button type="submit" class="primary send" aria-label="Send" disabled={uploading > 0 || flying.current.has(keyOf(text, files)) || offline}
+            title={offline ? 'Offline: the daemon cannot be reached' : props.busy ? 'Queued behind the running turn (Enter)' : 'Send (Enter)'}><Icon name="up" /></button>
         </div>
-      )}
-      <textarea ref={area} aria-label="Prompt" placeholder="Ask anything (Enter sends, Shift+Enter for a new line, @ mentions a file, / picks a skill)" value={text} rows={3}
-        aria-autocomplete="list" aria-expanded={!!popup}
-        onInput={(e) => onInput(e.currentTarget.value, e.currentTarget.selectionStart ?? e.currentTarget.value.length)}
-        onKeyDown={onKeyDown} onBlur={() => setPopup(null)} />
-      <div class="composer-bar">
-        <input ref={fileInput} type="file" multiple hidden aria-label="Attachment file" onChange={(e) => void attach(e.currentTarget.files)} />
-        <button type="button" class="ghost" onClick={() => fileInput.current?.click()} title="Attach files">Attach…</button>
-        <button type="button" class="ghost" aria-pressed={popup?.kind === 'skill'} onClick={() => void toggleSkills()}>Skills</button>
-        <Pickers sid={sid} act={act} refreshKey={`${props.busy}|${props.modesKey}`} />
-        <span class="spacer" />
-        {props.busy && <button type="button" class="danger" onClick={() => latest.current.onAbort()}>Abort</button>}
-        <button type="submit" disabled={uploading > 0} title={props.busy ? "Queued behind the running turn" : undefined}>Send</button>
       </div>
     </form>
   );

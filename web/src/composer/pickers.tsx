@@ -5,19 +5,35 @@ import { api } from '../api.ts';
 import type { Act } from '../chat/cards.tsx';
 
 type ModelItem = { provider: string; model: string; display_name?: string; support_efforts?: string[]; capabilities?: string[] };
-type Status = { model?: string; thinking_level: string; permission: string; plan_mode: boolean };
+type Status = { model?: string; thinking_level: string; permission: string; plan_mode: boolean; context_tokens?: number; max_context_tokens?: number; context_usage?: number };
+
+/** How full the session's context is (GET /status `context_usage`, 0-1), as a meter; the tokens on hover. */
+function Context(props: { s: Status }) {
+  const { s } = props;
+  const share = typeof s.context_usage === 'number' ? s.context_usage
+    : s.max_context_tokens && typeof s.context_tokens === 'number' ? s.context_tokens / s.max_context_tokens : undefined;
+  if (share === undefined || !Number.isFinite(share) || (share === 0 && !s.context_tokens)) return null;
+  const pct = Math.min(100, Math.max(0, Math.round(share * 100)));
+  const shownPct = pct === 0 && share > 0 ? '<1' : String(pct);
+  const tokens = typeof s.context_tokens === 'number' ? `${s.context_tokens.toLocaleString()}${s.max_context_tokens ? ` of ${s.max_context_tokens.toLocaleString()}` : ''} tokens` : '';
+  return (
+    <span class={`context${pct >= 80 ? ' high' : ''}`} title={`Context used: ${shownPct}%${tokens ? ` (${tokens})` : ''}`} aria-label={`Context ${shownPct}% used`}>
+      <span class="meter"><span style={{ width: `${pct}%` }} /></span><span class="label">{shownPct}% context</span>
+    </span>
+  );
+}
 
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
-const PERMISSIONS: [string, string][] = [['manual', 'Ask before changes'], ['auto', 'Auto (accept edits in the workspace)'], ['yolo', 'Yolo (accept everything)']];
+const PERMISSIONS: [string, string][] = [['manual', 'Ask before changes'], ['auto', 'Auto-accept edits'], ['yolo', 'Yolo: accept all']];
 
 /** `refreshKey` changes when the session's modes may have changed under us (a turn ended, meta.agent / meta.modes moved). */
 export function Pickers(props: { sid: string; act: Act; refreshKey: string }) {
   const { sid, act } = props;
   const [models, setModels] = useState<ModelItem[]>([]);
   const [status, setStatus] = useState<Status | null>(null);
-  const loadStatus = () => api<Status>('GET', `/api/v1/sessions/${sid}/status`).then(setStatus).catch(() => {});
+  const loadStatus = () => api<Status>('GET', `/api/v1/sessions/${sid}/status`).then(setStatus).catch((e) => console.warn('session status not read', e));
   useEffect(() => {
-    api<{ items: ModelItem[] }>('GET', '/api/v1/models').then((d) => setModels(d.items)).catch(() => {});
+    api<{ items: ModelItem[] }>('GET', '/api/v1/models').then((d) => setModels(d.items)).catch((e) => console.warn('models not read', e));
   }, []);
   useEffect(() => { void loadStatus(); }, [sid, props.refreshKey]);
   const set = (agent_config: Record<string, unknown>) => act(async () => {
@@ -48,6 +64,7 @@ export function Pickers(props: { sid: string; act: Act; refreshKey: string }) {
       <label class="plan-toggle" title="Plan mode: the agent may only read and plan until you approve its plan">
         <input type="checkbox" aria-label="Plan mode" checked={status.plan_mode} onChange={(e) => void set({ plan_mode: e.currentTarget.checked })} /> Plan
       </label>
+      <Context s={status} />
     </div>
   );
 }

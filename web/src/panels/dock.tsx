@@ -1,16 +1,19 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { Socket } from '../api.ts';
 import { FilePanel } from '../files.tsx';
+import { Icon } from '../icons.tsx';
+import { ChangesPanel } from './changes.tsx';
 import { McpPanel } from './mcp.tsx';
 import { TasksPanel } from './tasks.tsx';
 import { TerminalPanel } from './terminal.tsx';
 
-export type PanelTab = 'files' | 'terminal' | 'tasks' | 'mcp';
-const TABS: Array<[PanelTab, string]> = [['files', 'Files'], ['terminal', 'Terminal'], ['tasks', 'Tasks'], ['mcp', 'MCP']];
+export type PanelTab = 'files' | 'changes' | 'terminal' | 'tasks' | 'mcp';
+const TABS: Array<[PanelTab, string]> = [['files', 'Files'], ['changes', 'Changes'], ['terminal', 'Terminal'], ['tasks', 'Tasks'], ['mcp', 'MCP']];
 
 /**
- * The side panel beside the chat: Files, Terminal, Tasks, MCP as tabs (arrow keys move between them,
- * Escape closes the panel), its width dragged from its left edge (kept in the GUI store).
+ * The side panel beside the chat (over it on a narrow window): Files, Changes, Terminal, Tasks, MCP as tabs
+ * (arrow keys move between them, Escape closes the panel), its width dragged from its left edge (kept in the
+ * GUI store).
  */
 export function Dock(props: {
   sid: string; cwd?: string; socket: Socket; connected: boolean; theme: string;
@@ -63,10 +66,11 @@ export function Dock(props: {
           <button key={t} ref={(el) => { tabRefs.current[t] = el; }} role="tab" id={`tab-${t}`} aria-controls={`pane-${t}`} aria-selected={t === tab} tabIndex={t === tab ? 0 : -1} class="tab" onClick={() => props.setTab(t)}>{label}</button>
         ))}
         <span class="spacer" />
-        <button class="ghost" aria-label="Close the side panel" onClick={props.onClose}>×</button>
+        <button class="icon" aria-label="Close the side panel" title="Close (Escape)" onClick={props.onClose}><Icon name="x" /></button>
       </div>
       <div class="dock-body" role="tabpanel" id={`pane-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'files' && <FilePanel sid={props.sid} onError={props.onError} />}
+        {tab === 'changes' && <ChangesPanel sid={props.sid} socket={props.socket} onError={props.onError} />}
         {tab === 'terminal' && <TerminalPanel sid={props.sid} socket={props.socket} connected={props.connected} theme={props.theme} onError={props.onError} />}
         {tab === 'tasks' && <TasksPanel sid={props.sid} socket={props.socket} onError={props.onError} />}
         {tab === 'mcp' && <McpPanel cwd={props.cwd} onError={props.onError} />}

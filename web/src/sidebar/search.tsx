@@ -1,40 +1,71 @@
-import type { RefObject } from 'preact';
-import { useState } from 'preact/hooks';
+import type { ComponentChildren, RefObject } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
+import { Icon } from '../icons.tsx';
 
 interface SearchHit { session_id: string; session_title: string; role: string; snippet: string; time: number; turn?: string; agent_id?: string }
 interface SearchPage { items: SearchHit[]; has_more: boolean; page_token?: string }
 
 const PAGE = 20;
+/** Typing pauses this long before the search runs (Enter runs it at once). */
+const TYPING_MS = 250;
+
+/** `text` with every occurrence of the query's words marked. */
+export function highlight(text: string, query: string): ComponentChildren {
+  const words = query.trim().split(/\s+/).filter((w) => w.length > 0).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (!words.length) return text;
+  const parts = text.split(new RegExp(`(${words.join('|')})`, 'gi'));
+  return parts.map((p, i) => (i % 2 === 1 ? <mark key={i}>{p}</mark> : p));
+}
 
 /** The hit's turn when the main transcript holds it: a subagent's message (its own turn ids) opens the session at its newest turns. */
 const mainTurnOf = (h: SearchHit): string | undefined => ((h.agent_id ?? 'main') === 'main' ? h.turn : undefined);
 
 /**
  * Cross-session search (POST /api/v1/search, terms mode, 20 hits a page, "More results" follows the page
- * token). A hit opens its session at its turn (`open(sid, turn)`: the chat's `jumpTo` pages older turns in
- * until it holds the turn, then scrolls the windowed log to it).
+ * token), as the query is typed (or at once on Enter), the query's words marked in the snippets. A hit opens
+ * its session at its turn (`open(sid, turn)`: the chat's `jumpTo` pages older turns in until it holds the
+ * turn, then scrolls the windowed log to it).
  * Escape clears the results.
  */
 export function SearchBox(props: { open: (sid: string, turn?: string) => void; onError: (e: unknown) => void; inputRef?: RefObject<HTMLInputElement | null> }) {
   const [query, setQuery] = useState('');
   const [hits, setHits] = useState<SearchHit[] | null>(null);
   const [token, setToken] = useState<string | null>(null);
-  const run = async (more = false) => {
-    if (!query.trim()) return void setHits(null);
+  /** The query the hits are for (the marks), and the newest search asked: an older answer arriving late is dropped. */
+  const [shown, setShown] = useState('');
+  const seq = useRef(0);
+  const timer = useRef<number | undefined>(undefined);
+  const run = async (q: string, more = false) => {
+    clearTimeout(timer.current);
+    const n = ++seq.current;
+    if (!q.trim()) return void setHits(null);
     try {
-      const r = await api<SearchPage>('POST', '/api/v1/search', { query: query.trim(), page_size: PAGE, ...(more && token ? { page_token: token } : {}) });
+      const r = await api<SearchPage>('POST', '/api/v1/search', { query: q.trim(), page_size: PAGE, ...(more && token ? { page_token: token } : {}) });
+      if (n !== seq.current) return;
       setHits(more ? [...(hits ?? []), ...r.items] : r.items);
       setToken(r.has_more && r.page_token ? r.page_token : null);
+      setShown(q.trim());
     } catch (e) {
-      props.onError(e);
+      if (n === seq.current) props.onError(e);
     }
+  };
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const typed = (q: string) => {
+    setQuery(q);
+    clearTimeout(timer.current);
+    if (!q.trim()) {
+      seq.current++;
+      return close();
+    }
+    timer.current = window.setTimeout(() => void run(q), TYPING_MS);
   };
   const close = () => { setHits(null); setToken(null); };
   return (
-    <div class="search" onKeyDown={(e) => { if (e.key === 'Escape' && hits) { e.preventDefault(); close(); props.inputRef?.current?.focus(); } }}>
-      <form role="search" onSubmit={(e) => { e.preventDefault(); void run(); }}>
-        <input ref={props.inputRef} aria-label="Search sessions" placeholder="Search sessions (Ctrl+K)" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
+    <div class="search" onKeyDown={(e) => { if (e.key === 'Escape' && hits) { e.preventDefault(); seq.current++; close(); props.inputRef?.current?.focus(); } }}>
+      <form role="search" onSubmit={(e) => { e.preventDefault(); void run(query); }}>
+        <Icon name="search" />
+        <input ref={props.inputRef} aria-label="Search sessions" placeholder="Search sessions" title="Search every session (Ctrl+K)" value={query} onInput={(e) => typed(e.currentTarget.value)} />
       </form>
       {hits && (
         <ul class="hits" aria-label="Search results">
@@ -43,11 +74,11 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
             <li key={`${h.session_id}-${i}`}>
               <a href={`/s/${h.session_id}`} data-turn={h.turn} onClick={(e) => { e.preventDefault(); close(); props.open(h.session_id, mainTurnOf(h)); }}>
                 <span class="s-title">{h.session_title || 'Untitled session'}</span>
-                <span class="snippet"><span class="role">{h.role}</span> {h.snippet}</span>
+                <span class="snippet"><span class="role">{h.role}</span> {highlight(h.snippet, shown)}</span>
               </a>
             </li>
           ))}
-          {token && <li><button class="ghost more" onClick={() => void run(true)}>More results</button></li>}
+          {token && <li><button class="ghost small more" onClick={() => void run(shown, true)}>More results</button></li>}
         </ul>
       )}
     </div>

@@ -2,7 +2,29 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 
 export type Workspace = { id: string; root: string; name: string };
-export type SessionRow = { id: string; workspace: { id: string; cwd: string }; meta: { title?: string | null; last_prompt?: string | null; archived?: boolean; updated_at?: number }; activity: { status: string } };
+export type SessionRow = {
+  id: string; workspace: { id: string; cwd: string };
+  meta: { title?: string | null; last_prompt?: string | null; archived?: boolean; updated_at?: number };
+  activity: { status: string };
+};
+
+/**
+ * The git branch of a workspace (null: detached, or not a repository; undefined until read), read apart from
+ * the list (`include=git` on one row of it) so git never delays the sidebar's first paint. The daemon caches
+ * it 60 s per folder.
+ */
+export function useBranch(workspaceId: string | undefined): string | null | undefined {
+  const [branch, setBranch] = useState<{ ws: string; branch: string | null } | null>(null);
+  useEffect(() => {
+    if (!workspaceId) return;
+    let live = true;
+    api<{ items: Array<{ git?: { branch: string | null } }> }>('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(workspaceId)}&page_size=1&meta.archived=all&include=git`)
+      .then((d) => { if (live) setBranch({ ws: workspaceId, branch: d.items[0]?.git?.branch ?? null }); })
+      .catch((e) => console.warn('branch not read', e));
+    return () => { live = false; };
+  }, [workspaceId]);
+  return branch && branch.ws === workspaceId ? branch.branch : undefined;
+}
 type Group = { workspace: { id: string }; sessions: SessionRow[]; total: number };
 type GroupsPage = { groups: Group[]; total: number; has_more: boolean; next_page_token: string | null };
 type FlatPage = { items: SessionRow[]; total: number; next_page_token: string | null };
@@ -27,6 +49,8 @@ export function useSessionList(active: string | null) {
   const [workspaces, setWorkspaces] = useState<Workspace[]>([]);
   const [rows, setRows] = useState<Record<string, SessionRow[]>>({});
   const [totals, setTotals] = useState<Record<string, number>>({});
+  /** The first read is done: an empty list means no workspace yet (the welcome), not "not read yet". */
+  const [loaded, setLoaded] = useState(false);
   const limits = useRef<Record<string, number>>({});
   const archived = useRef(false);
   const generation = useRef(0);
@@ -92,6 +116,7 @@ export function useSessionList(active: string | null) {
     setRows(byWs);
     setTotals(tot);
     setExtra(missing);
+    setLoaded(true);
   }
 
   /** One session's row from GET /api/v1/sessions/{id} (the v2 list has no id filter). */
@@ -99,7 +124,11 @@ export function useSessionList(active: string | null) {
     try {
       const s = await api('GET', `/api/v1/sessions/${id}`);
       const status = activityOf(s);
-      return { id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived }, activity: { status } };
+      const updated = Date.parse(s.updated_at ?? '');
+      return {
+        id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, activity: { status },
+        meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived, ...(Number.isFinite(updated) ? { updated_at: updated } : {}) },
+      };
     } catch {
       return null;
     }
@@ -144,7 +173,7 @@ export function useSessionList(active: string | null) {
   const all = Object.values(rows).flat();
   if (extra && !all.some((r) => r.id === extra.id)) all.push(extra);
   return {
-    workspaces, rows, totals, all, load, more, applyWork,
+    workspaces, rows, totals, all, loaded, load, more, applyWork,
     setArchived(on: boolean) { archived.current = on; },
   };
 }
