@@ -200,7 +200,7 @@ export class ConfigService extends EventEmitter {
       }
       const after = this.view();
       this.announce([...new Set([...changedFields(before, after), ...touched])]);
-        return after;
+      return after;
     }));
   }
 
@@ -259,7 +259,7 @@ export class ConfigService extends EventEmitter {
       this.adopt(read.doc, read.text);
       for (const w of this.resolveWarnings) this.log.warn(w);
       this.announce(changedFields(before, this.view()));
-      });
+    });
   }
 
   private announce(fields: string[]): void {
