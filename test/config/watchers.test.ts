@@ -52,7 +52,7 @@ test('MCP config (user mcp.json, a trusted project\'s .mcp.json) and local.toml 
     const listed = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as string[]);
     return listed.some((uris) => uris.includes(pathToFileURL(extra).href)) ? listed : undefined;
   }, 60_000, 'fx told of the new root');
-  t.true(lines.at(-1)!.includes(pathToFileURL(ws.root).href));
+  t.true(lines!.at(-1)!.includes(pathToFileURL(ws.root).href));
 });
 
 test('AGENTS.md and skills edited by hand: the next session and the next listing see the edit', async (t) => {
