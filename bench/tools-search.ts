@@ -59,8 +59,8 @@ function toolRunner(cwd: string) {
   } as unknown as ToolContext;
   return async (c: Case) => {
     const t0 = performance.now();
-    const out = await c.tool.run(v.parse(c.tool.schema, c.input), ctx);
-    return { ms: since(t0), out };
+    const r = await c.tool.run(v.parse(c.tool.schema, c.input), ctx);
+    return { ms: since(t0), out: typeof r === 'string' ? r : r.text };
   };
 }
 

@@ -2,7 +2,7 @@ import { EFFORTS } from '../config/defaults.ts';
 import type { Doc } from '../config/read.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import { validationError } from '../../protocol/errors.ts';
-import { resolveModel, type ResolvedModel } from '../engine/model-resolve.ts';
+import { capabilitiesOf, resolveModel, type ResolvedModel } from '../engine/model-resolve.ts';
 import type { ThinkingRequest } from '../providers/wire/types.ts';
 
 /** The caller's own model and effort (rule 3: always a valid `model` value). */
@@ -123,8 +123,13 @@ export function boundThinking(c: ResolvedConfig, record: Doc): ThinkingRequest {
   const supported = (x: string | undefined) => (x && (!efforts.length || efforts.includes(x)) ? x : undefined);
   const fallback = str(record.default_effort) ?? efforts[Math.floor((efforts.length - 1) / 2)];
   const on = (effort: string | undefined): ThinkingRequest => (effort ? { enabled: true, effort, keep } : { enabled: true, keep });
+  const caps = capabilitiesOf(record);
+  const always = caps.includes('always_thinking');
+  // The model's capabilities bound it, as for the main agent (resolveThinking).
+  if (!always && !caps.includes('thinking')) return { enabled: false };
   const sectionEffort = str(c.secondary_model.default_effort);
-  if (sectionEffort) return sectionEffort === 'off' ? { enabled: false } : on(supported(sectionEffort) ?? fallback);
-  if (!c.thinking.enabled) return { enabled: false };
+  if (sectionEffort === 'off') return always ? on(fallback) : { enabled: false };
+  if (sectionEffort) return on(supported(sectionEffort) ?? fallback);
+  if (!c.thinking.enabled && !always) return { enabled: false };
   return on(str(record.default_effort) ?? supported(str(c.thinking.effort)) ?? fallback);
 }

@@ -39,6 +39,7 @@ import { PluginStore } from '../plugins/store.ts';
 import { HookRunner } from '../hooks/runner.ts';
 import { GoalDriver } from '../goals/driver.ts';
 import { CapabilityService } from '../capabilities/service.ts';
+import { ImagePipeline } from '../media/images/pipeline.ts';
 import { acceptPrompt } from '../engine/prompt-intake.ts';
 import type { PromptInput } from '../../protocol/schemas/prompts.ts';
 import { MCP_OAUTH_CALLBACK_PATH } from '../http/routes/mcp-auth.ts';
@@ -212,6 +213,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const workspaceDirs = new WorkspaceDirs();
   const live = new LiveSessions();
   const clients = opts.replay?.clients ?? new ClientCache();
+  const images = new ImagePipeline({ log, settings: () => config.current().image });
 
   // Tasks, approvals and questions: what tools wait on.
   const runtimes: LoadedRuntimes = new Map();
@@ -248,7 +250,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     webFetch: webFetchLimitsFromEnv(process.env),
   });
   const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
+    home, journal, bus, clock, ids, uploads, images, usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,
     ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.

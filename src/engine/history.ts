@@ -1,8 +1,7 @@
 import type { Journal } from '../../journal/journal.ts';
-import { filePartText, type MediaFiles } from '../media/file-part.ts';
-import { findSessionMedia } from '../media/session-media.ts';
-import { readFile } from 'node:fs/promises';
-import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart } from '../providers/wire/types.ts';
+import { filePartText } from '../media/file-part.ts';
+import { RequestMedia, type MediaModel, type ModelMediaFiles } from '../media/model-media.ts';
+import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart, VideoPart } from '../providers/wire/types.ts';
 import { CompactionEvents } from './compaction/events.ts';
 import type { CompactionCompletedPayload, SessionUndonePayload } from '../../protocol/events/compaction.ts';
 import { survivors, undoOf } from '../../projections/undo.ts';
@@ -50,36 +49,22 @@ export async function loadMessages(journal: Journal, sessionId: string, agentId 
   return { messages, events };
 }
 
-/** Where a turn reads prompt media from: the session's committed media, then staged uploads. */
-export interface MediaSource { files: MediaFiles; sessionId: string }
+/**
+ * Where a request's media is read from (the session's committed media, then staged uploads) and
+ * the model it goes to: images only to `image_in` models, fitted to `[image] max_edge_px` and the
+ * protocol's limits (src/media/model-media.ts). Without `model`, the strictest limits apply and
+ * images are sent.
+ */
+export interface MediaSource { files: ModelMediaFiles; sessionId: string; model?: MediaModel }
 
-async function mediaBytes(src: MediaSource, fileId: string, kind: 'session_media' | 'file'): Promise<ImagePart> {
-  const committed = await findSessionMedia(src.files, src.sessionId, fileId);
-  if (committed) return { type: 'image', data: (await readFile(committed.path)).toString('base64'), mediaType: committed.meta.media_type };
-  if (kind === 'session_media') throw new Error(`session media ${fileId} is gone`);
-  // A prompt accepted before uploads were committed to the session.
-  const up = await src.files.uploads.lookup(fileId);
-  return { type: 'image', data: (await readFile(up.path)).toString('base64'), mediaType: up.meta.media_type };
-}
+type UserParts = Array<TextPart | ImagePart | VideoPart>;
 
-async function imageOf(part: { source?: any }, media: MediaSource): Promise<ImagePart | TextPart> {
-  const s = part.source ?? {};
-  try {
-    if (s.kind === 'base64') return { type: 'image', data: String(s.data), mediaType: String(s.media_type) };
-    if (s.kind === 'url') return { type: 'image', data: String(s.url), mediaType: 'image/*' };
-    if (s.kind === 'file' || s.kind === 'session_media') return await mediaBytes(media, String(s.file_id), s.kind);
-  } catch {
-    // Media deleted or expired since the prompt was accepted: say so instead of failing the turn.
-  }
-  return { type: 'text', text: `[image unavailable: ${String(s.file_id ?? s.url ?? 'unknown')}]` };
-}
-
-async function userContent(parts: ContentPart[], media: MediaSource): Promise<Array<TextPart | ImagePart>> {
-  const out: Array<TextPart | ImagePart> = [];
+async function userContent(parts: ContentPart[], media: MediaSource, request: RequestMedia): Promise<UserParts> {
+  const out: UserParts = [];
   for (const p of parts) {
     if (p.type === 'text') out.push({ type: 'text', text: p.text });
-    else if (p.type === 'image') out.push(await imageOf(p, media));
-    else if (p.type === 'video') out.push({ type: 'text', text: '[video attachment not supported by this model interface]' });
+    else if (p.type === 'image') request.image(p, out);
+    else if (p.type === 'video') request.video(p, out);
     else if (p.type === 'file') out.push({ type: 'text', text: await filePartText(media.files, media.sessionId, p) });
   }
   return out.length ? out : [{ type: 'text', text: '' }];
@@ -95,45 +80,68 @@ function assistantContent(parts: ContentPart[]): AssistantMessage['content'] {
   return out;
 }
 
-/** A tool result as the model reads it: text, or text and images (MCP image results) as image parts. */
-async function toolContent(parts: ContentPart[], media: MediaSource): Promise<ToolResultPart[]> {
-  const out: ToolResultPart[] = [];
-  for (const p of parts) {
-    if (p.type !== 'tool_result') continue;
+/**
+ * A tool result as the model reads it: text, or text and images (Read of an image file, MCP image
+ * results) as `{type:'image', source}` parts. Other parts are passed as their JSON text.
+ */
+function toolContent(parts: ContentPart[], request: RequestMedia): ToolResultPart[] {
+  return parts.flatMap((p): ToolResultPart[] => {
+    if (p.type !== 'tool_result') return [];
     const base = { type: 'tool_result' as const, tool_use_id: p.tool_use_id, name: p.name ?? 'unknown', ...(p.is_error ? { is_error: true } : {}) };
-    if (typeof p.content === 'string' || !Array.isArray(p.content)) {
-      out.push({ ...base, content: typeof p.content === 'string' ? p.content : JSON.stringify(p.content) });
-      continue;
-    }
-    const content: Array<TextPart | ImagePart> = [];
+    if (typeof p.content === 'string') return [{ ...base, content: p.content }];
+    if (!Array.isArray(p.content)) return [{ ...base, content: JSON.stringify(p.content) }];
+    const content: UserParts = [];
     for (const c of p.content as Array<Record<string, any>>) {
       if (c?.type === 'text') content.push({ type: 'text', text: String(c.text ?? '') });
-      else if (c?.type === 'image') content.push(await imageOf(c, media));
+      else if (c?.type === 'image') request.image(c, content);
       else content.push({ type: 'text', text: JSON.stringify(c) });
     }
-    out.push({ ...base, content });
-  }
-  return out;
+    // Tool results carry no video on any protocol: a video part stays its JSON text above.
+    return [{ ...base, content: content as Array<TextPart | ImagePart> }];
+  });
 }
 
 /** The model's view of the session history. */
 export async function toModelMessages(messages: Message[], media: MediaSource): Promise<ModelMessage[]> {
   const out: ModelMessage[] = [];
+  const request = new RequestMedia(media.files, media.sessionId, media.model);
   for (const m of messages) {
-    if (m.role === 'user') out.push({ role: 'user', content: await userContent(m.content, media) });
+    if (m.role === 'user') out.push({ role: 'user', content: await userContent(m.content, media, request) });
     else if (m.role === 'assistant') {
       // Partial output of a cancelled or retried attempt is history for the user, not context for the model.
       if (m.metadata?.interrupted) continue;
       const content = assistantContent(m.content);
       if (content.length) out.push({ role: 'assistant', content });
-    } else if (m.role === 'tool') out.push({ role: 'tool', content: await toolContent(m.content, media) });
+    } else if (m.role === 'tool') out.push({ role: 'tool', content: toolContent(m.content, request) });
   }
+  await request.resolve();
   return out;
 }
 
-/** Characters of the history, for the token estimate (about 4 per token). */
+/**
+ * Tokens one image costs in the estimate, whatever its size: about what Anthropic charges for an image
+ * at the size it scales every image down to (~1.15 megapixels); OpenAI's high detail is lower. The
+ * journaled part is a short reference, so its characters alone would count an image as almost nothing.
+ */
+export const IMAGE_TOKENS = 1600;
+
+function imagesIn(parts: unknown): number {
+  if (!Array.isArray(parts)) return 0;
+  let n = 0;
+  for (const p of parts as Array<{ type?: string; content?: unknown }>) {
+    if (p?.type === 'image') n++;
+    else if (p?.type === 'tool_result') n += imagesIn(p.content);
+  }
+  return n;
+}
+
+/** Characters of the history, for the token estimate (about 4 per token), plus IMAGE_TOKENS per image. */
 export function estimateTokens(messages: Message[]): number {
   let chars = 0;
-  for (const m of messages) chars += JSON.stringify(m.content).length;
-  return Math.ceil(chars / 4);
+  let images = 0;
+  for (const m of messages) {
+    chars += JSON.stringify(m.content).length;
+    images += imagesIn(m.content);
+  }
+  return Math.ceil(chars / 4) + images * IMAGE_TOKENS;
 }

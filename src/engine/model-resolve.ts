@@ -87,6 +87,7 @@ function modelEntry(record: Doc): ModelEntry {
   const str = (k: string) => (typeof record[k] === 'string' ? (record[k] as string) : undefined);
   return JSON.parse(JSON.stringify({
     model: String(record.model ?? ''),
+    capabilities: capabilitiesOf(record),
     max_output_size: typeof record.max_output_size === 'number' ? record.max_output_size : undefined,
     reasoning_key: str('reasoning_key'),
     adaptive_thinking: typeof record.adaptive_thinking === 'boolean' ? record.adaptive_thinking : undefined,
@@ -94,6 +95,11 @@ function modelEntry(record: Doc): ModelEntry {
     base_url: str('base_url'),
     protocol: str('protocol'),
   }));
+}
+
+/** A model record's effective Part B `capabilities` (none when it declares none). */
+export function capabilitiesOf(record: Doc): string[] {
+  return Array.isArray(record.capabilities) ? record.capabilities.filter((c): c is string => typeof c === 'string') : [];
 }
 
 /** The production client for a resolved model; a managed provider's OAuth token goes in as `api_key`. Throws WireConfigError / ApiError. */
@@ -161,13 +167,17 @@ export function checkThinkingValue(value: string | undefined, field: string): vo
 /**
  * Part B "thinking": the prompt's level > the session profile's > `[thinking].effort`;
  * `enabled = false` forces it off; an effort the model does not list falls back to its
- * `default_effort`.
+ * `default_effort`. The model's capabilities bound it: off for a model that does not declare
+ * `thinking`, and on for an `always_thinking` one, whatever was asked.
  */
 export function resolveThinking(c: ResolvedConfig, record: Doc, ...levels: Array<string | undefined>): ThinkingRequest {
   const keep = c.thinking.keep;
-  if (!c.thinking.enabled) return { enabled: false };
-  const level = [...levels, c.thinking.effort].find((x) => typeof x === 'string' && x.length > 0);
-  if (level === 'off') return { enabled: false };
+  const caps = capabilitiesOf(record);
+  const always = caps.includes('always_thinking');
+  if (!always && !caps.includes('thinking')) return { enabled: false };
+  // `off` cannot turn an always-thinking model off: the next level down decides its effort.
+  const level = [...levels, c.thinking.effort].find((x) => typeof x === 'string' && x.length > 0 && !(always && x === 'off'));
+  if (!always && (!c.thinking.enabled || level === 'off')) return { enabled: false };
   const supported = Array.isArray(record.support_efforts) ? (record.support_efforts as string[]) : undefined;
   const fallback = typeof record.default_effort === 'string' ? record.default_effort : undefined;
   const effort = level && (!supported || supported.includes(level)) ? level : fallback;

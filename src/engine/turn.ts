@@ -3,7 +3,7 @@ import type { EventJournal } from '../events/journal.ts';
 import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
-import type { MediaFiles } from '../media/file-part.ts';
+import type { ModelMediaFiles } from '../media/model-media.ts';
 import { toolResultContent } from '../media/tool-images.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents } from './events.ts';
@@ -19,8 +19,8 @@ import type { NewEvent, PayloadOf } from '../../protocol/events/registry.ts';
 
 export const MAIN_AGENT = 'main';
 
-/** What a turn appends to, publishes on and stamps with; prompt media is read from `home` and the uploads. */
-export interface TurnDeps extends MediaFiles {
+/** What a turn appends to, publishes on and stamps with; prompt media is read from `home` and the uploads, images fitted by `images`. */
+export interface TurnDeps extends ModelMediaFiles {
   journal: EventJournal;
   bus: VolatileBus;
   clock: Clock;
@@ -166,7 +166,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
   };
   for (let attempt = 1; ; attempt++) {
     const building = performance.now();
-    const messages = await toModelMessages(t.history, { files: t.deps, sessionId: t.sessionId });
+    const messages = await toModelMessages(t.history, { files: t.deps, sessionId: t.sessionId, model: t.client });
     mark(t.sessionId, 'step.messages');
     const system = t.system?.();
     if (t.tools.ready) await t.tools.ready(t.sessionId);

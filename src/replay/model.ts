@@ -26,6 +26,7 @@ export class ReplayModels {
     return {
       wireType: WIRE_TYPES.includes(type) ? type : 'chat_compat',
       modelId: model.model,
+      capabilities: model.capabilities ?? [],
       stream: (req) => this.play(this.next(req)),
     };
   };

@@ -133,7 +133,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
     const recorded = await this.recorded(sessionId, call, at);
     if (recorded) return recorded;
     const ctx = this.context(session, call, signal, at, subagents);
-    return { content: await tool.run(parsed.output, ctx), is_error: false };
+    const out = await tool.run(parsed.output, ctx);
+    return typeof out === 'string' ? { content: out, is_error: false } : { content: out.text, is_error: false, images: out.images };
   }
 
   /** An MCP tool: the same checks as a built-in (name-only permission rules, never read-only), then the server. */

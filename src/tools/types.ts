@@ -3,6 +3,7 @@ import type { SessionRecord } from '../../projections/session-index/session-inde
 import type { SubagentLauncher } from '../agents/launcher.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { TokenSource } from '../engine/model-resolve.ts';
+import type { ToolImage } from '../engine/tools.ts';
 import type { PermissionService } from '../permissions/service.ts';
 import type { QuestionService } from '../questions/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
@@ -67,7 +68,14 @@ export interface ToolDef<I = any> {
   unavailable?(config: ResolvedConfig): string | undefined;
   /** The schema offered to the model when it depends on the config (validation still uses `schema`). */
   offeredSchema?(config: ResolvedConfig): v.GenericSchema;
-  run(input: I, ctx: ToolContext): Promise<string>;
+  /** The result text, or text with images (`ToolOutcome.images`). */
+  run(input: I, ctx: ToolContext): Promise<string | ToolRunResult>;
+}
+
+/** A result with images (Read of an image file). */
+export interface ToolRunResult {
+  text: string;
+  images: ToolImage[];
 }
 
 export const defineTool = <I>(def: ToolDef<I>): ToolDef<I> => def;

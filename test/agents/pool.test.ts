@@ -12,18 +12,20 @@ import { until } from '../helpers/wait.ts';
 const agentCalls = (...calls: Array<[string, Record<string, unknown>]>) => ({
   events: calls.map(([id, args]) => ({ tool_call: { id, name: 'Agent', args: { description: 'd', prompt: `task ${id}`, ...args } } })),
 });
-/** Two pool-able entries on the fixture provider; `a` lists efforts. */
+/** Two pool-able thinking entries on the fixture provider; `a` lists efforts. */
 const MODELS = (a = '', b = '') => `
 [models.a]
 provider = "fx"
 model = "model-a"
 max_context_size = 100000
+capabilities = ["thinking"]
 ${a}
 
 [models.b]
 provider = "fx"
 model = "model-b"
 max_context_size = 100000
+capabilities = ["thinking"]
 ${b}
 `;
 const agentParams = (body: any) => body.tools.find((x: any) => x.function.name === 'Agent').function.parameters;
@@ -157,6 +159,7 @@ test('rule 6: a variant entry of the same model offers its own effort through ov
 provider = "fx"
 model = "model-a"
 max_context_size = 100000
+capabilities = ["thinking"]
 support_efforts = ["low", "high"]
 
 [models.a-hi.overrides]

@@ -2,7 +2,11 @@ import { startFixtureLlm, type FixtureLlm, type FixtureOptions } from '../../fix
 
 export const MODEL = 'fx/model';
 
-/** config.toml with one chat_compat provider aimed at the fixture LLM and it as the default model. */
+/**
+ * config.toml with one chat_compat provider aimed at the fixture LLM and it as the default model.
+ * The model declares `thinking` and `image_in`: thinking parameters and images reach it (a model
+ * without them gets neither; test/engine/capabilities.test.ts).
+ */
 export function engineConfig(llmUrl: string, extra = ''): string {
   // Auto titles would take fixture replies meant for the turns.
   return `default_model = "${MODEL}"
@@ -18,6 +22,7 @@ api_key = "sk-test"
 provider = "fx"
 model = "fixture-model"
 max_context_size = 100000
+capabilities = ["thinking", "image_in"]
 `;
 }
 

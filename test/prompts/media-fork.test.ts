@@ -3,8 +3,10 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine, turnEnded } from '../helpers/engine.ts';
+import { makePng } from '../helpers/images.ts';
 
-const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 13) % 256))]);
+// A real PNG: the model is sent images that decode (an undecodable one becomes a note); noise keeps its base64 distinctive.
+const PNG = await makePng(24, 24, { noise: true });
 const B64 = PNG.toString('base64');
 
 test('a fork keeps its copied prompt media readable, even once the source media is gone', async (t) => {

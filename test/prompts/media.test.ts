@@ -5,9 +5,10 @@ import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, text, turnEnded, types, type EngineEnv } from '../helpers/engine.ts';
 import type { TestServer } from '../helpers/server.ts';
 import { rawGet, uploadFile } from '../helpers/files.ts';
+import { makePng } from '../helpers/images.ts';
 
-/** A small PNG-looking payload; its base64 is long and distinctive enough to grep for. */
-const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from(Array.from({ length: 600 }, (_, i) => (i * 7) % 256))]);
+// A real PNG: the model is sent images that decode (an undecodable one becomes a note); noise keeps its base64 distinctive.
+const PNG = await makePng(24, 24, { noise: true });
 const B64 = PNG.toString('base64');
 const b64Image = (data = B64, media_type = 'image/png') => ({ type: 'image', source: { kind: 'base64', media_type, data } });
 

@@ -114,7 +114,8 @@ test.serial('import_catalog errors: 40004, 40417, 40003, 40001', async (t) => {
 test.serial('refresh re-reads a catalog-imported provider past the cache and reports the alias change', async (t) => {
   await importCatalog({ catalog_id: 'gw' });
   await s.post('/api/v1/config', { models: { 'gw/gw-small': { overrides: { display_name: 'Kept' } } } });
-  upstream.doc = { ...DIRECTORY, gw: { ...DIRECTORY.gw, models: { 'gw-small': model('gw-small', 64000), 'gw-new': model('gw-new', 1000) } } };
+  // gw-small no longer lists tool_call but now reasons: capabilities are only ever added (Part B models).
+  upstream.doc = { ...DIRECTORY, gw: { ...DIRECTORY.gw, models: { 'gw-small': model('gw-small', 64000, { reasoning: true }), 'gw-new': model('gw-new', 1000) } } };
   const before = upstream.hits;
   const events: JournalEvent[] = [];
   s.server.services.journal.on('committed', (es: JournalEvent[]) => events.push(...es.filter((e) => e.type === 'event.model_catalog.changed')));
@@ -126,6 +127,7 @@ test.serial('refresh re-reads a catalog-imported provider past the cache and rep
   t.like(events[0].payload as any, { reason: 'refresh', providers: ['gw'], added: ['gw/gw-new'], removed: ['gw/gw-think'], updated: ['gw/gw-small'] });
   const doc = await readToml();
   t.is(doc.models['gw/gw-small'].max_context_size, 64000);
+  t.deepEqual(doc.models['gw/gw-small'].capabilities, ['tool_use', 'thinking'], 'a capability the directory dropped is kept; a new one is added');
   t.deepEqual(doc.models['gw/gw-small'].overrides, { display_name: 'Kept' }, 'overrides survive refreshes');
   const items = (await s.get('/api/v1/models')).data.items;
   t.is(items.find((m: any) => m.model === 'gw/gw-small').display_name, 'Kept');

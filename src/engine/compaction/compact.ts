@@ -86,7 +86,7 @@ export async function compact(c: CompactionInput): Promise<boolean> {
 async function summarize(c: CompactionInput, replaced: Message[]): Promise<{ result: AttemptResult; attempts: number }> {
   const empty = (error: WireError): AttemptResult => ({ parts: [], toolCalls: [], usage: { input: 0, output: 0, cache_read: 0, cache_creation: 0 }, error });
   if (!('stream' in c.client)) return { result: empty({ kind: c.client.kind, message: c.client.message } as WireError), attempts: 0 };
-  const messages = summaryRequest(await toModelMessages(replaced, { files: c.deps, sessionId: c.sessionId }), c.instruction);
+  const messages = summaryRequest(await toModelMessages(replaced, { files: c.deps, sessionId: c.sessionId, model: c.client }), c.instruction);
   const sink = { text: () => undefined, thinking: () => undefined };
   for (let attempt = 1; ; attempt++) {
     const result = await runAttempt(c.client, { messages, tools: c.tools }, c.signal, { text: 0, thinking: 0 }, sink, c.idleTimeoutMs);

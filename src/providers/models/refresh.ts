@@ -59,8 +59,26 @@ async function discover(deps: RefreshDeps, dir: ModelDirectory, doc: Doc, id: st
   return undefined;
 }
 
+/**
+ * Part B: a model's capabilities are "only ever added, never removed": a refresh that no longer
+ * lists one the model had (from an earlier discovery or a hand edit) keeps it.
+ */
+function keepCapabilities(doc: Doc, id: string, models: ModelEntry[]): ModelEntry[] {
+  const records = tablesOf(doc, 'models');
+  const had = new Map<string, string[]>();
+  for (const alias of aliasesOf(doc, id)) {
+    const caps = records[alias]?.capabilities;
+    if (Array.isArray(caps)) had.set(String(records[alias]!.model), caps.filter((c): c is string => typeof c === 'string'));
+  }
+  return models.map((m) => {
+    const old = had.get(m.model) ?? [];
+    const merged = [...old, ...(m.capabilities ?? []).filter((c) => !old.includes(c))];
+    return merged.length ? { ...m, capabilities: merged } : m;
+  });
+}
+
 function rewrite(doc: Doc, id: string, found: Discovered): void {
-  const models = found.models;
+  const models = keepCapabilities(doc, id, found.models);
   const p = tablesOf(doc, 'providers')[id];
   if (!isTable(p)) return;
   const before = aliasesOf(doc, id);

@@ -1,7 +1,7 @@
 import { assertCloudAiCredentials, resolveCredentials } from './credentials.ts';
 import { classifyError, WireConfigError } from './errors.ts';
 import { chatCompat, svc, type Streamer } from './chat-completions/client.ts';
-import type { Protocol, ProtocolInput } from './protocol.ts';
+import { modelThinking, type Protocol, type ProtocolInput } from './protocol.ts';
 import { toPrompt, toTools } from './prompt.ts';
 import { streamModel } from './stream.ts';
 import { markHere } from '../../engine/trace.ts';
@@ -32,8 +32,15 @@ export function createModelClient(provider: ProviderEntry, model: ModelEntry): M
   const baseOverride = model.base_url && model.protocol ? model.base_url : undefined;
   const creds = resolveCredentials(type, provider, baseOverride, type !== 'cloud_ai');
   if (type === 'cloud_ai') assertCloudAiCredentials(creds);
-  const stream = BUILDERS[type]({ creds, model, headers: { ...(provider.custom_headers ?? {}) } });
-  return { wireType: type, modelId: model.model, stream };
+  const streamer = BUILDERS[type]({ creds, model, headers: { ...(provider.custom_headers ?? {}) } });
+  const capabilities = model.capabilities ?? [];
+  // One gate for every caller (turns, compaction, titles, subagents): a model is never sent a
+  // thinking parameter it does not declare, and an always-thinking one never has it turned off.
+  const stream: Streamer = (req, signal) => {
+    const thinking = modelThinking(req.thinking, capabilities);
+    return streamer(thinking === req.thinking ? req : { ...req, thinking }, signal);
+  };
+  return { wireType: type, modelId: model.model, capabilities, stream };
 }
 
 function viaSdk(load: () => Promise<(input: ProtocolInput) => Protocol>): (input: ProtocolInput) => Streamer {

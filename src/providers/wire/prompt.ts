@@ -1,7 +1,7 @@
 import type {
   LanguageModelV3FunctionTool, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput, SharedV3ProviderOptions,
 } from '@ai-sdk/provider';
-import type { ImagePart, ModelMessage, ModelRequest, ProviderMeta, TextPart, ToolResultPart, ToolSpec } from './types.ts';
+import type { ImagePart, ModelMessage, VideoPart, ModelRequest, ProviderMeta, TextPart, ToolResultPart, ToolSpec } from './types.ts';
 
 /** Our neutral messages to the AI SDK prompt; `meta` goes back as providerOptions (signatures, item ids). */
 export function toPrompt(req: ModelRequest): LanguageModelV3Prompt {
@@ -36,7 +36,8 @@ function opts(meta: ProviderMeta | undefined): { providerOptions?: SharedV3Provi
   return meta ? { providerOptions: meta as SharedV3ProviderOptions } : {};
 }
 
-function imageFile(p: ImagePart) {
+/** An image (or, for `video_in` models, a video) as the SDK's file part; the provider maps it by media type. */
+function imageFile(p: ImagePart | VideoPart) {
   const data = /^https?:\/\//.test(p.data) ? new URL(p.data) : p.data;
   return { type: 'file' as const, mediaType: p.mediaType, data };
 }
@@ -51,7 +52,10 @@ function toolOutput(p: ToolResultPart): LanguageModelV3ToolResultOutput {
   return {
     type: 'content',
     // `image-data`: the Anthropic provider drops a `file-data` image in a tool result (it takes only PDFs there).
-    value: parts.map((c) => (c.type === 'text' ? { type: 'text' as const, text: c.text } : { type: 'image-data' as const, data: c.data, mediaType: c.mediaType })),
+    value: parts.map((c) => {
+      if (c.type === 'text') return { type: 'text' as const, text: c.text };
+      return /^https?:\/\//.test(c.data) ? { type: 'image-url' as const, url: c.data } : { type: 'image-data' as const, data: c.data, mediaType: c.mediaType };
+    }),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import type { Credentials } from './credentials.ts';
-import type { ModelEntry, ModelRequest } from './types.ts';
+import type { ModelEntry, ModelRequest, ThinkingRequest } from './types.ts';
 
 /** What each wire type contributes: the AI SDK model and the provider options of one request. */
 export interface Protocol {
@@ -25,4 +25,14 @@ export function wireEffort(req: ModelRequest, m: ModelEntry): string | undefined
 
 export function thinkingOn(req: ModelRequest): boolean {
   return req.thinking?.enabled === true;
+}
+
+/**
+ * The thinking a model is asked for, by its Part B capabilities: none at all (no thinking or
+ * reasoning parameter, not even "disabled") unless it declares `thinking` or `always_thinking`;
+ * always on for `always_thinking`, which cannot be turned off.
+ */
+export function modelThinking(t: ThinkingRequest | undefined, capabilities: readonly string[]): ThinkingRequest | undefined {
+  if (capabilities.includes('always_thinking')) return t?.enabled ? t : { ...t, enabled: true };
+  return capabilities.includes('thinking') ? t : undefined;
 }

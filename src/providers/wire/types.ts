@@ -11,6 +11,8 @@ export type ProviderMeta = Record<string, Record<string, unknown>>;
 export interface TextPart { type: 'text'; text: string }
 /** An image: `data` is base64 (no data: prefix) or an http(s) URL. */
 export interface ImagePart { type: 'image'; data: string; mediaType: string }
+/** A video (only to models with `video_in`): `data` is base64 (no data: prefix) or an http(s) URL. */
+export interface VideoPart { type: 'video'; data: string; mediaType: string }
 /** Model reasoning from an earlier step; `meta` (signatures) lets protocols that require it replay it. */
 export interface ThinkingPart { type: 'thinking'; text: string; meta?: ProviderMeta }
 export interface ToolUsePart { type: 'tool_use'; id: string; name: string; input: unknown; meta?: ProviderMeta }
@@ -23,7 +25,7 @@ export interface ToolResultPart {
   is_error?: boolean;
 }
 
-export type UserMessage = { role: 'user'; content: Array<TextPart | ImagePart> };
+export type UserMessage = { role: 'user'; content: Array<TextPart | ImagePart | VideoPart> };
 export type AssistantMessage = { role: 'assistant'; content: Array<TextPart | ThinkingPart | ToolUsePart> };
 export type ToolMessage = { role: 'tool'; content: ToolResultPart[] };
 export type ModelMessage = UserMessage | AssistantMessage | ToolMessage;
@@ -95,6 +97,11 @@ export interface ModelClient {
   /** The protocol and model id, for logs and the session snapshot. */
   readonly wireType: WireType;
   readonly modelId: string;
+  /**
+   * The model's effective Part B `capabilities`: thinking parameters go only to `thinking` /
+   * `always_thinking` models, images only to `image_in` ones, videos only to `video_in` ones.
+   */
+  readonly capabilities: readonly string[];
   /** Never throws: failures (including abort) end the iteration with an `error` part. */
   stream(req: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamPart>;
 }
@@ -114,6 +121,8 @@ export interface ProviderEntry {
 /** A resolved `[models.<alias>]` entry, overrides applied. */
 export interface ModelEntry {
   model: string;
+  /** Part B `capabilities` (overrides applied); none declared means none: no thinking parameters are sent. */
+  capabilities?: string[];
   max_output_size?: number;
   reasoning_key?: string;
   adaptive_thinking?: boolean;

@@ -1,4 +1,4 @@
-import type { ImagePart, ModelMessage, ModelRequest, ProviderMeta, TextPart, ToolResultPart, ToolSpec } from '../types.ts';
+import type { ImagePart, ModelMessage, VideoPart, ModelRequest, ProviderMeta, TextPart, ToolResultPart, ToolSpec } from '../types.ts';
 
 /**
  * The body of a streamed OpenAI chat-completions request (`POST {base}/chat/completions`), the
@@ -61,26 +61,35 @@ function appendMessage(out: Array<Record<string, unknown>>, m: ModelMessage, rea
       });
       return;
     }
-    case 'tool':
-      for (const r of m.content) out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: toolContent(r) });
+    case 'tool': {
+      const images: Array<Record<string, unknown>> = [];
+      for (const r of m.content) {
+        out.push({ role: 'tool', tool_call_id: r.tool_use_id, content: toolText(r) });
+        const own = typeof r.content === 'string' ? [] : r.content.filter((c): c is ImagePart => c.type === 'image');
+        if (own.length) images.push({ type: 'text', text: `[images of tool result ${r.tool_use_id}]` }, ...own.map(userPart));
+      }
+      // A tool message holds text only: the images follow as a user message, after every result of the step.
+      if (images.length) out.push({ role: 'user', content: images });
+    }
   }
 }
 
-function userPart(p: TextPart | ImagePart): Record<string, unknown> {
+/** `video_url` is the chat-completions extension of the gateways that take video (Kimi, Qwen). */
+function userPart(p: TextPart | ImagePart | VideoPart): Record<string, unknown> {
   if (p.type === 'text') return { type: 'text', text: p.text };
-  return { type: 'image_url', image_url: { url: imageUrl(p) } };
+  if (p.type === 'video') return { type: 'video_url', video_url: { url: mediaUrl(p, 'video/mp4') } };
+  return { type: 'image_url', image_url: { url: mediaUrl(p, 'image/jpeg') } };
 }
 
-function imageUrl(p: ImagePart): string {
+function mediaUrl(p: ImagePart | VideoPart, anyType: string): string {
   if (/^https?:\/\//.test(p.data)) return p.data;
-  return `data:${p.mediaType === 'image/*' ? 'image/jpeg' : p.mediaType};base64,${p.data}`;
+  return `data:${p.mediaType.endsWith('/*') ? anyType : p.mediaType};base64,${p.data}`;
 }
 
-/** Chat completions has no image tool results: text joins; mixed content goes out as JSON. */
-function toolContent(r: ToolResultPart): string {
+/** The text of a tool result (its images are sent apart, see appendMessage). */
+function toolText(r: ToolResultPart): string {
   if (typeof r.content === 'string') return r.content;
-  if (r.content.every((c): c is TextPart => c.type === 'text')) return r.content.map((c) => c.text).join('\n');
-  return JSON.stringify(r.content.map((c) => (c.type === 'text' ? c : { type: 'file-data', data: c.data, mediaType: c.mediaType })));
+  return r.content.map((c) => (c.type === 'text' ? c.text : `[image ${c.mediaType}: follows in the next user message]`)).join('\n');
 }
 
 /** Gemini's OpenAI-compatible endpoint signs tool calls; the signature must come back with the call. */
