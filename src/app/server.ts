@@ -9,6 +9,7 @@ import { journalFsync, openHomeJournal, startProjections } from './journal-boot.
 import { SearchService, budgetsFromEnv, searchIndexDir, searchWorkerYoungMbFromEnv } from '../search/service.ts';
 import { releaseSemiSpaceFlagForWorkers } from './worker-heap.ts';
 import { ConfigService } from '../config/service.ts';
+import { ConfigWatchers } from '../config/watchers.ts';
 import { createHttpApp, newAuthBan } from '../http/app.ts';
 import { accessPolicy } from '../../protocol/access/host.ts';
 import { allRoutes } from '../http/routes/index.ts';
@@ -133,6 +134,7 @@ export interface Services extends Omit<Projections, 'all'> {
   mcp: McpService;
   /** /api/v2/mcp: the layers' catalog, the user file, probes. */
   mcpManagement: McpManagement;
+  configWatchers: ConfigWatchers;
   /** OAuth flows of MCP servers. */
   mcpOAuth: OAuthFlows;
   /** Installed plugins (docs/plugins.md). */
@@ -242,6 +244,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: reconnectPolicyFromEnv(process.env), version: SERVER_VERSION, redirectUrl,
   });
   const mcpManagement = new McpManagement({ mcp, file: new UserMcpFile(home), grants, clock });
+  // `[watch] enabled`: config.toml, the MCP config and local.toml reloaded when edited (src/config/watchers.ts).
+  const configWatchers = new ConfigWatchers({ home, config, workspaces, mcp, log });
+  configWatchers.sync();
   const mcpOAuth = new OAuthFlows({
     grants, ids, log, redirectUrl, clientName: () => config.current().identity.name,
     authorized: (key) => mcp.grantAuthorized(key), reset: (key) => mcp.grantReset(key),
@@ -284,7 +289,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, liveTranscripts, wire, fileHistory, turnIndex, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, stamps, mcp, mcpManagement, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
+    questions, tools, stamps, mcp, mcpManagement, configWatchers, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
@@ -304,7 +309,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, wakeups, tasks, engine, hub, autoTitle, mcp, goals, hooks, search }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, wakeups, tasks, engine, hub, autoTitle, mcp, configWatchers, goals, hooks, search }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
   void search.start();
 
@@ -323,6 +328,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const close = () => {
     closing ??= (async () => {
       await instances.stop();
+      configWatchers.close();
       questions.close();
       await engine.closeAll();
       mcpOAuth.close();

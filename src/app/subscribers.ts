@@ -8,6 +8,7 @@ import type { TaskService } from '../tasks/service.ts';
 import type { TerminalService } from '../terminals/service.ts';
 import type { WsHub } from '../ws/hub.ts';
 import type { McpService } from '../mcp/service.ts';
+import type { ConfigWatchers } from '../config/watchers.ts';
 import type { GoalDriver } from '../goals/driver.ts';
 import type { HookRunner } from '../hooks/runner.ts';
 import type { Instances } from './instances.ts';
@@ -34,6 +35,7 @@ export function committedSubscribers(s: {
   hub: Pick<WsHub, 'onCommitted'>;
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
   mcp: Pick<McpService, 'onCommitted'>;
+  configWatchers: Pick<ConfigWatchers, 'onCommitted'>;
   goals: Pick<GoalDriver, 'onCommitted'>;
   hooks: Pick<HookRunner, 'onCommitted'>;
   search: Pick<SearchService, 'onCommitted'>;
@@ -57,6 +59,8 @@ export function committedSubscribers(s: {
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
     // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
     { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
+    // A workspace registered, removed, trusted or untrusted: the config watchers follow its project files ([watch] enabled).
+    { name: 'config watchers', onCommitted: s.configWatchers.onCommitted },
     // event.plugin.changed: the hooks of enabled plugins are read again on the next tool call.
     { name: 'plugin hooks', onCommitted: s.hooks.onCommitted },
     // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).

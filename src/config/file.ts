@@ -1,12 +1,12 @@
-import { copyFile, readFile } from 'node:fs/promises';
-import { parse, stringify } from 'smol-toml';
+import { open, readFile } from 'node:fs/promises';
+import { parse } from 'smol-toml';
 import type { Doc } from './read.ts';
 
 export type FileRead =
   | { kind: 'ok'; text: string; doc: Doc }
   | { kind: 'missing' }
-  /** `message` never quotes the file: a TOML error excerpt could hold an API key. */
-  | { kind: 'invalid'; text?: string; message: string };
+  /** `message` never quotes the file: a TOML error excerpt could hold an API key. `line`/`column` of a parse error (1-based). */
+  | { kind: 'invalid'; text?: string; message: string; line?: number; column?: number };
 
 /** First line of a parse error plus its position; smol-toml appends a code excerpt we must not log. */
 function safeMessage(err: unknown): string {
@@ -27,24 +27,28 @@ export async function readConfigFile(file: string): Promise<FileRead> {
   try {
     return { kind: 'ok', text, doc: parse(text) as Doc };
   } catch (err) {
-    return { kind: 'invalid', text, message: safeMessage(err) };
+    const { line, column } = err as { line?: number; column?: number };
+    return { kind: 'invalid', text, message: safeMessage(err), ...(line ? { line, column } : {}) };
   }
 }
 
-export function toToml(doc: Doc): string {
-  return stringify(doc);
-}
-
-export { writeFileAtomic } from '../lib/fs-atomic.ts';
-
-/** Keeps a copy of a file the user broke before it is replaced by a POST. */
-export async function backupBrokenFile(file: string): Promise<string | undefined> {
-  const backup = `${file}.invalid.bak`;
+/**
+ * Creates `file` with `text` unless it exists (two daemons starting on a new home, or a file the
+ * user wrote meanwhile: the first one stays). Resolves to whether this call created it.
+ */
+export async function createFileOnce(file: string, text: string, mode = 0o600): Promise<boolean> {
+  let fh;
   try {
-    await copyFile(file, backup);
-    return backup;
-  } catch {
-    // Nothing to keep (missing, or a directory in the way); the write will report its own error.
-    return undefined;
+    fh = await open(file, 'wx', mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
   }
+  try {
+    await fh.writeFile(text);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return true;
 }

@@ -12,18 +12,31 @@ import type { PermissionModeName } from '../../protocol/schemas/enums.ts';
 import { ChangeBatcher } from './changes.ts';
 import { CHANGE_WINDOW_MS, FIRST_RUN_DOCUMENT } from './defaults.ts';
 import { readEnvOverrides, type EnvOverrides } from './env.ts';
-import { backupBrokenFile, readConfigFile, toToml, writeFileAtomic } from './file.ts';
+import { stringify } from 'smol-toml';
+import { writeFileAtomic } from '../lib/fs-atomic.ts';
+import { LockTimeoutError, withFileLock } from '../lib/file-lock.ts';
+import { createFileOnce, readConfigFile, type FileRead } from './file.ts';
 import { applyPatch, changedFields, checkPatched, cloneDoc, normalizePatch } from './patch.ts';
 import type { Doc } from './read.ts';
 import { resolveConfig, type ResolvedConfig } from './resolve.ts';
+import { patchToml } from './toml-edit.ts';
+import { sameData } from './toml-value.ts';
+import { ensureTuiFile } from './tui.ts';
 import { toConfigView } from './view.ts';
-import { FileWatcher } from './watch.ts';
 
 export interface ConfigServiceOptions {
   /** Environment to read overrides from (default process.env); read once, never written back. */
   env?: NodeJS.ProcessEnv;
   /** Window merging changes into one `event.config.changed`. */
   changeWindowMs?: number;
+  /** How long a write waits for another process's lock on config.toml (default 10 s; env SVC_CODE_CONFIG_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs?: number;
+}
+
+/** A write refused: 40001 naming config.toml, with the file (and the line of a parse error) in `details`. */
+function writeRefused(file: string, why: string, where: { line?: number; column?: number } = {}): ApiError {
+  const message = `cannot write config.toml: ${why}`;
+  return new ApiError(Codes.VALIDATION, message, { details: [{ field: 'config.toml', message, file, ...where }] });
 }
 
 /** Largest config.toml the daemon writes (a patch adding more is 40001); hand edits are not capped. */
@@ -34,14 +47,13 @@ const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperC
 /**
  * The global configuration (`<home>/config.toml`): the raw document (unknown
  * keys kept on every write), its resolution with defaults and env overrides,
- * atomic merge-patch writes, the optional file watcher and `event.config.changed`.
+ * merge-patch writes that edit the file in place, `reload()` (for the watchers, src/config/watchers.ts)
+ * and `event.config.changed` (also emitted here as `changed` with the fields).
  */
 export class ConfigService extends EventEmitter {
   private raw: Doc = {};
   /** Last text read or written: the watcher ignores a file equal to it (our own writes). */
   private text?: string;
-  /** The file on disk is unreadable or malformed; a POST backs it up before replacing it. */
-  private broken = false;
   private fileWarning?: string;
   private resolveWarnings: string[] = [];
   private resolved!: ResolvedConfig;
@@ -49,8 +61,8 @@ export class ConfigService extends EventEmitter {
   private closed = false;
   private readonly env: EnvOverrides;
   private readonly batcher: ChangeBatcher;
-  private readonly watcher: FileWatcher;
   private readonly log: Logger;
+  private readonly lockTimeoutMs: number;
   /** `event.config.changed` goes to the journal's global stream. */
   private readonly journal: EventJournal;
 
@@ -62,45 +74,47 @@ export class ConfigService extends EventEmitter {
     this.env = readEnvOverrides(env);
     const window = opts.changeWindowMs ?? (Number(env.SVC_CODE_CONFIG_EVENT_WINDOW_MS) || CHANGE_WINDOW_MS);
     this.batcher = new ChangeBatcher(window, (fields) => this.publish(fields));
-    this.watcher = new FileWatcher(file, () => void this.reload().catch((err) => deps.log.error({ err }, 'config reload failed')), deps.log);
+    this.lockTimeoutMs = opts.lockTimeoutMs ?? (Number(env.SVC_CODE_CONFIG_LOCK_TIMEOUT_MS) || 10_000);
   }
 
   static async load(home: string, deps: { journal: EventJournal; log: Logger }, opts?: ConfigServiceOptions): Promise<ConfigService> {
     const svc = new ConfigService(path.join(home, 'config.toml'), deps, opts);
     await svc.init();
+    await ensureTuiFile(home, deps.log);
     return svc;
   }
 
   private async init(): Promise<void> {
-    const read = await readConfigFile(this.file);
+    let read = await readConfigFile(this.file);
+    // Created here unless another daemon (or the user) wrote it first: then that file is read.
+    if (read.kind === 'missing' && !(await this.createFirstRun())) read = await readConfigFile(this.file);
     if (read.kind === 'ok') {
       this.raw = read.doc;
       this.text = read.text;
-    } else if (read.kind === 'missing') {
-      await this.createFirstRun();
-    } else {
+    } else if (read.kind === 'invalid') {
       this.markBroken(read.message, read.text);
     }
     this.recompute();
     for (const w of this.warnings()) this.log.warn(w);
-    this.syncWatcher();
   }
 
-  private async createFirstRun(): Promise<void> {
-    this.raw = cloneDoc(FIRST_RUN_DOCUMENT);
-    const text = toToml(this.raw);
+  /** Writes the first-run document; false when the file appeared meanwhile. */
+  private async createFirstRun(): Promise<boolean> {
+    const text = stringify(FIRST_RUN_DOCUMENT);
     try {
-      await writeFileAtomic(this.file, text);
+      if (!(await createFileOnce(this.file, text))) return false;
+      this.raw = cloneDoc(FIRST_RUN_DOCUMENT);
       this.text = text;
     } catch (err) {
+      this.raw = cloneDoc(FIRST_RUN_DOCUMENT);
       this.log.warn({ err: (err as Error).message }, 'cannot create config.toml; running with defaults');
     }
+    return true;
   }
 
   private markBroken(message: string, text?: string): void {
-    this.broken = true;
     this.text = text;
-    this.fileWarning = `config.toml is malformed or unreadable (${message}); using the last good configuration (defaults at start) until it is fixed or replaced by POST /api/v1/config`;
+    this.fileWarning = `config.toml is malformed or unreadable (${message}); using the last good configuration (defaults at start) until it is fixed by hand; writes are refused meanwhile`;
     this.log.error(this.fileWarning);
   }
 
@@ -159,49 +173,75 @@ export class ConfigService extends EventEmitter {
   }
 
   /**
-   * Server-side writes (a POST, a provider added, an OAuth refresh): `fn` maps the
-   * raw document to the next one; the file is rewritten and the change announced.
+   * Server-side writes (a POST, a provider added, an OAuth login or refresh): under the lock
+   * shared with other daemons on the home, the file is read again, `fn` maps its document to
+   * the next one, and only what changed is written back (comments, order and unknown keys
+   * kept). A file that does not parse is never overwritten: the write is refused (40001 with
+   * the file and line) and the last good configuration stays in force.
    */
   mutate(fn: (doc: Doc) => Doc, touched: string[] = []): Promise<Doc> {
-    return this.exclusive(async () => {
-      const next = fn(cloneDoc(this.raw));
-      if (!touched.length && JSON.stringify(next) === JSON.stringify(this.raw)) return this.view();
-      const text = this.serialize(next);
+    return this.exclusive(() => this.locked(async () => {
+      const read = await readConfigFile(this.file);
+      if (read.kind === 'invalid') throw this.refuse(read);
+      // A file removed since the daemon read it is written back from what the daemon holds.
+      const base = read.kind === 'ok' ? read.doc : cloneDoc(this.raw);
+      const next = fn(cloneDoc(base));
       const before = this.view();
-      if (this.broken) await backupBrokenFile(this.file);
-      const previous = this.text;
-      this.text = text;
-      try {
-        await writeFileAtomic(this.file, text);
-      } catch (err) {
-        this.text = previous;
-        const message = `cannot write config.toml: ${(err as Error).message}`;
-        throw new ApiError(Codes.VALIDATION, message, { details: [{ field: 'config.toml', message }] });
+      if (read.kind === 'ok' && sameData(base, next)) {
+        this.adopt(read.doc, read.text);
+      } else {
+        const text = this.encode(read.kind === 'ok' ? read.text : '', read.kind === 'ok' ? base : {}, next);
+        try {
+          await writeFileAtomic(this.file, text, 0o600, { fsync: true });
+        } catch (err) {
+          throw writeRefused(this.file, (err as Error).message);
+        }
+        this.adopt(next, text);
       }
-      this.raw = next;
-      this.broken = false;
-      this.fileWarning = undefined;
-      this.recompute();
       const after = this.view();
       this.announce([...new Set([...changedFields(before, after), ...touched])]);
-      this.syncWatcher();
       return after;
-    });
+    }));
   }
 
-  private serialize(doc: Doc): string {
-    let text: string;
+  private adopt(doc: Doc, text: string): void {
+    this.raw = doc;
+    this.text = text;
+    this.fileWarning = undefined;
+    this.recompute();
+  }
+
+  private refuse(read: Extract<FileRead, { kind: 'invalid' }>): ApiError {
+    if (read.text === undefined || read.text !== this.text) this.markBroken(read.message, read.text);
+    const where = read.line ? { line: read.line, column: read.column } : {};
+    return writeRefused(this.file, `${this.file} is not valid TOML: ${read.message}; fix it by hand (the daemon keeps its last good configuration and never overwrites a broken file)`, where);
+  }
+
+  /** `fn` holding `<home>/config.toml.lock`, so two daemons on one home never write over each other's change. */
+  private async locked<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      text = toToml(doc);
+      return await withFileLock(`${this.file}.lock`, fn, { timeoutMs: this.lockTimeoutMs });
+    } catch (err) {
+      if (err instanceof LockTimeoutError) throw writeRefused(this.file, err.message);
+      throw err;
+    }
+  }
+
+  /** The file's text edited in place to hold `next` (docs: src/config/toml-edit.ts), within the size bound. */
+  private encode(text: string, base: Doc, next: Doc): string {
+    let out;
+    try {
+      out = patchToml(text, base, next);
     } catch (err) {
       const message = `cannot encode config as TOML: ${(err as Error).message}`;
       throw new ApiError(Codes.VALIDATION, message, { details: [{ field: '(root)', message }] });
     }
-    if (Buffer.byteLength(text, 'utf8') > CONFIG_FILE_MAX_BYTES) {
+    if (out.mode !== 'in-place') this.log.warn({ mode: out.mode, reason: out.reason }, `config.toml: ${out.mode === 'tables' ? 'changed top-level tables rewritten whole' : 'rewritten whole'}`);
+    if (Buffer.byteLength(out.text, 'utf8') > CONFIG_FILE_MAX_BYTES) {
       const message = `config.toml would exceed ${CONFIG_FILE_MAX_BYTES} bytes`;
       throw new ApiError(Codes.VALIDATION, message, { details: [{ field: '(root)', message, limit: CONFIG_FILE_MAX_BYTES }] });
     }
-    return text;
+    return out.text;
   }
 
   /** Re-reads config.toml after an external edit; a malformed edit keeps the last good configuration. */
@@ -216,14 +256,9 @@ export class ConfigService extends EventEmitter {
       }
       if (read.text === this.text) return;
       const before = this.view();
-      this.raw = read.doc;
-      this.text = read.text;
-      this.broken = false;
-      this.fileWarning = undefined;
-      this.recompute();
+      this.adopt(read.doc, read.text);
       for (const w of this.resolveWarnings) this.log.warn(w);
       this.announce(changedFields(before, this.view()));
-      this.syncWatcher();
     });
   }
 
@@ -243,11 +278,6 @@ export class ConfigService extends EventEmitter {
     }
   }
 
-  private syncWatcher(): void {
-    if (this.resolved.watch.enabled && !this.closed) this.watcher.start();
-    else this.watcher.stop();
-  }
-
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.lock.then(fn, fn);
     this.lock = run.catch(() => undefined);
@@ -256,7 +286,6 @@ export class ConfigService extends EventEmitter {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.watcher.stop();
     await this.lock;
     await this.batcher.close();
   }

@@ -145,6 +145,22 @@ export class McpService implements ExternalTools {
     return this.resync(() => true);
   }
 
+  /** A trusted workspace's `.mcp.json` or `.svc-code/mcp.json` changed (the config watchers): its live sessions follow. */
+  projectLayersChanged(workspaceId: string): Promise<void> {
+    return this.resync((s) => s.workspace_id === workspaceId);
+  }
+
+  /** A workspace's local.toml changed (the config watchers): the servers of its live sessions hear `roots/list_changed`. */
+  async rootsChanged(workspaceId: string): Promise<void> {
+    for (const set of [...this.sets.values()]) {
+      if (set.closed || this.deps.sessions.get(set.sessionId)?.workspace_id !== workspaceId) continue;
+      await set.built;
+      for (const c of set.conns.values()) {
+        await c.rootsChanged().catch((err: unknown) => this.deps.log.warn({ err: message(err), session: set.sessionId }, 'cannot tell an MCP server its roots changed'));
+      }
+    }
+  }
+
   /** Live sessions chosen by `which` stop servers no longer declared (or changed) and add new ones. */
   private async resync(which: (s: SessionRecord) => boolean): Promise<void> {
     for (const set of [...this.sets.values()]) {

@@ -222,7 +222,7 @@ test('a failed write answers 40001 with the underlying message', async (t) => {
   t.true((await s.get(CONFIG)).data.telemetry, 'nothing applied after a failed write');
 });
 
-test('a malformed config.toml does not crash the daemon: defaults, a warning, the file kept until a POST', async (t) => {
+test('a malformed config.toml does not crash the daemon: defaults, a warning; a write is refused with the file and line, the file left alone', async (t) => {
   const broken = 'default_model = "x"\napi_key = "sk-SECRET-broken"\n[oops\n';
   const s = await withConfig(broken);
   t.teardown(() => s.stop());
@@ -235,9 +235,19 @@ test('a malformed config.toml does not crash the daemon: defaults, a warning, th
   t.false(warnings.some((w) => w.includes('SECRET')), 'the parse error excerpt is not quoted');
   t.is(await readFile(path.join(s.home, 'config.toml'), 'utf8'), broken);
 
+  const refused = await s.post(CONFIG, { default_plan_mode: true });
+  t.is(refused.code, 40001);
+  const file = path.join(s.home, 'config.toml');
+  t.like(refused.details[0], { field: 'config.toml', file, line: 3 });
+  t.true(refused.msg.includes(file) && /line 3/.test(refused.msg), refused.msg);
+  t.false(JSON.stringify(refused).includes('SECRET'));
+  t.is(await readFile(file, 'utf8'), broken, 'never overwritten');
+  t.false((await s.get(CONFIG)).data.default_plan_mode, 'nothing applied');
+
+  // Fixed by hand: the next write goes through and keeps the fix.
+  await writeFile(file, 'default_model = "x" # mine\n');
   t.is((await s.post(CONFIG, { default_plan_mode: true })).code, 0);
-  t.true((await readToml(s)).default_plan_mode);
-  t.is(await readFile(path.join(s.home, 'config.toml.invalid.bak'), 'utf8'), broken);
+  t.is(await readFile(file, 'utf8'), 'default_model = "x" # mine\ndefault_plan_mode = true\n');
   t.false(s.server.services.config.warnings().some((w) => /malformed/.test(w)));
 });
 
