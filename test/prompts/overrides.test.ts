@@ -8,7 +8,7 @@ import { newSession, startTestServer, tempHome, type TestServer } from '../helpe
 const OTHER = `[models."fx/other"]
 provider = "fx"
 model = "other-model"
-max_context_size = 1000
+max_context_size = 100000
 `;
 
 function promptEnded(env: { ws: { waitFor(p: (f: any) => boolean, ms?: number): Promise<any> } }, promptId: string) {
@@ -73,7 +73,7 @@ ${env}
 [models."k/m"]
 provider = "k"
 model = "m"
-max_context_size = 1000
+max_context_size = 100000
 `;
   const bad = await serverWith(t, config('MY_SECRET_KEY = "sk-x"'));
   const r = await prompt(bad, 'x');
@@ -94,7 +94,7 @@ GOOGLE_VERTEX_PROJECT = "p"
 [models."v/m"]
 provider = "v"
 model = "gemini"
-max_context_size = 1000
+max_context_size = 100000
 `);
   const r = await prompt(env, 'x');
   t.is(r.code, 40111);
@@ -110,11 +110,11 @@ auto_session_title = false
 model = "flat-model"
 base_url = "${llm.url}/v1"
 api_key = "sk-flat"
-max_context_size = 1000
+max_context_size = 100000
 [models."local/nokey"]
 model = "flat-model"
 base_url = "${llm.url}/v1"
-max_context_size = 1000
+max_context_size = 100000
 `);
   t.true((await s.get('/api/v1/auth')).data.models_ready);
   const ws = await s.ws();
