@@ -156,7 +156,8 @@ export function sessionModel(deps: { config: ConfigService; live: LiveSessions }
 }
 
 /** Thinking values a prompt or profile may name: an effort, or `off`. */
-export const THINKING_VALUES = [...EFFORTS, 'off'] as const;
+/** `on` is what the daemon reports for thinking without a set effort (clients send it back): on, effort from the next level. */
+export const THINKING_VALUES = [...EFFORTS, 'off', 'on'] as const;
 
 export function checkThinkingValue(value: string | undefined, field: string): void {
   if (value !== undefined && !(THINKING_VALUES as readonly string[]).includes(value)) {
@@ -176,8 +177,10 @@ export function resolveThinking(c: ResolvedConfig, record: Doc, ...levels: Array
   const always = caps.includes('always_thinking');
   if (!always && !caps.includes('thinking')) return { enabled: false };
   // `off` cannot turn an always-thinking model off: the next level down decides its effort.
-  const level = [...levels, c.thinking.effort].find((x) => typeof x === 'string' && x.length > 0 && !(always && x === 'off'));
-  if (!always && (!c.thinking.enabled || level === 'off')) return { enabled: false };
+  const all = [...levels, c.thinking.effort];
+  const first = all.find((x) => typeof x === 'string' && x.length > 0 && !(always && x === 'off'));
+  if (!always && (!c.thinking.enabled || first === 'off')) return { enabled: false };
+  const level = first === 'on' ? all.find((x) => typeof x === 'string' && x.length > 0 && x !== 'on' && x !== 'off') : first;
   const supported = Array.isArray(record.support_efforts) ? (record.support_efforts as string[]) : undefined;
   const fallback = typeof record.default_effort === 'string' ? record.default_effort : undefined;
   const effort = level && (!supported || supported.includes(level)) ? level : fallback;
