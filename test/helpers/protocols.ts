@@ -1,9 +1,6 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { startFixtureLlm, type RecordedRequest } from '../../fixtures/llm/index.ts';
-import { MODEL, type EngineEnv } from './engine.ts';
-import { newSession, startTestServer, tempHome } from './server.ts';
+import type { RecordedRequest } from '../../fixtures/llm/index.ts';
+import { MODEL, startEngine, type EngineEnv } from './engine.ts';
 
 /** The two wire protocols the agent-loop scenarios run on (issue 23): OpenAI chat completions and Anthropic messages. */
 export const PROTOCOLS = ['chat_compat', 'messages_api'] as const;
@@ -34,19 +31,8 @@ max_context_size = 100000
 }
 
 /** `startEngine` on a protocol: a server against a fresh fixture LLM, one session, a WS subscribed to it. */
-export async function startOn(t: ExecutionContext, type: LoopProtocol, extra = ''): Promise<EngineEnv> {
-  const llm = await startFixtureLlm();
-  const home = await tempHome();
-  await writeFile(path.join(home, 'config.toml'), protocolConfig(llm.url, type, extra));
-  const s = await startTestServer({ home });
-  const env: EngineEnv = { s, llm, sid: await newSession(s), ws: await s.ws() };
-  t.teardown(async () => {
-    await env.ws.close();
-    await env.s.stop();
-    await llm.close();
-  });
-  await env.ws.request('subscribe', { session_ids: [env.sid] });
-  return env;
+export function startOn(t: ExecutionContext, type: LoopProtocol, extra = ''): Promise<EngineEnv> {
+  return startEngine(t, { config: (llmUrl) => protocolConfig(llmUrl, type, extra) });
 }
 
 /** Tool call ids and result ids of one wire message, whatever the protocol. */
