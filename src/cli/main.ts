@@ -58,11 +58,9 @@ async function serve(argv: string[]): Promise<void> {
   const checker = process.env.SVC_CODE_CHECK_EVENTS === '1'
     ? new ContractChecker((violation) => log.error({ violation }, 'event does not match its registry entry'))
     : undefined;
-  const server = await startServer({ home, options: parseServe(argv), log, checker });
-  process.stdout.write(`svc-code ${server.services.version} listening on ${server.baseUrl}\n`);
-  process.stdout.write(`access token: ${server.services.token}\n`);
-  process.stdout.write(`web UI: ${server.baseUrl}/#token=${encodeURIComponent(server.services.token)}\n`);
-  process.stdout.write(`home: ${home}\n`);
+  // The handlers go in before the daemon announces itself: a supervisor that reads the token and stops the daemon at
+  // once must get the clean shutdown (a signal that came before the handlers were in killed it outright).
+  let server: Awaited<ReturnType<typeof startServer>> | undefined;
   let stopping = false;
   const stop = (signal: string) => {
     // A repeated SIGTERM while shutting down must not cut the shutdown short; a second Ctrl-C forces the exit.
@@ -72,10 +70,17 @@ async function serve(argv: string[]): Promise<void> {
     }
     stopping = true;
     log.info({ signal }, 'shutting down');
-    void server.close();
+    if (server) void server.close();
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  server = await startServer({ home, options: parseServe(argv), log, checker });
+  // A signal during start-up: stop as soon as there is something to stop.
+  if (stopping) void server.close();
+  process.stdout.write(`svc-code ${server.services.version} listening on ${server.baseUrl}\n`);
+  process.stdout.write(`access token: ${server.services.token}\n`);
+  process.stdout.write(`web UI: ${server.baseUrl}/#token=${encodeURIComponent(server.services.token)}\n`);
+  process.stdout.write(`home: ${home}\n`);
   await server.closed;
   process.exit(0);
 }

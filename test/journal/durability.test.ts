@@ -61,3 +61,24 @@ test('SIGTERM shuts down cleanly and removes the instance registration', async (
   t.is(daemon.child.exitCode, 0, `signal ${daemon.child.signalCode}; stderr tail: ${daemon.stderr().slice(-2000)}`);
   t.deepEqual(await readdir(dir), []);
 });
+
+test('SIGTERM during start-up still shuts down cleanly once started (the handler is in before the home is touched)', async (t) => {
+  const { spawn } = await import('node:child_process');
+  const { readdir } = await import('node:fs/promises');
+  const { daemonEnv, ROOT } = await import('../helpers/built.ts');
+  const path = await import('node:path');
+  const home = await tempHome();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/main.ts'), 'serve', '--port', '0'], {
+    cwd: ROOT, env: daemonEnv(home), stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => killed(child, 'SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  // The first thing the daemon writes into its home comes from startServer, after the signal handlers are in.
+  const entries = async () => (await readdir(home).catch(() => [])).length;
+  await until(async () => (await entries()) > 0, 90_000, 'the daemon to touch its home');
+  await killed(child, 'SIGTERM');
+  t.is(child.exitCode, 0, `signal ${child.signalCode}; output: ${out.slice(-2000)}`);
+  t.deepEqual(await readdir(path.join(home, 'server', 'instances')).catch(() => []), []);
+});
