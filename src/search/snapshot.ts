@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { COLUMN_TYPES, roomy, type ColumnName, type Columns, type EngineState } from '../../projections/search/engine.ts';
+import { COLUMN_TYPES, roomy, type ColumnName, type Columns } from '../../projections/search/columns.ts';
+import type { EngineState } from '../../projections/search/engine.ts';
 
 /** Bumped when (2: postings as LEB128 varint gaps plus a count per term) the index's content or layout changes (documents.ts, tokenize.ts, engine.ts): older snapshots are rebuilt. */
 export const SNAPSHOT_VERSION = 2;

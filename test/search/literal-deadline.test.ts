@@ -21,9 +21,9 @@ test('literal mode: the walk over the terms for a partial word stops at the dead
   t.is(full.hits.length, 5);
 
   // Count the terms looked at (white box: the engine's term list).
-  const inner = engine as unknown as { termList: string[] };
+  const inner = engine.postings as unknown as { list: string[] };
   let looked = 0;
-  inner.termList = new Proxy(inner.termList, {
+  inner.list = new Proxy(inner.list, {
     get(target, prop, receiver) {
       if (typeof prop === 'string' && /^\d+$/.test(prop)) looked += 1;
       return Reflect.get(target, prop, receiver);
