@@ -47,7 +47,14 @@ test('commands: listed as type command, :activate runs a turn with $ARGUMENTS su
   const ev = events.find((e) => e.type === 'plugin_command.activated');
   t.like(ev?.payload, { agent_id: 'main', plugin_id: 'toolbox', command_name: 'deploy', args: 'staging' });
   t.is(ev!.payload.prompt_id, events.find((e) => e.type === 'prompt.accepted')!.payload.prompt_id);
+  t.truthy(env.ws.frames.find((f) => f.type === 'plugin_command.activated' && f.session_id === env.sid), 'subscribers hear it');
   t.false(events.some((e) => e.type === 'skill.activated'), 'a command is not a skill activation');
+  // The transcript says a plugin command started the turn; the command's text is not the user's prompt.
+  const [turn] = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).data.items;
+  t.deepEqual(turn.origin, { kind: 'user', payload: { kind: 'plugin_command', trigger: 'user-slash', pluginId: 'toolbox', commandName: 'deploy', commandArgs: 'staging' } });
+  t.is(turn.prompt, '');
+  const [um] = (await env.s.get(`/api/v1/sessions/${env.sid}/transcript/user-messages?agent_id=main`)).data.agents[0].messages;
+  t.like(um, { origin: 'plugin_command', prompt: '', state: 'completed' });
 
   // Without a placeholder the args follow the body; with none, the body alone.
   env.llm.setScript(scripts.helloText);
