@@ -135,11 +135,12 @@ test('hooks and MCP servers: offered to the model while enabled; disable removes
   const [pid] = await pidsIn(pidFile);
   t.true(pid !== undefined && alive(pid));
 
+  // The next prompt follows the change at once: its turn must already see it.
   t.is((await env.s.post('/api/v1/plugins/ops:disable')).code, 0);
-  await until(() => !alive(pid!), 30_000, 'the plugin\'s MCP child stopped');
   env.llm.setScript(bash('b2'), scripts.helloText);
   await prompt(env, 'two');
   await turnEnded(env, 2, 120_000);
+  await until(() => !alive(pid!), 30_000, 'the plugin\'s MCP child stopped');
   const n = env.llm.requests.length;
   t.false(offered(env, n - 2).includes('mcp__opsdocs__echo'), 'a disabled plugin offers no MCP tool');
   t.false((await bashResult('b2')).is_error, 'a disabled plugin\'s hook does not run');
