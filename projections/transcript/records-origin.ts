@@ -38,10 +38,11 @@ export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): R
   }
   const clientMetadata = prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {};
   const skills = info?.skills ?? [];
-  if (info?.command) return { kind: 'user', payload: { kind: 'plugin_command', trigger: 'user-slash', ...info.command, ...clientMetadata } };
-  const payload = info?.source === 'skill' && skills.length
-    ? { kind: 'skill_activation', trigger: 'user-slash', ...skills[0], ...clientMetadata }
-    : { kind: 'user', ...clientMetadata, ...(skills.length ? { skillActivations: skills } : {}) };
+  const payload = info?.command
+    ? { kind: 'plugin_command', trigger: 'user-slash', ...info.command, ...clientMetadata }
+    : info?.source === 'skill' && skills.length
+      ? { kind: 'skill_activation', trigger: 'user-slash', ...skills[0], ...clientMetadata }
+      : { kind: 'user', ...clientMetadata, ...(skills.length ? { skillActivations: skills } : {}) };
   return { kind: st.roster.get(agentId)?.kind === 'btw' ? 'side' : 'user', payload };
 }
 
