@@ -115,7 +115,7 @@ test('skills: a plugin skill is user-activatable and the model loads it; disable
   t.true((await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === 'k2')!.payload.is_error);
 });
 
-test('hooks and MCP servers: offered to the model while enabled; disable removes the tools, stops the child and the hook; enable brings both back', async (t) => {
+test('hooks and MCP servers: offered to the model (and GET /tools) while enabled; disable removes the tools, stops the child and the hook; enable brings both back; remove deletes them', async (t) => {
   const env = await startEngine(t, { extraToml: `${YOLO}\n[mcp]\nstartup_timeout_ms = 120000\n` });
   const pidFile = path.join(await tempDir(), 'pids');
   const src = await pluginFolder({
@@ -134,6 +134,8 @@ test('hooks and MCP servers: offered to the model while enabled; disable removes
   t.regex((await bashResult('b1')).content, /ops plugin says no/);
   const [pid] = await pidsIn(pidFile);
   t.true(pid !== undefined && alive(pid));
+  const tools = async () => ((await env.s.get(`/api/v1/tools?session_id=${env.sid}`)).data.tools as any[]).filter((x) => x.name.startsWith('mcp__opsdocs__'));
+  t.like((await tools()).find((x) => x.name === 'mcp__opsdocs__echo'), { source: 'mcp', mcp_server_id: 'opsdocs' });
 
   // The next prompt follows the change at once: its turn must already see it.
   t.is((await env.s.post('/api/v1/plugins/ops:disable')).code, 0);
@@ -151,4 +153,15 @@ test('hooks and MCP servers: offered to the model while enabled; disable removes
   await turnEnded(env, 3, 120_000);
   t.true(offered(env, env.llm.requests.length - 2).includes('mcp__opsdocs__echo'), 'enabled again: offered again');
   t.true((await bashResult('b3')).is_error, 'enabled again: the hook blocks again');
+  const [pid2] = (await pidsIn(pidFile)).slice(1);
+  t.true(pid2 !== undefined && alive(pid2), 'enabled again: a new child');
+
+  t.is((await env.s.post('/api/v1/plugins/ops:remove')).code, 0);
+  env.llm.setScript(bash('b4'), scripts.helloText);
+  await prompt(env, 'four');
+  await turnEnded(env, 4, 120_000);
+  t.false(offered(env, env.llm.requests.length - 2).includes('mcp__opsdocs__echo'), 'removed: not offered');
+  t.false((await bashResult('b4')).is_error, 'removed: the hook is gone');
+  await until(() => !alive(pid2!), 30_000, 'the removed plugin\'s MCP child stopped');
+  t.deepEqual(await tools(), []);
 });
