@@ -14,38 +14,47 @@ const DESCRIPTION_MAX = 240;
 /** A plugin command as the skill catalog lists it: `<pluginId>:<command>`. */
 export const commandSkillName = (pluginId: string, command: string) => `${pluginId}:${command}`;
 
+const errText = (err: unknown) => (err as Error).message;
+const absent = (err: unknown) => ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+
 /**
  * The commands of a plugin folder: each `commands/<name>.md` (frontmatter optional: `description`),
- * as a user-only skill named `<pluginId>:<name>` (docs/plugins.md). Unreadable files are skipped.
+ * as a user-only skill named `<pluginId>:<name>` (docs/plugins.md). What cannot be read is left out and
+ * named in `problems` (the plugin summary's `hasErrors`); never throws.
  */
-export async function readCommands(dir: string, pluginId: string): Promise<Skill[]> {
+export async function readCommands(dir: string, pluginId: string): Promise<{ commands: Skill[]; problems: string[] }> {
   const root = path.join(dir, 'commands');
+  const problems: string[] = [];
   let names: string[];
   try {
     names = (await readdir(root, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.md')).map((e) => e.name).sort();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-    throw err;
+    return { commands: [], problems: absent(err) ? [] : [`plugin ${pluginId}: commands: ${errText(err)}`] };
   }
-  const out: Skill[] = [];
+  const commands: Skill[] = [];
   for (const file of names) {
     const at = path.join(root, file);
-    const text = await readFile(at, 'utf8').catch(() => undefined);
-    if (text === undefined) continue;
+    let text: string;
+    try {
+      text = await readFile(at, 'utf8');
+    } catch (err) {
+      problems.push(`plugin ${pluginId}: commands/${file}: ${errText(err)}`);
+      continue;
+    }
     const p = parseSkillFile(text);
     const command = file.slice(0, -'.md'.length);
-    out.push({
+    commands.push({
       name: commandSkillName(pluginId, command), description: p.description ?? firstLine(p.body), path: at, source: 'plugin',
       type: COMMAND_TYPE, disable_model_invocation: true, content: p.body, command: { pluginId, name: command },
     });
   }
-  return out;
+  return { commands, problems };
 }
 
-/** The commands of every enabled plugin, in plugin id order. */
+/** The commands of every enabled plugin, in plugin id order (what does not load shows in GET /plugins `hasErrors`). */
 export async function pluginCommands(home: string): Promise<Skill[]> {
   const out: Skill[] = [];
-  for (const p of enabledPlugins(home)) out.push(...(await readCommands(p.dir, p.id)));
+  for (const p of enabledPlugins(home)) out.push(...(await readCommands(p.dir, p.id)).commands);
   return out;
 }
 

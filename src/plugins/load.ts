@@ -66,10 +66,8 @@ export async function readContents(dir: string, id: string): Promise<PluginConte
   problems.push(...mcp.problems);
   const hooks = await readPluginHooks(dir, id);
   problems.push(...hooks.problems);
-  const commands = await readCommands(dir, id).catch((err: Error) => {
-    problems.push(`plugin ${id}: commands: ${err.message}`);
-    return [];
-  });
+  const { commands, problems: commandProblems } = await readCommands(dir, id);
+  problems.push(...commandProblems);
   return {
     ...(typeof manifest === 'string' ? {} : { manifest }),
     skillCount: skills.length,
