@@ -132,6 +132,12 @@ export const recordsAgent = {
       ...(p.prompt_id ? { promptId: p.prompt_id } : {}), ...(p.tool_call_id ? { toolCallId: p.tool_call_id } : {}),
     }, e.ts);
   },
+  'plugin_command.activated': ({ rec: s }, p) => {
+    const a = recAgent(s, p.agent_id);
+    const o = a.origins.get(p.prompt_id) ?? { skills: [] };
+    o.command = { pluginId: p.plugin_id, commandName: p.command_name, ...(p.args ? { commandArgs: p.args } : {}) };
+    a.origins.set(p.prompt_id, o);
+  },
   'turn.started': ({ rec: s }, p) => turnStarted(s, p),
   'turn.step.started': ({ rec: s }, p, e) => {
     const agentId = agentIdOf(p);

@@ -9,6 +9,7 @@ import type { TranscriptState } from './state.ts';
  * The origin of the turn `turn.started` opens:
  * - a prompt of the user (POST /prompts): `user`, payload `{kind:'user', clientMetadata?, skillActivations?}`;
  * - POST skills/{name}:activate: `user`, payload `{kind:'skill_activation', trigger:'user-slash', skillName, skillArgs?}`;
+ *   for a plugin command (:activate or POST /prompts `skills`) `{kind:'plugin_command', trigger:'user-slash', pluginId, commandName, commandArgs?}`;
  * - a `:btw` agent's prompt: `side`, with the same user payload;
  * - a goal continuation: `other`, payload `{kind:'goal_continuation'}`;
  * - a follow-up turn of background tasks that ended while the agent was idle: `task`, `taskId` the first task, payload
@@ -37,9 +38,11 @@ export function turnOrigin(st: TranscriptState, p: PayloadOf<'turn.started'>): R
   }
   const clientMetadata = prompt.clientMetadata ? { clientMetadata: prompt.clientMetadata } : {};
   const skills = info?.skills ?? [];
-  const payload = info?.source === 'skill' && skills.length
-    ? { kind: 'skill_activation', trigger: 'user-slash', ...skills[0], ...clientMetadata }
-    : { kind: 'user', ...clientMetadata, ...(skills.length ? { skillActivations: skills } : {}) };
+  const payload = info?.command
+    ? { kind: 'plugin_command', trigger: 'user-slash', ...info.command, ...clientMetadata }
+    : info?.source === 'skill' && skills.length
+      ? { kind: 'skill_activation', trigger: 'user-slash', ...skills[0], ...clientMetadata }
+      : { kind: 'user', ...clientMetadata, ...(skills.length ? { skillActivations: skills } : {}) };
   return { kind: st.roster.get(agentId)?.kind === 'btw' ? 'side' : 'user', payload };
 }
 

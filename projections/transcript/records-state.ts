@@ -68,6 +68,8 @@ export type RecToolProgress = NonNullable<Extract<RecFrame, { kind: 'tool' }>['p
 export interface PromptOrigin {
   source?: 'user' | 'skill' | 'goal' | 'task';
   skills: Array<{ skillName: string; skillArgs?: string }>;
+  /** The plugin command the prompt runs (`plugin_command.activated`). */
+  command?: { pluginId: string; commandName: string; commandArgs?: string };
   /** Source `task`: the tasks whose notes the prompt delivers. */
   taskIds?: string[];
 }

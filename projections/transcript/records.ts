@@ -3,7 +3,7 @@ import type { ContentPart, Message, PayloadOf } from '../contract.ts';
 import { undoOf } from '../undo.ts';
 import { goalMeta, llmTiming, steerOrigin, turnOrigin } from './records-origin.ts';
 import { callDisplay, toolDisplay, toolView } from '../../protocol/display.ts';
-import { agentIdOf, type Family, type TranscriptState } from './state.ts';
+import { agentIdOf, isActivationText, type Family, type TranscriptState } from './state.ts';
 import {
   emit, recAgent, stepHeader, stepUsage, turnHeader, type RecAgent, type RecAttachment, type RecFrame, type RecInteraction, type RecordsState, type RecStep, type RecTask,
   type RecTurn, type StepSide,
@@ -104,7 +104,7 @@ function summary(a: RecAgent, compactions: number): Record<string, unknown> {
 }
 
 function promptText(content: ContentPart[]): string {
-  return content.flatMap((p) => (p.type === 'text' && !p.text.startsWith('<skill name=') ? [p.text] : [])).join('\n');
+  return content.flatMap((p) => (p.type === 'text' && !isActivationText(p.text) ? [p.text] : [])).join('\n');
 }
 
 function attachmentsOf(s: RecordsState, agentId: string, content: ContentPart[]): string[] {

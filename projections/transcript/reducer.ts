@@ -38,7 +38,7 @@ const LIVE_HANDLERS = handlers([roster, progress, records, recordsAgent, records
  */
 export const transcriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript',
-  version: 4,
+  version: 5,
   init: newTranscriptState,
   apply(state, event) {
     const hs = HANDLERS.get(event.type);
@@ -52,7 +52,7 @@ export const transcriptReducer: StreamReducer<TranscriptState> = {
  */
 export const liveTranscriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript-live',
-  version: 4,
+  version: 5,
   init: newTranscriptState,
   apply(state, event) {
     const hs = LIVE_HANDLERS.get(event.type);

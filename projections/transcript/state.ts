@@ -42,6 +42,8 @@ export interface TranscriptState {
   tasks: Map<string, TaskRec>;
   /** Prompts that activated a skill (skill.activated with a prompt_id). */
   skillPrompts: Set<string>;
+  /** Prompts that ran a plugin command (plugin_command.activated). */
+  commandPrompts: Set<string>;
   /** The client records (spec/clients.md B), folded by records.ts. */
   rec: RecordsState;
 }
@@ -59,6 +61,7 @@ export function newTranscriptState(): TranscriptState {
     roster: new Map([['main', { agent_id: 'main', kind: 'main', state: 'idle' }]]),
     tasks: new Map(),
     skillPrompts: new Set(),
+    commandPrompts: new Set(),
     rec: newRecordsState(),
   };
 }
@@ -67,6 +70,14 @@ export function agentState(s: TranscriptState, agentId: string): AgentState {
   let a = s.agents.get(agentId);
   if (!a) s.agents.set(agentId, (a = newAgentState()));
   return a;
+}
+
+/**
+ * A text part the server put in a prompt for an activated skill (`<skill name=...>`) or a plugin command
+ * (`<command name=...>`, src/skills/activation.ts): not what the user typed, so not the prompt's text.
+ */
+export function isActivationText(text: string): boolean {
+  return text.startsWith('<skill name=') || text.startsWith('<command name=');
 }
 
 /** The agent an event belongs to: its payload's `agent_id`, `main` when absent. */

@@ -67,6 +67,10 @@ export const users = {
   'skill.activated': (s, p) => {
     if (p?.prompt_id) s.skillPrompts.add(p.prompt_id);
   },
+  // Prompts that ran a plugin command answer origin `plugin_command`.
+  'plugin_command.activated': (s, p) => {
+    s.commandPrompts.add(p.prompt_id);
+  },
   'session.undone': (s, p) => {
     const undo = undoOf(p);
     const a = agentState(s, undo.agentId);

@@ -1,5 +1,5 @@
 import type { PlanRec, UserMessageRec } from '../contract.ts';
-import { newAgentState, type AgentState, type TranscriptState, type UserEntry } from './state.ts';
+import { isActivationText, newAgentState, type AgentState, type TranscriptState, type UserEntry } from './state.ts';
 
 // Read models over the folded state: pure functions, no journal or engine access.
 
@@ -9,7 +9,13 @@ export function agentOf(s: TranscriptState, agentId: string): AgentState {
 
 /** Text of a prompt without the skill bodies the server prepended. */
 function promptText(e: UserEntry): string {
-  return e.content.flatMap((p) => (p.type === 'text' && !p.text.startsWith('<skill name=') ? [p.text] : [])).join('\n');
+  return e.content.flatMap((p) => (p.type === 'text' && !isActivationText(p.text) ? [p.text] : [])).join('\n');
+}
+
+/** A user message's `origin`: a prompt that ran a plugin command or activated a skill says so. */
+function originOf(s: TranscriptState, e: UserEntry): UserMessageRec['origin'] {
+  if (e.prompt_id && s.commandPrompts.has(e.prompt_id)) return 'plugin_command';
+  return e.prompt_id && s.skillPrompts.has(e.prompt_id) ? 'skill' : e.origin;
 }
 
 function userMessage(s: TranscriptState, a: AgentState, e: UserEntry, i: number): UserMessageRec {
@@ -20,7 +26,7 @@ function userMessage(s: TranscriptState, a: AgentState, e: UserEntry, i: number)
   });
   return {
     turn_id: e.turn_id, ordinal: i + 1, state: turn ? turn.state : e.state,
-    origin: e.prompt_id && s.skillPrompts.has(e.prompt_id) ? 'skill' : e.origin, prompt: promptText(e),
+    origin: originOf(s, e), prompt: promptText(e),
     ...(e.prompt_id ? { prompt_id: e.prompt_id } : {}), ...(ids.length ? { attachment_ids: ids } : {}),
     ...(e.started_at ? { started_at: e.started_at } : {}),
   };

@@ -13,4 +13,13 @@ const activated = defineEvent({
   }),
 });
 
-export const SKILL_EVENTS = [activated] as const;
+const commandActivated = defineEvent({
+  type: 'plugin_command.activated', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
+  summary: 'A plugin command (`commands/<name>.md` of an enabled plugin, listed as skill `<plugin_id>:<command_name>` of type `command`) '
+    + 'was run by the user: POST skills/{name}:activate or POST /prompts `skills`; the prompt_id is the prompt carrying its text',
+  payload: v.object({
+    agent_id: v.string(), plugin_id: v.string(), command_name: v.string(), args: v.optional(v.string()), prompt_id: v.string(),
+  }),
+});
+
+export const SKILL_EVENTS = [activated, commandActivated] as const;

@@ -6,9 +6,10 @@ import { ContentPartSchema } from './prompts.ts';
 export const SkillDescriptorSchema = v.object({
   name: v.string(),
   description: v.string(),
-  path: v.pipe(v.string(), v.description('the skill\'s directory (holding SKILL.md)')),
+  path: v.pipe(v.string(), v.description('the skill\'s directory (holding SKILL.md); for a plugin command, its .md file')),
   source: v.picklist(['project', 'user', 'extra', 'plugin', 'builtin']),
-  type: v.optional(v.pipe(v.string(), v.description('`model` / `model-only` skills are not user-activatable (40912)'))),
+  type: v.optional(v.pipe(v.string(), v.description('`model` / `model-only` skills are not user-activatable (40912); '
+    + '`command`: a plugin command (`<plugin>:<command>`, user-only, docs/plugins.md)'))),
   disable_model_invocation: v.optional(v.pipe(v.boolean(), v.description('true hides the skill from the model (Skill tool)'))),
 });
 

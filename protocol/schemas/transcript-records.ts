@@ -11,7 +11,8 @@ export const StepUsageRecord = v.object({ inputOther: v.number(), output: v.numb
 export const TurnOrigin = v.pipe(
   v.object({ kind: v.picklist(['user', 'cron', 'task', 'hook', 'compaction', 'side', 'other']), taskId: v.optional(v.string()), payload: v.optional(Any) }),
   v.description('what started the turn: `user` (a prompt; payload {kind:"user", clientMetadata? [the prompt metadata], skillActivations? '
-    + '[{skillName, skillArgs?}]}, or {kind:"skill_activation", trigger:"user-slash", skillName, skillArgs?} for skills/{name}:activate), '
+    + '[{skillName, skillArgs?}]}, or {kind:"skill_activation", trigger:"user-slash", skillName, skillArgs?} for skills/{name}:activate, '
+    + 'or {kind:"plugin_command", trigger:"user-slash", pluginId, commandName, commandArgs?} for a plugin command), '
     + '`side` (a :btw agent\'s prompt, same payload), `other` (payload {kind:"subagent_prompt"} or {kind:"goal_continuation"}), '
     + '`task` (a follow-up turn of background tasks that ended while the agent was idle: taskId the first, payload '
     + '{kind:"task_notification", taskIds}); `cron`, `hook` and `compaction` never start a turn here'),

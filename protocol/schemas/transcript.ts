@@ -120,7 +120,7 @@ export const UserMessageRecord = v.object({
   turn_id: v.nullable(v.pipe(v.string(), v.description('null while the prompt waits in the queue or was dropped before running'))),
   ordinal: v.pipe(v.number(), v.description('1-based position among the agent\'s user messages')),
   state: v.picklist(['queued', 'running', 'completed', 'failed', 'cancelled']),
-  origin: v.picklist(['user', 'skill', 'task_notification', 'subagent_prompt', 'cron']),
+  origin: v.picklist(['user', 'skill', 'plugin_command', 'task_notification', 'subagent_prompt', 'cron']),
   prompt: v.string(),
   prompt_id: v.optional(v.string()),
   attachment_ids: v.optional(v.array(v.string())),

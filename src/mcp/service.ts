@@ -161,15 +161,24 @@ export class McpService implements ExternalTools {
     }
   }
 
-  /** Live sessions chosen by `which` stop servers no longer declared (or changed) and add new ones. */
-  private async resync(which: (s: SessionRecord) => boolean): Promise<void> {
+  /**
+   * Live sessions chosen by `which` stop servers no longer declared (or changed) and add new ones. Each reload is
+   * chained onto the set's `built` at once (before any await), so a turn's `ready` that follows the change (a
+   * plugin disabled, then a prompt) waits for it and never offers the old tools.
+   */
+  private resync(which: (s: SessionRecord) => boolean): Promise<void> {
+    const reloads: Array<Promise<void>> = [];
     for (const set of [...this.sets.values()]) {
       const s = this.deps.sessions.get(set.sessionId);
       if (!s || !which(s) || set.closed) continue;
-      await set.built;
-      const { run, conflicts } = (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeSet();
-      if (!set.closed) await set.apply(run, conflicts, (e) => this.connectionFor(e, set));
+      const reload = set.built.then(async () => {
+        const { run, conflicts } = (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeSet();
+        if (!set.closed) await set.apply(run, conflicts, (e) => this.connectionFor(e, set));
+      });
+      set.built = reload.catch((err: unknown) => this.deps.log.warn({ err: message(err), session: set.sessionId }, 'reloading the MCP layers failed'));
+      reloads.push(reload);
     }
+    return Promise.all(reloads).then(() => undefined);
   }
 
   /** A connection for a session's entry, or for a probe (`set` undefined; `withAuth` false = no stored grant). */

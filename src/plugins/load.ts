@@ -1,8 +1,9 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readLayerFile } from '../mcp/layers.ts';
 import { scanRoot } from '../skills/scan.ts';
 import { parseHooks } from '../hooks/types.ts';
+import { readCommands } from './commands.ts';
 import { MANIFEST } from './layout.ts';
 
 /** A plugin id (and manifest `name`): what a folder name and a URL segment can both carry. */
@@ -65,7 +66,8 @@ export async function readContents(dir: string, id: string): Promise<PluginConte
   problems.push(...mcp.problems);
   const hooks = await readPluginHooks(dir, id);
   problems.push(...hooks.problems);
-  const commands = (await readdir(path.join(dir, 'commands'), { withFileTypes: true }).catch(() => [])).filter((e) => e.isFile() && e.name.endsWith('.md'));
+  const { commands, problems: commandProblems } = await readCommands(dir, id);
+  problems.push(...commandProblems);
   return {
     ...(typeof manifest === 'string' ? {} : { manifest }),
     skillCount: skills.length,

@@ -133,7 +133,7 @@ function followUpOf(events: readonly JournalLine[], i: number): PromptSource {
 /** A prompt's own overrides: they became the session's agent_config in the same batch (`session.profile_updated`). */
 function stickyOverrides(events: readonly JournalLine[], i: number): Partial<PromptInput> {
   let j = i + 1;
-  while (events[j]?.type === 'skill.activated') j++;
+  while (events[j]?.type === 'skill.activated' || events[j]?.type === 'plugin_command.activated') j++;
   const next = events[j];
   if (next?.type !== 'session.profile_updated') return {};
   return pick((next.payload as Payload).agent_config ?? {}, ['profile', 'model', 'thinking', 'permission_mode', 'disabled_tools']) as Partial<PromptInput>;

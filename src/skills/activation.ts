@@ -1,11 +1,12 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { NewStreamEvent, EventType, PayloadOf } from '../../protocol/events/registry.ts';
 import type { ContentPart } from '../../protocol/events/turns.ts';
+import { expandArguments } from '../plugins/commands.ts';
 import { sessionSkills, userSkill, type SkillDeps } from './catalog.ts';
 import type { Skill } from './types.ts';
 
-/** Core "Events" Misc (schema: src/events/skills.ts). */
-export const SkillEvents = { activated: 'skill.activated' } as const satisfies Record<string, EventType>;
+/** Core "Events" Misc and the client contract's plugin command event (schemas: protocol/events/skills.ts). */
+export const SkillEvents = { activated: 'skill.activated', commandActivated: 'plugin_command.activated' } as const satisfies Record<string, EventType>;
 
 /** A skill named by a prompt (POST /prompts `skills`, or :activate), with its args. */
 export interface PromptSkill {
@@ -16,8 +17,11 @@ export interface PromptSkill {
 /**
  * What the model reads for an activated skill: the body, tagged with its base
  * directory so relative references (scripts, templates) can be opened, then the args.
+ * A plugin command is a prompt template: its body with the args in place of `$ARGUMENTS`, tagged so the
+ * transcript's prompt text leaves it out as it does a skill's.
  */
 export function skillText(s: Skill, args?: string): string {
+  if (s.command) return `<command name="${s.name}" plugin="${s.command.pluginId}">\n${expandArguments(s.content, args)}\n</command>`;
   const head = `<skill name="${s.name}" source="${s.source}" base_directory="${s.path}">\n${s.content}\n</skill>`;
   return args ? `${head}\n\nARGUMENTS: ${args}` : head;
 }
@@ -43,9 +47,19 @@ export function skillActivated(sessionId: string, p: PayloadOf<'skill.activated'
   return { stream: sessionId, type: SkillEvents.activated, payload: p };
 }
 
-/** One `skill.activated` per skill of a prompt, journaled in the prompt's own batch. */
+/**
+ * One `skill.activated` per skill of a prompt (`plugin_command.activated` for a plugin command), journaled in the
+ * prompt's own batch.
+ */
 export function promptSkillEvents(sessionId: string, skills: PromptSkill[], agentId: string, promptId: string): NewStreamEvent[] {
-  return skills.map((k) => skillActivated(sessionId, {
-    agent_id: agentId, skill_name: k.skill.name, source: k.skill.source, ...(k.args ? { args: k.args } : {}), prompt_id: promptId,
-  }));
+  return skills.map((k) => {
+    const args = k.args ? { args: k.args } : {};
+    if (k.skill.command) {
+      return {
+        stream: sessionId, type: SkillEvents.commandActivated,
+        payload: { agent_id: agentId, plugin_id: k.skill.command.pluginId, command_name: k.skill.command.name, ...args, prompt_id: promptId },
+      };
+    }
+    return skillActivated(sessionId, { agent_id: agentId, skill_name: k.skill.name, source: k.skill.source, ...args, prompt_id: promptId });
+  });
 }

@@ -4,6 +4,7 @@ import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import type { ConfigService } from '../config/service.ts';
 import { additionalDirs, type WorkspaceDirsDeps } from '../workspaces/add-dir.ts';
+import { pluginCommands } from '../plugins/commands.ts';
 import { skillRoots } from './roots.ts';
 import { scanRoot } from './scan.ts';
 import { isUserActivatable, type Skill } from './types.ts';
@@ -11,7 +12,10 @@ import { isUserActivatable, type Skill } from './types.ts';
 /** Where skills are found: the user's (under `home`), the configured dirs, the workspace's roots. */
 export type SkillDeps = WorkspaceDirsDeps & { home: string; config: ConfigService };
 
-/** The merged skills of a workspace: the first root (highest precedence) holding a name wins; sorted by name. */
+/**
+ * The merged skills of a workspace: the first root (highest precedence) holding a name wins; enabled plugins'
+ * commands (`<plugin>:<command>`) join last; sorted by name.
+ */
 export async function workspaceSkills(deps: SkillDeps, ws: WorkspaceRecord): Promise<Skill[]> {
   const projectDirs = [ws.root, ...(await additionalDirs(deps, ws.id)).filter((d) => d !== ws.root)];
   const roots = skillRoots({ home: deps.home, config: deps.config.current(), projectDirs });
@@ -19,6 +23,7 @@ export async function workspaceSkills(deps: SkillDeps, ws: WorkspaceRecord): Pro
   for (const root of roots) {
     for (const s of await scanRoot(root.dir, root.source)) if (!byName.has(s.name)) byName.set(s.name, s);
   }
+  for (const c of await pluginCommands(deps.home)) if (!byName.has(c.name)) byName.set(c.name, c);
   return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 

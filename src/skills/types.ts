@@ -15,6 +15,8 @@ export interface SkillDescriptor {
 /** A discovered skill: its descriptor plus the body of SKILL.md (frontmatter stripped). */
 export interface Skill extends SkillDescriptor {
   content: string;
+  /** Set on a plugin command (`commands/<name>.md`, type `command`): its plugin and its own name (docs/plugins.md). */
+  command?: { pluginId: string; name: string };
 }
 
 /**
@@ -33,6 +35,6 @@ export function isModelVisible(s: Pick<SkillDescriptor, 'disable_model_invocatio
 }
 
 export function toDescriptor(s: Skill): SkillDescriptor {
-  const { content: _content, ...d } = s;
+  const { content: _content, command: _command, ...d } = s;
   return d;
 }

@@ -21,7 +21,8 @@ export function skillRoutes(deps: SkillRouteDeps): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/v1/sessions/{session_id}/skills', operationId: 'listSessionSkills', tags,
-      summary: 'Skills of the session\'s workspace merged from builtin, plugin, extra, user and project sources (project > user > extra > plugin > builtin); resumes a cold session',
+      summary: 'Skills of the session\'s workspace merged from builtin, plugin, extra, user and project sources (project > user > extra > plugin > builtin), '
+        + 'then enabled plugins\' commands as `<plugin>:<command>` of type `command`; resumes a cold session',
       params: SessionIdParams, data: SkillList, codes: [Codes.VALIDATION, Codes.SESSION_NOT_FOUND],
       handler: async ({ params }) => {
         const s = findSession(deps, params.session_id);
@@ -37,7 +38,8 @@ export function skillRoutes(deps: SkillRouteDeps): RouteDef[] {
     }),
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/skills/{skill_name}:activate', operationId: 'activateSkill', tags,
-      summary: 'Queue a prompt on the main agent whose user message is the skill content plus args, then the attachments; journals skill.activated',
+      summary: 'Queue a prompt on the main agent whose user message is the skill content plus args, then the attachments; journals skill.activated '
+        + '(a plugin command `<plugin>:<command>`: its text with $ARGUMENTS replaced by args; journals plugin_command.activated)',
       params: SkillTailParams, body: ActivateSkillBody, data: ActivateSkillResult,
       codes: [
         Codes.VALIDATION, Codes.NO_PROVIDER, Codes.PROVIDER_NO_CREDENTIAL, Codes.PROVIDER_CREDENTIAL_REJECTED, Codes.MODEL_NOT_RESOLVED,
