@@ -200,7 +200,7 @@ function assistantMessage(s: RecordsState, agentId: string, t: RecTurn, m: Messa
       const prev = a.tools.get(part.id);
       const base = prev?.step.frames.find((f) => f.kind === 'tool' && f.toolCallId === part.id);
       const frame: RecFrame = {
-        ...(base ?? {}), kind: 'tool', frameId: `${st.stepId}.${part.id}`, toolCallId: part.id, name: part.name,
+        ...(base ?? {}), kind: 'tool', frameId: toolFrameId(st.stepId, part.id), toolCallId: part.id, name: part.name,
         state: base?.kind === 'tool' ? base.state : 'running', input: part.input, inputText: JSON.stringify(part.input ?? {}),
       };
       a.tools.set(part.id, { turn: t, step: prev?.step ?? st });
@@ -284,6 +284,15 @@ function compactTurn(t: RecTurn): void {
   for (const st of t.steps) st.frames = st.frames.slice();
 }
 
+/**
+ * A tool frame's id, `<stepId>.<toolCallId>` (spec/clients.md B3), unique within its step: a call id in the form of
+ * the step's text and thinking frame ids (`f<k>`), or one starting with `~`, gets a `~` before it. A provider is
+ * free to name a call `f1`; its frame then replaced the text the model wrote before the call (`t0.1.f1` both).
+ */
+export function toolFrameId(stepId: string, toolCallId: string): string {
+  return `${stepId}.${/^(?:f\d+$|~)/.test(toolCallId) ? '~' : ''}${toolCallId}`;
+}
+
 export function toolFrame(a: RecAgent, toolCallId: string): { turn: RecTurn; step: RecStep; frame: RecFrame & { kind: 'tool' } } | undefined {
   const at = a.tools.get(toolCallId);
   const frame = at?.step.frames.find((f) => f.kind === 'tool' && f.toolCallId === toolCallId);
@@ -328,7 +337,7 @@ function toolStarted(s: RecordsState, p: PayloadOf<'tool.call.started'>): void {
   if (!t || !st) return;
   const at = toolFrame(a, p.tool_call_id);
   const frame: RecFrame = {
-    ...(at?.frame ?? {}), kind: 'tool', frameId: at?.frame.frameId ?? `${st.stepId}.${p.tool_call_id}`, toolCallId: p.tool_call_id, name: p.tool_name,
+    ...(at?.frame ?? {}), kind: 'tool', frameId: at?.frame.frameId ?? toolFrameId(st.stepId, p.tool_call_id), toolCallId: p.tool_call_id, name: p.tool_name,
     state: 'running', input: p.input, ...(p.tool_name === 'TodoWrite' ? { todoId: 'todo' } : {}), ...displayOf(s, p.tool_name, p.input),
   };
   if (!at) a.tools.set(p.tool_call_id, { turn: t, step: st });
@@ -558,7 +567,7 @@ export function applyDelta(s: RecordsState, type: string, p: DeltaPayload & Reco
     const id = String(p.tool_call_id);
     const at = toolFrame(a, id);
     const frame: RecFrame = {
-      ...(at?.frame ?? {}), kind: 'tool', frameId: at?.frame.frameId ?? `${st.stepId}.${id}`, toolCallId: id, name: String(p.tool_name), state: 'running',
+      ...(at?.frame ?? {}), kind: 'tool', frameId: at?.frame.frameId ?? toolFrameId(st.stepId, id), toolCallId: id, name: String(p.tool_name), state: 'running',
       inputText: (at?.frame.inputText ?? '') + String(p.delta),
     };
     if (!at) a.tools.set(id, { turn: t, step: st });

@@ -18,7 +18,7 @@ export const TurnOrigin = v.pipe(
     + '{kind:"task_notification", taskIds}); `cron`, `hook` and `compaction` never start a turn here'),
 );
 
-const FrameBase = { frameId: v.pipe(v.string(), v.description('`<stepId>.f<k>`; tool frames `<stepId>.<toolCallId>`')) };
+const FrameBase = { frameId: v.pipe(v.string(), v.description('`<stepId>.f<k>`; tool frames `<stepId>.<toolCallId>`, with `~` before a call id of the form `f<k>` or starting with `~` (unique within the step)')) };
 
 export const TextFrame = v.object({
   kind: v.literal('text'), ...FrameBase, role: v.picklist(['assistant', 'user']), text: v.string(),

@@ -11,6 +11,7 @@ import { agentIdOf } from '../../../projections/transcript/state.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
 import { GlobalEvents } from '../../../protocol/events/types.ts';
+import { EngineEvents } from '../../engine/events.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
 import type { Logger } from '../../app/logger.ts';
@@ -273,7 +274,11 @@ export class LiveTranscripts {
       }
       const e = this.entries.get(ev.stream);
       if (!e) {
-        if (this.wanted(ev.stream)) void this.ensure(ev.stream).catch((err) => this.deps.log.error({ err, session_id: ev.stream }, 'live transcript fold failed'));
+        // A turn starting is folded too, followed or not: its streamed words are never journaled, so a page opened
+        // part-way would otherwise get the reply without the words written before it came (until the step ends).
+        if (ev.type === EngineEvents.turnStarted || this.wanted(ev.stream)) {
+          void this.ensure(ev.stream).catch((err) => this.deps.log.error({ err, session_id: ev.stream }, 'live transcript fold failed'));
+        }
         continue;
       }
       if (!e.state || e.busy) this.enqueue(e, ev);
