@@ -5,6 +5,7 @@ import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 import { writeFiles } from '../helpers/fs.ts';
 import { pluginFolder } from '../helpers/plugins.ts';
+import { startMcpEngine, stdioServer } from '../helpers/mcp.ts';
 import { agentCall, offered, resultOf, say, turnEnded as mainTurnEnded, YOLO } from '../helpers/subagents.ts';
 
 // Custom agents (docs/agents.md): definition files bind as prompt profiles and run as Agent subagent types.
@@ -199,4 +200,17 @@ test('the Agent tool lists custom agents and runs one with its instructions, too
   const bad = await resultOf(env, 'c2');
   t.true(bad.is_error);
   t.regex(bad.content, /unknown subagent_type "wizard"; choose one of: auditor, explore, general-purpose/);
+});
+
+test('a profile\'s tools take MCP globs as [tools] does: mcp__server__* offers that server\'s tools', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
+  const env = await startMcpEngine(t, { fx: stdioServer() }, YOLO);
+  await writeFiles(env.home, { 'agents/mcp-only.md': agentFile({ name: 'mcp-only', tools: 'Read, mcp__fx__*', body: 'MCP' }) });
+  env.llm.setScript(scripts.helloText);
+  t.is((await prompt(env, { content: [{ type: 'text', text: 'go' }], profile: 'mcp-only' })).code, 0);
+  await turnEnded(env, 1, 120_000);
+  const names = offered(env.llm.requests[0]!.body);
+  t.true(names.includes('Read'));
+  t.true(names.includes('mcp__fx__echo'));
+  t.deepEqual(names.filter((n) => n !== 'Read' && !n.startsWith('mcp__fx__')), []);
 });
