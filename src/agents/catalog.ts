@@ -21,6 +21,8 @@ export interface AgentCatalogDeps {
   config: ConfigService;
   workspaces: Pick<WorkspaceRegistry, 'get'>;
   log: Logger;
+  /** The built-in tool names: a `tools` entry naming none of them (and no MCP pattern) gets a warning. */
+  knownTools?: readonly string[];
 }
 
 /** Whose agents: a session's workspace (its root holds `.svc-code/agents/`), its cwd when the workspace is gone. */
@@ -148,8 +150,15 @@ export class AgentCatalog {
       ? { warning: `agent definition ${file} ignored: ${st.size} bytes, over the ${MAX_FILE_BYTES}-byte limit` }
       : this.parse(file, source);
     if ('warning' in result) this.deps.log.warn({ path: file }, result.warning);
+    else this.warnUnknownTools(result);
     this.files.set(file, { mtimeMs: st.mtimeMs, size: st.size, result });
     return result;
+  }
+
+  private warnUnknownTools(def: AgentDefinition): void {
+    const known = this.deps.knownTools;
+    const unknown = known ? (def.tools ?? []).filter((n) => !n.startsWith('mcp__') && !known.includes(n)) : [];
+    if (unknown.length) this.deps.log.warn({ path: def.path, tools: unknown }, `agent ${def.name}: tools ${unknown.join(', ')} name no known tool and never match`);
   }
 
   private parse(file: string, source: AgentSource): FileEntry['result'] {

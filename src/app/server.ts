@@ -40,6 +40,7 @@ import { GrantStore } from '../mcp/grants.ts';
 import { UserMcpFile } from '../mcp/user-file.ts';
 import { PluginStore } from '../plugins/store.ts';
 import { AgentCatalog } from '../agents/catalog.ts';
+import { BUILTIN_TOOLS } from '../tools/registry.ts';
 import { HookRunner } from '../hooks/runner.ts';
 import { GoalDriver } from '../goals/driver.ts';
 import { CapabilityService } from '../capabilities/service.ts';
@@ -257,7 +258,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const stamps = new ReadStamps();
-  const agents = new AgentCatalog({ home, config, workspaces, log });
+  const agents = new AgentCatalog({ home, config, workspaces, log, knownTools: BUILTIN_TOOLS.map((t) => t.name) });
   const tools = new BuiltinToolExecutor({
     home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory, replay: opts.replay?.tools,
     webFetch: webFetchLimitsFromEnv(process.env), stamps, agents,

@@ -1,11 +1,13 @@
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
+import pino from 'pino';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 import { writeFiles } from '../helpers/fs.ts';
 import { pluginFolder } from '../helpers/plugins.ts';
 import { startMcpEngine, stdioServer } from '../helpers/mcp.ts';
+import { newSession, startTestServer, tempHome } from '../helpers/server.ts';
 import { agentCall, offered, resultOf, say, turnEnded as mainTurnEnded, YOLO } from '../helpers/subagents.ts';
 
 // Custom agents (docs/agents.md): definition files bind as prompt profiles and run as Agent subagent types.
@@ -213,4 +215,29 @@ test('a profile\'s tools take MCP globs as [tools] does: mcp__server__* offers t
   t.true(names.includes('Read'));
   t.true(names.includes('mcp__fx__echo'));
   t.deepEqual(names.filter((n) => n !== 'Read' && !n.startsWith('mcp__fx__')), []);
+});
+
+test('each bad definition is logged once with its path; an unknown model alias and unknown tool names are warned about', async (t) => {
+  const lines: any[] = [];
+  const log = pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const home = await tempHome();
+  await writeFile(path.join(home, 'config.toml'), 'auto_session_title = false\n');
+  await writeFiles(home, {
+    'agents/broken.md': '---\nname: [unclosed\n---\nbody\n',
+    'agents/huge.md': agentFile({ name: 'huge', body: 'x'.repeat(70_000) }),
+    'agents/odd.md': agentFile({ name: 'odd', tools: 'Read, Teleport', model: 'sonnet', body: 'ODD' }),
+  });
+  const s = await startTestServer({ home, log });
+  t.teardown(() => s.stop());
+  const sid = await newSession(s);
+  for (let i = 0; i < 2; i++) await s.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'x' }], profile: 'nosuch' });
+  const about = (file: string) => lines.filter((l) => l.path === path.join(home, 'agents', file));
+  t.is(about('broken.md').length, 1);
+  t.regex(about('broken.md')[0].msg, /ignored: malformed front matter/);
+  t.regex(about('huge.md')[0].msg, /over the 65536-byte limit/);
+  t.deepEqual(about('odd.md').map((l) => l.tools).filter(Boolean), [['Teleport']]);
+  // The model is checked when the agent is used (the config may change): no model is configured here, so binding odd
+  // fails on the model like any prompt, after the warning.
+  await s.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'x' }], profile: 'odd' });
+  t.true(about('odd.md').some((l) => /model "sonnet" is not a configured \[models\] alias/.test(l.msg)));
 });
