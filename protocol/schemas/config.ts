@@ -130,7 +130,7 @@ export const ConfigPatchBody = boundedJson(objectOnly(v.strictObject({
   services: opt(loose({ pymodel_search: opt(ServicePatch), pymodel_fetch: opt(ServicePatch) })),
   merge_all_available_skills: opt(v.boolean()),
   extra_skill_dirs: opt(boundedArray(PathString)),
-  extra_agent_dirs: opt(boundedArray(PathString)),
+  extra_agent_dirs: opt(v.pipe(boundedArray(PathString), v.description('extra custom agent directories (docs/agents.md): `~` is the OS home, relative paths resolve against the data directory'))),
   builtin_product_skills: opt(v.boolean()),
   loop_control: opt(LoopControlPatch),
   background: opt(BackgroundPatch),

@@ -30,7 +30,11 @@ export const PromptBody = v.object({
   agent_id: v.optional(Id),
   prompt_id: v.optional(v.pipe(Id, v.maxLength(200, 'must be at most 200 characters'))),
   skills: v.optional(v.pipe(boundedArray(v.object({ name: Id, args: v.optional(Text) }), 100), v.minLength(1, 'must hold at least one skill'))),
-  profile: v.optional(Id),
+  profile: v.optional(v.pipe(Id, v.description(
+    'agent profile to bind (docs/agents.md): `default` or a custom agent name (built-in, plugin, extra_agent_dirs, <home>/agents, '
+    + '<root>/.svc-code/agents); its instructions are appended to the system prompt, its tools and model apply; sticks for later prompts '
+    + 'of the session until another profile is bound. Unknown name: 40001, details[0].known_profiles lists the known ones',
+  ))),
   model: v.optional(Id),
   thinking: v.optional(Id),
   permission_mode: v.optional(PermissionMode),

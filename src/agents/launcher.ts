@@ -16,6 +16,8 @@ export interface SpawnRequest {
   only?: readonly string[];
   /** The session's disabled_tools (Core: "tool names to disable for the session"): a subagent does not get them back. */
   disabledTools?: readonly string[];
+  /** Added to the subagent's system prompt: the skills it may load, a custom agent's instructions (docs/agents.md). */
+  instructions?: string;
   /** Overrides `[subagent] timeout_ms` (a dynamic workflow uses `[dynamic_workflow] timeout_ms`). */
   timeout?: { ms: number; setting: string };
 }

@@ -99,7 +99,8 @@ export function bindSubagentModel(c: ResolvedConfig, caller: BoundModel, request
   return bind(c, choice);
 }
 
-function bind(c: ResolvedConfig, alias: string): BoundModel | { error: string } {
+/** A configured `[models]` alias with its effort as rule 4 binds a pool alias (a custom agent's `model`, too). */
+export function bind(c: ResolvedConfig, alias: string): BoundModel | { error: string } {
   let model: ResolvedModel;
   try {
     model = resolveModel(c, alias);

@@ -97,7 +97,7 @@ async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnReq
     ]);
     const client = await clientFor(deps, req.bound.model, deps.clients);
     const parentSystem = deps.parentSystem(req.sessionId);
-    const system = parentSystem !== undefined ? subagentSystemPrompt(parentSystem) : undefined;
+    const system = parentSystem !== undefined ? subagentSystemPrompt(parentSystem) + (req.instructions ?? '') : undefined;
     const toolScope = { exclude: SUBAGENT_EXCLUDED_TOOLS, ...(req.only ? { only: req.only } : {}) };
     // The subagent's own history compacts like the main agent's, with its bound model's window.
     const context = contextHooks({

@@ -39,6 +39,8 @@ import { OAuthFlows } from '../mcp/oauth-flows.ts';
 import { GrantStore } from '../mcp/grants.ts';
 import { UserMcpFile } from '../mcp/user-file.ts';
 import { PluginStore } from '../plugins/store.ts';
+import { AgentCatalog } from '../agents/catalog.ts';
+import { BUILTIN_TOOLS } from '../tools/registry.ts';
 import { HookRunner } from '../hooks/runner.ts';
 import { GoalDriver } from '../goals/driver.ts';
 import { CapabilityService } from '../capabilities/service.ts';
@@ -139,6 +141,8 @@ export interface Services extends Omit<Projections, 'all'> {
   mcpOAuth: OAuthFlows;
   /** Installed plugins (docs/plugins.md). */
   plugins: PluginStore;
+  /** Custom agents (profiles, subagent types; docs/agents.md). */
+  agents: AgentCatalog;
   /** Capabilities (computer use, browser extension): checks and background installs. */
   capabilities: CapabilityService;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
@@ -254,9 +258,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const stamps = new ReadStamps();
+  const agents = new AgentCatalog({ home, config, workspaces, log, knownTools: BUILTIN_TOOLS.map((t) => t.name) });
   const tools = new BuiltinToolExecutor({
     home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory, replay: opts.replay?.tools,
-    webFetch: webFetchLimitsFromEnv(process.env), stamps,
+    webFetch: webFetchLimitsFromEnv(process.env), stamps, agents,
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, images, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks, notes,
@@ -289,7 +294,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, liveTranscripts, wire, fileHistory, turnIndex, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, stamps, mcp, mcpManagement, configWatchers, mcpOAuth, plugins, capabilities, engine, search, autoTitle,
+    questions, tools, stamps, mcp, mcpManagement, configWatchers, mcpOAuth, plugins, agents, capabilities, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };

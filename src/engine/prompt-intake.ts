@@ -18,12 +18,9 @@ import type { SessionRuntime } from './runtime.ts';
 import { MAIN_AGENT } from './turn.ts';
 import { mark } from './trace.ts';
 import { takeLoopTurn } from '../lib/loop-turns.ts';
-
-/**
- * Agent profiles a prompt may bind. Only the built-in default exists until custom
- * agents land (extra_agent_dirs); any other name is a 40001.
- */
-export const KNOWN_PROFILES: readonly string[] = ['default'];
+import type { AgentCatalog } from '../agents/catalog.ts';
+import { bindProfile, narrowTools, turnInstructions } from '../agents/profile.ts';
+import type { Logger } from '../app/logger.ts';
 
 function checkReservable(rt: SessionRuntime, id: string | undefined): void {
   if (id === undefined) return;
@@ -56,6 +53,9 @@ export type IntakeDeps = OwnedSessionLookup & PromptMediaDeps & SkillDeps & {
   clients: ClientCache;
   clock: Clock;
   ids: Ids;
+  /** Custom agents a prompt's `profile` binds (docs/agents.md). */
+  agents: AgentCatalog;
+  log: Logger;
 };
 
 /**
@@ -86,20 +86,27 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
   const promptId = body.prompt_id ?? deps.ids.next('prompt');
   rt.reserved.add(promptId);
   try {
-    if (body.profile !== undefined && !KNOWN_PROFILES.includes(body.profile)) throw validationError([{ field: 'profile', message: `unknown profile: ${body.profile}` }]);
     const c = deps.config.current();
     const agentConfig = session.agent_config as SessionOverrides;
-    const model = resolveModel(c, body.model, agentConfig.model);
+    // Core's order: the profile first (bound with its model), then model, thinking, permission_mode, disabled_tools.
+    // A `:btw` agent does not take the main agent's bound profile.
+    const profile = bindProfile(deps, session, body.profile, rt.agentId === MAIN_AGENT ? agentConfig.profile : undefined);
+    const profileModel = body.profile !== undefined && profile ? deps.agents.modelOf(profile, c) : undefined;
+    const model = resolveModel(c, body.model, profileModel, agentConfig.model);
     mark(sessionId, 'intake.model');
     await checkCredential(deps, model);
     mark(sessionId, 'intake.credential');
     checkThinkingValue(body.thinking, 'thinking');
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
+    const disabledTools = body.disabled_tools ? [...body.disabled_tools] : (Array.isArray(agentConfig.disabled_tools) ? agentConfig.disabled_tools : []);
+    const only = narrowTools(rt.toolScope?.only, profile?.tools);
+    const instructions = await turnInstructions(deps, session, { ...(profile ? { def: profile } : {}), ...(only ? { only } : {}), disabled: disabledTools });
     // Last fallible step before the prompt is journaled: stores the media (undone by discard below).
     const content = withSkills(skills, await media.commit());
     // A `:btw` agent's prompt does not change the session's own agent_config.
     const sticky = rt.agentId === MAIN_AGENT ? sessionOverrides(body) : {};
-    const disabledTools = body.disabled_tools ? [...body.disabled_tools] : (Array.isArray(agentConfig.disabled_tools) ? agentConfig.disabled_tools : []);
+    // Binding a profile with a model binds the model too (a later prompt's `model` overrides it, as it overrides any).
+    if (profileModel && !body.model && rt.agentId === MAIN_AGENT) sticky.model = profileModel;
     const overrides: PromptAcceptedPayload['overrides'] = JSON.parse(JSON.stringify({
       profile: body.profile, model: model.alias, thinking: thinking.enabled ? thinking.effort ?? 'on' : 'off',
       permission_mode: body.permission_mode, disabled_tools: body.disabled_tools,
@@ -126,7 +133,7 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
       throw err;
     }
     mark(sessionId, 'intake.append');
-    const status = rt.enqueue(record, { model, thinking, disabledTools });
+    const status = rt.enqueue(record, { model, thinking, disabledTools, ...(profile?.tools ? { only: profile.tools } : {}), ...(instructions ? { instructions } : {}) });
     mark(sessionId, 'intake.enqueued');
     await record.accepted.catch(async (err) => {
       await media.discard();

@@ -22,6 +22,7 @@ import type { ToolExecutor, ToolScope } from './tools.ts';
 
 type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
+import { narrowTools } from '../agents/profile.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
 import { logFailure, type Logger } from '../app/logger.ts';
 import type { HookRunner } from '../hooks/runner.ts';
@@ -34,6 +35,10 @@ export interface TurnPlan {
   model: ResolvedModel;
   thinking: ThinkingRequest;
   disabledTools: string[];
+  /** A bound profile's tools (docs/agents.md): narrows what the agent is offered. */
+  only?: readonly string[];
+  /** Added to the system prompt of this turn's requests: the skills section and a bound profile's instructions. */
+  instructions?: string;
 }
 
 interface ActiveTurn {
@@ -44,6 +49,7 @@ interface ActiveTurn {
   steered: Array<{ prompt_id: string; message: Message }>;
   /** Every prompt this turn consumes (completed together when it ends). */
   prompts: PromptRecord[];
+  plan: TurnPlan;
 }
 
 /** What a session runtime runs its turns and compactions with (built once by EngineRegistry). */
@@ -105,6 +111,11 @@ export class SessionRuntime {
     return this.agent.system?.text;
   }
 
+  /** The tools this agent is limited to, whatever the prompt (a `:btw` agent's). */
+  get toolScope(): ToolScopeLimits | undefined {
+    return this.agent.toolScope;
+  }
+
   /** The recording event of the system prompt when not journaled yet (then it counts as journaled). */
   private systemPromptEvents(): NewStreamEvent[] {
     const sys = this.agent.system;
@@ -149,13 +160,20 @@ export class SessionRuntime {
   }
 
   /** This agent's context as its compactions see it, with the model (and tools) of the turn or the `:compact`. */
-  private agentContext(model: ResolvedModel, disabledTools: readonly string[], signal: AbortSignal): AgentContext {
-    const scope = { agentId: this.agentId, ...this.agent.toolScope };
+  private agentContext(model: ResolvedModel, disabledTools: readonly string[], signal: AbortSignal, plan?: TurnPlan): AgentContext {
+    const scope = { agentId: this.agentId, ...this.turnScope(plan) };
     return {
       deps: this.deps, sessionId: this.sessionId, agentId: this.agentId, history: this.history, gauge: this.gauge, signal,
       budget: budgetFor(this.deps.config, model.alias), client: () => this.client(model),
       overhead: () => overheadTokens(this.requestSystem(), this.deps.tools.specs(this.sessionId, disabledTools, scope)),
     };
+  }
+
+  /** The agent's own tool limits, narrowed by the turn's profile. */
+  private turnScope(plan?: TurnPlan): ToolScopeLimits | undefined {
+    const only = narrowTools(this.agent.toolScope?.only, plan?.only);
+    if (!only) return this.agent.toolScope;
+    return { ...this.agent.toolScope, only };
   }
 
   /**
@@ -288,7 +306,7 @@ export class SessionRuntime {
     const deps = this.deps;
     mark(this.sessionId, 'turn.start');
     const turnId = deps.ids.next('turn');
-    const active: ActiveTurn = { turnId, prompt, controller: new AbortController(), steered: [], prompts: [prompt] };
+    const active: ActiveTurn = { turnId, prompt, controller: new AbortController(), steered: [], prompts: [prompt], plan };
     this.active = active;
     prompt.status = 'running';
     const user = this.userMessage(prompt);
@@ -299,7 +317,8 @@ export class SessionRuntime {
     // Step 1's step.started joins the turn's first batch when the client is at hand (the turn will
     // run a step) and no auto-compaction goes first.
     const known = clientNow(plan.model, this.deps.clients);
-    const context = contextHooks(this.agentContext(plan.model, plan.disabledTools, active.controller.signal));
+    const context = contextHooks(this.agentContext(plan.model, plan.disabledTools, active.controller.signal, plan));
+    const scope = this.turnScope(plan);
     const stepOne = known !== undefined && !context.due();
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
@@ -329,7 +348,7 @@ export class SessionRuntime {
       outcome = await runTurn({
         deps, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: deps.tools, subagents: deps.subagents, started, stepOneStarted: stepOne,
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
-        agentId: this.agentId, ...(this.agent.toolScope ? { toolScope: this.agent.toolScope } : {}),
+        agentId: this.agentId, ...(scope ? { toolScope: scope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed, system: () => this.requestSystem(),
         ...(this.isMain && deps.notes ? { takeNotes: () => deps.notes!.take(this.sessionId) } : {}),
         beforeStep: () => context.beforeStep(), context: context.context,
@@ -439,10 +458,14 @@ export class SessionRuntime {
     return agentSettings(this.deps.config, this.deps.sessions.get(this.sessionId)?.agent_config);
   }
 
-  /** The system prompt of a request: the recorded one, plus the plan-mode reminder while plan mode is on. */
+  /**
+   * The system prompt of a request: the recorded one, then what the running turn adds (skills, a bound profile's
+   * instructions; never recorded, so a resumed session keeps its prompt), plus the plan-mode reminder while plan mode is on.
+   */
   private requestSystem(): string | undefined {
-    const text = this.agent.system?.text;
-    if (text === undefined) return undefined;
+    const recorded = this.agent.system?.text;
+    if (recorded === undefined) return undefined;
+    const text = recorded + (this.active?.plan.instructions ?? '');
     return this.agentSettings().plan_mode ? text + PLAN_MODE_REMINDER : text;
   }
 }

@@ -70,6 +70,40 @@ export function subagentSystemPrompt(parent: string): string {
     + 'When you are done, answer with a complete, self-contained report of what you found or changed: it is all your caller will see.';
 }
 
+/** Bounds of the skills section: at most this many skills, each line and the whole section cut to these lengths. */
+export const SKILLS_LISTED_MAX = 40;
+const SKILL_LINE_MAX = 200;
+const SKILLS_SECTION_MAX = 6_000;
+
+/**
+ * The skills the model may load with the Skill tool, one line each (name: first line of the description), bounded;
+ * the rest are counted ("and N more"). Callers pass only model-visible skills. Not part of the recorded system
+ * prompt: it is added to each turn's requests, so a resumed session keeps its recorded prompt and sees today's skills.
+ */
+export function skillsSection(skills: ReadonlyArray<{ name: string; description: string }>): string {
+  if (!skills.length) return '';
+  const head = '\n\nSkills you can load with the Skill tool when a task matches one (call Skill with its name):';
+  let text = head;
+  let listed = 0;
+  for (const s of skills.slice(0, SKILLS_LISTED_MAX)) {
+    const desc = s.description.split(/\r?\n/, 1)[0]!.trim();
+    let line = `\n- ${s.name}${desc ? `: ${desc}` : ''}`;
+    if (line.length > SKILL_LINE_MAX) line = `${line.slice(0, SKILL_LINE_MAX - 1)}…`;
+    if (text.length + line.length > SKILLS_SECTION_MAX) break;
+    text += line;
+    listed++;
+  }
+  const more = skills.length - listed;
+  return more > 0 ? `${text}\n- and ${more} more (call Skill with an unknown name to list them all)` : text;
+}
+
+/** A custom agent's instructions, appended to the base system prompt while it is bound (docs/agents.md). */
+export function agentSection(def: { name: string; description: string; prompt?: string }): string {
+  if (!def.prompt) return '';
+  return `\n\nYou are acting as the agent "${def.name}"${def.description ? ` (${def.description.split(/\r?\n/, 1)[0]!.trim()})` : ''}. `
+    + `Its instructions:\n${def.prompt}`;
+}
+
 /** Said to the model on every request while plan mode is on (not part of the recorded prompt). */
 export const PLAN_MODE_REMINDER = '\n\n<system-reminder>Plan mode is on: only read-only tools run. Explore, then call ExitPlanMode with your plan; '
   + 'the user reviews it before any change is made.</system-reminder>';

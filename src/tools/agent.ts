@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import { callerModel, sessionDisabled, SUBAGENT_TYPES } from '../agents/caller.ts';
-import { bindSubagentModel, modelParameter, type BoundModel } from '../agents/pool.ts';
+import { sessionDisabled, SUBAGENT_TYPES } from '../agents/caller.ts';
+import { modelParameter } from '../agents/pool.ts';
+import { agentToolSpec, subagentSetup } from '../agents/subagent-profile.ts';
 import type { SubagentSettlement } from '../agents/launcher.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import { truncateHead } from './truncate.ts';
@@ -34,19 +35,13 @@ export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
     + 'It returns the agent\'s final answer (cut at 50,000 characters); with run_in_background the result comes later as a task notification.',
   schema: Input,
   offeredSchema,
+  specFor: (base, deps, session) => agentToolSpec(base, deps.agents, session),
   readOnly: true,
   async run(input, ctx) {
     const type = input.subagent_type ?? 'general-purpose';
-    const kind = SUBAGENT_TYPES[type];
-    if (!kind) throw new ToolError(`unknown subagent_type "${type}"; choose one of: ${Object.keys(SUBAGENT_TYPES).join(', ')}`);
-    let caller: BoundModel;
-    try {
-      caller = callerModel(ctx);
-    } catch (err) {
-      throw new ToolError(`no model for the subagent: ${(err as Error).message}`);
-    }
-    const bound = bindSubagentModel(ctx.config, caller, input.model);
-    if ('error' in bound) throw new ToolError(bound.error);
+    const setup = await subagentSetup(ctx, type, input.model);
+    if ('error' in setup) throw new ToolError(setup.error);
+    const { bound } = setup;
     const background = input.run_in_background === true;
     // Part B background.max_running_tasks counts background subagents as it counts Bash tasks.
     const max = ctx.config.background.max_running_tasks;
@@ -56,7 +51,8 @@ export const agentTool: ToolDef<v.InferOutput<typeof Input>> = defineTool({
     const { task, settled } = await ctx.subagents.spawn({
       sessionId: ctx.session.id, parentAgentId: ctx.agentId, ...(ctx.turnId ? { parentTurnId: ctx.turnId } : {}),
       ...(ctx.toolCallId ? { parentToolCallId: ctx.toolCallId } : {}), description: input.description, prompt: input.prompt,
-      subagentType: type, bound, background, ...(kind.only ? { only: kind.only } : {}), disabledTools: sessionDisabled(ctx),
+      subagentType: type, bound, background, ...(setup.only ? { only: setup.only } : {}), disabledTools: sessionDisabled(ctx),
+      ...(setup.instructions ? { instructions: setup.instructions } : {}),
     });
     const started = `agent ${task.spec.agentId} (task ${task.spec.id}, model ${bound.model.alias})`;
     if (background) return `Started ${started} in the background. Its result arrives as a task notification; do not wait for it by polling.`;

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import { callerModel, sessionDisabled, SUBAGENT_TYPES } from '../agents/caller.ts';
-import { bindSubagentModel, modelParameter, type BoundModel } from '../agents/pool.ts';
+import { sessionDisabled, SUBAGENT_TYPES } from '../agents/caller.ts';
+import { modelParameter, type BoundModel } from '../agents/pool.ts';
+import { subagentSetup } from '../agents/subagent-profile.ts';
 import type { SubagentSettlement } from '../agents/launcher.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import { ToolError, defineTool, type ToolContext, type ToolDef } from './types.ts';
@@ -32,24 +33,19 @@ function offeredSchema(c: ResolvedConfig): v.GenericSchema {
   return inputOf(v.object({ ...taskFields, model }));
 }
 
-interface Planned { description: string; prompt: string; type: string; only?: readonly string[]; bound: BoundModel }
+interface Planned { description: string; prompt: string; type: string; only?: readonly string[]; bound: BoundModel; instructions: string }
 
 /** Every task is checked before any agent starts, so a bad entry never leaves half a workflow running. */
-function plan(input: Input, ctx: ToolContext): Planned[] {
-  let caller: BoundModel;
-  try {
-    caller = callerModel(ctx);
-  } catch (err) {
-    throw new ToolError(`no model for the subagents: ${(err as Error).message}`);
-  }
-  return input.tasks.map((t, i) => {
+async function plan(input: Input, ctx: ToolContext): Promise<Planned[]> {
+  const out: Planned[] = [];
+  for (const [i, t] of input.tasks.entries()) {
     const type = t.subagent_type ?? 'general-purpose';
-    const kind = SUBAGENT_TYPES[type];
-    if (!kind) throw new ToolError(`tasks[${i}]: unknown subagent_type "${type}"; choose one of: ${Object.keys(SUBAGENT_TYPES).join(', ')}`);
-    const bound = bindSubagentModel(ctx.config, caller, t.model);
-    if ('error' in bound) throw new ToolError(`tasks[${i}]: ${bound.error}`);
-    return { description: t.description, prompt: t.prompt, type, ...(kind.only ? { only: kind.only } : {}), bound };
-  });
+    // Custom agents too (docs/agents.md), with their tools, model and instructions.
+    const setup = await subagentSetup(ctx, type, t.model);
+    if ('error' in setup) throw new ToolError(`tasks[${i}]: ${setup.error}`);
+    out.push({ description: t.description, prompt: t.prompt, type, ...(setup.only ? { only: setup.only } : {}), bound: setup.bound, instructions: setup.instructions });
+  }
+  return out;
 }
 
 /**
@@ -67,12 +63,13 @@ export const dynamicWorkflowTool: ToolDef<Input> = defineTool({
   readOnly: true,
   enabledFor: (session) => (session.agent_config as { dynamic_workflow_mode?: unknown }).dynamic_workflow_mode === true,
   async run(input, ctx) {
-    const planned = plan(input, ctx);
+    const planned = await plan(input, ctx);
     const timeoutMs = ctx.config.dynamic_workflow.timeout_ms;
     const spawned = await Promise.all(planned.map((p) => ctx.subagents.spawn({
       sessionId: ctx.session.id, parentAgentId: ctx.agentId, ...(ctx.turnId ? { parentTurnId: ctx.turnId } : {}),
       ...(ctx.toolCallId ? { parentToolCallId: ctx.toolCallId } : {}), description: p.description, prompt: p.prompt,
       subagentType: p.type, bound: p.bound, background: false, ...(p.only ? { only: p.only } : {}), disabledTools: sessionDisabled(ctx),
+      ...(p.instructions ? { instructions: p.instructions } : {}),
       timeout: { ms: timeoutMs, setting: '[dynamic_workflow] timeout_ms' },
     })));
     const onAbort = () => spawned.forEach((s) => ctx.deps.tasks.cancel(s.task));

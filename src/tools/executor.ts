@@ -7,7 +7,7 @@ import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine, confiner } from '../fs/confine.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import { ToolEvents } from './events.ts';
-import { toolAllowed, unknownEntries } from './filter.ts';
+import { toolAllowed, toolMatches, unknownEntries } from './filter.ts';
 import { gateOf } from './gate.ts';
 import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
 import { truncateHead } from './truncate.ts';
@@ -80,9 +80,10 @@ export class BuiltinToolExecutor implements ToolExecutor {
 
   specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[] {
     const config = this.deps.config.current();
-    const builtins = this.available(disabled, this.deps.sessions.get(sessionId))
+    const session = this.deps.sessions.get(sessionId);
+    const builtins = this.available(disabled, session)
       .filter((x) => x.active && inScope(x.tool.name, scope))
-      .map((x) => toolSpec(x.tool, config));
+      .map((x) => (session && x.tool.specFor ? x.tool.specFor(toolSpec(x.tool, config), this.deps, session) : toolSpec(x.tool, config)));
     const external = this.externalAvailable(sessionId, disabled).filter((x) => x.active && inScope(x.tool.name, scope)).map((x) => x.tool.spec);
     return external.length ? [...builtins, ...external] : builtins;
   }
@@ -226,7 +227,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
 interface CallSite { agentId: string; turnId?: string }
 
 function inScope(name: string, scope?: ToolScope): boolean {
-  if (scope?.only && !scope.only.includes(name)) return false;
+  // A custom agent's `tools` may hold MCP globs (`mcp__server__*`), matched as [tools] matches them.
+  if (scope?.only && !scope.only.some((e) => toolMatches(e, name))) return false;
   return !scope?.exclude?.includes(name);
 }
 

@@ -7,7 +7,7 @@ export interface ToolLists { enabled: readonly string[]; disabled: readonly stri
  * `mcp__` patterns only; a wildcard elsewhere or an mcp__ entry without its tool
  * segment never matches.
  */
-function matches(entry: string, name: string): boolean {
+export function toolMatches(entry: string, name: string): boolean {
   if (entry.startsWith('mcp__')) {
     if (entry.split('__').length < 3 || !name.startsWith('mcp__')) return false;
     return globMatches(entry, name);
@@ -17,8 +17,8 @@ function matches(entry: string, name: string): boolean {
 
 /** Whether `name` passes `enabled` (when non-empty), then `disabled`, then the prompt's list. */
 export function toolAllowed(name: string, lists: ToolLists, promptDisabled: readonly string[] = []): boolean {
-  if (lists.enabled.length && !lists.enabled.some((e) => matches(e, name))) return false;
-  if (lists.disabled.some((e) => matches(e, name))) return false;
+  if (lists.enabled.length && !lists.enabled.some((e) => toolMatches(e, name))) return false;
+  if (lists.disabled.some((e) => toolMatches(e, name))) return false;
   return !promptDisabled.includes(name);
 }
 

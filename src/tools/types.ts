@@ -14,6 +14,8 @@ import type { Confine, ConfinedPath } from '../fs/confine.ts';
 import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
 import type { WebFetchLimits } from '../webfetch/page.ts';
 import type { ReadStamps } from './read-stamps.ts';
+import type { AgentCatalog } from '../agents/catalog.ts';
+import type { ToolSpec } from '../providers/wire/types.ts';
 
 /** The services built-in tools call (`ctx.deps`). */
 export interface ToolDeps extends SkillDeps {
@@ -29,6 +31,8 @@ export interface ToolDeps extends SkillDeps {
   webFetch: WebFetchLimits;
   /** What each agent last read or wrote of each file: Edit and Write refuse a file changed since (read-stamps.ts). */
   stamps: ReadStamps;
+  /** Custom agents the Agent tools spawn by `subagent_type` (docs/agents.md). */
+  agents: AgentCatalog;
 }
 
 /** What a tool may use while it runs; every path goes through `confine`. */
@@ -76,6 +80,8 @@ export interface ToolDef<I = any> {
   unavailable?(config: ResolvedConfig): string | undefined;
   /** The schema offered to the model when it depends on the config (validation still uses `schema`). */
   offeredSchema?(config: ResolvedConfig): v.GenericSchema;
+  /** The spec offered in one session when it depends on the session (the Agent tool lists the workspace's agents). */
+  specFor?(base: ToolSpec, deps: ToolDeps, session: SessionRecord): ToolSpec;
   /** The result text, or text with images (`ToolOutcome.images`). */
   run(input: I, ctx: ToolContext): Promise<string | ToolRunResult>;
 }

@@ -25,7 +25,11 @@ test('the main agent runs with a system prompt naming the identity, the workspac
   t.is(systemOf(env.llm.requests[1]!.body), sys);
   const recorded = (await journal(env)).filter((e) => e.type === 'system_prompt.recorded');
   t.is(recorded.length, 1);
-  t.like(recorded[0]!.payload, { agent_id: 'main', text: sys, identity: { name: 'Acme Coder', slug: 'acme-coder' } });
+  t.like(recorded[0]!.payload, { agent_id: 'main', identity: { name: 'Acme Coder', slug: 'acme-coder' } });
+  // What each turn adds (the skills the model may load: the product's built-in one here) is not recorded.
+  const text: string = recorded[0]!.payload.text;
+  t.true(sys.startsWith(text));
+  t.regex(sys.slice(text.length), /^\n\nSkills you can load with the Skill tool[^]*\n- svc-code-api: /);
 });
 
 test('a long AGENTS.md is cut at 40,000 characters, multibyte text included', async (t) => {
@@ -77,12 +81,15 @@ test('a subagent runs with its parent\'s system prompt plus its role; a :btw age
   const main = systemOf(env.llm.requests[0]!.body);
   const subSys = systemOf(sub.requests[0]!.body);
   t.true(main.length > 100);
-  t.true(subSys.startsWith(main));
+  const recorded: string = (await journal(env)).find((e) => e.type === 'system_prompt.recorded' && e.payload.agent_id === 'main')!.payload.text;
+  t.true(main.startsWith(recorded));
+  t.true(subSys.startsWith(recorded));
   t.regex(subSys, /You are running as a subagent/);
   const agentId = (await env.s.post(`/api/v1/sessions/${env.sid}:btw`, {})).data.agent_id;
   env.llm.setScript(say('aside'));
   await prompt(env, { content: [{ type: 'text', text: 'btw?' }], agent_id: agentId });
   await until(async () => (await journal(env)).some((e) => e.type === 'turn.ended' && e.payload.agent_id === agentId));
-  t.is(systemOf(env.llm.requests.at(-1)!.body), main);
+  // The :btw agent has no Skill tool, so no skills section: its prompt is the recorded one.
+  t.is(systemOf(env.llm.requests.at(-1)!.body), recorded);
   t.true((await journal(env)).some((e) => e.type === 'system_prompt.recorded' && e.payload.agent_id === agentId));
 });

@@ -53,13 +53,13 @@ export async function newSession(s: TestServer, body: Record<string, unknown> = 
 }
 
 /** Starts the real server on an ephemeral loopback port with a temp home. */
-export async function startTestServer(opts: { home?: string; options?: Partial<ServeOptions>; keepHome?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(opts: { home?: string; options?: Partial<ServeOptions>; keepHome?: boolean; log?: pino.Logger } = {}): Promise<TestServer> {
   const home = opts.home ?? (await tempHome());
   process.env.SVC_CODE_SERVER_TOKEN = TEST_TOKEN;
   const options = { ...defaultServeOptions(), port: 0, ...opts.options };
   const checker = new ContractChecker();
   const clock = new TestClock();
-  const server = await startServer({ home, options, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker, clock });
+  const server = await startServer({ home, options, log: opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker, clock });
   const baseUrl = server.baseUrl;
   const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
   const req: TestServer['req'] = async (method, url, body, headers = {}) => {
