@@ -41,6 +41,7 @@ import { UserMcpFile } from '../mcp/user-file.ts';
 import { PluginStore } from '../plugins/store.ts';
 import { HookRunner } from '../hooks/runner.ts';
 import { GoalDriver } from '../goals/driver.ts';
+import { CAPABILITIES } from '../capabilities/defs.ts';
 import { CapabilityService } from '../capabilities/service.ts';
 import { ImagePipeline } from '../media/images/pipeline.ts';
 import { acceptPrompt } from '../engine/prompt-intake.ts';
@@ -234,7 +235,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const plugins = new PluginStore({ home, journal, clock, ids, log });
   await plugins.open();
   const hooks = new HookRunner({ home, config, journal, log });
-  const capabilities = new CapabilityService({ home, journal, log });
+  const capabilities = new CapabilityService({ home, journal, log, defs: CAPABILITIES });
 
   // MCP servers (their OAuth redirect is this daemon's own loopback callback, known once it listens).
   let listeningOn = '';

@@ -39,7 +39,7 @@ export const AGENT_CALL_CONCURRENCY = 4;
 
 /**
  * Runs a step's tool calls and writes one tool message answering every call, in the calls' order. Calls run one
- * after the other, except a run of consecutive `Agent` calls: their checks (hooks, approval) run in order, then
+ * after the other, except a run of consecutive foreground `Agent` calls: their checks (hooks, approval) run in order, then
  * their subagents run concurrently, at most AGENT_CALL_CONCURRENCY at a time. A write or a question is thus never
  * run beside another call. Once the turn is aborted no further call starts: each gets an error result saying it
  * did not run (and a `tool.result`, so its transcript frame ends), so the history keeps a result for every call.
@@ -67,15 +67,23 @@ export async function runToolCalls(s: ToolCallsInput, calls: readonly ToolCall[]
   await emit([...skipped, { type: EngineEvents.messageCreated, payload: { ...turn, message } }]);
 }
 
-/** Consecutive Agent calls form one group; every other call is a group of its own. */
+/**
+ * Consecutive foreground Agent calls form one group; every other call is a group of its own. A background
+ * Agent call returns at once, and its `max_running_tasks` check must see the task its predecessor started.
+ */
 function groupsOf(calls: readonly ToolCall[]): ToolCall[][] {
   const groups: ToolCall[][] = [];
   for (const call of calls) {
     const last = groups.at(-1);
-    if (call.name === AGENT_TOOL && last?.[0]?.name === AGENT_TOOL) last.push(call);
+    if (foregroundAgent(call) && last?.[0] && foregroundAgent(last[0])) last.push(call);
     else groups.push([call]);
   }
   return groups;
+}
+
+function foregroundAgent(call: ToolCall): boolean {
+  const input = call.input as { run_in_background?: unknown } | null | undefined;
+  return call.name === AGENT_TOOL && input?.run_in_background !== true;
 }
 
 /** The outcomes of a group by index; a call not started because the turn was aborted has none. */
