@@ -34,11 +34,23 @@ export interface SessionUsage {
   last_step_message_id?: string;
   turn_count: number;
   in_flight: InFlightTurn | null;
+  /** Token sums per model alias over every agent's steps and compactions (the snapshot prices them: total_cost_usd). */
+  by_model: Record<string, ModelTokens>;
+  /** The model alias of each agent's current turn (a subagent's entry goes when its turn ends). */
+  agent_models: Record<string, string>;
+}
+
+/** One model's token sums. */
+export interface ModelTokens {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
 }
 
 export const emptyUsage = (): SessionUsage => ({
   input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0,
-  measured_context: 0, measured: false, tail_chars: 0, total_chars: 0, turn_count: 0, in_flight: null,
+  measured_context: 0, measured: false, tail_chars: 0, total_chars: 0, turn_count: 0, in_flight: null, by_model: {}, agent_models: {},
 });
 
 const TRACKED: ReadonlySet<string> = new Set<DurableType>([
@@ -56,7 +68,8 @@ const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : 0
  */
 export class UsageProjection implements Projection {
   readonly name = 'usage';
-  readonly version = 1;
+  // 2: token sums per model (by_model, agent_models).
+  readonly version = 2;
   private bySession = new Map<string, SessionUsage>();
 
   reset(): void {
@@ -99,6 +112,7 @@ function reduce(u: SessionUsage, e: KnownEvent): SessionUsage {
         output_tokens: u.output_tokens + num(usage.output_tokens),
         cache_read_tokens: u.cache_read_tokens + num(usage.cache_read_tokens),
         cache_creation_tokens: u.cache_creation_tokens + num(usage.cache_creation_tokens),
+        by_model: addTokens(u.by_model, u.agent_models[p.agent_id ?? MAIN], usage),
       };
       if (!main) return next;
       next.measured_context = typeof s.context_tokens === 'number' ? s.context_tokens
@@ -118,9 +132,10 @@ function reduce(u: SessionUsage, e: KnownEvent): SessionUsage {
       return { ...u, total_chars: u.total_chars + chars, tail_chars: tail };
     }
     case 'turn.started': {
-      if (!main) return u;
       const t = e.payload;
-      return { ...u, in_flight: { turn_id: t.turn_id, prompt_id: t.prompt_id, current_prompt_id: t.prompt_id, started_at: t.started_at ?? e.ts, step: 0 } };
+      const agent_models = typeof t.model === 'string' && t.model ? { ...u.agent_models, [p.agent_id ?? MAIN]: t.model } : u.agent_models;
+      if (!main) return { ...u, agent_models };
+      return { ...u, agent_models, in_flight: { turn_id: t.turn_id, prompt_id: t.prompt_id, current_prompt_id: t.prompt_id, started_at: t.started_at ?? e.ts, step: 0 } };
     }
     case 'turn.step.started': {
       const step: unknown = e.payload.step;
@@ -135,7 +150,10 @@ function reduce(u: SessionUsage, e: KnownEvent): SessionUsage {
       return { ...u, in_flight: { ...u.in_flight, current_prompt_id: id } };
     }
     case 'turn.ended': {
-      if (!main) return u;
+      if (!main) {
+        const { [p.agent_id ?? '']: _ended, ...agent_models } = u.agent_models;
+        return { ...u, agent_models };
+      }
       const in_flight = u.in_flight && u.in_flight.turn_id === e.payload.turn_id ? null : u.in_flight;
       return { ...u, turn_count: u.turn_count + 1, in_flight };
     }
@@ -167,7 +185,22 @@ function contextChanged(u: SessionUsage, chars: number): SessionUsage {
 function compacted(u: SessionUsage, usage: Partial<Usage> | undefined, keptChars: number): SessionUsage {
   return {
     ...contextChanged(u, keptChars),
+    by_model: addTokens(u.by_model, u.agent_models[MAIN], usage ?? {}),
     input_tokens: u.input_tokens + num(usage?.input_tokens), output_tokens: u.output_tokens + num(usage?.output_tokens),
     cache_read_tokens: u.cache_read_tokens + num(usage?.cache_read_tokens), cache_creation_tokens: u.cache_creation_tokens + num(usage?.cache_creation_tokens),
+  };
+}
+
+/** `by_model` with a step's tokens added under `model` (unchanged when the model is unknown, as in older journals). */
+function addTokens(byModel: Record<string, ModelTokens> | undefined, model: string | undefined, usage: Partial<Usage>): Record<string, ModelTokens> {
+  const sums = byModel ?? {};
+  if (!model) return sums;
+  const cur = sums[model] ?? { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
+  return {
+    ...sums,
+    [model]: {
+      input_tokens: cur.input_tokens + num(usage.input_tokens), output_tokens: cur.output_tokens + num(usage.output_tokens),
+      cache_read_tokens: cur.cache_read_tokens + num(usage.cache_read_tokens), cache_creation_tokens: cur.cache_creation_tokens + num(usage.cache_creation_tokens),
+    },
   };
 }

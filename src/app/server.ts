@@ -43,6 +43,9 @@ import { AgentCatalog } from '../agents/catalog.ts';
 import { BUILTIN_TOOLS } from '../tools/registry.ts';
 import { HookRunner } from '../hooks/runner.ts';
 import { GoalDriver } from '../goals/driver.ts';
+import { CAPABILITIES } from '../capabilities/defs.ts';
+import { SNAPSHOT_PATH } from '../providers/catalog/directory.ts';
+import { ModelPricing } from '../providers/catalog/pricing.ts';
 import { CapabilityService } from '../capabilities/service.ts';
 import { ImagePipeline } from '../media/images/pipeline.ts';
 import { acceptPrompt } from '../engine/prompt-intake.ts';
@@ -145,6 +148,8 @@ export interface Services extends Omit<Projections, 'all'> {
   agents: AgentCatalog;
   /** Capabilities (computer use, browser extension): checks and background installs. */
   capabilities: CapabilityService;
+  /** Prices of well-known models (the built-in catalog snapshot): the snapshot's usage total_cost_usd. */
+  pricing: ModelPricing;
   /** Agent runtimes of live sessions (prompt queues, turn loops). */
   engine: EngineRegistry;
   /** Cross-session search (POST /api/v1/search; docs/search.md). */
@@ -238,7 +243,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const plugins = new PluginStore({ home, journal, clock, ids, log });
   await plugins.open();
   const hooks = new HookRunner({ home, config, journal, log });
-  const capabilities = new CapabilityService({ home, journal, log });
+  const capabilities = new CapabilityService({ home, journal, log, defs: CAPABILITIES });
+  const pricing = await ModelPricing.load(SNAPSHOT_PATH).catch((err: unknown) => {
+    log.warn({ err: (err as Error).message, path: SNAPSHOT_PATH }, 'model prices unreadable: usage total_cost_usd stays absent');
+    return new ModelPricing(new Map());
+  });
 
   // MCP servers (their OAuth redirect is this daemon's own loopback callback, known once it listens).
   let listeningOn = '';
@@ -294,7 +303,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
     gui, messages, usage, transcripts, liveTranscripts, wire, fileHistory, turnIndex, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, stamps, mcp, mcpManagement, configWatchers, mcpOAuth, plugins, agents, capabilities, engine, search, autoTitle,
+    questions, tools, stamps, mcp, mcpManagement, configWatchers, mcpOAuth, plugins, agents, capabilities, pricing, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };

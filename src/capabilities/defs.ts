@@ -16,6 +16,12 @@ export interface CapabilityDef {
   description: string;
   version: string;
   platforms: string[];
+  /**
+   * The daemon's tools that give the agent this capability. None: nothing backs it on any platform, so it
+   * reports `unsupported` (supported false) and `:install` answers 40925; installing its steps would claim
+   * a state its tools do not have.
+   */
+  tools: readonly string[];
   steps: StepDef[];
 }
 
@@ -49,11 +55,15 @@ const EXTENSION_MANIFEST = JSON.stringify({
 }, null, 2);
 const EXTENSION_BACKGROUND = '// svc-code web bridge: the daemon is reached on loopback; nothing runs until the user loads the extension.\n';
 
-/** The registered capabilities (Part B): computer use and the browser extension (docs/plugins.md "Capabilities"). */
+/**
+ * The registered capabilities (Part B): computer use and the browser extension (docs/plugins.md "Capabilities").
+ * No daemon tool drives a desktop or talks to the extension yet, so both list no tools and report unsupported;
+ * their steps say what an install will need once such tools exist.
+ */
 export const CAPABILITIES: CapabilityDef[] = [
   {
     id: 'svc-cu', displayName: 'Computer use', description: 'Lets the agent take screenshots and drive the mouse and keyboard of this desktop',
-    version: '0.1.0', platforms: ['linux', 'darwin'],
+    version: '0.1.0', platforms: ['linux', 'darwin'], tools: [],
     steps: [
       {
         id: 'display',
@@ -70,7 +80,7 @@ export const CAPABILITIES: CapabilityDef[] = [
   },
   {
     id: 'svc-webbridge', displayName: 'Browser extension', description: 'A browser extension through which the agent reads and acts on browser tabs',
-    version: '0.1.0', platforms: ['linux', 'darwin', 'win32'],
+    version: '0.1.0', platforms: ['linux', 'darwin', 'win32'], tools: [],
     steps: [
       tool('browser', ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'brave-browser', 'firefox'], 'a supported browser'),
       runtime('0.1.0', { 'extension/manifest.json': EXTENSION_MANIFEST, 'extension/background.js': EXTENSION_BACKGROUND }),

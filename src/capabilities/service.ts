@@ -8,10 +8,12 @@ import type { CapabilityStatus } from '../../protocol/schemas/capabilities.ts';
 import type { Logger } from '../app/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { platform } from './checks.ts';
-import { CAPABILITIES, type CapabilityDef } from './defs.ts';
+import type { CapabilityDef } from './defs.ts';
 
 export interface CapabilityDeps {
   home: string;
+  /** The registered capabilities (CAPABILITIES; tests pass their own). */
+  defs: readonly CapabilityDef[];
   journal: EventJournal;
   log: Logger;
 }
@@ -34,7 +36,7 @@ export class CapabilityService {
   }
 
   list(): CapabilityStatus[] {
-    return CAPABILITIES.map((c) => this.status(c));
+    return this.deps.defs.map((c) => this.status(c));
   }
 
   get(id: string): CapabilityStatus {
@@ -42,7 +44,7 @@ export class CapabilityService {
   }
 
   private def(id: string): CapabilityDef {
-    const c = CAPABILITIES.find((x) => x.id === id);
+    const c = this.deps.defs.find((x) => x.id === id);
     if (!c) throw new ApiError(Codes.CAPABILITY_NOT_FOUND, `capability not found: ${id}`, { details: { capability_id: id } });
     return c;
   }
@@ -50,7 +52,7 @@ export class CapabilityService {
   private status(c: CapabilityDef): CapabilityStatus {
     const install = this.installs.get(c.id) ?? { running: false };
     const base = { id: c.id, displayName: c.displayName, description: c.description, install };
-    if (!c.platforms.includes(platform())) return { ...base, supported: false, state: 'unsupported', steps: [] };
+    if (unsupported(c)) return { ...base, supported: false, state: 'unsupported', steps: [] };
     const steps = c.steps.map((s) => {
       let r: { ok: boolean; detail?: string };
       try {
@@ -66,10 +68,11 @@ export class CapabilityService {
     return { ...base, supported: true, state, ...(runtime?.state === 'ok' ? { version: c.version } : {}), steps };
   }
 
-  /** POST :install: 40925 unsupported, 40924 while one runs; answers the status with `install.running` true. */
+  /** POST :install: 40925 unsupported (platform, or no tool backs it), 40924 while one runs; answers the status with `install.running` true. */
   async install(id: string): Promise<CapabilityStatus> {
     const c = this.def(id);
-    if (!c.platforms.includes(platform())) throw new ApiError(Codes.CAPABILITY_UNSUPPORTED, `capability ${id} is not supported on ${platform()}`, { details: { capability_id: id, platform: platform() } });
+    const why = unsupported(c);
+    if (why) throw new ApiError(Codes.CAPABILITY_UNSUPPORTED, `capability ${id} is not supported: ${why}`, { details: { capability_id: id, platform: platform() } });
     if (this.installs.get(id)?.running) throw new ApiError(Codes.CAPABILITY_INSTALL_RUNNING, `an install of ${id} is already running`, { details: { capability_id: id } });
     await this.set(c, { running: true, step: c.steps[0]?.id ?? 'runtime', percent: 0 });
     void this.run(c).catch((err) => this.deps.log.error({ err: (err as Error).message, capability: id }, 'capability install crashed'));
@@ -108,4 +111,11 @@ export class CapabilityService {
     const s = this.status(c);
     await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.capabilityChanged, payload: { capability_id: c.id, install, state: s.state } }]);
   }
+}
+
+/** Why a capability is unsupported here (its platform is not listed, or no daemon tool backs it), or undefined. */
+function unsupported(c: CapabilityDef): string | undefined {
+  if (!c.platforms.includes(platform())) return `not available on ${platform()}`;
+  if (!c.tools.length) return 'no tool of this daemon backs it yet';
+  return undefined;
 }

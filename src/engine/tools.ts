@@ -35,8 +35,18 @@ export interface ToolImage {
 export interface ToolExecutor {
   specs(sessionId: string, disabled: readonly string[], scope?: ToolScope): ToolSpec[];
   run(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome>;
+  /**
+   * `run` in two halves: the checks (which may ask the user for approval) now, the tool itself on `finish`.
+   * The engine prepares a step's consecutive Agent calls in order, then finishes them concurrently.
+   */
+  prepare(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<PreparedCall>;
   /** Waits until the session's tools are known (MCP servers starting with the runtime); called before each model request. */
   ready?(sessionId: string): Promise<void>;
+}
+
+/** A tool call past its checks (or refused by them). `finish` runs it, journals its result and never throws. */
+export interface PreparedCall {
+  finish(): Promise<ToolOutcome>;
 }
 
 /** Who calls and which tools it may use (subagents and `:btw` agents get a subset). */

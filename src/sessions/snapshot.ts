@@ -2,8 +2,9 @@ import type { CommitWaits } from '../../journal/commit-waits.ts';
 import type { Journal } from '../../journal/journal.ts';
 import type { MessageLog } from '../../projections/messages/message-log.ts';
 import { contextTokens } from '../../projections/usage/estimate.ts';
-import type { UsageProjection } from '../../projections/usage/session-usage.ts';
+import type { SessionUsage as UsageRecord, UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { ConfigService } from '../config/service.ts';
+import type { ModelPricing } from '../providers/catalog/pricing.ts';
 import type { PermissionService } from '../permissions/service.ts';
 import type { QuestionService } from '../questions/service.ts';
 import type { TaskService } from '../tasks/service.ts';
@@ -30,6 +31,8 @@ export interface SnapshotDeps extends SessionLookup {
   questions: Pick<QuestionService, 'pendingItems'>;
   /** The v1 superset of the pending interactions and the in-flight turn (spec/clients.md F). */
   wire: WireContext;
+  /** Prices of well-known models: usage `total_cost_usd` when every model used is priced. */
+  pricing: Pick<ModelPricing, 'costUsd'>;
 }
 
 /**
@@ -53,6 +56,7 @@ export async function sessionSnapshot(deps: SnapshotDeps, id: string) {
     cache_creation_tokens: u.cache_creation_tokens,
     context_tokens: contextTokens(u, deps.config.current().token_counting.strategy),
     ...(limit !== undefined ? { context_limit: limit } : {}),
+    ...costOf(deps, u.by_model),
     turn_count: u.turn_count,
   };
   const place = u.in_flight ? deps.wire.place(id, 'main', u.in_flight.turn_id, head.seq) : undefined;
@@ -65,6 +69,16 @@ export async function sessionSnapshot(deps: SnapshotDeps, id: string) {
     pending_approvals: deps.permissions.pendingItems(id).map((a) => asFrame(deps, id, 'event.approval.requested', a.created_at, a)),
     pending_questions: deps.questions.pendingItems(id).map((q) => asFrame(deps, id, 'event.question.requested', q.created_at, q)),
   };
+}
+
+/** `total_cost_usd` of the tokens per model alias, priced by the alias's upstream model id; absent when not known. */
+function costOf(deps: SnapshotDeps, byModel: UsageRecord['by_model']): { total_cost_usd?: number } {
+  const models = deps.config.current().models;
+  const cost = deps.pricing.costUsd(byModel ?? {}, (alias) => {
+    const m = models[alias]?.model;
+    return typeof m === 'string' ? m : undefined;
+  });
+  return cost === undefined ? {} : { total_cost_usd: cost };
 }
 
 /** A pending interaction as its `event.*.requested` frame carries it (spec/clients.md F: `turnId` the ordinal, camelCase ids, display blocks). */

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { SubagentLauncher } from '../agents/launcher.ts';
 import type { VolatileBus } from '../events/volatile-bus.ts';
-import type { ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
+import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome, ToolScope } from '../engine/tools.ts';
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine, confiner } from '../fs/confine.ts';
 import { ApiError } from '../../protocol/errors.ts';
@@ -89,6 +89,15 @@ export class BuiltinToolExecutor implements ToolExecutor {
   }
 
   async run(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<ToolOutcome> {
+    return (await this.prepare(sessionId, call, signal, scope, subagents)).finish();
+  }
+
+  /**
+   * Journals `tool.call.started` and runs the call's checks (availability, validation, PreToolUse hooks, the
+   * permission gate, which may ask the user); `finish` runs the tool itself, the PostToolUse hooks and journals
+   * `tool.result`. The engine prepares a group of Agent calls one by one, then finishes them concurrently.
+   */
+  async prepare(sessionId: string, call: ToolCall, signal: AbortSignal, scope: ToolScope | undefined, subagents: SubagentLauncher): Promise<PreparedCall> {
     const started = Date.now();
     const session = this.deps.sessions.get(sessionId);
     const agentId = scope?.agentId ?? 'main';
@@ -99,19 +108,35 @@ export class BuiltinToolExecutor implements ToolExecutor {
       payload: { agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input },
     });
     const site = { refused: false };
-    let out = await this.execute(sessionId, call, signal, at, scope, subagents, site).catch((err: unknown) => ({ content: errorText(err), is_error: true }));
-    if (!site.refused && session) out = await this.postToolHooks(session, call, at, out, signal);
-    await this.append(sessionId, {
-      type: ToolEvents.result,
-      payload: {
-        agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
-        content: truncateHead(out.content, RESULT_EVENT_BUDGET), duration_ms: Date.now() - started,
+    const failed = (err: unknown): ToolOutcome => ({ content: errorText(err), is_error: true });
+    const checked = await this.execute(sessionId, call, signal, at, scope, subagents, site).catch(failed);
+    return {
+      finish: async () => {
+        let out = typeof checked === 'function' ? await this.invoke(checked, signal, site).catch(failed) : checked;
+        if (!site.refused && session) out = await this.postToolHooks(session, call, at, out, signal);
+        await this.append(sessionId, {
+          type: ToolEvents.result,
+          payload: {
+            agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
+            content: truncateHead(out.content, RESULT_EVENT_BUDGET), duration_ms: Date.now() - started,
+          },
+        });
+        return out;
       },
-    });
-    return out;
+    };
   }
 
-  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher, site: { refused: boolean }): Promise<ToolOutcome> {
+  /** Runs a call that passed its checks, unless the turn was stopped meanwhile (a prepared call may wait for its group). */
+  private async invoke(go: () => Promise<ToolOutcome>, signal: AbortSignal, site: { refused: boolean }): Promise<ToolOutcome> {
+    if (signal.aborted) {
+      site.refused = true;
+      return { content: ABORTED_BEFORE_RUN, is_error: true };
+    }
+    return go();
+  }
+
+  /** The checks of a call: a refusal (or an error result), or the thunk that runs it. */
+  private async execute(sessionId: string, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, subagents: SubagentLauncher, site: { refused: boolean }): Promise<Checked> {
     const tool = findTool(call.name);
     const session = this.deps.sessions.get(sessionId);
     if (!tool && session && this.deps.external?.has(sessionId, call.name)) return this.executeExternal(this.deps.external, session, call, signal, at, scope, site);
@@ -137,15 +162,17 @@ export class BuiltinToolExecutor implements ToolExecutor {
     // A Stop during the permission check: the call does not start (the gate also never allows an aborted call).
     if (signal.aborted) return { content: ABORTED_BEFORE_RUN, is_error: true };
     site.refused = false;
-    const recorded = await this.recorded(sessionId, call, at);
-    if (recorded) return recorded;
-    const ctx = this.context(session, call, signal, at, subagents);
-    const out = await tool.run(parsed.output, ctx);
-    return typeof out === 'string' ? { content: out, is_error: false } : { content: out.text, is_error: false, images: out.images };
+    return async () => {
+      const recorded = await this.recorded(sessionId, call, at);
+      if (recorded) return recorded;
+      const ctx = this.context(session, call, signal, at, subagents);
+      const out = await tool.run(parsed.output, ctx);
+      return typeof out === 'string' ? { content: out, is_error: false } : { content: out.text, is_error: false, images: out.images };
+    };
   }
 
   /** An MCP tool: the same checks as a built-in (name-only permission rules, never read-only), then the server. */
-  private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, site: { refused: boolean }): Promise<ToolOutcome> {
+  private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, site: { refused: boolean }): Promise<Checked> {
     site.refused = true;
     // A recorded call of a server the replay home does not have is answered from the record (after the same checks).
     const offered = ext.list(session.id).find((t) => t.name === call.name);
@@ -165,13 +192,15 @@ export class BuiltinToolExecutor implements ToolExecutor {
     }
     if (signal.aborted) return { content: ABORTED_BEFORE_RUN, is_error: true };
     site.refused = false;
-    const recorded = await this.recorded(session.id, call, at);
-    if (recorded) return recorded;
     const deps = this.deps;
-    return ext.call(session.id, call.name, input, {
-      signal, agentId: at.agentId, ...(at.turnId ? { turnId: at.turnId } : {}), toolCallId: call.id,
-      progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
-    });
+    return async () => {
+      const recorded = await this.recorded(session.id, call, at);
+      if (recorded) return recorded;
+      return ext.call(session.id, call.name, input, {
+        signal, agentId: at.agentId, ...(at.turnId ? { turnId: at.turnId } : {}), toolCallId: call.id,
+        progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
+      });
+    };
   }
 
   /** PreToolUse hooks: deny (the reason reaches the model), ask (approval even where none would be asked) or allow (no approval asked). */
@@ -225,6 +254,9 @@ export class BuiltinToolExecutor implements ToolExecutor {
 }
 
 interface CallSite { agentId: string; turnId?: string }
+
+/** A call's checks answered: its result already (refused), or how to run it. */
+type Checked = ToolOutcome | (() => Promise<ToolOutcome>);
 
 function inScope(name: string, scope?: ToolScope): boolean {
   // A custom agent's `tools` may hold MCP globs (`mcp__server__*`), matched as [tools] matches them.

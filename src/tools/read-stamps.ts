@@ -13,16 +13,23 @@ async function stampOf(abs: string): Promise<Stamp | null> {
 }
 
 /**
- * The staleness guard of Edit and Write: per session and agent (each has its own view of the files),
- * what each file looked like when the agent last read it or wrote it. An Edit or Write to a file
- * that changed on disk since then is refused, so the model reads it again instead of overwriting a
- * change it has not seen. Kept in memory: after a restart, or for a file the agent never read,
- * nothing is known and nothing is refused. A deleted session's stamps go with it (`forget`).
+ * The read-before-edit guard of Edit and Write: per session and agent (each has its own view of the files),
+ * what each file looked like when the agent last read it or wrote it. An Edit or Write of an existing file
+ * the agent has not read (nor written) is refused, and so is one of a file that changed on disk since: the
+ * model reads it first instead of overwriting what it has not seen. A file that does not exist yet may be
+ * written (Write creates it, and the agent then knows it). Kept in memory: after a daemon restart the
+ * agent reads a file again before changing it. A deleted session's stamps go with it (`forget`).
  */
 export class ReadStamps {
-  /** Throws the result that sends the model back to Read when the file changed since the agent last saw it. */
+  /** Throws the result that sends the model to Read when it never read the file, or the file changed since. */
   async guard(sessionId: string, agentId: string, abs: string, shown: string): Promise<void> {
-    if (await this.changedSince(sessionId, agentId, abs)) {
+    const known = this.bySession.get(sessionId)?.get(`${agentId}\0${abs}`);
+    const now = await stampOf(abs);
+    if (!known) {
+      if (now) throw new ToolError(`${shown} has not been read yet in this session; Read it first, then change it (nothing was changed)`);
+      return;
+    }
+    if (!now || now.size !== known.size || now.mtimeNs !== known.mtimeNs) {
       throw new ToolError(`${shown} has changed on disk since you last read it; Read it again before changing it (nothing was changed)`);
     }
   }
@@ -36,14 +43,6 @@ export class ReadStamps {
     if (!files) this.bySession.set(sessionId, (files = new Map()));
     if (stamp) files.set(`${agentId}\0${abs}`, stamp);
     else files.delete(`${agentId}\0${abs}`);
-  }
-
-  /** True when the agent read or wrote the file and it has changed (or gone) on disk since. */
-  async changedSince(sessionId: string, agentId: string, abs: string): Promise<boolean> {
-    const known = this.bySession.get(sessionId)?.get(`${agentId}\0${abs}`);
-    if (!known) return false;
-    const now = await stampOf(abs);
-    return !now || now.size !== known.size || now.mtimeNs !== known.mtimeNs;
   }
 
   forget(sessionId: string): void {

@@ -4,7 +4,7 @@ import test from 'ava';
 import { engineConfig, journal, prompt, startEngine, type EngineEnv } from '../helpers/engine.ts';
 import { tempDir } from '../helpers/fs.ts';
 import { startTestServer, tempHome } from '../helpers/server.ts';
-import { say, turnEnded, YOLO } from '../helpers/subagents.ts';
+import { say, turnEnded, userTexts, YOLO } from '../helpers/subagents.ts';
 import { until } from '../helpers/wait.ts';
 
 // Part B "secondary_model (subagent model pool)" rules 1-7, seen from the Agent tool and the session endpoints.
@@ -36,14 +36,24 @@ async function results(env: EngineEnv): Promise<Record<string, { content: string
   return out;
 }
 
-/** Runs one main turn whose first step makes the given Agent calls; each spawned subagent answers `sub <n>`. */
+/**
+ * Runs one main turn whose first step makes the given Agent calls; the subagent whose request comes n-th answers
+ * `sub <n>`. The subagents run concurrently, so `subRequests` and `spawned` are put back in the calls' order, and
+ * `answered` maps a call to the answer its own subagent got.
+ */
 async function spawnAll(env: EngineEnv, calls: Array<[string, Record<string, unknown>]>, spawns: number) {
   env.llm.setScript(agentCalls(...calls), ...Array.from({ length: spawns }, (_, i) => say(`sub ${i}`)), say('done'));
   await prompt(env, 'delegate');
   const ended = await turnEnded(env);
   if (ended.payload.reason !== 'completed') throw new Error(`main turn ended ${ended.payload.reason}`);
-  const spawned = (await journal(env)).filter((e) => e.type === 'subagent.spawned').map((e) => e.payload);
-  return { spawned, results: await results(env), subRequests: env.llm.requests.slice(1, 1 + spawns) };
+  const order = calls.map(([id]) => id);
+  const arrived = env.llm.requests.slice(1, 1 + spawns);
+  const callOf = (r: (typeof arrived)[number]) => order.find((id) => userTexts(r.body).includes(`task ${id}`))!;
+  const answered = Object.fromEntries(arrived.map((r, i) => [callOf(r), `sub ${i}`]));
+  const subRequests = [...arrived].sort((a, b) => order.indexOf(callOf(a)) - order.indexOf(callOf(b)));
+  const spawned = (await journal(env)).filter((e) => e.type === 'subagent.spawned').map((e) => e.payload)
+    .sort((a, b) => order.indexOf(a.parent_tool_call_id) - order.indexOf(b.parent_tool_call_id));
+  return { spawned, results: await results(env), subRequests, answered };
 }
 
 test('rule 1: without a pool no model parameter is offered and subagents use the caller model', async (t) => {
@@ -59,13 +69,14 @@ test('rule 1: without a pool no model parameter is offered and subagents use the
 test('rule 3: a pool offers model with its aliases and primary; default, explicit, primary and unknown choices', async (t) => {
   const env = await startEngine(t, { extraToml: `${YOLO}\n[secondary_model]\ndefault_model = "a"\nmodels = { a = "fast", b = "" }\n${MODELS()}` });
   const calls: Array<[string, Record<string, unknown>]> = [['c1', {}], ['c2', { model: 'b' }], ['c3', { model: 'primary' }], ['c4', { model: 'zzz' }]];
-  const { spawned, results: r, subRequests } = await spawnAll(env, calls, 3);
+  const { spawned, results: r, subRequests, answered } = await spawnAll(env, calls, 3);
   const param = agentParams(env.llm.requests[0]!.body).properties.model;
   t.deepEqual(param.enum, ['a', 'b', 'primary']);
   t.regex(param.description, /fast/);
   t.deepEqual(subRequests.map((x) => x.model), ['model-a', 'model-b', 'fixture-model']);
   t.deepEqual(spawned.map((s) => s.model), ['a', 'b', 'fx/model']);
-  t.deepEqual([r.c1!.content, r.c2!.content, r.c3!.content], ['sub 0', 'sub 1', 'sub 2']);
+  t.deepEqual([r.c1!.content, r.c2!.content, r.c3!.content], [answered.c1, answered.c2, answered.c3]);
+  t.deepEqual(Object.values(answered).sort(), ['sub 0', 'sub 1', 'sub 2']);
   t.true(r.c4!.is_error);
   t.regex(r.c4!.content, /zzz/);
   t.regex(r.c4!.content, /a, b, primary/);

@@ -36,7 +36,12 @@ test('replay --tools live: the roll-back neither writes, creates nor removes any
   await writeFile(path.join(cwd, 'b.txt'), 'b before\n');
   await writeFile(path.join(cwd, 'plain.txt'), 'plain before\n');
   // Recorded: files changed (a.txt, c.txt, b.txt, plain.txt existed) and one created (sub/new.txt).
+  // Each existing file is read first (an unread file may not be overwritten).
   env.llm.setScript(
+    call('r1', 'Read', { file_path: 'sub/a.txt' }),
+    call('r2', 'Read', { file_path: 'deep/er/c.txt' }),
+    call('r3', 'Read', { file_path: 'b.txt' }),
+    call('r5', 'Read', { file_path: 'plain.txt' }),
     call('w1', 'Write', { file_path: 'sub/a.txt', content: 'a after\n' }),
     call('w2', 'Write', { file_path: 'deep/er/c.txt', content: 'c after\n' }),
     call('w3', 'Write', { file_path: 'b.txt', content: 'b after\n' }),

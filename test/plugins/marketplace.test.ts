@@ -3,8 +3,7 @@ import { serverFor } from '../helpers/server.ts';
 import { loopbackServer, pluginFolder } from '../helpers/plugins.ts';
 
 process.env.SVC_CODE_PLUGINS_ALLOW_LOOPBACK_HTTP = '1';
-// svc-cu is unsupported on this platform, svc-webbridge supported (a test setting of the capability checks).
-process.env.SVC_CODE_CAPABILITY_PLATFORM = 'win32';
+// No daemon tool backs svc-cu or svc-webbridge yet: both report unsupported, so their rows are dropped.
 
 test('the catalog is fetched per request and merged with install state; rows of unsupported capabilities are dropped; a failing catalog is 50001', async (t) => {
   let catalog: unknown = {
@@ -29,10 +28,9 @@ test('the catalog is fetched per request and merged with install state; rows of 
 
   const r = await s.get('/api/v1/plugins/marketplace');
   t.is(r.code, 0, JSON.stringify(r));
-  t.deepEqual(r.data.entries.map((e: any) => e.id), ['toolbox', 'other', 'wb']);
+  t.deepEqual(r.data.entries.map((e: any) => e.id), ['toolbox', 'other']);
   t.like(r.data.entries[0], { installed: { version: '1.0.0', enabled: true }, updateAvailable: true, keywords: ['ci'], tier: 'official' });
   t.is(r.data.entries[1].installed, undefined);
-  t.like(r.data.entries[2], { capabilityId: 'svc-webbridge' });
 
   await s.post('/api/v1/plugins/toolbox:disable');
   catalog = [{ id: 'toolbox', tier: 'official', displayName: 'Toolbox', version: '1.0.0', source: 'x' }];
@@ -63,7 +61,7 @@ test('an unreachable or non-https catalog is 50001', async (t) => {
   t.regex(r.msg, /https/);
 });
 
-test('the default catalog (no marketplace_url in config.toml; its URL from SVC_CODE_MARKETPLACE_URL here) gains rows for the supported built-in capabilities it lacks', async (t) => {
+test('the default catalog (no marketplace_url in config.toml; its URL from SVC_CODE_MARKETPLACE_URL here) gains rows only for supported built-in capabilities: none today', async (t) => {
   const base = await loopbackServer(t, (_req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ entries: [{ id: 'toolbox', tier: 'curated', displayName: 'Toolbox', source: 'https://example.com/acme/toolbox' }] }));
@@ -73,7 +71,5 @@ test('the default catalog (no marketplace_url in config.toml; its URL from SVC_C
   const s = await serverFor(t);
   const r = await s.get('/api/v1/plugins/marketplace');
   t.is(r.code, 0, JSON.stringify(r));
-  // svc-cu is unsupported under this file's platform setting: no row for it.
-  t.deepEqual(r.data.entries.map((e: any) => e.id), ['toolbox', 'svc-webbridge']);
-  t.like(r.data.entries[1], { tier: 'official', capabilityId: 'svc-webbridge', source: 'capability:svc-webbridge', displayName: 'Browser extension' });
+  t.deepEqual(r.data.entries.map((e: any) => e.id), ['toolbox']);
 });

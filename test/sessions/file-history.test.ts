@@ -17,6 +17,7 @@ test('file-history: per main turn, what Write and Edit changed (status, line cou
   env.llm.setScript(
     call('w1', 'Write', { file_path: 'new.txt', content: 'a\n' }),
     call('w2', 'Write', { file_path: 'new.txt', content: 'a\nb\nc\n' }),
+    call('r1', 'Read', { file_path: 'old.txt' }),
     call('e1', 'Edit', { file_path: 'old.txt', old_string: 'two', new_string: 'TWO\nTWO-AND-A-HALF' }),
     scripts.helloText,
     scripts.helloText,

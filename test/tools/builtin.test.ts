@@ -69,7 +69,8 @@ test('Edit: no match, ambiguous match, unique match, replace_all', async (t) => 
   const env = await startEngine(t, { extraToml: YOLO });
   const file = path.join(cwdOf(env), 'e.txt');
   await writeFile(file, 'foo bar foo\nbaz\n');
-  const [none, ambiguous, unique, all] = await runCalls(env, [
+  const [, none, ambiguous, unique, all] = await runCalls(env, [
+    ['Read', { file_path: 'e.txt' }],
     ['Edit', { file_path: 'e.txt', old_string: 'nope', new_string: 'x' }],
     ['Edit', { file_path: 'e.txt', old_string: 'foo', new_string: 'qux' }],
     ['Edit', { file_path: 'e.txt', old_string: 'baz', new_string: 'BAZ' }],

@@ -54,7 +54,7 @@ test('Edit refuses a binary file with a clear result and leaves it untouched', a
   const file = path.join(cwdOf(env), 'blob.bin');
   const bytes = Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 1, 0x61, 0x62, 0x63, 0, 0xff, 0xfe, 0x00, 0x10]);
   await writeFile(file, bytes);
-  const [r] = await runCalls(env, [['Edit', { file_path: 'blob.bin', old_string: 'abc', new_string: 'xyz' }]]);
+  const [, r] = await runCalls(env, [['Read', { file_path: 'blob.bin' }], ['Edit', { file_path: 'blob.bin', old_string: 'abc', new_string: 'xyz' }]]);
   t.true(r.is_error);
   t.regex(r.content, /binary file; Edit changes text files only/);
   t.deepEqual(await readFile(file), bytes);
@@ -90,4 +90,53 @@ test('an Edit or Write to a file changed on disk since the model read it is refu
   t.false(again.is_error, again.content);
   t.false(fresh.is_error, fresh.content);
   t.is(await readFile(a, 'utf8'), 'alpha two\nadded by the user\n');
+});
+
+test('read before edit: an Edit or a Write over an existing file the agent never read is refused and asks for a Read; a new file may be written, and its writer may then edit it', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const cwd = cwdOf(env);
+  const a = path.join(cwd, 'a.txt');
+  await writeFile(a, 'alpha\n');
+  const [edit, write, created, editOwn, rewriteOwn] = await runCalls(env, [
+    ['Edit', { file_path: 'a.txt', old_string: 'alpha', new_string: 'omega' }],
+    ['Write', { file_path: 'a.txt', content: 'overwritten\n' }],
+    ['Write', { file_path: 'sub/new.txt', content: 'one\n' }],
+    ['Edit', { file_path: 'sub/new.txt', old_string: 'one', new_string: 'two' }],
+    ['Write', { file_path: 'sub/new.txt', content: 'three\n' }],
+  ]);
+  for (const r of [edit, write]) {
+    t.true(r.is_error);
+    t.regex(r.content, /a\.txt has not been read yet in this session; Read it first/);
+  }
+  t.is(await readFile(a, 'utf8'), 'alpha\n', 'nothing was changed');
+  for (const r of [created, editOwn, rewriteOwn]) t.false(r.is_error, r.content);
+  t.is(await readFile(path.join(cwd, 'sub', 'new.txt'), 'utf8'), 'three\n');
+  // A file created by something other than the agent's own Write (here the user) must be read first too.
+  await writeFile(path.join(cwd, 'other.txt'), 'x\n');
+  const [unread, read, after] = await runCalls(env, [
+    ['Edit', { file_path: 'other.txt', old_string: 'x', new_string: 'y' }],
+    ['Read', { file_path: 'other.txt' }],
+    ['Edit', { file_path: 'other.txt', old_string: 'x', new_string: 'y' }],
+  ], 2);
+  t.true(unread.is_error);
+  t.false(read.is_error || after.is_error, after.content);
+  t.is(await readFile(path.join(cwd, 'other.txt'), 'utf8'), 'y\n');
+});
+
+test('read before edit is per agent: a subagent reads a file the main agent read before it edits it', async (t) => {
+  const env = await startEngine(t, { extraToml: YOLO });
+  const cwd = cwdOf(env);
+  await writeFile(path.join(cwd, 'shared.txt'), 'v1\n');
+  env.llm.setScript(
+    { events: [{ tool_call: { id: 'r0', name: 'Read', args: { file_path: 'shared.txt' } } }, { tool_call: { id: 'a0', name: 'Agent', args: { description: 'd', prompt: 'edit it' } } }] },
+    { events: [{ tool_call: { id: 's0', name: 'Edit', args: { file_path: 'shared.txt', old_string: 'v1', new_string: 'v2' } } }] },
+    { events: [{ text: 'could not' }] },
+    scripts.helloText,
+  );
+  await prompt(env, 'go');
+  await turnEnded(env, 1, 30_000);
+  const sub = (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === 's0')!.payload;
+  t.true(sub.is_error);
+  t.regex(sub.content, /has not been read yet/);
+  t.is(await readFile(path.join(cwd, 'shared.txt'), 'utf8'), 'v1\n');
 });
