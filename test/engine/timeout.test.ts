@@ -19,12 +19,14 @@ test.serial('a hung request times out as transient, is aborted upstream, and the
   await prompt(env, 'are you there');
   const ended = await turnEnded(env);
   t.is(ended.payload.reason, 'completed');
+  // The retry has the same 150 ms bound: on a loaded machine its first part can come later and it times out too
+  // (then a third request is answered); how many retries there were depends on speed, what each was does not.
   const retrying = env.ws.frames.filter((f) => f.type === 'turn.step.retrying');
-  t.is(retrying.length, 1);
-  t.is(retrying[0].payload.error.kind, 'transient');
-  t.is(env.llm.requests.length, 2);
+  t.true(retrying.length >= 1);
+  t.true(retrying.every((f) => f.payload.error.kind === 'transient'));
+  t.is(env.llm.requests.length, retrying.length + 1);
   t.is(await env.llm.requests[0]!.outcome, 'aborted');
-  t.is(await env.llm.requests[1]!.outcome, 'completed');
+  t.is(await env.llm.requests.at(-1)!.outcome, 'completed');
 });
 
 test.serial('with max_attempts_per_step = 1 a timeout fails the turn with kind transient', async (t) => {

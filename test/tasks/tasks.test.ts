@@ -83,10 +83,10 @@ test('cancel kills the process group; a second cancel is 40904; detach of a back
 
 test('a foreground timeout moves the command to the background', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
-  // 2 s for the shell to start and print on a loaded machine; the command then waits for the test.
-  const r = await bash(env, { command: `echo begun; ${waitFor('go')}; echo finished`, timeout: 2000 });
+  // 10 s for the shell to start and print (2 s was too little at load 20); the command then waits for the test.
+  const r = await bash(env, { command: `echo begun; ${waitFor('go')}; echo finished`, timeout: 10_000 });
   t.false(r.is_error);
-  t.regex(r.content, /^begun\n\[timed out after 2000 ms; moved to background as task task_\w+/);
+  t.regex(r.content, /^begun\n\[timed out after 10000 ms; moved to background as task task_\w+/);
   const id = taskIdOf(r.content);
   t.is((await getTask(env, id)).status, 'running');
   await release(env, 'go');
