@@ -64,7 +64,11 @@ test('steer errors: 40402 for an id not queued; {prompt_id}:steer answers one id
 
 test('steering a repeated id folds it once and leaves the other queued prompts alone', async (t) => {
   const env = await startEngine(t);
-  env.llm.setScript(scripts.longAnswer(10, 40), scripts.helloText, scripts.helloText);
+  // The first turn's reply holds after its first words until the steer is checked (a 400 ms stream was too short
+  // on a loaded machine: the turn ended first and the steer answered 40402).
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  env.llm.setScript({ events: [{ text: 'working' }, { text: ' on it' }], hold: [{ after: 1, until: held }] }, scripts.helloText, scripts.helloText);
   await prompt(env, 'first');
   const second = await prompt(env, 'second');
   const third = await prompt(env, 'third');
@@ -73,6 +77,7 @@ test('steering a repeated id folds it once and leaves the other queued prompts a
   t.deepEqual(r.data, { steered: true, prompt_ids: [second.data.prompt_id] });
   const list = (await env.s.get(`/api/v1/sessions/${env.sid}/prompts`)).data;
   t.deepEqual(list.queued.map((p: any) => p.prompt_id), [third.data.prompt_id]);
+  release();
 });
 
 test('aborting a queued prompt drops it; aborting the running one cancels its turn', async (t) => {
