@@ -4,7 +4,7 @@ import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine, text } from '../helpers/engine.ts';
 import { agentCall, say, withSubLlm, YOLO } from '../helpers/subagents.ts';
-import { until } from '../helpers/wait.ts';
+import { gate, until } from '../helpers/wait.ts';
 import { connectClient, opsOf, restTranscript, sameAsRest, transcriptIdle } from './transcript-client.ts';
 
 // spec/clients.md B2 (turn origin), B4 (prompt clientMetadata and statuses), B6 (skill / plan.revision markers),
@@ -75,11 +75,13 @@ test('turn origins: a user prompt with its metadata and skills, a skill activati
   t.like(d.meta.goal, { objective: 'Ship it', status: 'blocked', budgetUsed: 1, budgetLimit: 1 });
 
   // A steered prompt is a user frame of the running turn, with the user origin (B3).
-  env.llm.setScript(scripts.longAnswer(10, 40), scripts.helloText);
+  const held = gate();
+  env.llm.setScript(scripts.heldAnswer(held.promise), scripts.helloText);
   await prompt(env, 'first');
   await env.ws.waitFor((f) => f.type === 'assistant.delta' && f.payload.text.length > 0 && env.ws.frames.filter((x) => x.type === 'turn.started').length >= 8);
   const steer = await prompt(env, { content: text('also this'), metadata: meta });
   t.is((await s.post(`/api/v1/sessions/${sid}/prompts:steer`, { prompt_ids: [steer.data.prompt_id] })).code, 0);
+  held.open();
   await transcriptIdle(s, sid);
   d = await sameAsRest(t, c, s, sid, 'a steered prompt');
   const frame = turns(d).at(-1).steps[1].frames[0];

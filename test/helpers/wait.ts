@@ -12,6 +12,13 @@ export async function until<T>(probe: () => T | Promise<T>, timeoutMs = 30_000, 
   }
 }
 
+/** A promise the test settles itself (`open`): a fixture reply held until then, with no timing involved. */
+export function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
 /**
  * `fetch` whose "fetch failed" names its cause (ECONNRESET, "other side closed", ...): undici hides it in
  * `cause`, and a failure report without it cannot tell a keep-alive race from a daemon that went away.

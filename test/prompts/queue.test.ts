@@ -1,11 +1,12 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, text, turnEnded } from '../helpers/engine.ts';
-import { until } from '../helpers/wait.ts';
+import { gate, until } from '../helpers/wait.ts';
 
 test('a second prompt while busy is queued and runs after the first; GET /prompts shows both', async (t) => {
   const env = await startEngine(t);
-  env.llm.setScript(scripts.longAnswer(10, 40), scripts.helloText);
+  const held = gate();
+  env.llm.setScript(scripts.heldAnswer(held.promise), scripts.helloText);
   const first = await prompt(env, 'first');
   const second = await prompt(env, 'second');
   t.is(first.data.status, 'running');
@@ -14,6 +15,7 @@ test('a second prompt while busy is queued and runs after the first; GET /prompt
   t.is(list.active.prompt_id, first.data.prompt_id);
   t.is(list.active.status, 'running');
   t.deepEqual(list.queued.map((p: any) => [p.prompt_id, p.status]), [[second.data.prompt_id, 'queued']]);
+  held.open();
   const e1 = await turnEnded(env, 1);
   const e2 = await turnEnded(env, 2);
   t.is(e1.payload.prompt_id, first.data.prompt_id);
@@ -28,12 +30,14 @@ test('a second prompt while busy is queued and runs after the first; GET /prompt
 
 test('steering folds a queued prompt into the active turn before its next step', async (t) => {
   const env = await startEngine(t);
-  env.llm.setScript(scripts.longAnswer(10, 40), scripts.helloText);
+  const held = gate();
+  env.llm.setScript(scripts.heldAnswer(held.promise), scripts.helloText);
   const first = await prompt(env, 'first');
   await env.ws.waitFor((f) => f.type === 'assistant.delta');
   const second = await prompt(env, 'also this');
   const r = await env.s.post(`/api/v1/sessions/${env.sid}/prompts:steer`, { prompt_ids: [second.data.prompt_id] });
   t.deepEqual(r.data, { steered: true, prompt_ids: [second.data.prompt_id] });
+  held.open();
   const ended = await turnEnded(env);
   t.is(ended.payload.prompt_id, first.data.prompt_id);
   t.is(ended.payload.steps, 2);
@@ -52,13 +56,15 @@ test('steer errors: 40402 for an id not queued; {prompt_id}:steer answers one id
   const env = await startEngine(t);
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/prompts:steer`, { prompt_ids: ['nope'] })).code, 40402);
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/prompts:steer`, { prompt_ids: [] })).code, 40001);
-  env.llm.setScript(scripts.longAnswer(10, 40), scripts.helloText);
+  const held = gate();
+  env.llm.setScript(scripts.heldAnswer(held.promise), scripts.helloText);
   await prompt(env, 'first');
   const running = (await env.s.get(`/api/v1/sessions/${env.sid}/prompts`)).data.active.prompt_id;
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/prompts/${running}:steer`)).code, 40402, 'a running prompt is not queued');
   const second = await prompt(env, 'next');
   const r = await env.s.post(`/api/v1/sessions/${env.sid}/prompts/${second.data.prompt_id}:steer`);
   t.deepEqual(r.data, { steered: true, prompt_ids: [second.data.prompt_id] });
+  held.open();
   t.is((await turnEnded(env)).payload.steps, 2);
 });
 
@@ -66,9 +72,8 @@ test('steering a repeated id folds it once and leaves the other queued prompts a
   const env = await startEngine(t);
   // The first turn's reply holds after its first words until the steer is checked (a 400 ms stream was too short
   // on a loaded machine: the turn ended first and the steer answered 40402).
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  env.llm.setScript({ events: [{ text: 'working' }, { text: ' on it' }], hold: [{ after: 1, until: held }] }, scripts.helloText, scripts.helloText);
+  const held = gate();
+  env.llm.setScript(scripts.heldAnswer(held.promise), scripts.helloText, scripts.helloText);
   await prompt(env, 'first');
   const second = await prompt(env, 'second');
   const third = await prompt(env, 'third');
@@ -77,7 +82,7 @@ test('steering a repeated id folds it once and leaves the other queued prompts a
   t.deepEqual(r.data, { steered: true, prompt_ids: [second.data.prompt_id] });
   const list = (await env.s.get(`/api/v1/sessions/${env.sid}/prompts`)).data;
   t.deepEqual(list.queued.map((p: any) => p.prompt_id), [third.data.prompt_id]);
-  release();
+  held.open();
 });
 
 test('aborting a queued prompt drops it; aborting the running one cancels its turn', async (t) => {
