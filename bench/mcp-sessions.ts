@@ -43,7 +43,7 @@ runBench('mcp-sessions', 4 * 60_000, async (scope) => {
   const stopMs = performance.now() - s0;
   const orphans = pids.filter((p) => { try { process.kill(p, 0); return true; } catch { return false; } });
   return {
-    description: `${SESSIONS} sessions whose runtimes load at once (GET /status on each), each starting ${SERVERS} stdio fixture servers `
+    description: `${SESSIONS} sessions whose runtimes load at once (GET /status on each, then the servers' start as on a first turn), each starting ${SERVERS} stdio fixture servers `
       + '(node, the SDK); start = from the first GET to every server connected with its tools listed; RSS of the daemon process (in-process, '
       + 'measured before and after) and of the children; stop = unloading every session\'s servers.',
     sessions: SESSIONS,

@@ -18,6 +18,7 @@ import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import { McpService } from '../mcp/service.ts';
 import { GrantStore } from '../mcp/grants.ts';
+import { reconnectPolicyFromEnv } from '../mcp/reconnect.ts';
 import { PluginStore } from '../plugins/store.ts';
 import { HookRunner } from '../hooks/runner.ts';
 import { EventJournal } from '../events/journal.ts';
@@ -149,7 +150,10 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
 
   // MCP servers.
   const grants = new GrantStore(home, clock);
-  const mcp = new McpService({ home, config, sessions, workspaces, questions, grants, log, version: SERVER_VERSION, redirectUrl: opts.mcpRedirectUrl });
+  const mcp = new McpService({
+    home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: reconnectPolicyFromEnv(process.env), version: SERVER_VERSION,
+    redirectUrl: opts.mcpRedirectUrl,
+  });
 
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const tools = new BuiltinToolExecutor({

@@ -95,10 +95,25 @@ function assistantContent(parts: ContentPart[]): AssistantMessage['content'] {
   return out;
 }
 
-function toolContent(parts: ContentPart[]): ToolResultPart[] {
-  return parts.flatMap((p) => p.type === 'tool_result'
-    ? [{ type: 'tool_result' as const, tool_use_id: p.tool_use_id, name: p.name ?? 'unknown', content: typeof p.content === 'string' ? p.content : JSON.stringify(p.content), ...(p.is_error ? { is_error: true } : {}) }]
-    : []);
+/** A tool result as the model reads it: text, or text and images (MCP image results) as image parts. */
+async function toolContent(parts: ContentPart[], media: MediaSource): Promise<ToolResultPart[]> {
+  const out: ToolResultPart[] = [];
+  for (const p of parts) {
+    if (p.type !== 'tool_result') continue;
+    const base = { type: 'tool_result' as const, tool_use_id: p.tool_use_id, name: p.name ?? 'unknown', ...(p.is_error ? { is_error: true } : {}) };
+    if (typeof p.content === 'string' || !Array.isArray(p.content)) {
+      out.push({ ...base, content: typeof p.content === 'string' ? p.content : JSON.stringify(p.content) });
+      continue;
+    }
+    const content: Array<TextPart | ImagePart> = [];
+    for (const c of p.content as Array<Record<string, any>>) {
+      if (c?.type === 'text') content.push({ type: 'text', text: String(c.text ?? '') });
+      else if (c?.type === 'image') content.push(await imageOf(c, media));
+      else content.push({ type: 'text', text: JSON.stringify(c) });
+    }
+    out.push({ ...base, content });
+  }
+  return out;
 }
 
 /** The model's view of the session history. */
@@ -111,7 +126,7 @@ export async function toModelMessages(messages: Message[], media: MediaSource): 
       if (m.metadata?.interrupted) continue;
       const content = assistantContent(m.content);
       if (content.length) out.push({ role: 'assistant', content });
-    } else if (m.role === 'tool') out.push({ role: 'tool', content: toolContent(m.content) });
+    } else if (m.role === 'tool') out.push({ role: 'tool', content: await toolContent(m.content, media) });
   }
   return out;
 }

@@ -9,8 +9,22 @@ export interface ToolCall {
 }
 
 export interface ToolOutcome {
+  /** The text the model reads (and the `tool.result` event carries). */
   content: string;
   is_error: boolean;
+  /**
+   * Images the model gets with the text (Read of an image file; MCP image results). The turn
+   * stores each as session media and journals the result as text and image parts by id; the
+   * request fits them like any image (src/media/model-media.ts).
+   */
+  images?: ToolImage[];
+}
+
+/** An image of a tool result. `full_resolution`: `[image] max_edge_px` does not apply (Read's full-resolution read-back). */
+export interface ToolImage {
+  bytes: Buffer;
+  media_type: string;
+  full_resolution?: boolean;
 }
 
 /**

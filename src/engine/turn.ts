@@ -4,6 +4,7 @@ import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { MediaFiles } from '../media/file-part.ts';
+import { toolResultContent } from '../media/tool-images.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
 import { EngineEvents } from './events.ts';
 import type { ContentPart, Message, TurnReason } from '../../protocol/events/turns.ts';
@@ -241,7 +242,8 @@ async function runTools(t: TurnInput, result: AttemptResult, emit: Emit): Promis
   const content: ContentPart[] = [];
   for (const call of result.toolCalls) {
     const r = await t.tools.run(t.sessionId, call, t.signal, scopeOf(t), t.subagents);
-    content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: r.content, ...(r.is_error ? { is_error: true } : {}) });
+    const result = await toolResultContent(t.deps, t.sessionId, r);
+    content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: result, ...(r.is_error ? { is_error: true } : {}) });
   }
   const message: Message = { id: t.deps.ids.next('msg'), session_id: t.sessionId, role: 'tool', content, created_at: t.deps.clock.now().toISOString() };
   t.history.push(message);

@@ -1,11 +1,14 @@
-import type { PassThrough } from 'node:stream';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, ElicitRequest, ElicitResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ElicitRequest, ElicitResult, ReadResourceResult, Root, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../protocol/schemas/mcp.ts';
+import { callable, callOnce, runsTaskTools, type CallOptions } from './calls.ts';
 import type { GrantProvider } from './grants.ts';
-import { loadedMcpSdk, loadMcpSdk, type McpSdk } from './sdk.ts';
+import { Reconnects, type ReconnectPolicy } from './reconnect.ts';
+import { loadedMcpSdk, loadMcpSdk } from './sdk.ts';
+import { ProgressRouter, transportOf, type ChildExit } from './transport.ts';
 
+export type { CallOptions } from './calls.ts';
 export type McpStatus = 'connected' | 'connecting' | 'disconnected' | 'error';
 
 /** What one connection is made from (the session's, a probe's or a restart's). */
@@ -22,11 +25,12 @@ export interface ConnectionSpec {
   auth?: () => GrantProvider;
   /** Answers an elicitation request of the server (absent: declined). */
   elicit?: (req: ElicitRequest['params'], signal: AbortSignal) => Promise<ElicitResult>;
-}
-
-export interface CallOptions {
-  signal: AbortSignal;
-  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** The roots offered to the server (`roots` capability; absent: none offered). */
+  roots?: () => Promise<Root[]>;
+  /** Retries of a remote server that failed or dropped (absent: none, as for probes). */
+  reconnect?: ReconnectPolicy;
+  /** Logs what the connection cannot report as its status (a failed tool-list refresh). */
+  warn?: (msg: string, err: unknown) => void;
 }
 
 const STDERR_TAIL = 2000;
@@ -34,32 +38,59 @@ const STDERR_TAIL = 2000;
 /**
  * One MCP client connection built on the SDK's Client and its three transports. `start` connects
  * and lists the tools within the startup timeout and never throws: a failure is `status: error`
- * with `lastError`. A remote (http/sse) connection whose session drops reconnects once and retries
- * the call once, with the same tool name, and only if the server still offers that tool.
+ * with `lastError`. A remote (http/sse) connection whose session drops reconnects when a call needs
+ * it (the call is retried once, with the same tool name, only if the server still offers that tool)
+ * and in the background with a bounded backoff (`spec.reconnect`), so a server that comes back
+ * recovers by itself.
  */
 export class McpConnection {
   status: McpStatus = 'disconnected';
   lastError?: string;
   /** The error behind the last failed start (probes tell 401 from other failures). */
   failure?: unknown;
+  /** Every tool the server lists. */
   tools: Tool[] = [];
+  /** Bumped when the tool list changes (`tools/list_changed`, a reconnect). */
+  toolsVersion = 0;
   private client?: Client;
   private transport?: Transport;
+  private readonly progress = new ProgressRouter();
   private stderrTail = '';
+  private exit?: ChildExit;
   private starting?: Promise<void>;
   private stopped = false;
   /** The remote connection closed under us (the next call reconnects once). */
   private dropped = false;
+  private readonly retries: Reconnects;
+  /** A tool-list refresh in progress (`tools/list_changed`): the next model request waits for it. */
+  private refreshing?: Promise<void>;
 
-  constructor(readonly spec: ConnectionSpec) {}
+  constructor(readonly spec: ConnectionSpec) {
+    this.retries = new Reconnects(spec.reconnect, () => void this.start());
+  }
 
   get name(): string {
     return this.spec.name;
   }
 
+  private get remote(): boolean {
+    return this.spec.config.transport !== 'stdio';
+  }
+
   /** Whether its tools are offered: connected, or a remote session that dropped (a call reconnects). */
   get usable(): boolean {
-    return this.status === 'connected' || (this.dropped && this.spec.config.transport !== 'stdio');
+    return this.status === 'connected' || (this.dropped && this.remote);
+  }
+
+  /** The tools that can be called (task-required tools only when the server runs tasks). */
+  get offered(): Tool[] {
+    const tasks = runsTaskTools(this.client);
+    return this.tools.filter((t) => callable(t, tasks));
+  }
+
+  /** Whether the server offers resources (ReadMcpResource reaches it). */
+  get hasResources(): boolean {
+    return this.usable && this.client?.getServerCapabilities()?.resources !== undefined;
   }
 
   /** The stdio child's pid while connected. */
@@ -68,9 +99,15 @@ export class McpConnection {
     return Stdio && this.transport instanceof Stdio ? (this.transport.pid ?? undefined) : undefined;
   }
 
+  /** Whether `start` was ever asked for since the last stop (lazy sessions start on their first turn). */
+  get started(): boolean {
+    return this.status !== 'disconnected' || this.starting !== undefined;
+  }
+
   start(): Promise<void> {
     this.stopped = false;
-    this.starting ??= this.connect().finally(() => (this.starting = undefined));
+    this.retries.cancel();
+    this.starting ??= this.connect().finally(() => (this.starting = undefined)).then(() => this.afterStart());
     return this.starting;
   }
 
@@ -79,64 +116,122 @@ export class McpConnection {
     await this.starting;
   }
 
+  /** Waits for a tool-list refresh in progress (not for a background reconnect). */
+  async toolsSettled(): Promise<void> {
+    await this.refreshing;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.retries.cancel();
     // Closing first also ends a start in progress (a child still starting is killed, not waited for).
     await this.closeClient();
     await this.starting?.catch(() => undefined);
     await this.closeClient();
     this.status = 'disconnected';
-    this.tools = [];
+    this.lastError = undefined;
+    this.setTools([]);
   }
 
-  /** Marks the connection failed (e.g. its OAuth grant was reset) and closes it. */
+  /** Marks the connection failed (e.g. its OAuth grant was reset) and closes it; no retries. */
   async fail(message: string): Promise<void> {
+    this.retries.cancel();
     await this.closeClient();
-    this.tools = [];
+    this.setTools([]);
     this.status = 'error';
     this.lastError = message;
   }
 
+  /** Tells the server its roots changed (`notifications/roots/list_changed`). */
+  async rootsChanged(): Promise<void> {
+    if (this.status === 'connected' && this.client && this.spec.roots) await this.client.sendRootsListChanged();
+  }
+
   async callTool(name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
-    const remote = this.spec.config.transport !== 'stdio';
-    if (remote && this.dropped && !this.client) return this.reconnectAndCall(name, args, opts);
+    if (this.remote && this.dropped && !this.client) return this.reconnectAndCall(name, args, opts);
     if (this.status !== 'connected' || !this.client) throw new Error(`MCP server "${this.name}" is ${this.status}${this.lastError ? `: ${this.lastError}` : ''}`);
     try {
-      return await this.call(this.client, name, args, opts);
+      return await callOnce(this.client, this.progress, this.tools.find((t) => t.name === name), name, args, opts, this.spec.toolTimeoutMs);
     } catch (err) {
-      if (!remote || opts.signal.aborted || !sessionDropped(err)) throw err;
+      if (!this.remote || opts.signal.aborted || !sessionDropped(err)) throw err;
       return this.reconnectAndCall(name, args, opts);
     }
   }
 
-  /** A dropped remote session: reconnect once, check the same tool is still offered, retry once. */
-  private async reconnectAndCall(name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
-    await this.closeClient();
-    await this.connect();
-    if (this.status !== 'connected' || !this.client) throw new Error(`MCP server "${this.name}" dropped its session and did not reconnect: ${this.lastError ?? 'unknown error'}`);
-    if (!this.tools.some((t) => t.name === name)) throw new Error(`MCP server "${this.name}" reconnected without tool "${name}"; the call was not retried`);
-    return this.call(this.client, name, args, opts);
+  /** resources/read of the server. */
+  async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    if (this.remote && this.dropped && !this.client) await this.reconnect();
+    if (this.status !== 'connected' || !this.client) throw new Error(`MCP server "${this.name}" is ${this.status}${this.lastError ? `: ${this.lastError}` : ''}`);
+    return this.client.readResource({ uri }, { signal, timeout: this.spec.toolTimeoutMs });
   }
 
-  private async call(client: Client, name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
-    // One signal per call: the SDK leaves its abort listener on the signal it is given, and a turn makes many calls.
-    const own = new AbortController();
-    const forward = () => own.abort(opts.signal.reason);
-    if (opts.signal.aborted) forward();
-    else opts.signal.addEventListener('abort', forward, { once: true });
+  /** A dropped remote session: reconnect once, check the same tool is still offered, retry once. */
+  private async reconnectAndCall(name: string, args: Record<string, unknown>, opts: CallOptions): Promise<CallToolResult> {
+    await this.reconnect();
+    if (this.status !== 'connected' || !this.client) throw new Error(`MCP server "${this.name}" dropped its session and did not reconnect: ${this.lastError ?? 'unknown error'}`);
+    const tool = this.offered.find((t) => t.name === name);
+    if (!tool) throw new Error(`MCP server "${this.name}" reconnected without tool "${name}"; the call was not retried`);
+    return callOnce(this.client, this.progress, tool, name, args, opts, this.spec.toolTimeoutMs);
+  }
+
+  private async reconnect(): Promise<void> {
+    if (!this.starting) await this.closeClient();
+    await this.start();
+  }
+
+  /** After a start: a remote server that failed (not for want of a sign-in) is tried again later. */
+  private afterStart(): void {
+    if (this.status === 'connected') this.retries.reset();
+    else if (this.status === 'error' && this.remote && !this.stopped && !isUnauthorized(this.failure)) this.lastError = this.retries.schedule(this.lastError);
+  }
+
+  private setTools(tools: Tool[]): void {
+    this.tools = tools;
+    this.toolsVersion++;
+  }
+
+  private async listTools(client: Client, opts: { timeout: number; signal?: AbortSignal }): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : undefined, opts);
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor && tools.length < 10_000);
+    return tools;
+  }
+
+  /** `notifications/tools/list_changed`: the list is read again (the next model request sees it). */
+  private async refreshTools(client: Client): Promise<void> {
     try {
-      return await this.callOnce(client, name, args, opts, own.signal);
-    } finally {
-      opts.signal.removeEventListener('abort', forward);
+      const tools = await this.listTools(client, { timeout: this.spec.startupTimeoutMs });
+      if (this.client === client) this.setTools(tools);
+    } catch (err) {
+      this.spec.warn?.(`MCP server "${this.name}": reading its changed tool list failed`, err);
     }
   }
 
-  private async callOnce(client: Client, name: string, args: Record<string, unknown>, opts: CallOptions, signal: AbortSignal): Promise<CallToolResult> {
-    const result = await client.callTool({ name, arguments: args }, undefined, {
-      signal, timeout: this.spec.toolTimeoutMs, maxTotalTimeout: this.spec.toolTimeoutMs, resetTimeoutOnProgress: false,
-      ...(opts.onProgress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => opts.onProgress!(p) } : {}),
+  private async newClient(): Promise<Client> {
+    const sdk = await loadMcpSdk();
+    const client = new sdk.Client(this.spec.client, {
+      capabilities: { elicitation: { form: {} }, ...(this.spec.roots ? { roots: { listChanged: true } } : {}) },
     });
-    return result as CallToolResult;
+    client.setRequestHandler(sdk.ElicitRequestSchema, async (req, extra) => {
+      if (!this.spec.elicit || !('requestedSchema' in req.params)) return { action: 'decline' };
+      return this.spec.elicit(req.params, extra.signal);
+    });
+    if (this.spec.roots) {
+      const roots = this.spec.roots;
+      client.setRequestHandler(sdk.ListRootsRequestSchema, async () => ({ roots: await roots() }));
+    }
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+      const run = this.refreshTools(client).finally(() => {
+        if (this.refreshing === run) this.refreshing = undefined;
+      });
+      this.refreshing = run;
+      return run;
+    });
+    return client;
   }
 
   private async connect(): Promise<void> {
@@ -145,15 +240,16 @@ export class McpConnection {
     this.failure = undefined;
     this.dropped = false;
     this.stderrTail = '';
+    this.exit = undefined;
     const sdk = await loadMcpSdk();
-    const client = new sdk.Client(this.spec.client, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(sdk.ElicitRequestSchema, async (req, extra) => {
-      if (!this.spec.elicit || !('requestedSchema' in req.params)) return { action: 'decline' };
-      return this.spec.elicit(req.params, extra.signal);
-    });
+    const client = await this.newClient();
     let transport: Transport;
     try {
-      transport = this.transportOf(sdk);
+      transport = transportOf(sdk, this.spec.config, {
+        ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), ...(this.spec.auth ? { auth: this.spec.auth() } : {}),
+        stderr: (chunk) => (this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL)),
+        exited: (exit) => (this.exit = exit),
+      });
     } catch (err) {
       this.status = 'error';
       this.lastError = message(err);
@@ -165,54 +261,46 @@ export class McpConnection {
     const timer = setTimeout(() => timeout.abort(), this.spec.startupTimeoutMs);
     try {
       await client.connect(transport, { timeout: this.spec.startupTimeoutMs, signal: timeout.signal });
-      const tools: Tool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.spec.startupTimeoutMs, signal: timeout.signal });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor && tools.length < 10_000);
+      this.progress.install(transport);
+      const tools = await this.listTools(client, { timeout: this.spec.startupTimeoutMs, signal: timeout.signal });
       if (this.stopped) throw new Error('stopped');
-      this.tools = tools;
+      this.setTools(tools);
       this.status = 'connected';
-      client.onclose = () => {
-        if (this.client !== client || this.stopped) return;
-        this.client = undefined;
-        this.transport = undefined;
-        // A remote server keeps offering its tools: the next call reconnects once.
-        if (this.spec.config.transport === 'stdio') this.tools = [];
-        this.dropped = true;
-        this.status = 'error';
-        this.lastError = `connection closed${this.stderrTail ? `: ${this.stderrTail.trim().slice(-500)}` : ''}`;
-      };
+      client.onclose = () => this.closed(client);
     } catch (err) {
       this.failure = err;
       const text = timeout.signal.aborted ? `did not start within ${this.spec.startupTimeoutMs} ms` : message(err);
       await this.closeClient();
-      this.tools = [];
+      this.setTools([]);
       this.status = this.stopped ? 'disconnected' : 'error';
-      this.lastError = this.stopped ? undefined : `${text}${this.stderrTail.trim() ? ` (stderr: ${this.stderrTail.trim().slice(-500)})` : ''}`;
+      this.lastError = this.stopped ? undefined : this.describe(text);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private transportOf(sdk: McpSdk): Transport {
-    const c = this.spec.config;
-    if (c.transport === 'stdio') {
-      const t = new sdk.StdioClientTransport({ command: c.command, args: c.args ?? [], env: { ...(c.env ?? {}) }, ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), stderr: 'pipe' });
-      (t.stderr as PassThrough | null)?.on('data', (d: Buffer) => (this.stderrTail = (this.stderrTail + d.toString('utf8')).slice(-STDERR_TAIL)));
-      return t;
+  /** The connection closed under us: a stdio child ended; a remote session closed (retried). */
+  private closed(client: Client): void {
+    if (this.client !== client || this.stopped) return;
+    this.client = undefined;
+    this.transport = undefined;
+    this.status = 'error';
+    if (!this.remote) {
+      this.setTools([]);
+      this.lastError = this.describe('the server process ended');
+      return;
     }
-    const headers: Record<string, string> = { ...(c.headers ?? {}) };
-    if (c.bearerToken !== undefined) headers.Authorization = `Bearer ${c.bearerToken}`;
-    const authProvider = this.spec.auth?.();
-    const url = new URL(c.url);
-    if (c.transport === 'http') return new sdk.StreamableHTTPClientTransport(url, { requestInit: { headers }, ...(authProvider ? { authProvider } : {}) });
-    return new sdk.SSEClientTransport(url, {
-      requestInit: { headers }, ...(authProvider ? { authProvider } : {}),
-      eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
-    });
+    // A remote server keeps offering its tools: the next call reconnects, and so does the backoff.
+    this.dropped = true;
+    this.lastError = this.retries.schedule('connection closed');
+  }
+
+  /** A failure as `last_error`: for a stdio child, how it ended (exit code or signal), then its stderr's tail. */
+  private describe(text: string): string {
+    const how = this.exit ? (this.exit.signal ? `killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`) : undefined;
+    const stderr = this.stderrTail.trim().slice(-500);
+    if (!how) return `${text}${stderr ? ` (stderr: ${stderr})` : ''}`;
+    return `server process ${how}${/closed|ended/i.test(text) ? '' : ` (${text})`}${stderr ? `; stderr: ${stderr}` : ''}`;
   }
 
   private async closeClient(): Promise<void> {
@@ -255,6 +343,7 @@ export function message(err: unknown): string {
 }
 
 export function isUnauthorized(err: unknown): boolean {
+  if (err === undefined) return false;
   if (isSdkUnauthorized(err)) return true;
   const code = (err as { code?: unknown })?.code;
   return code === 401 || /\b401\b|unauthorized/i.test(message(err));

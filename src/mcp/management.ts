@@ -24,7 +24,8 @@ interface AuthCheck { authStatus: McpAuthStatus; error?: string; checkedAt?: str
 
 /**
  * `/api/v2/mcp` (Part B "MCP management"): the catalog of the layers independent of any session,
- * writes to the user-level file, probes (servers:test, servers:inspect, auth-statuses).
+ * writes to the user-level file (which reach live sessions: a new server is added, a removed one
+ * disconnected, a changed one restarted), probes (servers:test, servers:inspect, auth-statuses).
  */
 export class McpManagement {
   constructor(private readonly deps: McpManagementDeps) {}
@@ -42,16 +43,19 @@ export class McpManagement {
 
   async create(name: string, config: McpServerConfig, cwd?: string): Promise<ManagedMcpServer[]> {
     await this.deps.file.write({ op: 'create', name, config }, await this.deps.mcp.catalog(cwd));
+    await this.deps.mcp.catalogChanged();
     return this.list(cwd);
   }
 
   async replace(name: string, config: McpServerConfig, cwd?: string): Promise<ManagedMcpServer[]> {
     await this.deps.file.write({ op: 'replace', name, config }, await this.deps.mcp.catalog(cwd));
+    await this.deps.mcp.catalogChanged();
     return this.list(cwd);
   }
 
   async remove(name: string, cwd?: string): Promise<ManagedMcpServer[]> {
     await this.deps.file.write({ op: 'delete', name }, await this.deps.mcp.catalog(cwd));
+    await this.deps.mcp.catalogChanged();
     return this.list(cwd);
   }
 

@@ -18,6 +18,8 @@ export interface McpSdk {
   UnauthorizedError: typeof AuthModule.UnauthorizedError;
   auth: typeof AuthModule.auth;
   ElicitRequestSchema: typeof TypesModule.ElicitRequestSchema;
+  ListRootsRequestSchema: typeof TypesModule.ListRootsRequestSchema;
+  ToolListChangedNotificationSchema: typeof TypesModule.ToolListChangedNotificationSchema;
 }
 
 let loaded: McpSdk | undefined;
@@ -55,5 +57,7 @@ async function load(): Promise<McpSdk> {
     UnauthorizedError: auth.UnauthorizedError,
     auth: auth.auth,
     ElicitRequestSchema: types.ElicitRequestSchema,
+    ListRootsRequestSchema: types.ListRootsRequestSchema,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
   };
 }

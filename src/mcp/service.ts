@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
@@ -9,14 +10,18 @@ import type { McpServerConfig, McpServerV1 } from '../../protocol/schemas/mcp.ts
 import type { Logger } from '../app/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { ToolOutcome } from '../engine/tools.ts';
+import { allowedRoots } from '../fs/confine.ts';
 import type { QuestionService } from '../questions/service.ts';
 import type { ExternalCall, ExternalTool, ExternalTools } from '../tools/external.ts';
+import type { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { canonicalUrl, loadCatalog, type Catalog, type CatalogEntry } from './catalog.ts';
 import { McpConnection, message, type ConnectionSpec } from './connection.ts';
 import { loadMcpSdk } from './sdk.ts';
 import { elicitThroughQuestions } from './elicitation.ts';
 import { GrantProvider, GrantStore } from './grants.ts';
-import { toToolOutcome } from './results.ts';
+import { parseReadResource, READ_MCP_RESOURCE, readResourceSpec, resourceOutcome } from './read-resource.ts';
+import { DEFAULT_RECONNECT, type ReconnectPolicy } from './reconnect.ts';
+import { toToolOutcome, type ResultSite } from './results.ts';
 import { SessionServers } from './session-servers.ts';
 
 export interface McpDeps {
@@ -27,6 +32,10 @@ export interface McpDeps {
   questions: QuestionService;
   grants: GrantStore;
   log: Logger;
+  /** The workspaces' additional directories (offered as roots besides the session's root). */
+  workspaceDirs: WorkspaceDirs;
+  /** Background reconnects of remote servers (default DEFAULT_RECONNECT). */
+  reconnect?: ReconnectPolicy;
   version: string;
   /** The daemon's OAuth redirect (its own loopback callback; known once it listens). */
   redirectUrl: () => string;
@@ -82,13 +91,15 @@ export class McpService implements ExternalTools {
 
   // ---- lifecycle (RuntimeLifecycle of the engine) ----
 
-  /** A session's runtime loaded: its servers start in the background (`ready` waits for them). */
+  /**
+   * A session's runtime loaded: its catalog is read, its servers are listed (`disconnected`) and start on
+   * the session's first turn (`ready`), so a client reading a cold session starts no server.
+   */
   loaded(session: SessionRecord): void {
     if (this.closing || this.sets.has(session.id)) return;
     const set = new SessionServers(session.id, session.cwd);
     this.sets.set(session.id, set);
     set.built = this.build(set, session).catch((err) => this.deps.log.warn({ err, session: session.id }, 'reading the MCP layers failed'));
-    set.started = set.built.then(() => Promise.all(set.closed ? [] : [...set.conns.values()].map((c) => c.start()))).then(() => undefined);
   }
 
   /** A session's runtime unloaded: its servers stop (children end). */
@@ -110,12 +121,8 @@ export class McpService implements ExternalTools {
     const catalog = await loadCatalog(this.deps.home, this.sessionRoot(session));
     for (const p of catalog.problems) this.deps.log.warn(p);
     const { run, conflicts } = catalog.runtimeSet();
-    set.conflicts = conflicts;
     if (set.closed) return;
-    for (const e of run) {
-      set.entries.set(e.name, e);
-      set.conns.set(e.name, this.connectionFor(e, set));
-    }
+    await set.apply(run, conflicts, (e) => this.connectionFor(e, set));
   }
 
   /**
@@ -133,31 +140,19 @@ export class McpService implements ExternalTools {
     return this.resync((s) => s.workspace_id === workspaceId);
   }
 
-  /** Live sessions chosen by `which` stop servers no longer declared (or changed) and start new ones. */
+  /** The user file changed (a v2 write): every live session gains, loses or restarts the servers it names. */
+  catalogChanged(): Promise<void> {
+    return this.resync(() => true);
+  }
+
+  /** Live sessions chosen by `which` stop servers no longer declared (or changed) and add new ones. */
   private async resync(which: (s: SessionRecord) => boolean): Promise<void> {
     for (const set of [...this.sets.values()]) {
       const s = this.deps.sessions.get(set.sessionId);
       if (!s || !which(s) || set.closed) continue;
       await set.built;
       const { run, conflicts } = (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeSet();
-      set.conflicts = conflicts;
-      const wanted = new Map(run.map((e) => [e.name, e]));
-      for (const [name, conn] of [...set.conns]) {
-        const next = wanted.get(name);
-        if (next && JSON.stringify(next.config) === JSON.stringify(set.entries.get(name)?.config) && next.origin === set.entries.get(name)?.origin) continue;
-        set.conns.delete(name);
-        set.entries.delete(name);
-        await conn.stop();
-      }
-      const added: McpConnection[] = [];
-      for (const [name, e] of wanted) {
-        if (set.conns.has(name)) continue;
-        const conn = this.connectionFor(e, set);
-        set.entries.set(name, e);
-        set.conns.set(name, conn);
-        added.push(conn);
-      }
-      set.started = Promise.all(added.map((c) => c.start())).then(() => undefined);
+      if (!set.closed) await set.apply(run, conflicts, (e) => this.connectionFor(e, set));
     }
   }
 
@@ -174,7 +169,12 @@ export class McpService implements ExternalTools {
       toolTimeoutMs: e.config.toolTimeoutMs ?? cfg.mcp.tool_timeout_ms,
       client: { name: cfg.identity.slug, version: this.deps.version },
       ...(withAuth && oauthCandidate(e.config) ? { auth: () => this.sessionProvider(e) } : {}),
-      ...(set ? { elicit: (req, signal) => this.elicit(set, e.name, req, signal) } : {}),
+      ...(set ? {
+        elicit: (req, signal) => this.elicit(set, e.name, req, signal),
+        roots: () => this.roots(set.sessionId),
+        reconnect: this.deps.reconnect ?? DEFAULT_RECONNECT,
+        warn: (msg, err) => this.deps.log.warn({ err: message(err), session: set.sessionId }, msg),
+      } : {}),
     };
     return new McpConnection(spec);
   }
@@ -189,6 +189,14 @@ export class McpService implements ExternalTools {
     });
   }
 
+  /** The session's roots: its workspace root and the workspace's additional directories. */
+  private async roots(sessionId: string): Promise<Array<{ uri: string; name: string }>> {
+    const s = this.deps.sessions.get(sessionId);
+    if (!s) return [];
+    const dirs = await allowedRoots({ workspaces: this.deps.workspaces, workspaceDirs: this.deps.workspaceDirs, log: this.deps.log }, s);
+    return dirs.map((d) => ({ uri: pathToFileURL(d).href, name: path.basename(d) || d }));
+  }
+
   private async elicit(set: SessionServers, server: string, req: Parameters<NonNullable<ConnectionSpec['elicit']>>[0], signal: AbortSignal) {
     const site = set.inflight.get(server)?.at(-1);
     if (!site || !('requestedSchema' in req)) return { action: 'decline' as const };
@@ -197,22 +205,36 @@ export class McpService implements ExternalTools {
 
   // ---- the executor's port ----
 
+  /** Before a model request: the session's servers start (the first time) and the request waits for them. */
   async ready(sessionId: string): Promise<void> {
-    await this.sets.get(sessionId)?.started;
+    const set = this.sets.get(sessionId);
+    if (!set) return;
+    await set.built;
+    if (set.closed) return;
+    await set.activate();
+    // A server that announced a changed tool list is read again before the request offers its tools.
+    await Promise.all([...set.conns.values()].map((c) => c.toolsSettled()));
   }
 
   list(sessionId: string): ExternalTool[] {
     const set = this.sets.get(sessionId);
     if (!set) return [];
-    return [...set.tools().values()].map((t) => ({ name: t.name, description: t.spec.description ?? '', spec: t.spec, serverId: t.server }));
+    const tools: ExternalTool[] = [...set.tools().values()].map((t) => ({ name: t.name, description: t.spec.description ?? '', spec: t.spec, serverId: t.server }));
+    const withResources = [...set.conns.values()].filter((c) => c.hasResources).map((c) => c.name);
+    if (withResources.length) {
+      const spec = readResourceSpec(withResources);
+      tools.push({ name: READ_MCP_RESOURCE, description: spec.description ?? '', spec, readOnly: true });
+    }
+    return tools;
   }
 
   has(_sessionId: string, name: string): boolean {
-    return name.startsWith('mcp__');
+    return name.startsWith('mcp__') || name === READ_MCP_RESOURCE;
   }
 
   async call(sessionId: string, name: string, input: unknown, ctx: ExternalCall): Promise<ToolOutcome> {
     const set = this.sets.get(sessionId);
+    if (set && name === READ_MCP_RESOURCE) return this.readResource(set, input, ctx);
     const tool = set?.tools().get(name);
     if (!set || !tool) return { content: `tool not available: ${name}`, is_error: true };
     const conn = set.conns.get(tool.server)!;
@@ -223,11 +245,30 @@ export class McpService implements ExternalTools {
         signal: ctx.signal,
         onProgress: (p) => ctx.progress({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }),
       });
-      return toToolOutcome(r);
+      return await toToolOutcome(r, this.site(sessionId, ctx.toolCallId, tool.server));
     } catch (err) {
       return { content: `MCP server "${tool.server}" failed to run ${tool.original}: ${message(err)}`, is_error: true };
     } finally {
       leave();
+    }
+  }
+
+  private site(sessionId: string, toolCallId: string, server: string): ResultSite {
+    return { home: this.deps.home, sessionId, toolCallId, server };
+  }
+
+  /** ReadMcpResource: `resources/read` of one of the session's servers, bounded like Read (`[read]` budgets). */
+  private async readResource(set: SessionServers, raw: unknown, ctx: ExternalCall): Promise<ToolOutcome> {
+    const input = parseReadResource(raw);
+    if (typeof input === 'string') return { content: input, is_error: true };
+    const conn = set.conns.get(input.server);
+    if (!conn?.hasResources) return { content: `MCP server "${input.server}" is not connected or offers no resources`, is_error: true };
+    const { default_max_chars, max_chars } = this.deps.config.current().read;
+    try {
+      const r = await conn.readResource(input.uri, ctx.signal);
+      return await resourceOutcome(r, input, Math.min(input.max_chars ?? default_max_chars, max_chars), this.site(set.sessionId, ctx.toolCallId, input.server));
+    } catch (err) {
+      return { content: `MCP server "${input.server}" failed to read ${input.uri}: ${message(err)}`, is_error: true };
     }
   }
 
@@ -260,19 +301,21 @@ export class McpService implements ExternalTools {
     return set?.view() ?? [];
   }
 
-  /** `:restart`: the server's connection stops and starts again with its current config (40408 when unknown). */
+  /**
+   * `:restart`: the server stops and starts again with its current entry in every live session that uses
+   * it. It starts at once in the effective session (the one the v1 list shows) and in sessions whose
+   * servers run; the others start it with their next turn. 40408 when no live session has it.
+   */
   async restart(serverId: string): Promise<void> {
-    const set = this.effective();
-    const conn = set?.conns.get(serverId);
-    if (!set || !conn) throw notFound(Codes.MCP_SERVER_NOT_FOUND, 'MCP server', serverId);
-    const s = this.deps.sessions.get(set.sessionId);
-    const fresh = s ? (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeEntry(serverId) : undefined;
-    const entry = fresh && !('message' in fresh) ? fresh : set.entries.get(serverId)!;
-    await conn.stop();
-    const next = this.connectionFor(entry, set);
-    set.entries.set(serverId, entry);
-    set.conns.set(serverId, next);
-    set.started = next.start();
+    const sets = [...this.sets.values()].filter((set) => set.conns.has(serverId));
+    if (!sets.length) throw notFound(Codes.MCP_SERVER_NOT_FOUND, 'MCP server', serverId);
+    const effective = this.effective();
+    await Promise.all(sets.map(async (set) => {
+      const s = this.deps.sessions.get(set.sessionId);
+      const fresh = s ? (await loadCatalog(this.deps.home, this.sessionRoot(s))).runtimeEntry(serverId) : undefined;
+      const entry = fresh && !('message' in fresh) ? fresh : set.entries.get(serverId)!;
+      await set.replace(entry, (e) => this.connectionFor(e, set), set === effective);
+    }));
   }
 
   /** Live connections using the grant `key` (OAuth reset and completion reach them). */

@@ -130,7 +130,8 @@ export class BuiltinToolExecutor implements ToolExecutor {
   private async executeExternal(ext: ExternalTools, session: SessionRecord, call: ToolCall, signal: AbortSignal, at: CallSite, scope: ToolScope | undefined, site: { refused: boolean }): Promise<ToolOutcome> {
     site.refused = true;
     // A recorded call of a server the replay home does not have is answered from the record (after the same checks).
-    const known = ext.list(session.id).some((t) => t.name === call.name) || this.deps.replay?.holds(call) === true;
+    const offered = ext.list(session.id).find((t) => t.name === call.name);
+    const known = offered !== undefined || this.deps.replay?.holds(call) === true;
     if (!inScope(call.name, scope) || !known) return { content: `tool not available: ${call.name}`, is_error: true };
     if (!toolAllowed(call.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
     if (scope?.disabled?.includes(call.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };
@@ -140,7 +141,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
     if (hook?.decision === 'deny') return { content: denied(call.name, hook.reason), is_error: true };
     const gate = gateOf(this.deps);
     if (gate) {
-      const d = await gate.check(session.id, call, { agentId: at.agentId, readOnly: false, ...(at.turnId ? { turnId: at.turnId } : {}), ...hookForce(hook) }, signal);
+      const d = await gate.check(session.id, call, { agentId: at.agentId, readOnly: offered?.readOnly === true, ...(at.turnId ? { turnId: at.turnId } : {}), ...hookForce(hook) }, signal);
       if (d.decision === 'deny') return { content: d.message || `permission denied: ${call.name}`, is_error: true };
     }
     site.refused = false;

@@ -6,8 +6,10 @@ export interface ExternalTool {
   name: string;
   description: string;
   spec: ToolSpec;
-  /** The MCP server it comes from (`mcp_server_id` of the tool descriptor). */
-  serverId: string;
+  /** The MCP server it comes from (`mcp_server_id` of the tool descriptor); absent for ReadMcpResource, which reaches several. */
+  serverId?: string;
+  /** Never changes anything (the permission gate treats it like Read); default false. */
+  readOnly?: boolean;
 }
 
 /** What an external call gets besides its input. */

@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import * as v from 'valibot';
+import { savedOutput } from './tool-results.ts';
 import { defineTool, ToolError } from './types.ts';
 
 const Input = v.strictObject({
@@ -41,7 +42,8 @@ export const readTool = defineTool({
   schema: Input,
   readOnly: true,
   async run(input, ctx) {
-    const { abs } = await ctx.confine(input.file_path);
+    // A tool output saved whole (tool-results.ts) is readable besides the workspace.
+    const abs = (await savedOutput(ctx.deps.home, ctx.session.id, input.file_path)) ?? (await ctx.confine(input.file_path)).abs;
     const st = await stat(abs).catch(() => { throw new ToolError(`file not found: ${input.file_path}`); });
     if (st.isDirectory()) throw new ToolError(`${input.file_path} is a directory; use Glob to list files`);
     const text = await readFile(abs, 'utf8');

@@ -45,8 +45,18 @@ export async function pidsIn(file: string): Promise<number[]> {
   return text.split('\n').filter(Boolean).map(Number);
 }
 
+/**
+ * Loads a session's runtime (a read, which starts no server) and starts its MCP servers as its first turn
+ * would, without waiting for them.
+ */
+export async function startSessionServers(s: TestServer, sid: string): Promise<void> {
+  const r = await s.get(`/api/v1/sessions/${sid}/status`);
+  if (r.code !== 0) throw new Error(JSON.stringify(r));
+  void s.server.services.mcp.ready(sid);
+}
+
 /** Waits until the v1 list shows `name` in one of `statuses`. */
-export async function serverStatus(s: TestServer, name: string, statuses = ['connected', 'error'], timeoutMs = 30_000): Promise<any> {
+export async function serverStatus(s: TestServer, name: string, statuses = ['connected', 'error'], timeoutMs = 60_000): Promise<any> {
   return until(async () => {
     const r = await s.get('/api/v1/mcp/servers');
     const found = r.data?.servers?.find((x: any) => x.name === name);
@@ -54,15 +64,38 @@ export async function serverStatus(s: TestServer, name: string, statuses = ['con
   }, timeoutMs);
 }
 
+/** config.toml against the fixture LLM speaking the Anthropic Messages protocol, for a model that reads images. */
+export function messagesApiConfig(llmUrl: string, extra = ''): string {
+  return `default_model = "fx/model"
+auto_session_title = false
+${extra}
+
+[providers.fx]
+type = "messages_api"
+base_url = "${llmUrl}/v1"
+api_key = "sk-test"
+
+[models."fx/model"]
+provider = "fx"
+model = "fixture-model"
+max_context_size = 200000
+capabilities = ["image_in", "tool_use"]
+`;
+}
+
 /** A server whose home holds `mcp.json` (user level) and a config against a fresh fixture LLM, one session, a subscribed WebSocket. */
-export async function startMcpEngine(t: import('ava').ExecutionContext, servers: Record<string, unknown>, extraToml = ''): Promise<import('./engine.ts').EngineEnv & { home: string }> {
+export async function startMcpEngine(
+  t: import('ava').ExecutionContext, servers: Record<string, unknown>, extraToml = '', opts: { wire?: 'chat_compat' | 'messages_api' } = {},
+): Promise<import('./engine.ts').EngineEnv & { home: string }> {
   const { startFixtureLlm } = await import('../../fixtures/llm/index.ts');
   const { tempHome, startTestServer } = await import('./server.ts');
   const { engineConfig } = await import('./engine.ts');
   const { newSession } = await import('./server.ts');
   const llm = await startFixtureLlm();
   const home = await tempHome();
-  await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url, extraToml));
+  // Servers start on the first turn and wait for it: a loaded machine may take longer than the 30 s default.
+  const extra = extraToml.includes('[mcp]') ? extraToml : `${extraToml}\n[mcp]\nstartup_timeout_ms = 120000\n`;
+  await writeFile(path.join(home, 'config.toml'), opts.wire === 'messages_api' ? messagesApiConfig(llm.url, extra) : engineConfig(llm.url, extra));
   await writeMcpFile(path.join(home, 'mcp.json'), servers);
   const s = await startTestServer({ home });
   const env = { s, llm, sid: await newSession(s), ws: await s.ws(), home };

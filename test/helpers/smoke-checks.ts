@@ -198,6 +198,8 @@ export async function mcpStdioServer(d: Smoke, t: T) {
   t.regex(probed.body.data.output, /^echo: /m);
   const sid = (await d.req<any>('POST', '/api/v1/sessions', { workspace_id: await d.workspace() })).body.data.id;
   t.is((await d.req('GET', `/api/v1/sessions/${sid}/status`)).body.code, 0);
+  // A read starts no server (its first turn would): :restart starts it in the effective session.
+  t.is((await d.req('POST', '/api/v1/mcp/servers/smoke:restart')).body.code, 0);
   const end = Date.now() + WAIT_MS;
   let server: any;
   while (Date.now() < end) {

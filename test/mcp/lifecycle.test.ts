@@ -2,7 +2,7 @@ import path from 'node:path';
 import test from 'ava';
 import { until } from '../helpers/wait.ts';
 import { tempDir } from '../helpers/fs.ts';
-import { alive, pidsIn, serverStatus, stdioServer, writeMcpFile } from '../helpers/mcp.ts';
+import { alive, pidsIn, serverStatus, startSessionServers, stdioServer, writeMcpFile } from '../helpers/mcp.ts';
 import { startTestServer, tempHome, type TestServer, newSession } from '../helpers/server.ts';
 
 async function serverWith(servers: Record<string, unknown>): Promise<{ s: TestServer; home: string }> {
@@ -11,15 +11,15 @@ async function serverWith(servers: Record<string, unknown>): Promise<{ s: TestSe
   return { s: await startTestServer({ home }), home };
 }
 
-/** A session whose runtime is loaded (GET status resumes a cold session). */
+/** A session whose runtime is loaded (GET status resumes a cold session) and whose servers start, as on its first turn. */
 async function liveSession(s: TestServer): Promise<string> {
   const sid = await newSession(s);
-  const r = await s.get(`/api/v1/sessions/${sid}/status`);
-  if (r.code !== 0) throw new Error(JSON.stringify(r));
+  await startSessionServers(s, sid);
   return sid;
 }
 
 test('no live session: the v1 list is empty and :restart is 40408', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const { s } = await serverWith({ fx: stdioServer() });
   t.teardown(() => s.stop());
   t.deepEqual((await s.get('/api/v1/mcp/servers')).data, { servers: [] });
@@ -31,6 +31,7 @@ test('no live session: the v1 list is empty and :restart is 40408', async (t) =>
 });
 
 test('stdio servers start with the session runtime: v1 list, tools as mcp__<server>__<tool> in GET /tools, :restart replaces the child', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const { s } = await serverWith({ fx: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }) });
   t.teardown(() => s.stop());
@@ -46,15 +47,16 @@ test('stdio servers start with the session runtime: v1 list, tools as mcp__<serv
   const [first] = await pidsIn(pidFile);
   t.true(alive(first!));
   t.deepEqual((await s.post('/api/v1/mcp/servers/fx:restart')).data, { restarting: true });
-  await until(async () => (await pidsIn(pidFile)).length === 2, 30_000);
+  await until(async () => (await pidsIn(pidFile)).length === 2, 60_000);
   await serverStatus(s, 'fx', ['connected']);
-  await until(() => !alive(first!), 30_000);
+  await until(() => !alive(first!), 60_000);
   const [, second] = await pidsIn(pidFile);
   t.true(alive(second!));
   t.is((await s.post('/api/v1/mcp/servers/nope:restart')).code, 40408);
 });
 
 test('[tools] globs mark MCP tools inactive in GET /tools', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const home = await tempHome();
   await writeMcpFile(path.join(home, 'mcp.json'), { fx: stdioServer() });
   const { writeFile } = await import('node:fs/promises');
@@ -70,6 +72,7 @@ test('[tools] globs mark MCP tools inactive in GET /tools', async (t) => {
 });
 
 test('a server that fails to start shows status error with last_error and leaves the session usable', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const { s } = await serverWith({
     broken: stdioServer({ MCP_FIXTURE_EXIT: '1' }),
     missing: { transport: 'stdio', command: '/nonexistent/svc-mcp-server' },
@@ -89,6 +92,7 @@ test('a server that fails to start shows status error with last_error and leaves
 });
 
 test('lifecycle: children stop when the runtime unloads and when the daemon stops; a WebSocket reconnect restarts nothing', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const { s } = await serverWith({ a: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }), b: stdioServer({ MCP_FIXTURE_PID_FILE: pidFile }) });
   let stopped = false;
@@ -110,7 +114,7 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
   t.true(pids.every(alive));
 
   t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
-  await until(() => pids.every((p) => !alive(p)), 30_000);
+  await until(() => pids.every((p) => !alive(p)), 60_000);
   t.deepEqual((await s.get('/api/v1/mcp/servers')).data.servers, []);
 
   await liveSession(s);
@@ -121,11 +125,12 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
   t.true(next.every(alive));
   stopped = true;
   await s.stop();
-  await until(() => next.every((p) => !alive(p)), 30_000);
+  await until(() => next.every((p) => !alive(p)), 60_000);
   t.pass();
 });
 
 test('a server still starting is killed, not waited for, when its runtime unloads; [mcp] startup_timeout_ms applies to servers without their own', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const pidFile = path.join(await tempDir(), 'pids');
   const home = await tempHome();
   await writeMcpFile(path.join(home, 'mcp.json'), {
@@ -139,8 +144,8 @@ test('a server still starting is killed, not waited for, when its runtime unload
   const sid = await liveSession(s);
   t.regex((await serverStatus(s, 'global', ['error'])).last_error, /did not start within 400 ms/);
   t.is((await serverStatus(s, 'starting', ['connecting'])).status, 'connecting');
-  const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 30_000))!;
+  const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 60_000))!;
   t.true(alive(pid!));
   t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
-  await until(() => !alive(pid!), 30_000);
+  await until(() => !alive(pid!), 60_000);
 });

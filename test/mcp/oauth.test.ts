@@ -3,7 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { startOAuthMcp, type OAuthMcp } from '../../fixtures/mcp/oauth.mjs';
 import { until } from '../helpers/wait.ts';
-import { serverStatus, stdioServer, writeMcpFile } from '../helpers/mcp.ts';
+import { serverStatus, startSessionServers, stdioServer, writeMcpFile } from '../helpers/mcp.ts';
 import { startTestServer, tempHome, type TestServer, newSession } from '../helpers/server.ts';
 
 const SECURE = { source: 'global', name: 'secure' };
@@ -68,7 +68,7 @@ test('the OAuth flow: begin (registration, PKCE), the browser comes back to the 
   t.deepEqual(await statuses(s, '?verify=false'), { secure: 'not-applicable', local: 'not-applicable', static: 'bearer-token' }, 'offline');
 
   const sid = await newSession(s);
-  await s.get(`/api/v1/sessions/${sid}/status`);
+  await startSessionServers(s, sid);
   t.regex((await serverStatus(s, 'secure', ['error'])).last_error, /OAuth authorization required/);
   await serverStatus(s, 'local', ['connected']);
 
@@ -180,7 +180,7 @@ test('refresh before expiry: a token inside the refresh margin is refreshed when
   const { oauth, s } = await setup(t, { ttlSec: 30 });
   await signIn(s);
   const sid = await newSession(s);
-  await s.get(`/api/v1/sessions/${sid}/status`);
+  await startSessionServers(s, sid);
   await serverStatus(s, 'secure', ['connected']);
   const before = oauth.provider.refreshes;
   t.is((await statuses(s, '?verify=true')).secure, 'oauth-authorized');

@@ -8,10 +8,11 @@ const call = (id: string, name: string, args: unknown = {}) => ({ events: [{ too
 const resultOf = async (env: EngineEnv, id: string) => (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)?.payload;
 
 test('end to end: the model calls an MCP tool, the permission gate asks, the user approves, the result reaches the transcript', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer() }, 'default_permission_mode = "manual"');
   env.llm.setScript(call('m1', 'mcp__fx__echo', { text: 'hi there' }), scripts.helloText);
   t.is((await prompt(env, 'echo it')).code, 0);
-  const requested = await env.ws.waitFor((f) => f.type === 'event.approval.requested', 30_000);
+  const requested = await env.ws.waitFor((f) => f.type === 'event.approval.requested', 120_000);
   t.is(requested.payload.tool_name, 'mcp__fx__echo');
   t.is(requested.payload.tool_call_id, 'm1');
   const offered = env.llm.requests[0]!.body.tools.map((x: any) => x.function.name);
@@ -20,7 +21,7 @@ test('end to end: the model calls an MCP tool, the permission gate asks, the use
   const echoSpec = env.llm.requests[0]!.body.tools.find((x: any) => x.function.name === 'mcp__fx__echo').function;
   t.deepEqual(echoSpec.parameters.required, ['text']);
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${requested.payload.approval_id}`, { decision: 'approved' })).code, 0);
-  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 120_000)).payload.reason, 'completed');
   t.like(await resultOf(env, 'm1'), { tool_name: 'mcp__fx__echo', is_error: false, content: 'echo: hi there' });
   const sent = env.llm.requests[1]!.body.messages.find((m: any) => m.role === 'tool');
   t.is(sent.content, 'echo: hi there');
@@ -32,6 +33,7 @@ test('end to end: the model calls an MCP tool, the permission gate asks, the use
 });
 
 test('results: progress notifications become tool.progress; images, resources, structured content and errors become tool results; the tool timeout ends a hung call', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer({}, { toolTimeoutMs: 3000 }) }, 'default_permission_mode = "yolo"');
   env.llm.setScript(
     { events: [
@@ -46,7 +48,7 @@ test('results: progress notifications become tool.progress; images, resources, s
     scripts.helloText,
   );
   t.is((await prompt(env, 'go')).code, 0);
-  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 120_000)).payload.reason, 'completed');
   const progress = env.ws.frames.filter((f) => f.type === 'tool.progress' && f.payload.tool_call_id === 'p1');
   t.deepEqual(progress.map((f) => [f.payload.progress, f.payload.total, f.payload.message]), [[1, 3, 'step 1'], [2, 3, 'step 2'], [3, 3, 'step 3']]);
   t.true(progress.every((f) => f.volatile === true && f.payload.tool_name === 'mcp__fx__progress'));
@@ -62,6 +64,7 @@ test('results: progress notifications become tool.progress; images, resources, s
 });
 
 test('permission rules match MCP tools by name (globs), disabled_tools and [tools] hide them and refuse the call', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer() }, `default_permission_mode = "yolo"
 [tools]
 disabled = ["mcp__fx__pid"]
@@ -79,7 +82,7 @@ decision = "deny"
     scripts.helloText,
   );
   t.is((await prompt(env, { content: [{ type: 'text', text: 'go' }], disabled_tools: ['mcp__fx__other'] })).code, 0);
-  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 120_000)).payload.reason, 'completed');
   const offered = env.llm.requests[0]!.body.tools.map((x: any) => x.function.name);
   t.true(offered.includes('mcp__fx__echo'));
   t.false(offered.includes('mcp__fx__pid'));
@@ -92,10 +95,11 @@ decision = "deny"
 });
 
 test('elicitation: a server request becomes a question; an answer accepts it, a dismissal declines it', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
   const env = await startMcpEngine(t, { fx: stdioServer() }, 'default_permission_mode = "yolo"');
   env.llm.setScript(call('a1', 'mcp__fx__ask'), call('a2', 'mcp__fx__ask'), scripts.helloText);
   t.is((await prompt(env, 'ask me')).code, 0);
-  const q = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/questions?status=pending`)).data.items[0], 30_000);
+  const q = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/questions?status=pending`)).data.items[0], 120_000);
   t.is(q.tool_call_id, 'a1');
   t.is(q.questions.length, 2);
   t.regex(q.questions[0].question, /Which color\?/);
@@ -106,10 +110,10 @@ test('elicitation: a server request becomes a question; an answer accepts it, a 
     answers: { q_0: { kind: 'single', option_id: green }, q_1: { kind: 'other', text: 'bright' } },
   });
   t.is(answered.code, 0, JSON.stringify(answered));
-  const q2 = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/questions?status=pending`)).data.items[0], 30_000);
+  const q2 = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/questions?status=pending`)).data.items[0], 120_000);
   t.is(q2.tool_call_id, 'a2');
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/questions/${q2.question_id}:dismiss`)).code, 40909);
-  t.is((await turnEnded(env, 1, 30_000)).payload.reason, 'completed');
+  t.is((await turnEnded(env, 1, 120_000)).payload.reason, 'completed');
   t.is((await resultOf(env, 'a1')).content, 'elicitation accept {"color":"green","note":"bright"}');
   t.is((await resultOf(env, 'a2')).content, 'elicitation decline');
 });

@@ -30,6 +30,6 @@ function listTools(deps: ToolRouteDeps, sessionId: string | undefined): Array<v.
   const id = sessionId ?? deps.sessions.walk('created_desc').next().value?.id;
   if (!id || !deps.engine.get(id)) return [];
   const builtins = deps.tools.available([], deps.sessions.get(id)).map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'builtin' as const, active }));
-  const mcp = deps.tools.externalAvailable(id).map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'mcp' as const, mcp_server_id: tool.serverId, active }));
+  const mcp = deps.tools.externalAvailable(id).map(({ tool, active }) => ({ name: tool.name, description: tool.description, input_schema: null, source: 'mcp' as const, ...(tool.serverId ? { mcp_server_id: tool.serverId } : {}), active }));
   return [...builtins, ...mcp];
 }

@@ -50,7 +50,8 @@ function toolOutput(p: ToolResultPart): LanguageModelV3ToolResultOutput {
   }
   return {
     type: 'content',
-    value: parts.map((c) => (c.type === 'text' ? { type: 'text' as const, text: c.text } : { type: 'file-data' as const, data: c.data, mediaType: c.mediaType })),
+    // `image-data`: the Anthropic provider drops a `file-data` image in a tool result (it takes only PDFs there).
+    value: parts.map((c) => (c.type === 'text' ? { type: 'text' as const, text: c.text } : { type: 'image-data' as const, data: c.data, mediaType: c.mediaType })),
   };
 }
 
