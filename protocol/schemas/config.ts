@@ -93,6 +93,7 @@ const ServicePatch = loose({
   api_key: opt(Line),
   oauth: opt(Table),
   custom_headers: opt(StringTable),
+  allowed_private_networks: opt(boundedArray(Line)),
   has_api_key: v.optional(v.boolean()),
   has_oauth: v.optional(v.boolean()),
 });
@@ -153,7 +154,12 @@ export type ConfigPatch = v.InferOutput<typeof ConfigPatchBody>;
 
 const ViewTable = v.record(v.string(), v.unknown());
 const ProviderView = v.object({ type: v.string(), base_url: v.optional(v.string()), default_model: v.optional(v.string()), has_api_key: v.boolean() });
-const ServiceView = v.object({ base_url: v.optional(v.string()), has_api_key: v.boolean(), has_oauth: v.boolean(), custom_headers: v.optional(v.record(v.string(), v.string())) });
+const ServiceView = v.object({
+  base_url: v.optional(v.string()), has_api_key: v.boolean(), has_oauth: v.boolean(), custom_headers: v.optional(v.record(v.string(), v.string())),
+  allowed_private_networks: v.optional(v.pipe(v.array(v.string()), v.description(
+    'pymodel_fetch only: IP addresses or CIDR ranges WebFetch may reach although they are not public (when it fetches without a service)',
+  ))),
+});
 
 /** GET /api/v1/config data: the resolved global config, secrets redacted. */
 export const ConfigView = loose({

@@ -14,6 +14,7 @@ import { AuthService } from '../auth/service.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor, type ToolReplay } from '../tools/executor.ts';
+import { webFetchLimitsFromEnv } from '../webfetch/page.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import { McpService } from '../mcp/service.ts';
@@ -158,7 +159,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
   const tools = new BuiltinToolExecutor({
     home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks,
-    fileHistory: projections.fileHistory, replay: opts.replay?.tools,
+    fileHistory: projections.fileHistory, replay: opts.replay?.tools, webFetch: webFetchLimitsFromEnv(process.env),
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads, usage: projections.usage, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks,

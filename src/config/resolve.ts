@@ -4,6 +4,7 @@ import {
 } from './defaults.ts';
 import type { EnvOverrides } from './env.ts';
 import { compact, DocReader, isTable, type Doc } from './read.ts';
+import { isNetwork } from '../webfetch/addresses.ts';
 
 export interface ProviderConfig {
   type?: string;
@@ -22,6 +23,11 @@ export interface ServiceConfig {
   api_key?: string;
   oauth?: Doc;
   custom_headers?: Record<string, string>;
+  /**
+   * `pymodel_fetch` only, our addition (docs/services.md): IP addresses or CIDR ranges that WebFetch may reach
+   * although they are not public, when it fetches without a service. Default none.
+   */
+  allowed_private_networks?: string[];
 }
 
 /** The effective global configuration: file over defaults, env over file. Holds secrets: never send it as is. */
@@ -155,8 +161,21 @@ function resolveServices(r: DocReader, raw: Doc, env: EnvOverrides): ResolvedCon
     if (e?.base_url) out[key] = compact({ base_url: e.base_url, api_key: e.api_key });
     else if (e?.api_key) out[key] = compact({ base_url: file?.base_url, custom_headers: file?.custom_headers, api_key: e.api_key });
     else if (file) out[key] = file;
+    // Where the daemon itself may connect: not a credential, so kept whichever endpoint the env chose.
+    const networks = s && key === 'pymodel_fetch' ? privateNetworks(r, s) : undefined;
+    if (networks) out[key] = { ...out[key], allowed_private_networks: networks };
   }
   return out;
+}
+
+/** `[services.pymodel_fetch] allowed_private_networks`: entries that are no IP address or CIDR range are warned about and dropped. */
+function privateNetworks(r: DocReader, s: Doc): string[] | undefined {
+  const path = 'services.pymodel_fetch.allowed_private_networks';
+  const list = r.strings(s, 'allowed_private_networks', path);
+  if (!list) return undefined;
+  const bad = list.filter((x) => !isNetwork(x.trim()));
+  for (const x of bad) r.warnings.push(`config.toml: ${path} entry "${x}" is not an IP address or CIDR range; ignored`);
+  return list.filter((x) => isNetwork(x.trim())).map((x) => x.trim());
 }
 
 function resolveTop(r: DocReader, raw: Doc) {

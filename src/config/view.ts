@@ -49,6 +49,7 @@ function serviceView(s: ServiceConfig) {
     has_api_key: Boolean(s.api_key),
     has_oauth: Boolean(s.oauth),
     custom_headers: s.custom_headers && Object.fromEntries(Object.keys(s.custom_headers).map((k) => [k, REDACTED])),
+    allowed_private_networks: s.allowed_private_networks,
   });
 }
 

@@ -307,6 +307,8 @@ export class McpService implements ExternalTools {
    * servers run; the others start it with their next turn. 40408 when no live session has it.
    */
   async restart(serverId: string): Promise<void> {
+    // A session loaded just now may still be reading its layers: its servers count too.
+    await Promise.all([...this.sets.values()].map((set) => set.built));
     const sets = [...this.sets.values()].filter((set) => set.conns.has(serverId));
     if (!sets.length) throw notFound(Codes.MCP_SERVER_NOT_FOUND, 'MCP server', serverId);
     const effective = this.effective();

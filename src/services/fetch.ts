@@ -17,9 +17,17 @@ const Response = v.looseObject({
   content: v.string(),
 });
 
-export interface FetchedPage { url: string; title?: string; content_type?: string; content: string }
+/** A fetched page as WebFetch shows it, from the service or from the daemon's own fetch (src/webfetch/). */
+export interface FetchedPage {
+  url: string;
+  title?: string;
+  content_type?: string;
+  content: string;
+  /** Lines shown under the header: a redirect followed, a body cut at the size limit. */
+  notes?: string[];
+}
 
-/** Fetches one page through the `pymodel_fetch` service (the daemon never fetches the page itself). */
+/** Fetches one page through the `pymodel_fetch` service (used when one is configured; else src/webfetch/ fetches). */
 export async function webFetch(deps: ServiceDeps, req: FetchRequest): Promise<FetchedPage> {
   const body = await callService(deps, 'pymodel_fetch', '/fetch', req);
   const r = v.safeParse(Response, body);

@@ -50,11 +50,18 @@ export class BuiltinToolExecutor implements ToolExecutor {
 
   constructor(private readonly deps: ToolExecutorDeps) {}
 
-  /** Descriptors for `GET /api/v1/tools`, with whether each is active under `[tools]`. */
-  available(disabled: readonly string[] = [], session?: SessionRecord): Array<{ tool: ToolDef; active: boolean }> {
+  /**
+   * Descriptors for `GET /api/v1/tools`, with whether each is active under `[tools]`, the session and the config;
+   * `inactiveReason` says why a tool that needs an unconfigured service is not.
+   */
+  available(disabled: readonly string[] = [], session?: SessionRecord): Array<{ tool: ToolDef; active: boolean; inactiveReason?: string }> {
     const lists = this.lists();
+    const config = this.deps.config.current();
     const enabled = (tool: ToolDef) => !tool.enabledFor || (session !== undefined && tool.enabledFor(session));
-    return BUILTIN_TOOLS.map((tool) => ({ tool, active: toolAllowed(tool.name, lists, disabled) && enabled(tool) }));
+    return BUILTIN_TOOLS.map((tool) => {
+      const reason = tool.unavailable?.(config);
+      return { tool, active: !reason && toolAllowed(tool.name, lists, disabled) && enabled(tool), ...(reason ? { inactiveReason: reason } : {}) };
+    });
   }
 
   /** External (MCP) tools of a live session, with whether each is active under `[tools]` and `disabled`. */
@@ -106,6 +113,9 @@ export class BuiltinToolExecutor implements ToolExecutor {
     if (!tool && session && this.deps.external?.has(sessionId, call.name)) return this.executeExternal(this.deps.external, session, call, signal, at, scope, site);
     site.refused = true;
     if (!tool || !session || !inScope(call.name, scope) || (tool.enabledFor && !tool.enabledFor(session))) return { content: `tool not available: ${call.name}`, is_error: true };
+    // A recorded call is answered from the record (replay) even where the service it used is not configured.
+    const unavailable = tool.unavailable?.(this.deps.config.current());
+    if (unavailable && !this.deps.replay?.holds(call)) return { content: `tool not available: ${call.name}: ${unavailable}`, is_error: true };
     // Part B "tools": enforced again before execution (the config may have changed since the request).
     if (!toolAllowed(tool.name, this.lists())) return { content: `tool disabled by configuration: ${call.name}`, is_error: true };
     if (scope?.disabled?.includes(tool.name)) return { content: `tool disabled for this session: ${call.name}`, is_error: true };

@@ -11,6 +11,7 @@ import type { TaskService } from '../tasks/service.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import type { Confine, ConfinedPath } from '../fs/confine.ts';
 import type { FileHistoryProjection } from '../../projections/file-history/projection.ts';
+import type { WebFetchLimits } from '../webfetch/page.ts';
 
 /** The services built-in tools call (`ctx.deps`). */
 export interface ToolDeps extends SkillDeps {
@@ -22,6 +23,8 @@ export interface ToolDeps extends SkillDeps {
   auth: TokenSource;
   /** The per-turn file history: Bash checks whether the files it holds still exist (file-history.ts). */
   fileHistory: Pick<FileHistoryProjection, 'read' | 'existingPaths'>;
+  /** Bounds of WebFetch when it fetches pages itself (src/webfetch/). */
+  webFetch: WebFetchLimits;
 }
 
 /** What a tool may use while it runs; every path goes through `confine`. */
@@ -57,6 +60,11 @@ export interface ToolDef<I = any> {
   readOnly: boolean;
   /** Whether the tool is offered in this session at all (default: always). */
   enabledFor?(session: SessionRecord): boolean;
+  /**
+   * Why the tool cannot work under this config (a service it needs is not configured), or undefined when it can.
+   * Such a tool is not offered to the model, is listed inactive with the reason, and a call to it is refused.
+   */
+  unavailable?(config: ResolvedConfig): string | undefined;
   /** The schema offered to the model when it depends on the config (validation still uses `schema`). */
   offeredSchema?(config: ResolvedConfig): v.GenericSchema;
   run(input: I, ctx: ToolContext): Promise<string>;

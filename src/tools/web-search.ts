@@ -7,6 +7,10 @@ import { asToolError, serviceDeps } from './web-deps.ts';
 /** Results asked of the service per search. */
 export const SEARCH_LIMIT = 10;
 
+/** Why WebSearch is not offered: the daemon has no search engine of its own. */
+export const SEARCH_UNCONFIGURED =
+  'no web search service is configured: set base_url in the [services.pymodel_search] section of config.toml, or the environment variables SVC_WEB_SEARCH_BASE_URL and SVC_WEB_SEARCH_API_KEY';
+
 const Domains = (what: string) => v.optional(v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.description(what)));
 
 const Input = v.strictObject({
@@ -52,6 +56,8 @@ export const webSearchTool = defineTool({
     `Optionally restrict results to allowed_domains or exclude blocked_domains (not both). Output is capped at ${OUTPUT_BUDGET} characters.`,
   schema: Input,
   readOnly: true,
+  // Without a search service the model is not offered the tool at all (a call would only fail).
+  unavailable: (config) => (config.services.pymodel_search?.base_url ? undefined : SEARCH_UNCONFIGURED),
   async run(input, ctx) {
     if (input.allowed_domains?.length && input.blocked_domains?.length) {
       throw new ToolError('give either allowed_domains or blocked_domains, not both');

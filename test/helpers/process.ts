@@ -1,3 +1,4 @@
+import { fetchNamed } from './wait.ts';
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { daemonEnv, launch, ROOT, type Launched } from './built.ts';
@@ -18,7 +19,7 @@ export function killed(child: ChildProcess, signal: NodeJS.Signals): Promise<voi
 }
 
 export async function api(baseUrl: string, method: string, url: string, body?: unknown) {
-  const res = await fetch(baseUrl + url, {
+  const res = await fetchNamed(baseUrl + url, {
     method,
     headers: { Authorization: `Bearer ${TEST_TOKEN}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),

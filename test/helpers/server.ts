@@ -1,3 +1,4 @@
+import { fetchNamed } from './wait.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,7 +63,7 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
   const baseUrl = server.baseUrl;
   const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
   const req: TestServer['req'] = async (method, url, body, headers = {}) => {
-    const res = await fetch(baseUrl + url, {
+    const res = await fetchNamed(baseUrl + url, {
       method,
       headers: { ...auth, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),

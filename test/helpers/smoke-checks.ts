@@ -1,6 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { existsSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { scripts } from '../../fixtures/llm/index.ts';
@@ -118,7 +118,7 @@ export async function exportImportSearch(d: Smoke, t: T) {
   t.is(res.headers.get('content-type'), 'application/zip');
   const zipFile = path.join(d.home, 'smoke-export.zip');
   await writeFile(zipFile, Buffer.from(await res.arrayBuffer()));
-  const cli = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), 'import', zipFile], { env: daemonEnv(d.home), encoding: 'utf8' });
+  const cli = await runCli(['import', zipFile], daemonEnv(d.home));
   t.is(cli.status, 0, cli.stderr);
   const imported = JSON.parse(cli.stdout);
   t.like(imported, { original_id: sid, id_changed: true });
@@ -226,9 +226,21 @@ export async function sigtermShutdown(d: Smoke, t: T) {
 /** The export of the shared session (its approved Write turn) replayed by dist's CLI in a temp home: no divergence. */
 export async function replayExport(d: Smoke, t: T) {
   const zipFile = path.join(d.home, 'smoke-export.zip');
-  const cli = spawnSync(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), 'replay', zipFile, '--json'], { env: daemonEnv(d.home), encoding: 'utf8' });
+  const cli = await runCli(['replay', zipFile, '--json'], daemonEnv(d.home));
   t.is(cli.status, 0, cli.stdout + cli.stderr);
   const report = JSON.parse(cli.stdout);
   t.like(report, { session_id: await d.session(), divergence: null, stopped: null, tool_answers_from_record: 1 });
   t.true(report.turns.replayed >= 1);
+}
+
+/**
+ * dist's CLI as a child process, awaited without blocking this process: a spawnSync here froze the test's
+ * event loop while the daemon closed its idle keep-alive sockets, and the next request reused a closed one.
+ */
+function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(ROOT, 'dist/src/cli/main.js'), ...args], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+    });
+  });
 }

@@ -1,3 +1,4 @@
+import { fetchNamed } from './wait.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rm, writeFile } from 'node:fs/promises';
@@ -55,7 +56,7 @@ export async function startSmoke(): Promise<Smoke> {
   });
   const baseUrl = daemon.baseUrl;
   const req: Smoke['req'] = async (method, url, body, opts = {}) => {
-    const res = await fetch(baseUrl + url, {
+    const res = await fetchNamed(baseUrl + url, {
       method,
       headers: { ...(opts.auth === false ? {} : { Authorization: `Bearer ${TEST_TOKEN}` }), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),

@@ -11,3 +11,17 @@ export async function until<T>(probe: () => T | Promise<T>, timeoutMs = 30_000, 
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * `fetch` whose "fetch failed" names its cause (ECONNRESET, "other side closed", ...): undici hides it in
+ * `cause`, and a failure report without it cannot tell a keep-alive race from a daemon that went away.
+ */
+export async function fetchNamed(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    if (!cause) throw err;
+    throw new Error(`${(err as Error).message} (${init?.method ?? 'GET'} ${url}): ${cause.code ?? ''} ${cause.message ?? ''}`.trim(), { cause: err });
+  }
+}

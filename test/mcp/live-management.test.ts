@@ -119,3 +119,16 @@ test('a remote server that missed its reconnect comes back by itself: status err
   t.true(back.tool_count > 0);
   t.deepEqual(again.calls, [], 'recovered without a call');
 });
+
+test(':restart right after a new session loads starts the server in that session (its layers may still be read)', async (t) => {
+  t.timeout(300_000, 'MCP children start slowly on a loaded machine');
+  const env = await startMcpEngine(t, { fx: stdioServer() }, YOLO);
+  t.is((await env.s.get(`/api/v1/sessions/${env.sid}/status`)).code, 0);
+  for (let i = 0; i < 3; i++) {
+    const sid = await newSession(env.s);
+    t.is((await env.s.get(`/api/v1/sessions/${sid}/status`)).code, 0);
+    t.is((await env.s.post('/api/v1/mcp/servers/fx:restart')).code, 0);
+    t.like(await serverStatus(env.s, 'fx', ['connected', 'error'], 120_000), { status: 'connected' }, `session ${i + 1}`);
+    t.true(mcpOf(env).pids(sid).length === 1, 'the new session runs the child');
+  }
+});

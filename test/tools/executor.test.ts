@@ -11,8 +11,8 @@ test('[tools] disabled and per-prompt disabled_tools narrow the offered tools; a
   await prompt(env, { content: [{ type: 'text', text: 'go' }], disabled_tools: ['Glob'] });
   await turnEnded(env);
   t.deepEqual(offered(env.llm.requests[0]!.body), [
-    'Agent', 'AskUserQuestion', 'Edit', 'EnterPlanMode', 'ExitPlanMode', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'WebSearch', 'Write',
-  ]);
+    'Agent', 'AskUserQuestion', 'Edit', 'EnterPlanMode', 'ExitPlanMode', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'Write',
+  ], 'WebSearch only with a search service (test/tools/web.test.ts)');
   const result = (await journal(env)).find((e) => e.type === 'tool.result')!.payload;
   t.true(result.is_error);
   t.regex(result.content, /disabled by configuration: Bash/);

@@ -74,13 +74,33 @@ test('WebSearch through [services.pymodel_search]: bearer, custom headers, body;
   ].join('\n'));
 });
 
-test('unconfigured services are tool errors naming the config section and the env variables', async (t) => {
+/** Tool names the daemon offered the model in its first request (chat-completions `tools`). */
+const offered = (env: EngineEnv): string[] => (env.llm.requests[0]!.body.tools ?? []).map((x: any) => x.function.name);
+
+test('without a search service WebSearch is not offered: absent from the model\'s tools, inactive with its reason, a call refused', async (t) => {
   const env = await startEngine(t, { extraToml: MANUAL });
-  const [search, fetched] = await runCalls(env, [['WebSearch', { query: 'anything' }], ['WebFetch', { url: 'https://example.com/' }]]);
+  const [search] = await runCalls(env, [['WebSearch', { query: 'anything' }]]);
+  t.false(offered(env).includes('WebSearch'));
+  t.true(offered(env).includes('WebFetch'), 'WebFetch works without a service');
   t.true(search.is_error);
-  t.regex(search.content, /web search service is not configured.*\[services\.pymodel_search\].*SVC_WEB_SEARCH_BASE_URL and SVC_WEB_SEARCH_API_KEY/);
-  t.true(fetched.is_error);
-  t.regex(fetched.content, /web fetch service is not configured.*\[services\.pymodel_fetch\].*SVC_WEB_FETCH_BASE_URL and SVC_WEB_FETCH_API_KEY/);
+  t.regex(search.content, /^tool not available: WebSearch: no web search service is configured.*\[services\.pymodel_search\].*SVC_WEB_SEARCH_BASE_URL and SVC_WEB_SEARCH_API_KEY/);
+  const { data } = await env.s.get(`/api/v1/tools?session_id=${env.sid}`);
+  const listed = data.tools.find((x: any) => x.name === 'WebSearch');
+  t.is(listed.active, false);
+  t.regex(listed.inactive_reason, /no web search service is configured/);
+  t.is(data.tools.find((x: any) => x.name === 'WebFetch').active, true);
+});
+
+test('with a search service WebSearch is offered and listed active', async (t) => {
+  const svc = await startService(t, () => ({ json: { results: [] } }));
+  const env = await startEngine(t, { extraToml: `${MANUAL}\n[services.pymodel_search]\nbase_url = "${svc.url}"` });
+  const [search] = await runCalls(env, [['WebSearch', { query: 'anything' }]]);
+  t.true(offered(env).includes('WebSearch'));
+  t.false(search.is_error, search.content);
+  const { data } = await env.s.get(`/api/v1/tools?session_id=${env.sid}`);
+  const listed = data.tools.find((x: any) => x.name === 'WebSearch');
+  t.is(listed.active, true);
+  t.is(listed.inactive_reason, undefined);
 });
 
 test.serial('SVC_WEB_FETCH_BASE_URL + API_KEY enable WebFetch without a config section', async (t) => {
