@@ -4,7 +4,7 @@ import test from 'ava';
 import { zipSync, strToU8 } from 'fflate';
 import { serverFor, newSession } from '../helpers/server.ts';
 import { scratchDir, tempDir } from '../helpers/fs.ts';
-import { serverStatus, stdioServer } from '../helpers/mcp.ts';
+import { serverStatus, startSessionServers, stdioServer } from '../helpers/mcp.ts';
 import { until } from '../helpers/wait.ts';
 import { gitHttpServer, gitRepo, loopbackServer, pluginFolder } from '../helpers/plugins.ts';
 
@@ -134,7 +134,7 @@ test('git over loopback (git http-backend): default branch, /tree/<branch>, /rel
 test('a live session starts an enabled plugin\'s MCP server and stops it when the plugin is disabled', async (t) => {
   const s = await serverFor(t);
   const sid = await newSession(s);
-  await s.get(`/api/v1/sessions/${sid}/status`);
+  await startSessionServers(s, sid);
   const src = await pluginFolder({ name: 'mcp-plug', mcpServers: { plugdocs: stdioServer() } });
   t.is((await s.post('/api/v1/plugins', { source: src })).code, 0);
   t.like(await serverStatus(s, 'plugdocs', ['connected']), { status: 'connected' });
