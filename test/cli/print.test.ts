@@ -84,7 +84,7 @@ test('exit 1 when the turn fails: the provider\'s error on stderr, json reason f
   t.regex(text.stderr, /^svc-code: the turn failed: .*bad tool schema/m);
   const json = await runPrint(env, ['-p', 'hi', '--output-format', 'json']);
   t.is(json.code, 1);
-  t.like(JSON.parse(json.stdout), { reason: 'failed', num_turns: 1, error: { kind: 'other' } });
+  t.like(JSON.parse(json.stdout), { reason: 'failed', num_turns: 1, error: { kind: 'bad_request' } });
 });
 
 test('exit 2 on a usage error, with one line on stderr and nothing run', async (t) => {
@@ -95,6 +95,7 @@ test('exit 2 on a usage error, with one line on stderr and nothing run', async (
     [['-p', 'hi', '--permission-mode', 'sometimes'], /invalid --permission-mode: sometimes/],
     [['-p', 'hi', '--yolo', '--permission-mode', 'manual'], /--yolo contradicts/],
     [['-p', 'hi', '--max-turns', '-1'], /--max-turns/],
+    [['-p', 'hi', '--max-turns', 'x'], /invalid --max-turns: x/],
     [['-p', 'hi', '--continue', '--session', 'session_x'], /cannot be combined/],
     [['-p', 'hi', '--model', 'nope/model'], /unknown model: nope\/model \(configured: fx\/model\)/],
     [['-p', 'hi', '--cwd', '/no/such/dir'], /no such directory: \/no\/such\/dir/],

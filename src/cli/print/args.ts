@@ -60,7 +60,8 @@ export function parsePrintArgs(argv: string[]): PrintArgs {
   try {
     parsed = parse(argv);
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    // node:util's messages may run over several lines (a hint after the first): the first says what is wrong.
+    throw new UsageError((err as Error).message.split('\n')[0]!);
   }
   const { values, positionals } = parsed;
   const outputFormat = (values['output-format'] ?? 'text') as OutputFormat;

@@ -14,6 +14,8 @@ export interface WaitState {
   busy(): boolean;
   /** Task notes no turn has taken yet. */
   notesWaiting(): number;
+  /** Steer: completions journaled after the follow-up turns ran out (`maxTurns`), never fed back. */
+  unfed(): number;
 }
 
 export interface WaitLimits {
@@ -31,13 +33,14 @@ export type WaitEnd = 'settled' | 'interrupted' | 'ceiling' | 'max_turns';
  * Part B `[background]` in print mode, after the prompt was accepted: waits for the first turn's end, then
  * `exit` leaves at once; `drain` waits until no background work is running (the completions are not fed back);
  * `steer` waits until no turn runs, no work runs and no completion waits to be fed back (each completion starts a
- * follow-up turn: src/tasks/notify.ts), at most `maxTurns` of them. The wait after the first turn lasts at most
+ * follow-up turn: src/cli/print/steer.ts), at most `maxTurns` of them. The wait after the first turn lasts at most
  * `ceilingMs`. `stop` (Ctrl-C, the ceiling) is the caller's: it aborts what runs; the wait then returns once no turn
  * runs.
  */
 export async function waitForWork(s: WaitState, limits: WaitLimits, interrupted: AbortSignal, stop: () => Promise<void>): Promise<WaitEnd> {
   const onInterrupt = aborted(interrupted);
-  const wake = () => Promise.race([s.nextEnd(), delay(POLL_MS), onInterrupt]);
+  // Once interrupted, the settled interrupt no longer wakes the loop (it would spin without ever yielding to I/O).
+  const wake = () => Promise.race([s.nextEnd(), delay(POLL_MS), ...(interrupted.aborted ? [] : [onInterrupt])]);
   while (s.ended() < 1 && !interrupted.aborted) await wake();
   let cut: WaitEnd | undefined = interrupted.aborted ? 'interrupted' : undefined;
   if (limits.mode === 'exit' && !cut) return 'settled';
@@ -51,7 +54,7 @@ export async function waitForWork(s: WaitState, limits: WaitLimits, interrupted:
       continue;
     } else if (!running) {
       const pending = s.busy() || (limits.mode === 'steer' && s.notesWaiting() > 0);
-      if (!pending) return 'settled';
+      if (!pending) return limits.mode === 'steer' && s.unfed() > 0 ? 'max_turns' : 'settled';
       // Steer: nothing more may be fed back, so the pending work would be waited for in vain.
       if (limits.mode === 'steer' && s.started() - 1 >= limits.maxTurns) return 'max_turns';
     }

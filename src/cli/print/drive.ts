@@ -5,6 +5,7 @@ import type { PromptInput } from '../../../protocol/schemas/prompts.ts';
 import type { PrintArgs } from './args.ts';
 import { waitForWork, type WaitEnd, type WaitLimits } from './background.ts';
 import type { PrintOutput, PrintResult } from './output.ts';
+import { Steerer } from './steer.ts';
 import { printSubscribers } from './subscribers.ts';
 import { TurnWatch } from './turns.ts';
 import { unattended } from './unattended.ts';
@@ -36,8 +37,13 @@ export interface Driven {
 export async function drive(core: Core, o: DriveOptions): Promise<Driven> {
   const { sessionId } = o;
   const turns = new TurnWatch(sessionId);
+  const steer = o.limits.mode === 'steer'
+    ? new Steerer(sessionId, o.limits.maxTurns, {
+      submit: (body) => acceptPrompt(core, sessionId, body), turnActive: () => core.runtimes.get(sessionId)?.busy ?? false, warn: o.warn,
+    })
+    : undefined;
   registerSubscribers(core.journal, printSubscribers(core, {
-    turns: turns.onCommitted, output: o.output.onCommitted, unattended: unattended(core, sessionId, o.warn),
+    turns: turns.onCommitted, output: o.output.onCommitted, unattended: unattended(core, sessionId, o.warn), ...(steer ? { steer: steer.onCommitted } : {}),
   }), core.log);
   core.bus.subscribe(o.output.onVolatile);
   const interrupt = new AbortController();
@@ -64,7 +70,8 @@ export async function drive(core: Core, o: DriveOptions): Promise<Driven> {
     if (interrupt.signal.aborted) await stop();
     const end = await waitForWork({
       started: () => turns.started, ended: () => turns.ended, nextEnd: () => turns.nextEnd(),
-      busy: () => core.live.isBusy(sessionId), notesWaiting: () => core.notes.waiting(sessionId),
+      busy: () => core.live.isBusy(sessionId) || (steer?.submitting ?? false), notesWaiting: () => core.notes.waiting(sessionId),
+      unfed: () => steer?.unfed ?? 0,
     }, o.limits, interrupt.signal, stop);
     return outcome(sessionId, turns, end, o.limits);
   } finally {

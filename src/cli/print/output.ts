@@ -66,10 +66,10 @@ export class PrintOutput {
     this.line(volatileFrame({ type, seq: this.deps.journal.headSeq(sessionId), offset, sessionId, now: this.deps.clock.now(), payload }));
   };
 
-  /** The end of the run: text prints the final assistant text of a completed turn; json and stream-json the result object. */
+  /** The end of the run: text prints the final assistant text of a run that completed (no limit cut it); json and stream-json the result object. */
   async finish(r: PrintResult): Promise<void> {
     if (this.format === 'text') {
-      if (r.reason === 'completed' && r.result) this.line(r.result.endsWith('\n') ? r.result.slice(0, -1) : r.result);
+      if (r.reason === 'completed' && !r.error && r.result) this.line(r.result.endsWith('\n') ? r.result.slice(0, -1) : r.result);
     } else {
       this.line(JSON.stringify(r));
     }

@@ -1,3 +1,4 @@
+import { createReadStream, fstatSync } from 'node:fs';
 import { ContractChecker } from '../../../protocol/contract-check.ts';
 import { printCommand, type PrintIO } from './run.ts';
 
@@ -9,7 +10,7 @@ export function printFromProcess(home: string, argv: string[]): Promise<number> 
   let broken = false;
   process.stdout.on('error', () => (broken = true));
   const io: PrintIO = {
-    stdin: process.stdin,
+    stdin: stdinStream(),
     stdout: (text) => new Promise((resolve) => {
       if (broken) return resolve();
       process.stdout.write(text, () => resolve());
@@ -34,4 +35,18 @@ export function printFromProcess(home: string, argv: string[]): Promise<number> 
       : {}),
   };
   return printCommand(home, argv, io);
+}
+
+/**
+ * Standard input as a stream. Node hands a directory (`svc-code -p < dir`) to process.stdin as an empty stream,
+ * so that case reads the descriptor itself: the read fails with EISDIR and the run says so.
+ */
+function stdinStream(): NodeJS.ReadableStream & { isTTY?: boolean } {
+  let dir = false;
+  try {
+    dir = fstatSync(0).isDirectory();
+  } catch {
+    // No descriptor 0 (closed): process.stdin reports that itself.
+  }
+  return dir ? createReadStream('', { fd: 0, autoClose: false }) : process.stdin;
 }
