@@ -1,8 +1,8 @@
 import test from 'ava';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { alive } from '../helpers/bash.ts';
-import { buildOnce, printEnv, runPrint, spawnPrint } from '../helpers/print.ts';
+import { buildOnce, jsonLines, printEnv, runPrint, spawnPrint, type PrintEnv, type Running } from '../helpers/print.ts';
 import { until } from '../helpers/wait.ts';
 
 // svc-code -p and the work that outlives the turn ([background] print_background_mode exit / drain / steer, the
@@ -14,6 +14,15 @@ const bash = (id: string, command: string, background = true) => ({ events: [{ t
 const say = (text: string) => ({ events: [{ text }] });
 const bodyText = (body: any): string => JSON.stringify(body.messages);
 const pidIn = async (dir: string, file: string) => Number(await readFile(path.join(dir, file), 'utf8').catch(() => '0'));
+/** A shell fragment that waits until the test creates `name` in the run's directory (prints its pid to `name.pid` first). */
+const held = (name: string) => `echo $$ > ${name}.pid; while [ ! -f ${name} ]; do sleep 0.05; done`;
+const release = (env: PrintEnv, name: string) => writeFile(path.join(env.root, name), '');
+/** stream-json frames of a run so far, of one type. */
+const framesOf = (run: Running, type: string) => jsonLines(run.stdout().slice(0, run.stdout().lastIndexOf('\n') + 1)).filter((f) => f.type === type);
+const stopHeld = (env: PrintEnv, names: string[]) => Promise.all(names.map(async (n) => {
+  const pid = await pidIn(env.root, `${n}.pid`);
+  if (pid) try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+}));
 
 test('exit: the run leaves when the turn ends; the running task is stopped', async (t) => {
   const env = await printEnv(t, '[background]\nprint_background_mode = "exit"');
@@ -37,16 +46,44 @@ test('drain: the run waits for the task to end and feeds nothing back', async (t
   t.is(env.llm.requests.length, 2);
 });
 
-test('steer (the default): a completion starts a follow-up turn that sees the task\'s result; its answer is the result', async (t) => {
+test('steer (the default): each completion while the agent is idle starts exactly one follow-up turn (the engine\'s wake-up, origin task) that sees the task\'s result', async (t) => {
   const env = await printEnv(t);
-  env.llm.setScript(bash('b1', 'sleep 1; echo the-answer-is-42'), say('started it'), say('the task said 42'));
-  const r = await runPrint(env, ['-p', 'start the job', '--yolo', '--output-format', 'json']);
-  t.is(r.code, 0, r.stderr);
-  t.like(JSON.parse(r.stdout), { result: 'the task said 42', reason: 'completed', num_turns: 2 });
-  t.is(env.llm.requests.length, 3);
-  const followUp = bodyText(env.llm.requests[2]!.body);
-  t.true(followUp.includes('the-answer-is-42'), 'the note with the task\'s output reaches the model');
-  t.true(followUp.includes('Background work you started has ended'));
+  t.teardown(() => stopHeld(env, ['go1', 'go2']));
+  env.llm.setScript(
+    bash('b1', `${held('go1')}; echo first-is-41`), bash('b2', `${held('go2')}; echo second-is-42`), say('started both'),
+    say('one is done'), say('both are done'),
+  );
+  const run = spawnPrint(env, ['-p', 'start the jobs', '--yolo', '--output-format', 'stream-json']);
+  await until(() => framesOf(run, 'turn.ended').length === 1, 30_000, 'the first turn ends');
+  await release(env, 'go1');
+  await until(() => framesOf(run, 'turn.ended').length === 2, 30_000, 'the follow-up turn of the first task ends');
+  await release(env, 'go2');
+  t.is(await run.exited, 0, run.stderr());
+  const frames = jsonLines(run.stdout());
+  t.like(frames.at(-1), { type: 'result', result: 'both are done', reason: 'completed', num_turns: 3 });
+  // Exactly one follow-up turn per completion: two more model requests, two prompts from the engine's wake-ups.
+  t.is(env.llm.requests.length, 5);
+  t.is(frames.filter((f) => f.type === 'turn.started').length, 3);
+  t.deepEqual(frames.filter((f) => f.type === 'prompt.accepted').map((f) => f.payload.source ?? 'user'), ['user', 'task', 'task']);
+  t.true(bodyText(env.llm.requests[3]!.body).includes('first-is-41'), 'the first note reaches the model');
+  t.true(bodyText(env.llm.requests[4]!.body).includes('second-is-42'), 'the second note reaches the model');
+});
+
+test('steer with --max-turns 1: one follow-up turn, then exit 1 naming print_max_turns; the task still running is stopped', async (t) => {
+  const env = await printEnv(t);
+  t.teardown(() => stopHeld(env, ['go1', 'go2']));
+  env.llm.setScript(bash('b1', `${held('go1')}; echo first`), bash('b2', `${held('go2')}; echo second`), say('started both'), say('one is done'));
+  const run = spawnPrint(env, ['-p', 'start the jobs', '--yolo', '--max-turns', '1', '--output-format', 'stream-json']);
+  await until(() => framesOf(run, 'turn.ended').length === 1, 30_000, 'the first turn ends');
+  await release(env, 'go1');
+  t.is(await run.exited, 1, run.stderr());
+  const frames = jsonLines(run.stdout());
+  t.like(frames.at(-1), { type: 'result', result: 'one is done', reason: 'completed', num_turns: 2, error: { kind: 'print_max_turns' } });
+  t.is(frames.filter((f) => f.type === 'turn.started').length, 2);
+  t.regex(run.stderr(), /print_max_turns \(1\)/);
+  t.is(env.llm.requests.length, 4);
+  const pid = await pidIn(env.root, 'go2.pid');
+  await until(() => !alive(pid), 30_000, 'the second task is stopped');
 });
 
 test('steer with --max-turns 0: no follow-up turn; exit 1 naming print_max_turns, the task stopped', async (t) => {

@@ -14,8 +14,8 @@ export interface WaitState {
   busy(): boolean;
   /** Task notes no turn has taken yet. */
   notesWaiting(): number;
-  /** Steer: completions journaled after the follow-up turns ran out (`maxTurns`), never fed back. */
-  unfed(): number;
+  /** Steer: no further follow-up turn may start (`maxTurns` of them were admitted: src/cli/print/follow-ups.ts). */
+  exhausted(): boolean;
 }
 
 export interface WaitLimits {
@@ -26,14 +26,17 @@ export interface WaitLimits {
   maxTurns: number;
 }
 
-/** Why the wait ended: the work settled, Ctrl-C, or a limit cut it short (work was still pending). */
-export type WaitEnd = 'settled' | 'interrupted' | 'ceiling' | 'max_turns';
+/**
+ * Why the wait ended: the work settled, Ctrl-C, a limit cut it short (work was still pending), or (steer) notes
+ * are left that no follow-up turn took though one was allowed (the engine's follow-up prompt was refused).
+ */
+export type WaitEnd = 'settled' | 'interrupted' | 'ceiling' | 'max_turns' | 'unfed';
 
 /**
  * Part B `[background]` in print mode, after the prompt was accepted: waits for the first turn's end, then
  * `exit` leaves at once; `drain` waits until no background work is running (the completions are not fed back);
- * `steer` waits until no turn runs, no work runs and no completion waits to be fed back (each completion starts a
- * follow-up turn: src/cli/print/steer.ts), at most `maxTurns` of them. The wait after the first turn lasts at most
+ * `steer` waits until no turn runs, no work runs and no completion waits to be fed back (a completion while the
+ * agent is idle starts a follow-up turn: the engine's wake-ups, src/tasks/wakeups.ts), at most `maxTurns` of them. The wait after the first turn lasts at most
  * `ceilingMs`. `stop` (Ctrl-C, the ceiling) is the caller's: it aborts what runs; the wait then returns once no turn
  * runs.
  */
@@ -53,10 +56,13 @@ export async function waitForWork(s: WaitState, limits: WaitLimits, interrupted:
       cut = 'interrupted';
       continue;
     } else if (!running) {
-      const pending = s.busy() || (limits.mode === 'steer' && s.notesWaiting() > 0);
-      if (!pending) return limits.mode === 'steer' && s.unfed() > 0 ? 'max_turns' : 'settled';
+      const busy = s.busy();
+      const unfed = limits.mode === 'steer' && s.notesWaiting() > 0;
+      if (!busy && !unfed) return 'settled';
       // Steer: nothing more may be fed back, so the pending work would be waited for in vain.
-      if (limits.mode === 'steer' && s.started() - 1 >= limits.maxTurns) return 'max_turns';
+      if (limits.mode === 'steer' && s.exhausted()) return 'max_turns';
+      // Notes waiting with nothing running: the wake-up's prompt was refused (it said why); nothing else would take them.
+      if (!busy) return 'unfed';
     }
     if (!cut && performance.now() >= deadline) {
       cut = 'ceiling';

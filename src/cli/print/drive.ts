@@ -5,7 +5,7 @@ import type { PromptInput } from '../../../protocol/schemas/prompts.ts';
 import type { PrintArgs } from './args.ts';
 import { waitForWork, type WaitEnd, type WaitLimits } from './background.ts';
 import type { PrintOutput, PrintResult } from './output.ts';
-import { Steerer } from './steer.ts';
+import type { FollowUpGate } from './follow-ups.ts';
 import { printSubscribers } from './subscribers.ts';
 import { TurnWatch } from './turns.ts';
 import { unattended } from './unattended.ts';
@@ -16,6 +16,8 @@ export interface DriveOptions {
   args: Pick<PrintArgs, 'model' | 'permissionMode'>;
   output: PrintOutput;
   limits: WaitLimits;
+  /** The core's gate on follow-up turns (src/cli/print/follow-ups.ts), opened here for the session. */
+  followUps: FollowUpGate;
   warn(line: string): void;
   onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
   exitNow(code: number): void;
@@ -37,13 +39,10 @@ export interface Driven {
 export async function drive(core: Core, o: DriveOptions): Promise<Driven> {
   const { sessionId } = o;
   const turns = new TurnWatch(sessionId);
-  const steer = o.limits.mode === 'steer'
-    ? new Steerer(sessionId, o.limits.maxTurns, {
-      submit: (body) => acceptPrompt(core, sessionId, body), turnActive: () => core.runtimes.get(sessionId)?.busy ?? false, warn: o.warn,
-    })
-    : undefined;
+  // The engine's follow-up turns (steer) are admitted from now on, as the limits say.
+  o.followUps.open(sessionId, o.limits);
   registerSubscribers(core.journal, printSubscribers(core, {
-    turns: turns.onCommitted, output: o.output.onCommitted, unattended: unattended(core, sessionId, o.warn), ...(steer ? { steer: steer.onCommitted } : {}),
+    turns: turns.onCommitted, output: o.output.onCommitted, unattended: unattended(core, sessionId, o.warn),
   }), core.log);
   core.bus.subscribe(o.output.onVolatile);
   const interrupt = new AbortController();
@@ -70,8 +69,7 @@ export async function drive(core: Core, o: DriveOptions): Promise<Driven> {
     if (interrupt.signal.aborted) await stop();
     const end = await waitForWork({
       started: () => turns.started, ended: () => turns.ended, nextEnd: () => turns.nextEnd(),
-      busy: () => core.live.isBusy(sessionId) || (steer?.submitting ?? false), notesWaiting: () => core.notes.waiting(sessionId),
-      unfed: () => steer?.unfed ?? 0,
+      busy: () => core.live.isBusy(sessionId), notesWaiting: () => core.notes.waiting(sessionId), exhausted: () => o.followUps.exhausted,
     }, o.limits, interrupt.signal, stop);
     return outcome(sessionId, turns, end, o.limits);
   } finally {
@@ -98,6 +96,8 @@ function outcome(sessionId: string, turns: TurnWatch, end: WaitEnd, limits: Wait
     error = { kind: 'print_wait_ceiling', message: `print_wait_ceiling_s (${limits.ceilingMs / 1000} s) reached with background work pending; it was stopped` };
   } else if (end === 'max_turns') {
     error = { kind: 'print_max_turns', message: `print_max_turns (${limits.maxTurns}) follow-up turns reached with background work pending; it was stopped` };
+  } else if (end === 'unfed') {
+    error = { kind: 'print_follow_up_refused', message: 'background work ended but its follow-up turn was refused; its results were not fed back (the reason is logged above)' };
   } else if (last?.reason === 'completed') {
     code = 0;
   } else {

@@ -3,6 +3,7 @@ import type { JournalEvent } from '../../../journal/types.ts';
 import type { Usage } from '../../../protocol/events/common.ts';
 import { eventDef } from '../../../protocol/events/registry.ts';
 import type { TurnReason } from '../../../protocol/events/turns.ts';
+import type { WireContext } from '../../../protocol/events/wire.ts';
 import type { VolatileListener } from '../../events/volatile-bus.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { durableFrame, volatileFrame } from '../../ws/server-frames.ts';
@@ -39,7 +40,7 @@ export class PrintOutput {
   constructor(
     private readonly format: OutputFormat,
     private readonly write: Write,
-    private readonly deps: { journal: Pick<Journal, 'headSeq' | 'readRange'>; clock: Clock },
+    private readonly deps: { journal: Pick<Journal, 'headSeq' | 'readRange'>; clock: Clock; wire: WireContext },
     private readonly sessionId: string,
   ) {}
 
@@ -56,14 +57,14 @@ export class PrintOutput {
     for (const e of events) {
       if (e.stream !== this.sessionId || e.seq <= this.printed || eventDef(e.type)?.receivers === 'internal') continue;
       this.printed = e.seq;
-      this.line(durableFrame(e, this.sessionId));
+      this.line(durableFrame(e, this.sessionId, this.deps.wire));
     }
   };
 
   /** Listener of volatile publishes: deltas, progress and shell output of the session. */
   readonly onVolatile: VolatileListener = (sessionId, type, payload, offset) => {
     if (this.format !== 'stream-json' || sessionId !== this.sessionId) return;
-    this.line(volatileFrame({ type, seq: this.deps.journal.headSeq(sessionId), offset, sessionId, now: this.deps.clock.now(), payload }));
+    this.line(volatileFrame({ type, seq: this.deps.journal.headSeq(sessionId), offset, sessionId, now: this.deps.clock.now(), payload, ctx: this.deps.wire }));
   };
 
   /** The end of the run: text prints the final assistant text of a run that completed (no limit cut it); json and stream-json the result object. */

@@ -5,6 +5,7 @@ import { parsePrintArgs, PRINT_USAGE, UsageError, type PrintArgs } from './args.
 import { drive, type Driven } from './drive.ts';
 import { promptText, runDirectory } from './input.ts';
 import { PrintOutput, type PrintResult, type Write } from './output.ts';
+import { FollowUpGate } from './follow-ups.ts';
 import { checkModel } from './preflight.ts';
 import { findResumed, newSession } from './session.ts';
 import { printBackgroundMode, printConfigEnv, rawConfig } from './settings.ts';
@@ -45,9 +46,11 @@ export async function printCommand(home: string, argv: string[], io: PrintIO): P
   }
   const raw = await rawConfig(home);
   const log = createLogger(io.env.SVC_CODE_LOG_LEVEL ?? 'warn');
+  // Follow-up turns of the engine (src/tasks/wakeups.ts): none until drive() opens the gate as the background mode says.
+  const followUps = new FollowUpGate();
   let core: Core;
   try {
-    core = await startCore({ home, log, configEnv: printConfigEnv(raw, io.env), checker: io.checker, mcpRedirectUrl: () => '' });
+    core = await startCore({ home, log, configEnv: printConfigEnv(raw, io.env), checker: io.checker, mcpRedirectUrl: () => '', admitFollowUp: followUps.admit });
   } catch (err) {
     return failed(io, err);
   }
@@ -66,7 +69,7 @@ export async function printCommand(home: string, argv: string[], io: PrintIO): P
     output = new PrintOutput(args.outputFormat, io.stdout, core, sessionId);
     await output.backlog(resumed ? core.journal.headSeq(sessionId) : 0);
     driven = await drive(core, {
-      sessionId, prompt, args, output, warn: (line) => io.stderr(`svc-code: ${line}`), onSignal: io.onSignal, exitNow: io.exitNow,
+      sessionId, prompt, args, output, followUps, warn: (line) => io.stderr(`svc-code: ${line}`), onSignal: io.onSignal, exitNow: io.exitNow,
       limits: { mode: printBackgroundMode(raw, io.env, c), ceilingMs: c.background.print_wait_ceiling_s * 1000, maxTurns: args.maxTurns ?? c.background.print_max_turns },
     });
     code = driven.code;

@@ -15,8 +15,6 @@ export function printSubscribers(core: Pick<Core, 'commits' | 'instances' | 'wak
   unattended: (events: JournalEvent[]) => Promise<unknown> | void;
   /** stream-json: the session's frames on stdout (src/cli/print/output.ts). */
   output: (events: JournalEvent[]) => void;
-  /** steer: a follow-up turn for each completion journaled while the session is idle (src/cli/print/steer.ts). */
-  steer?: (events: JournalEvent[]) => Promise<unknown> | void;
 }): CommittedSubscriber[] {
   return [
     { name: 'commit waits', onCommitted: core.commits.onCommitted },
@@ -31,6 +29,5 @@ export function printSubscribers(core: Pick<Core, 'commits' | 'instances' | 'wak
     { name: 'print output', onCommitted: own.output },
     { name: 'print turns', onCommitted: own.turns },
     { name: 'print unattended', onCommitted: own.unattended },
-    ...(own.steer ? [{ name: 'print steer', onCommitted: own.steer }] : []),
   ];
 }
