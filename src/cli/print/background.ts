@@ -14,7 +14,7 @@ export interface WaitState {
   busy(): boolean;
   /** Task notes no turn has taken yet. */
   notesWaiting(): number;
-  /** Steer: no further follow-up turn may start (`maxTurns` of them were admitted: src/cli/print/follow-ups.ts). */
+  /** Steer: no further follow-up turn may start (`maxTurns` of them were admitted, src/cli/print/follow-ups.ts, and have started). */
   exhausted(): boolean;
 }
 

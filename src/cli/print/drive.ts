@@ -69,7 +69,9 @@ export async function drive(core: Core, o: DriveOptions): Promise<Driven> {
     if (interrupt.signal.aborted) await stop();
     const end = await waitForWork({
       started: () => turns.started, ended: () => turns.ended, nextEnd: () => turns.nextEnd(),
-      busy: () => core.live.isBusy(sessionId), notesWaiting: () => core.notes.waiting(sessionId), exhausted: () => o.followUps.exhausted,
+      busy: () => core.live.isBusy(sessionId), notesWaiting: () => core.notes.waiting(sessionId), 
+      // Every follow-up turn admitted has started (one admitted a moment ago is still being queued: not yet).
+      exhausted: () => o.followUps.exhausted && turns.started - 1 >= o.followUps.count,
     }, o.limits, interrupt.signal, stop);
     return outcome(sessionId, turns, end, o.limits);
   } finally {
@@ -97,7 +99,7 @@ function outcome(sessionId: string, turns: TurnWatch, end: WaitEnd, limits: Wait
   } else if (end === 'max_turns') {
     error = { kind: 'print_max_turns', message: `print_max_turns (${limits.maxTurns}) follow-up turns reached with background work pending; it was stopped` };
   } else if (end === 'unfed') {
-    error = { kind: 'print_follow_up_refused', message: 'background work ended but its follow-up turn was refused; its results were not fed back (the reason is logged above)' };
+    error = { kind: 'print_follow_up_refused', message: 'background work ended but its follow-up turn was refused; its results were not fed back (SVC_CODE_LOG_LEVEL=warn logs why)' };
   } else if (last?.reason === 'completed') {
     code = 0;
   } else {

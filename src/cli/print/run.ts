@@ -45,7 +45,8 @@ export async function printCommand(home: string, argv: string[], io: PrintIO): P
     return failed(io, err);
   }
   const raw = await rawConfig(home);
-  const log = createLogger(io.env.SVC_CODE_LOG_LEVEL ?? 'warn');
+  // The daemon's log lines (JSON) only for errors by default: the run's own warnings are one-line messages on stderr.
+  const log = createLogger(io.env.SVC_CODE_LOG_LEVEL ?? 'error');
   // Follow-up turns of the engine (src/tasks/wakeups.ts): none until drive() opens the gate as the background mode says.
   const followUps = new FollowUpGate();
   let core: Core;
