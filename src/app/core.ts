@@ -204,22 +204,26 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
     notes, sessions, live, journal, engine, log, ...(opts.admitFollowUp ? { admit: opts.admitFollowUp } : {}),
     submit: (sid, f) => acceptPrompt(parts, sid, { content: f.notes.flatMap((m) => m.content) } as PromptInput, { kind: 'task', taskIds: f.taskIds, metadata: followUpMetadata(f) }),
   });
+  return { ...parts, wakeups, ...closers(parts) };
+}
+
+/** The core's stop, in two halves: the engine's work (the caller's transports stop in between), then the stores. */
+function closers(p: Omit<Core, 'wakeups' | 'stopWork' | 'closeStores'>): Pick<Core, 'stopWork' | 'closeStores'> {
   return {
-    ...parts, wakeups,
     async stopWork() {
-      await instances.stop();
-      questions.close();
-      await engine.closeAll();
-      await mcp.close();
-      await tasks.closeAll();
-      await notes.close();
-      await auth.close();
+      await p.instances.stop();
+      p.questions.close();
+      await p.engine.closeAll();
+      await p.mcp.close();
+      await p.tasks.closeAll();
+      await p.notes.close();
+      await p.auth.close();
     },
     async closeStores() {
-      await config.close();
-      await uploads.close();
-      await journal.close();
-      await rm(exportFile(slotsDir(home), primary.id), { force: true });
+      await p.config.close();
+      await p.uploads.close();
+      await p.journal.close();
+      await rm(exportFile(slotsDir(p.home), p.primary.id), { force: true });
     },
   };
 }
