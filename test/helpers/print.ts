@@ -49,10 +49,13 @@ export interface Running {
   exited: Promise<number | string>;
 }
 
+/** Print mode's own default (src/cli/print/run.ts): the daemon's JSON log lines only for errors; a test's `env` may raise it. */
+const PRINT_LOG_LEVEL = 'error';
+
 /** Starts `svc-code <args>` in `env.root` (or `opts.cwd`) on `env.home`. */
 export function spawnPrint(env: Pick<PrintEnv, 'home' | 'root'>, args: string[], opts: PrintOptions = {}): Running {
   const stdin = typeof opts.stdin === 'number' ? opts.stdin : opts.stdin === undefined ? 'ignore' : 'pipe';
-  const child = spawn(BIN, args, { cwd: opts.cwd ?? env.root, env: daemonEnv(env.home, opts.env), stdio: [stdin, 'pipe', 'pipe'] });
+  const child = spawn(BIN, args, { cwd: opts.cwd ?? env.root, env: daemonEnv(env.home, { SVC_CODE_LOG_LEVEL: PRINT_LOG_LEVEL, ...opts.env }), stdio: [stdin, 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
