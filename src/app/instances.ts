@@ -1,5 +1,5 @@
 import { readFile, rm } from 'node:fs/promises';
-import { searchIndexDir } from '../search/service.ts';
+import { searchIndexDir } from '../search/index-dir.ts';
 import path from 'node:path';
 import { Journal } from '../../journal/journal.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';

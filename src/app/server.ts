@@ -1,11 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, rm } from 'node:fs/promises';
-import { exportFile, slotsDir } from '../../journal/slots.ts';
 import { CommitWaits } from '../../journal/commit-waits.ts';
 import type { Projections } from './projections.ts';
 import type { WireContext } from '../../protocol/events/wire.ts';
-import { journalFsync, openHomeJournal, startProjections } from './journal-boot.ts';
+import { startCore } from './core.ts';
 import { SearchService, budgetsFromEnv, searchIndexDir, searchWorkerYoungMbFromEnv } from '../search/service.ts';
 import { releaseSemiSpaceFlagForWorkers } from './worker-heap.ts';
 import { ConfigService } from '../config/service.ts';
@@ -16,7 +15,6 @@ import { allRoutes } from '../http/routes/index.ts';
 import { LiveSessions } from '../sessions/live.ts';
 import { TerminalService } from '../terminals/service.ts';
 import { TaskNotifier } from '../tasks/notify.ts';
-import { followUpMetadata, TaskWakeups } from '../tasks/wakeups.ts';
 import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
 import { LiveTranscripts, liveRetrimMsFromEnv, liveTurnsFromEnv } from '../ws/transcript/live.ts';
@@ -28,26 +26,20 @@ import { AuthService } from '../auth/service.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';
 import { BuiltinToolExecutor, type ToolReplay } from '../tools/executor.ts';
-import { ReadStamps } from '../tools/read-stamps.ts';
-import { webFetchLimitsFromEnv } from '../webfetch/page.ts';
+import type { ReadStamps } from '../tools/read-stamps.ts';
 import { PermissionService } from '../permissions/service.ts';
 import { QuestionService } from '../questions/service.ts';
 import { McpService } from '../mcp/service.ts';
-import { reconnectPolicyFromEnv } from '../mcp/reconnect.ts';
 import { McpManagement } from '../mcp/management.ts';
 import { OAuthFlows } from '../mcp/oauth-flows.ts';
-import { GrantStore } from '../mcp/grants.ts';
 import { UserMcpFile } from '../mcp/user-file.ts';
 import { PluginStore } from '../plugins/store.ts';
-import { AgentCatalog } from '../agents/catalog.ts';
-import { BUILTIN_TOOLS } from '../tools/registry.ts';
-import { HookRunner } from '../hooks/runner.ts';
 import { GoalDriver } from '../goals/driver.ts';
+import type { AgentCatalog } from '../agents/catalog.ts';
 import { CAPABILITIES } from '../capabilities/defs.ts';
 import { SNAPSHOT_PATH } from '../providers/catalog/directory.ts';
 import { ModelPricing } from '../providers/catalog/pricing.ts';
 import { CapabilityService } from '../capabilities/service.ts';
-import { ImagePipeline } from '../media/images/pipeline.ts';
 import { acceptPrompt } from '../engine/prompt-intake.ts';
 import type { PromptInput } from '../../protocol/schemas/prompts.ts';
 import { MCP_OAUTH_CALLBACK_PATH } from '../http/routes/mcp-auth.ts';
@@ -55,8 +47,8 @@ import type { ContractChecker } from '../../protocol/contract-check.ts';
 import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
 import { EventJournal } from '../events/journal.ts';
 import { VolatileBus } from '../events/volatile-bus.ts';
-import { systemClock, type Clock } from '../lib/clock.ts';
-import { ulidIds, type Ids } from '../lib/ids.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances } from './instances.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -203,58 +195,25 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   // Every line also goes to the tap, which keeps each session's recent lines for its export.
   const logTap = new SessionLogTap();
   const log = tappedLogger(opts.log ?? createLogger(), logTap);
-  const clock = opts.clock ?? systemClock;
-  const ids = opts.ids ?? ulidIds();
   await mkdir(home, { recursive: true });
   const token = await loadOrCreateToken(home);
 
-  // The journal, the config that journals its changes, and the projections (derived in each append's batch).
-  // (src/app/journal-boot.ts, shared with the offline `svc-code import`.)
-  const opened = await openHomeJournal(home, { ids, clock, checker, fsync: journalFsync() });
-  const { primary, journal } = opened;
-  const config = await ConfigService.load(home, { journal, log });
-  const projections = await startProjections(home, opened, { log, rebuild: options.rebuildProjections });
-  const { sessions, workspaces, gui, messages, usage, transcripts, fileHistory, turnIndex } = projections;
-  const wire: WireContext = { place: (...at) => turnIndex.place(...at), cwd: (id) => sessions.get(id)?.cwd };
-  // Readers that wait for a stream's events to be on disk (the snapshot's messages).
-  const commits = new CommitWaits(journal);
+  // The engine on the home's journal (src/app/core.ts, shared with print mode); MCP OAuth redirects come back to
+  // this daemon's own loopback callback, known once it listens.
+  let listeningOn = '';
+  const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
+  const core = await startCore({
+    home, log, clock: opts.clock, ids: opts.ids, checker, rebuildProjections: options.rebuildProjections, replay: opts.replay, retryBaseMs: opts.retryBaseMs,
+    mcpRedirectUrl: redirectUrl,
+  });
+  const { clock, ids, serverId, startedAt, journal, primary, config, sessions, workspaces, instances, bus, clients, engine, mcp, grants, notes, tasks, hooks, commits, wire } = core;
 
-  // This daemon among others on the home, and the stores that need no other part.
-  const serverId = ids.next('srv');
-  const startedAt = clock.now();
-  const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, clock, log });
-  const bus = new VolatileBus({ checker });
-  const uploads = await UploadService.open({ home, journal, clock, ids, log });
-  const auth = new AuthService({ home, config, clock, ids, log });
+  // The parts only the daemon has: terminals, capabilities, MCP management and OAuth flows.
   const terminals = new TerminalService({ journal, options, clock, ids, log });
-  const workspaceDirs = new WorkspaceDirs();
-  const live = new LiveSessions();
-  const clients = opts.replay?.clients ?? new ClientCache();
-  const images = new ImagePipeline({ log, settings: () => config.current().image });
-
-  // Tasks, approvals and questions: what tools wait on.
-  const runtimes: LoadedRuntimes = new Map();
-  const notes = new TaskNotifier({ journal, clock, ids, log });
-  const tasks = new TaskService({ home, journal, bus, sessions, live, config, clock, ids, log, notes });
-  const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log, workspaces });
-  const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
-
-  // Plugins: their skills, MCP servers and hooks are read from the store's folder as each part needs them.
-  const plugins = new PluginStore({ home, journal, clock, ids, log });
-  await plugins.open();
-  const hooks = new HookRunner({ home, config, journal, log });
   const capabilities = new CapabilityService({ home, journal, log, defs: CAPABILITIES });
   const pricing = await ModelPricing.load(SNAPSHOT_PATH).catch((err: unknown) => {
     log.warn({ err: (err as Error).message, path: SNAPSHOT_PATH }, 'model prices unreadable: usage total_cost_usd stays absent');
     return new ModelPricing(new Map());
-  });
-
-  // MCP servers (their OAuth redirect is this daemon's own loopback callback, known once it listens).
-  let listeningOn = '';
-  const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
-  const grants = new GrantStore(home, clock);
-  const mcp = new McpService({
-    home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: reconnectPolicyFromEnv(process.env), version: SERVER_VERSION, redirectUrl,
   });
   const mcpManagement = new McpManagement({ mcp, file: new UserMcpFile(home), grants, clock });
   // `[watch] enabled`: config.toml, the MCP config and local.toml reloaded when edited (src/config/watchers.ts).
@@ -263,18 +222,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const mcpOAuth = new OAuthFlows({
     grants, ids, log, redirectUrl, clientName: () => config.current().identity.name,
     authorized: (key) => mcp.grantAuthorized(key), reset: (key) => mcp.grantReset(key),
-  });
-
-  // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
-  const stamps = new ReadStamps();
-  const agents = new AgentCatalog({ home, config, workspaces, log, knownTools: BUILTIN_TOOLS.map((t) => t.name) });
-  const tools = new BuiltinToolExecutor({
-    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks, fileHistory, replay: opts.replay?.tools,
-    webFetch: webFetchLimitsFromEnv(process.env), stamps, agents,
-  });
-  const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, images, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks, notes,
-    ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
   });
   // The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
   // With the worker, the daemon's `--max-semi-space-size` is cleared for isolates created from now on, so the
@@ -286,12 +233,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     journal, sessions, engine, ids, log, useWorker: useSearchWorker, budgets: budgetsFromEnv(), workerYoungMb: searchWorkerYoungMbFromEnv(process.env),
     dir: searchIndexDir(home, primary.id), rebuild: options.rebuildProjections,
   });
-  const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth, clients, clock, log });
-
-  // Startup recovery: what a previous run left open is settled before anything is served.
-  await permissions.recover();
-  await questions.recover();
-  await engine.recoverInterrupted();
+  const autoTitle = createAutoTitle({ journal, sessions, workspaces, instances, config, auth: core.auth, clients, clock, log });
 
   // The transports: the hub, the routes, the HTTP server.
   const ban = newAuthBan(options.host);
@@ -302,8 +244,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const hub = new WsHub({ token, options, journal, liveTranscripts, wire, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
-    gui, messages, usage, transcripts, liveTranscripts, wire, fileHistory, turnIndex, commits, instances, uploads, auth, terminals, workspaceDirs, live, clients, runtimes, notes, tasks, permissions,
-    questions, tools, stamps, mcp, mcpManagement, configWatchers, mcpOAuth, plugins, agents, capabilities, pricing, engine, search, autoTitle,
+    gui: core.gui, messages: core.messages, usage: core.usage, transcripts: core.transcripts, liveTranscripts, wire, fileHistory: core.fileHistory, turnIndex: core.turnIndex,
+    commits, instances, uploads: core.uploads, auth: core.auth, terminals, workspaceDirs: core.workspaceDirs, live: core.live, clients, runtimes: core.runtimes, notes, tasks,
+    permissions: core.permissions, questions: core.questions, tools: core.tools, stamps: core.stamps, mcp, mcpManagement, configWatchers, mcpOAuth, plugins: core.plugins,
+    agents: core.agents, capabilities, pricing, engine, search, autoTitle,
     connections: () => hub.connections(),
     requestShutdown: () => shutdown.abort(),
   };
@@ -312,18 +256,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     journal, sessions, engine, log, submit: (sid, text) => acceptPrompt(services, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
   });
   await goals.recover();
-  // Background work that ends while the agent is idle wakes it: the notes become a follow-up prompt (origin `task`).
-  const wakeups = new TaskWakeups({
-    notes, sessions, live, journal, engine, log,
-    submit: (sid, f) => acceptPrompt(services, sid, { content: f.notes.flatMap((m) => m.content) } as PromptInput, { kind: 'task', taskIds: f.taskIds, metadata: followUpMetadata(f) }),
-  });
   const koa = createHttpApp({ log, ids, token, options }, allRoutes(services), ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, wakeups, tasks, engine, hub, autoTitle, mcp, configWatchers, goals, hooks, search }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, wakeups: core.wakeups, tasks, engine, hub, autoTitle, mcp, configWatchers, goals, hooks, search }), log);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
   void search.start();
 
@@ -341,16 +280,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const closed = new Promise<void>((r) => (resolveClosed = r));
   const close = () => {
     closing ??= (async () => {
-      await instances.stop();
       configWatchers.close();
-      questions.close();
-      await engine.closeAll();
+      await core.stopWork();
       mcpOAuth.close();
-      await mcp.close();
       await terminals.closeAll();
-      await tasks.closeAll();
-      await notes.close();
-      await auth.close();
       await hub.close();
       liveTranscripts.close();
       await autoTitle.stop();
@@ -359,12 +292,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
-      await config.close();
-      await uploads.close();
-      await journal.close();
+      await core.closeStores();
       unlistenVolatile();
       unsubscribe();
-      await rm(exportFile(slotsDir(home), primary.id), { force: true });
       await rm(instanceFile, { force: true });
       resolveClosed();
     })();

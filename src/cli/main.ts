@@ -1,13 +1,9 @@
 import { parseArgs } from 'node:util';
 import { resolveHome } from '../app/home.ts';
-import { createLogger } from '../app/logger.ts';
 import { DEFAULT_PORT, defaultServeOptions, type ServeOptions } from '../app/options.ts';
-import { startServer } from '../app/server.ts';
-import { ContractChecker } from '../../protocol/contract-check.ts';
-import { importCommand } from './import.ts';
-import { journalCommand } from './journal-dump.ts';
-import { reindexCommand } from './reindex.ts';
-import { replayCommand } from './replay.ts';
+
+// Each command loads only what it runs (dynamic imports): `svc-code -p` never loads the HTTP and WebSocket stack,
+// and `--help` loads nothing (docs/benchmarks.md "Print mode").
 
 const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
                       [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]
@@ -16,6 +12,9 @@ const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}]
        svc-code journal dump <session_id> [--after-seq N]
        svc-code reindex
        svc-code replay <export.zip> [--tools record|live] [--workspace DIR] [--json] [--keep] [--stall-ms N]
+       svc-code -p [PROMPT] [--output-format text|json|stream-json] [--cwd DIR] [--model ALIAS]
+                   [--permission-mode manual|auto|yolo] [--yolo] [--max-turns N] [--continue | --session ID]
+                      one prompt, non-interactively (also \`svc-code print\`; svc-code -p --help for more)
 home: $SVC_CODE_HOME or ~/.svc-code; token: $SVC_CODE_SERVER_TOKEN or <home>/server.token`;
 
 function parseServe(argv: string[]): ServeOptions {
@@ -52,6 +51,9 @@ function parseServe(argv: string[]): ServeOptions {
 }
 
 async function serve(argv: string[]): Promise<void> {
+  const [{ createLogger }, { startServer }, { ContractChecker }] = await Promise.all([
+    import('../app/logger.ts'), import('../app/server.ts'), import('../../protocol/contract-check.ts'),
+  ]);
   const log = createLogger();
   const home = resolveHome();
   // Test runs of the CLI (SVC_CODE_CHECK_EVENTS=1) check events against the registry; a mismatch is logged and refused.
@@ -85,20 +87,43 @@ async function serve(argv: string[]): Promise<void> {
   process.exit(0);
 }
 
+/** The offline commands, each loaded when run. */
+const TOOLS: Record<string, () => Promise<(home: string, argv: string[]) => Promise<number>>> = {
+  import: async () => (await import('./import.ts')).importCommand,
+  journal: async () => (await import('./journal-dump.ts')).journalCommand,
+  reindex: async () => (await import('./reindex.ts')).reindexCommand,
+  replay: async () => (await import('./replay.ts')).replayCommand,
+  print: async () => (await import('./print/process.ts')).printFromProcess,
+};
+
+/** `-p` / `--print` anywhere before `--` selects print mode (`svc-code --model m -p "..."`). */
+function printFlag(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).some((a) => a === '-p' || a === '--print');
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === 'serve') return serve(rest);
-  const tools: Record<string, (home: string, argv: string[]) => Promise<number>> = { import: importCommand, journal: journalCommand, reindex: reindexCommand, replay: replayCommand };
-  if (tools[command]) {
-    const code = await tools[command](resolveHome(), rest);
-    process.exit(code);
-  }
+  if (command !== 'print' && printFlag(argv)) return exit(await (await TOOLS.print!())(resolveHome(), argv));
+  if (TOOLS[command]) return exit(await (await TOOLS[command]())(resolveHome(), rest));
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
   process.stderr.write(`unknown command: ${command}\n${USAGE}\n`);
   process.exit(2);
+}
+
+/** Exits once stdout and stderr are flushed (a pipe to a slow reader keeps what was written). */
+function exit(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -59,10 +59,7 @@ export function searchWorkerYoungMbFromEnv(env: NodeJS.ProcessEnv = process.env)
   return Number.isFinite(n) && n > 0 ? n : DEFAULT_WORKER_YOUNG_MB;
 }
 
-/** Where a journal slot's search index persists (docs/search.md "Persistence"). */
-export function searchIndexDir(home: string, slot: string): string {
-  return path.join(home, 'search', slot);
-}
+export { searchIndexDir } from './index-dir.ts';
 
 /** Removes every slot's search index of the home (`svc-code reindex`; no daemon runs on it). */
 export function dropSearchIndexes(home: string): Promise<void> {

@@ -30,6 +30,11 @@ export interface TaskWakeupDeps {
   log: Logger;
   /** Queues the follow-up prompt on the session's main agent (the prompt intake, with its checks; origin `task`). */
   submit(sessionId: string, followUp: FollowUp): Promise<unknown>;
+  /**
+   * Asked last, once a follow-up turn would start: false leaves the notes waiting for the session's next turn
+   * (print mode: none in `exit` / `drain`, at most `print_max_turns` in `steer`). Absent: always.
+   */
+  admit?(sessionId: string): boolean;
 }
 
 /**
@@ -67,6 +72,7 @@ export class TaskWakeups {
     // A turn running (other than the one ending) or queued takes the notes before its next model request.
     const running = rt.activeTurnId !== undefined && rt.activeTurnId !== ended;
     if (running || rt.queuedTurns > 0) return;
+    if (this.deps.admit && !this.deps.admit(sessionId)) return;
     const notes = this.deps.notes.take(sessionId);
     const taskIds = notes.flatMap((m) => {
       const id = (m.metadata?.task_notification as { task_id?: unknown } | undefined)?.task_id;

@@ -1,4 +1,4 @@
-import sharp, { type Metadata, type OutputInfo } from 'sharp';
+import type { Metadata, OutputInfo } from 'sharp';
 import { IMAGE_MEDIA_TYPES, type ImageFormat } from './detect.ts';
 
 /** A crop in pixels of the upright image (EXIF orientation applied). */
@@ -33,6 +33,13 @@ export class ImageTooLargeError extends Error {}
 /** Formats the model is sent as they are; anything else sharp reads is converted to PNG. */
 const PASS_THROUGH = new Set<string>(['png', 'jpeg', 'gif', 'webp']);
 /** JPEG qualities tried, in order, when the preferred encoding is over the byte limit. */
+/**
+ * sharp (libvips, a native addon) loaded at the first image, not with the engine: a run that never sees an image
+ * (most `svc-code -p` runs, a daemon until its first image) does not pay for it (docs/benchmarks.md). Node's module
+ * cache makes every later call cheap.
+ */
+const loadSharp = async () => (await import('sharp')).default;
+
 const QUALITIES = [80, 65, 50, 35];
 const SHRINK = 0.75;
 const MIN_EDGE = 32;
@@ -40,6 +47,7 @@ const MIN_EDGE = 32;
 interface Decoded { format: string; width: number; height: number; oriented: boolean; animated: boolean }
 
 async function probe(input: Buffer): Promise<Decoded> {
+  const sharp = await loadSharp();
   let m: Metadata;
   try {
     m = await sharp(input).metadata();
@@ -57,6 +65,7 @@ async function probe(input: Buffer): Promise<Decoded> {
  * (a plain decode: `stats()` would cost ten times as much for the same check).
  */
 async function verify(input: Buffer): Promise<void> {
+  const sharp = await loadSharp();
   try {
     await sharp(input).raw().toBuffer();
   } catch (err) {
@@ -96,6 +105,7 @@ export async function fitImage(input: Buffer, o: FitOptions): Promise<FittedImag
     return { bytes: input, mediaType: IMAGE_MEDIA_TYPES[d.format as ImageFormat], width: d.width, height: d.height, source, changed: false };
   }
   let pixels: { data: Buffer; info: OutputInfo };
+  const sharp = await loadSharp();
   try {
     let img = sharp(input, { animated: false }).autoOrient();
     if (crop) img = img.extract(crop);
@@ -111,6 +121,7 @@ type Encoded = { bytes: Buffer; mediaType: string; width: number; height: number
 
 async function encodeWithin(px: { data: Buffer; info: OutputInfo }, format: string, maxBytes: number): Promise<Encoded> {
   const { width, height, channels } = px.info;
+  const sharp = await loadSharp();
   const from = () => sharp(px.data, { raw: { width, height, channels } });
   const preferred = format === 'jpeg' ? 'jpeg' : format === 'webp' ? 'webp' : 'png';
   // zlib level 6 (the default): level 9 took three times as long here for 1-2% fewer bytes.
