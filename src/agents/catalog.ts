@@ -1,7 +1,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { ResolvedConfig } from '../config/resolve.ts';
 import { resolveAlias } from '../providers/models/items.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import { EngineEvents } from '../engine/events.ts';
 import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';

@@ -35,7 +35,7 @@ import { VolatileBus } from '../events/volatile-bus.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { ulidIds, type Ids } from '../lib/ids.ts';
 import { Instances } from './instances.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { SERVER_VERSION } from './version.ts';
 
 /**

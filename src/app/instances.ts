@@ -8,7 +8,7 @@ import type { SessionIndex, SessionRecord } from '../../projections/session-inde
 import type { WorkspaceRecord, WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { liveInstances, writeFileAtomic, type InstanceRecord } from './home.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../lib/logger.ts';
 
 /** What a daemon publishes about the slot it holds (docs/multi-instance.md). */
 export interface SlotExport {

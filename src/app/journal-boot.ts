@@ -6,7 +6,7 @@ import { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { importSlot } from './instances.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { createProjections, type Projections } from './projections.ts';
 
 // The journal bootstrap shared by `serve` (startServer) and the offline commands that write to a home with no

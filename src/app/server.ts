@@ -51,7 +51,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { Instances } from './instances.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
 import { SERVER_VERSION } from './version.ts';

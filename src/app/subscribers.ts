@@ -13,7 +13,7 @@ import type { GoalDriver } from '../goals/driver.ts';
 import type { HookRunner } from '../hooks/runner.ts';
 import type { Instances } from './instances.ts';
 import type { SearchService } from '../search/service.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../lib/logger.ts';
 
 /** A reaction to committed events: runs after each batch is on disk, never before. */
 export interface CommittedSubscriber {

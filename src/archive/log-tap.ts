@@ -1,6 +1,6 @@
 import pino from 'pino';
-import type { Logger } from '../app/logger.ts';
-import { LOG_REDACT_PATHS } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
+import { LOG_REDACT_PATHS } from '../lib/logger.ts';
 
 /** Lines kept per session, and sessions kept (least recently logged dropped first). */
 const LINES_PER_SESSION = 2000;

@@ -1,4 +1,4 @@
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { HostError, type DeviceCode, type OAuthClient, type Token } from './oauth-client.ts';
 
 export type FlowStatus = 'pending' | 'authenticated' | 'denied' | 'expired' | 'cancelled';

@@ -1,4 +1,4 @@
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import { readCredential, writeCredential, type StoredCredential } from './credentials.ts';

@@ -5,7 +5,7 @@ import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import { GlobalEvents } from '../../protocol/events/types.ts';
 import type { CapabilityStatus } from '../../protocol/schemas/capabilities.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { platform } from './checks.ts';
 import type { CapabilityDef } from './defs.ts';

@@ -52,7 +52,7 @@ function parseServe(argv: string[]): ServeOptions {
 
 async function serve(argv: string[]): Promise<void> {
   const [{ createLogger }, { startServer }, { ContractChecker }] = await Promise.all([
-    import('../app/logger.ts'), import('../app/server.ts'), import('../../protocol/contract-check.ts'),
+    import('../lib/logger.ts'), import('../app/server.ts'), import('../../protocol/contract-check.ts'),
   ]);
   const log = createLogger();
   const home = resolveHome();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { EventJournal } from '../events/journal.ts';
 import type { PayloadOf } from '../../protocol/events/registry.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { GlobalEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';

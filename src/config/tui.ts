@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { createFileOnce } from './file.ts';
 
 /** `tui.toml` as first written: every field of Part B "tui.toml" at its default. */

@@ -1,6 +1,6 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 
 interface DirWatch {
   watcher: FSWatcher;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { GlobalEvents } from '../../protocol/events/types.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { McpService } from '../mcp/service.ts';
 import { PROJECT_LOCAL_FILE, PROJECT_ROOT_FILE, userFile } from '../mcp/layers.ts';
 import { localConfigPath } from '../workspaces/local-config.ts';

@@ -20,7 +20,7 @@ import { mark } from './trace.ts';
 import { takeLoopTurn } from '../lib/loop-turns.ts';
 import type { AgentCatalog } from '../agents/catalog.ts';
 import { bindProfile, narrowTools, turnInstructions } from '../agents/profile.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 
 function checkReservable(rt: SessionRuntime, id: string | undefined): void {
   if (id === undefined) return;

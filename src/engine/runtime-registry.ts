@@ -1,6 +1,6 @@
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { JournalEvent } from '../../journal/types.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
 import { EngineEvents } from './events.ts';

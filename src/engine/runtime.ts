@@ -24,7 +24,7 @@ type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
 import { narrowTools } from '../agents/profile.ts';
 import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
-import { logFailure, type Logger } from '../app/logger.ts';
+import { logFailure, type Logger } from '../lib/logger.ts';
 import type { HookRunner } from '../hooks/runner.ts';
 import type { TaskNotifier } from '../tasks/notify.ts';
 import { interruptedToolMessage, unansweredCalls } from './open-calls.ts';

@@ -3,7 +3,7 @@ import type { SessionIndex } from '../../projections/session-index/session-index
 import type { GoalSnapshot } from '../../protocol/events/session.ts';
 import { SessionEvents } from '../../protocol/events/types.ts';
 import type { TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import { EngineEvents } from '../engine/events.ts';

@@ -3,7 +3,7 @@ import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import { globMatches } from '../lib/glob.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { enabledPlugins } from '../plugins/layout.ts';
 import { readPluginHooks } from '../plugins/load.ts';
 import { parseHooks, type HookEvent, type HookSpec } from './types.ts';

@@ -9,7 +9,7 @@ import { actionRewrite, buildRouter, canonicalPathMiddleware, notFoundFallback }
 import type { RouteDef } from './route.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { Ids } from '../lib/ids.ts';
 import { mark, tracing } from '../engine/trace.ts';
 import { defaultWebRoot, reservedSegments, staticMiddleware } from './static.ts';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { Codes } from '../../protocol/codes.ts';
 
 /** A list entry left out because it could not be serialised (see `unreadable` in list data). */

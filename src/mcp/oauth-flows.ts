@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
 import type { McpServerConfig } from '../../protocol/schemas/mcp.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { Ids } from '../lib/ids.ts';
 import { canonicalUrl, type CatalogEntry } from './catalog.ts';
 import { message } from './connection.ts';

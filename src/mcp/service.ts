@@ -7,7 +7,7 @@ import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-r
 import { Codes } from '../../protocol/codes.ts';
 import { notFound } from '../../protocol/errors.ts';
 import type { McpServerConfig, McpServerV1 } from '../../protocol/schemas/mcp.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { ToolOutcome } from '../engine/tools.ts';
 import { allowedRoots } from '../fs/confine.ts';

@@ -2,7 +2,7 @@ import type { ContentPart } from '../../protocol/events/turns.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, notFound, validationError } from '../../protocol/errors.ts';
 import type { PromptInput } from '../../protocol/schemas/prompts.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ResolvedUpload } from '../uploads/service.ts';
 import type { MediaFiles } from './file-part.ts';
 import { commitUploadCopy, decodeBase64, findSessionMedia, MEDIA_TYPE_RE, removeSessionMedia, storeSessionMediaBytes, type MediaStore } from './session-media.ts';

@@ -1,5 +1,5 @@
 import type { ContentPart } from '../../protocol/events/turns.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ToolOutcome } from '../engine/tools.ts';
 import { storeSessionMediaBytes, type MediaStore } from './session-media.ts';
 

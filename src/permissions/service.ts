@@ -1,5 +1,5 @@
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -11,7 +11,7 @@ import { byScope, configRules, subjectOf } from './rules.ts';
 import { localConfigPath, readLocalConfig } from '../workspaces/local-config.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type PermissionRule, type ReviewRequest, type ToolCallRef } from './types.ts';
-import { logFailure } from '../app/logger.ts';
+import { logFailure } from '../lib/logger.ts';
 import { agentSettings } from '../sessions/agent-settings.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload, PermissionRequestedPayload, PermissionResolvedPayload } from '../../protocol/events/approvals.ts';
 import { callDisplay } from '../../protocol/display.ts';

@@ -9,7 +9,7 @@ import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import { writeFileAtomic } from '../lib/fs-atomic.ts';
 import type { Ids } from '../lib/ids.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { installedPlugins, MANIFEST, readRecord, pluginDir, pluginsRoot, recordFile, stateDir, type InstalledPlugin, type InstallRecord } from './layout.ts';
 import { readContents, readManifest } from './load.ts';
 import { copyLocal, displaySource, fetchRepo, fetchZip, MissingPathError, parseSource, SourceError } from './sources.ts';

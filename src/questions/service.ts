@@ -1,5 +1,5 @@
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import { logFailure, type Logger } from '../app/logger.ts';
+import { logFailure, type Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';

@@ -2,7 +2,7 @@ import { cp, lstat, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { defaultServeOptions } from '../app/options.ts';
 import { startServer, type Services } from '../app/server.ts';
 import { acceptPrompt, type PromptSource } from '../engine/prompt-intake.ts';

@@ -11,7 +11,7 @@ import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Message } from '../../projections/contract.ts';
 import { validationError } from '../../protocol/errors.ts';
 import type { SearchBody, SearchData } from '../../protocol/schemas/search.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { fingerprint } from '../sessions/list/page-token.ts';
 import type { Ids } from '../lib/ids.ts';
 import { DEFAULT_WORKER_YOUNG_MB, inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { assertPoolUsable } from '../agents/pool.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { LiveSessions } from './live.ts';

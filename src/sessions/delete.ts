@@ -8,7 +8,7 @@ import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { TerminalService } from '../terminals/service.ts';
 import type { LiveSessions } from './live.ts';
-import { logFailure, type Logger } from '../app/logger.ts';
+import { logFailure, type Logger } from '../lib/logger.ts';
 import { sessionMediaDir } from '../media/session-media.ts';
 import { taskLogDir } from '../tasks/service.ts';
 import type { ReadStamps } from '../tools/read-stamps.ts';

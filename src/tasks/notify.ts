@@ -3,7 +3,7 @@ import { EngineEvents } from '../engine/events.ts';
 import type { Message } from '../../protocol/events/turns.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';
 import type { LiveTask, TaskOutput } from './task.ts';
 

@@ -2,7 +2,7 @@ import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { JournalEvent } from '../../journal/types.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { VolatileBus } from '../events/volatile-bus.ts';

@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { CompactionEvents } from '../engine/compaction/events.ts';
 import { EngineEvents } from '../engine/events.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';

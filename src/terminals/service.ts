@@ -1,6 +1,6 @@
 import type { EventJournal } from '../events/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import mime from 'mime-types';
 import type { EventJournal } from '../events/journal.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { Codes } from '../../protocol/codes.ts';

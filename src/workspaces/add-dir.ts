@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { validationError } from '../../protocol/errors.ts';
 import type { WorkspaceDirs } from './extra-dirs.ts';
 import { localConfigPath, readLocalConfig, storedDirs, withDirs, writeLocalConfig } from './local-config.ts';

@@ -2,7 +2,7 @@ import type { Journal } from '../../journal/journal.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { WsConnection } from './connection.ts';
 import { DEFAULT_COALESCE_MS, DeltaCoalescer } from './coalesce.ts';
 import { agentIdOf } from './replay.ts';

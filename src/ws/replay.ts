@@ -1,6 +1,6 @@
 import type { Journal } from '../../journal/journal.ts';
 import type { StreamHead } from '../../journal/types.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import { passesFilter, type Subscription, type WsConnection } from './connection.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 import type { WireContext } from '../../protocol/events/wire.ts';

@@ -1,7 +1,7 @@
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import type { WireContext } from '../../protocol/events/wire.ts';
-import type { Logger } from '../app/logger.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';

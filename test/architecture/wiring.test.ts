@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { JournalEvent } from '../../journal/types.ts';
-import type { Logger } from '../../src/app/logger.ts';
+import type { Logger } from '../../src/lib/logger.ts';
 import { registerSubscribers, type CommittedSubscriber } from '../../src/app/subscribers.ts';
 import { tempDir } from '../helpers/fs.ts';
 import { openJournal } from '../helpers/journal.ts';

@@ -1,7 +1,7 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { createLogger } from '../../src/app/logger.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { CAPABILITIES } from '../../src/capabilities/defs.ts';
 import { CapabilityService } from '../../src/capabilities/service.ts';
 import { EventJournal } from '../../src/events/journal.ts';

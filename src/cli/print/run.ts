@@ -1,5 +1,5 @@
 import { startCore, type Core } from '../../app/core.ts';
-import { createLogger } from '../../app/logger.ts';
+import { createLogger } from '../../lib/logger.ts';
 import type { ContractChecker } from '../../../protocol/contract-check.ts';
 import { parsePrintArgs, PRINT_USAGE, UsageError, type PrintArgs } from './args.ts';
 import { drive, type Driven } from './drive.ts';

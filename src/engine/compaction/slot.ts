@@ -1,4 +1,4 @@
-import { logFailure, type Logger } from '../../app/logger.ts';
+import { logFailure, type Logger } from '../../lib/logger.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import { trackWork, type LiveStatus } from '../../sessions/interaction.ts';
 

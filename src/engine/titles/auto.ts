@@ -1,6 +1,6 @@
 import { GLOBAL_STREAM, GUI_STREAM } from '../../../journal/keys.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { EngineEvents } from '../events.ts';
 import type { PromptAcceptedPayload, TurnEndedPayload } from '../../../protocol/events/turns.ts';
 import { FIRST_PROMPT_TITLE } from '../../../protocol/events/session.ts';

@@ -4,7 +4,7 @@ import { Codes } from '../../../protocol/codes.ts';
 import { mappedError } from '../../../protocol/error-mapping.ts';
 import { ApiError } from '../../../protocol/errors.ts';
 import { jsonBody } from '../serialize.ts';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 const ULID_RE = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 

@@ -5,7 +5,7 @@ import { Codes } from '../../../protocol/codes.ts';
 import { ApiError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
 import { FileDeleted, FileIdParams, FileObject, FileUploadBody } from '../../../protocol/schemas/files.ts';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 /** This download is the one endpoint with real HTTP statuses for lookup and storage errors (Core "Errors"). */
 function missing(id: string): ApiError {

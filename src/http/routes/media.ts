@@ -5,7 +5,7 @@ import { sendFile } from '../binary.ts';
 import { ApiError } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';
 import { Id } from '../../../protocol/schemas/common.ts';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { MediaFiles } from '../../media/file-part.ts';
 import type { SessionLookup } from '../../sessions/lookup.ts';
 

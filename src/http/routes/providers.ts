@@ -11,7 +11,7 @@ import {
   ImportCatalogBody, ImportCatalogData, ImportRegistryBody, ImportRegistryData, ProviderCreateBody, ProviderDetail, ProviderIdParams, ProviderItem,
   ProviderList, ProviderUpdateBody, ProviderUpdateData, RefreshReport,
 } from '../../../protocol/schemas/providers.ts';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 
 const tags = ['providers'];
 

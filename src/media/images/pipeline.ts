@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { fitImage, ImageDecodeError, ImageTooLargeError, type Region } from './encode.ts';
 
 /** One image to fit: its bytes (read only when the result is not cached) and the bounds. */

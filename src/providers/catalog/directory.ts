@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { isTable, type Doc } from '../../config/read.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { ApiError, notFound } from '../../../protocol/errors.ts';

@@ -14,7 +14,7 @@ import { GlobalEvents } from '../../../protocol/events/types.ts';
 import { EngineEvents } from '../../engine/events.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { Coalescer, DEFAULT_COALESCE_MS } from '../coalesce.ts';
 import { opsFrame } from './frames.ts';

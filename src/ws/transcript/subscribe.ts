@@ -1,7 +1,7 @@
 import { pageReachesTrimmed } from '../../../projections/transcript/records-trim.ts';
 import type { TranscriptState } from '../../../projections/transcript/state.ts';
 import { resetSnapshot } from '../../../projections/transcript/records-view.ts';
-import type { Logger } from '../../app/logger.ts';
+import type { Logger } from '../../lib/logger.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { ApiError } from '../../../protocol/errors.ts';
 import { findOwnedSession, type OwnedSessionLookup } from '../../sessions/lookup.ts';
