@@ -56,6 +56,7 @@ import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
 import { SERVER_VERSION } from './version.ts';
 import { SessionLogTap, tappedLogger } from '../archive/log-tap.ts';
+import { numberFromEnv } from '../lib/env-number.ts';
 
 export interface StartOptions {
   home: string;
@@ -272,7 +273,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const instanceFile = await registerInstance(home, {
     server_id: serverId, pid: process.pid, host: options.host, port, started_at: startedAt.toISOString(), base_url: baseUrl, journal_slot: primary.id,
   });
-  instances.start(baseUrl, opts.reconcileIntervalMs ?? (Number(process.env.SVC_CODE_RECONCILE_INTERVAL_MS) || DEFAULT_RECONCILE_MS));
+  instances.start(baseUrl, opts.reconcileIntervalMs ?? numberFromEnv(process.env, 'SVC_CODE_RECONCILE_INTERVAL_MS', DEFAULT_RECONCILE_MS));
   void instances.reconcile();
 
   let closing: Promise<void> | undefined;

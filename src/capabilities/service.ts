@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { platform } from './checks.ts';
 import type { CapabilityDef } from './defs.ts';
+import { numberFromEnv } from '../lib/env-number.ts';
 
 export interface CapabilityDeps {
   home: string;
@@ -80,7 +81,7 @@ export class CapabilityService {
   }
 
   private async run(c: CapabilityDef): Promise<void> {
-    const delay = Number(process.env.SVC_CODE_CAPABILITY_STEP_DELAY_MS) || 0;
+    const delay = numberFromEnv(process.env, 'SVC_CODE_CAPABILITY_STEP_DELAY_MS', 0, { min: 0 });
     const dir = this.dir(c.id);
     try {
       for (const [i, s] of c.steps.entries()) {

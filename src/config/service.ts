@@ -23,6 +23,7 @@ import { patchToml } from './toml-edit.ts';
 import { sameData } from './toml-value.ts';
 import { ensureTuiFile } from './tui.ts';
 import { toConfigView } from './view.ts';
+import { numberFromEnv } from '../lib/env-number.ts';
 
 export interface ConfigServiceOptions {
   /** Environment to read overrides from (default process.env); read once, never written back. */
@@ -72,9 +73,9 @@ export class ConfigService extends EventEmitter {
     this.journal = deps.journal;
     const env = opts.env ?? process.env;
     this.env = readEnvOverrides(env);
-    const window = opts.changeWindowMs ?? (Number(env.SVC_CODE_CONFIG_EVENT_WINDOW_MS) || CHANGE_WINDOW_MS);
+    const window = opts.changeWindowMs ?? numberFromEnv(env, 'SVC_CODE_CONFIG_EVENT_WINDOW_MS', CHANGE_WINDOW_MS);
     this.batcher = new ChangeBatcher(window, (fields) => this.publish(fields));
-    this.lockTimeoutMs = opts.lockTimeoutMs ?? (Number(env.SVC_CODE_CONFIG_LOCK_TIMEOUT_MS) || 10_000);
+    this.lockTimeoutMs = opts.lockTimeoutMs ?? numberFromEnv(env, 'SVC_CODE_CONFIG_LOCK_TIMEOUT_MS', 10_000);
   }
 
   static async load(home: string, deps: { journal: EventJournal; log: Logger }, opts?: ConfigServiceOptions): Promise<ConfigService> {

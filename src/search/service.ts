@@ -17,6 +17,7 @@ import type { Ids } from '../lib/ids.ts';
 import { DEFAULT_WORKER_YOUNG_MB, inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
 import { dropIndexFiles, hasSnapshot } from './host.ts';
 import { collectGarbage } from './gc.ts';
+import { ANY_POSITIVE, numberFromEnv } from '../lib/env-number.ts';
 
 /** Events per build chunk: the server answers requests between chunks. */
 const BUILD_CHUNK = 2000;
@@ -45,7 +46,7 @@ export interface SearchDeps {
 
 /** Search budgets from the environment (benches and tests tighten them). */
 export function budgetsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchBudgets {
-  const n = (name: string, dflt: number) => (Number(env[name]) > 0 ? Number(env[name]) : dflt);
+  const n = (name: string, dflt: number) => numberFromEnv(env, name, dflt, ANY_POSITIVE);
   return {
     candidateCap: n('SVC_CODE_SEARCH_CANDIDATE_CAP', DEFAULT_BUDGETS.candidateCap),
     postingsBudget: n('SVC_CODE_SEARCH_POSTINGS_BUDGET', DEFAULT_BUDGETS.postingsBudget),
@@ -55,8 +56,7 @@ export function budgetsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchBudg
 
 /** `SVC_CODE_SEARCH_WORKER_YOUNG_MB`: the search worker's young generation, MB (A/B runs); a positive number, else the default. */
 export function searchWorkerYoungMbFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.SVC_CODE_SEARCH_WORKER_YOUNG_MB);
-  return Number.isFinite(n) && n > 0 ? n : DEFAULT_WORKER_YOUNG_MB;
+  return numberFromEnv(env, 'SVC_CODE_SEARCH_WORKER_YOUNG_MB', DEFAULT_WORKER_YOUNG_MB, ANY_POSITIVE);
 }
 
 export { searchIndexDir } from './index-dir.ts';

@@ -3,6 +3,7 @@ import type { Network } from './addresses.ts';
 import { decodeBody, kindOf, mediaType } from './body.ts';
 import { htmlToMarkdown, type ConvertLimits } from './convert.ts';
 import { fetchUrl, FetchError, type FetchLimits } from './http.ts';
+import { numberFromEnv } from '../lib/env-number.ts';
 
 export { FetchError };
 
@@ -25,8 +26,7 @@ export const DEFAULT_WEB_FETCH_LIMITS: WebFetchLimits = {
  * A value that is not a positive integer is ignored.
  */
 export function webFetchLimitsFromEnv(env: NodeJS.ProcessEnv): WebFetchLimits {
-  const ms = Number(env.SVC_CODE_WEB_FETCH_TIMEOUT_MS);
-  return Number.isInteger(ms) && ms > 0 ? { ...DEFAULT_WEB_FETCH_LIMITS, timeoutMs: ms } : DEFAULT_WEB_FETCH_LIMITS;
+  return { ...DEFAULT_WEB_FETCH_LIMITS, timeoutMs: numberFromEnv(env, 'SVC_CODE_WEB_FETCH_TIMEOUT_MS', DEFAULT_WEB_FETCH_LIMITS.timeoutMs) };
 }
 
 export interface PageOptions {

@@ -1,3 +1,5 @@
+import { numberFromEnv } from '../lib/env-number.ts';
+
 /**
  * Delta coalescing, one rule for both channels (docs/websocket.md "Transcript channel"): the legacy delta frames
  * (`assistant.delta`, `thinking.delta`, `tool.call.delta`, fanout.ts) and the transcript delta batches
@@ -17,8 +19,7 @@ export const COALESCE_MIN_CHARS = 192;
 export const COALESCE_MAX_WINDOWS = 4;
 
 export function coalesceMsFromEnv(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.SVC_CODE_WS_COALESCE_MS);
-  return env.SVC_CODE_WS_COALESCE_MS !== undefined && Number.isInteger(n) && n >= 0 ? n : DEFAULT_COALESCE_MS;
+  return numberFromEnv(env, 'SVC_CODE_WS_COALESCE_MS', DEFAULT_COALESCE_MS, { min: 0 });
 }
 
 export interface CoalescePolicy<T> {

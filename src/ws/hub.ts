@@ -19,6 +19,7 @@ import { FanOut } from './fanout.ts';
 import type { LiveTranscripts } from './transcript/live.ts';
 import { serverHello } from './server-frames.ts';
 import { bearerProtocol, checkUpgrade, refuseUpgrade, type UpgradeAuth } from './upgrade.ts';
+import { numberFromEnv } from '../lib/env-number.ts';
 
 const DEFAULT_HIGH_WATER = 8 * 1024 * 1024;
 const CLOSE_GRACE_MS = 10_000;
@@ -28,8 +29,7 @@ const MAX_CLIENT_FRAME = 1024 * 1024;
 
 /** SVC_CODE_WS_MAX_BUFFERED_BYTES overrides the per-client high-water mark (tests set it tiny). */
 function limitsFromEnv(env: NodeJS.ProcessEnv): ConnectionLimits {
-  const n = Number(env.SVC_CODE_WS_MAX_BUFFERED_BYTES);
-  return { highWater: Number.isInteger(n) && n > 0 ? n : DEFAULT_HIGH_WATER, closeGraceMs: CLOSE_GRACE_MS };
+  return { highWater: numberFromEnv(env, 'SVC_CODE_WS_MAX_BUFFERED_BYTES', DEFAULT_HIGH_WATER), closeGraceMs: CLOSE_GRACE_MS };
 }
 
 export type WsHubDeps = ClientFrameDeps & {

@@ -17,6 +17,7 @@ import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { SessionFsDeps } from '../../fs/scope.ts';
 import type { Clock } from '../../lib/clock.ts';
+import { numberFromEnv } from '../../lib/env-number.ts';
 
 const tags = ['file system'];
 
@@ -38,7 +39,7 @@ function clientGone(ctx: Koa.Context): AbortSignal {
 
 /** fs:search/grep/git_status/diff of a session. */
 export function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache): RouteDef[] {
-  const grepTimeoutMs = Number(process.env.SVC_CODE_GREP_TIMEOUT_MS) || DEFAULT_GREP_TIMEOUT_MS;
+  const grepTimeoutMs = numberFromEnv(process.env, 'SVC_CODE_GREP_TIMEOUT_MS', DEFAULT_GREP_TIMEOUT_MS);
   return [
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/fs:search', operationId: 'sessionFsSearch', summary: 'Fuzzy path search in the session root (or a draft session\'s workspace)', tags,

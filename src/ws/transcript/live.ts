@@ -18,6 +18,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { Coalescer, DEFAULT_COALESCE_MS } from '../coalesce.ts';
 import { opsFrame } from './frames.ts';
+import { numberFromEnv } from '../../lib/env-number.ts';
 
 /**
  * The live side of the transcript channel (docs/transcript.md "Ops"): per session a fold of the journal kept
@@ -60,14 +61,12 @@ export const RETRIM_IDLE_MS = 30_000;
 
 /** SVC_CODE_LIVE_RETRIM_MS (an integer >= 0) replaces RETRIM_IDLE_MS (tests: 0 re-trims as the last read ends). */
 export function liveRetrimMsFromEnv(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.SVC_CODE_LIVE_RETRIM_MS);
-  return env.SVC_CODE_LIVE_RETRIM_MS !== undefined && Number.isInteger(n) && n >= 0 ? n : RETRIM_IDLE_MS;
+  return numberFromEnv(env, 'SVC_CODE_LIVE_RETRIM_MS', RETRIM_IDLE_MS, { min: 0 });
 }
 
 /** SVC_CODE_LIVE_TURNS (an integer >= 1) replaces LIVE_TURNS (tests: trimming after a few turns). */
 export function liveTurnsFromEnv(env: NodeJS.ProcessEnv): number {
-  const n = Number(env.SVC_CODE_LIVE_TURNS);
-  return env.SVC_CODE_LIVE_TURNS !== undefined && Number.isInteger(n) && n >= 1 ? n : LIVE_TURNS;
+  return numberFromEnv(env, 'SVC_CODE_LIVE_TURNS', LIVE_TURNS);
 }
 
 type Input = JournalEvent | { type: string; payload: Record<string, unknown> };
