@@ -111,6 +111,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  // `svc-code --port 8000` is `svc-code serve --port 8000` (serve is the default command; its options are strict).
+  if (command.startsWith('-')) return serve(argv);
   process.stderr.write(`unknown command: ${command}\n${USAGE}\n`);
   process.exit(2);
 }
