@@ -21,48 +21,66 @@ export interface CommittedSubscriber {
   onCommitted(events: JournalEvent[]): void | Promise<unknown>;
 }
 
-/**
- * Every reaction of the daemon to committed events, in the order they run. Projections are not
- * here: they are derived in the append's own batch (projections/runner.ts).
- */
-export function committedSubscribers(s: {
+/** What the engine's reactions read: the parts any process that runs turns has (the daemon, print mode). */
+export interface EngineReactionParts {
   commits: Pick<CommitWaits, 'onCommitted'>;
   instances: Pick<Instances, 'onCommitted'>;
-  terminals: Pick<TerminalService, 'onCommitted'>;
   wakeups: Pick<TaskWakeups, 'onCommitted'>;
   tasks: Pick<TaskService, 'onCommitted'>;
   engine: Pick<EngineRegistry, 'onCommitted'>;
+  mcp: Pick<McpService, 'onCommitted'>;
+  hooks: Pick<HookRunner, 'onCommitted'>;
+}
+
+/** The engine's reactions to committed events, each defined once; callers place them among their own. */
+export function engineReactions(s: EngineReactionParts) {
+  return {
+    // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
+    commits: { name: 'commit waits', onCommitted: s.commits.onCommitted },
+    // Any change: the next reconcile republishes this process's slot export (docs/multi-instance.md).
+    instances: { name: 'instance export', onCommitted: s.instances.onCommitted },
+    // task.terminated, turn.ended, compaction end: task notes waiting while no turn runs or is queued start a follow-up turn.
+    wakeups: { name: 'task wakeups', onCommitted: s.wakeups.onCommitted },
+    // session.archived: the session's tasks are killed.
+    tasks: { name: 'task cleanup', onCommitted: s.tasks.onCommitted },
+    // session.created: the new session's runtime loads without reading the journal.
+    engine: { name: 'runtime bookkeeping', onCommitted: s.engine.onCommitted },
+    // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
+    mcp: { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
+    // event.plugin.changed: the hooks of enabled plugins are read again on the next tool call.
+    hooks: { name: 'plugin hooks', onCommitted: s.hooks.onCommitted },
+  } satisfies Record<keyof EngineReactionParts, CommittedSubscriber>;
+}
+
+/**
+ * Every reaction of the daemon to committed events, in the order they run: the engine's and the transports'.
+ * Projections are not here: they are derived in the append's own batch (projections/runner.ts).
+ */
+export function committedSubscribers(s: EngineReactionParts & {
+  terminals: Pick<TerminalService, 'onCommitted'>;
   hub: Pick<WsHub, 'onCommitted'>;
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
-  mcp: Pick<McpService, 'onCommitted'>;
   configWatchers: Pick<ConfigWatchers, 'onCommitted'>;
   goals: Pick<GoalDriver, 'onCommitted'>;
-  hooks: Pick<HookRunner, 'onCommitted'>;
   search: Pick<SearchService, 'onCommitted'>;
 }): CommittedSubscriber[] {
+  const e = engineReactions(s);
   return [
-    // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
-    { name: 'commit waits', onCommitted: s.commits.onCommitted },
-    // Any change: the next reconcile republishes this daemon's slot export (docs/multi-instance.md).
-    { name: 'instance export', onCommitted: s.instances.onCommitted },
+    e.commits,
+    e.instances,
     // session.archived: the session's terminals are closed.
     { name: 'terminals', onCommitted: s.terminals.onCommitted },
-    // task.terminated, turn.ended, compaction end: task notes waiting while no turn runs or is queued start a follow-up turn.
-    { name: 'task wakeups', onCommitted: s.wakeups.onCommitted },
-    // session.archived: the session's tasks are killed.
-    { name: 'task cleanup', onCommitted: s.tasks.onCommitted },
-    // session.created: the new session's runtime loads without reading the journal.
-    { name: 'runtime bookkeeping', onCommitted: s.engine.onCommitted },
+    e.wakeups,
+    e.tasks,
+    e.engine,
     // Every event: durable frames to the WebSocket connections.
     { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
     // prompt.accepted of an untitled session: its first prompt titles it; turn.ended: a title is generated (auto_session_title).
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
-    // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
-    { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
+    e.mcp,
     // A workspace registered, removed, trusted or untrusted: the config watchers follow its project files ([watch] enabled).
     { name: 'config watchers', onCommitted: s.configWatchers.onCommitted },
-    // event.plugin.changed: the hooks of enabled plugins are read again on the next tool call.
-    { name: 'plugin hooks', onCommitted: s.hooks.onCommitted },
+    e.hooks,
     // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).
     { name: 'goals', onCommitted: s.goals.onCommitted },
     // Messages, titles, archive, undo, workspace deletion: the search index (docs/search.md).

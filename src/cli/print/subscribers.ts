@@ -1,14 +1,13 @@
-import type { CommittedSubscriber } from '../../app/subscribers.ts';
-import type { Core } from '../../app/core.ts';
+import { engineReactions, type CommittedSubscriber, type EngineReactionParts } from '../../app/subscribers.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
 
 /**
- * The reactions to committed events of a print run, in the order they run: the daemon's (src/app/subscribers.ts)
- * that concern an engine without transports, then print mode's own. Not here: the WebSocket fan-out, terminals,
- * auto titles (a title would cost a model request the run would wait for), goals and the search index (the
- * daemon that adopts the run's journal slot indexes its sessions).
+ * The reactions to committed events of a print run, in the order they run: the engine's (src/app/subscribers.ts,
+ * in the daemon's order), then print mode's own. Not here: the WebSocket fan-out, terminals, auto titles (a title
+ * would cost a model request the run would wait for), goals and the search index (the daemon that adopts the run's
+ * journal slot indexes its sessions).
  */
-export function printSubscribers(core: Pick<Core, 'commits' | 'instances' | 'wakeups' | 'tasks' | 'engine' | 'mcp' | 'hooks'>, own: {
+export function printSubscribers(core: EngineReactionParts, own: {
   /** Follows the main agent's turns (src/cli/print/turns.ts). */
   turns: (events: JournalEvent[]) => void;
   /** Refuses approvals and dismisses questions (src/cli/print/unattended.ts). */
@@ -17,14 +16,7 @@ export function printSubscribers(core: Pick<Core, 'commits' | 'instances' | 'wak
   output: (events: JournalEvent[]) => void;
 }): CommittedSubscriber[] {
   return [
-    { name: 'commit waits', onCommitted: core.commits.onCommitted },
-    // Any change: the next reconcile republishes this process's slot export, so a daemon on the home lists the session.
-    { name: 'instance export', onCommitted: core.instances.onCommitted },
-    { name: 'task wakeups', onCommitted: core.wakeups.onCommitted },
-    { name: 'task cleanup', onCommitted: core.tasks.onCommitted },
-    { name: 'runtime bookkeeping', onCommitted: core.engine.onCommitted },
-    { name: 'mcp trust', onCommitted: core.mcp.onCommitted },
-    { name: 'plugin hooks', onCommitted: core.hooks.onCommitted },
+    ...Object.values(engineReactions(core)),
     // Print mode's own: the frames first, so a stream-json reader sees an event before what the run does about it.
     { name: 'print output', onCommitted: own.output },
     { name: 'print turns', onCommitted: own.turns },
