@@ -103,142 +103,177 @@ type Held = Extract<ToWorker, { t: 'ops' } | { t: 'open' } | { t: 'built' }>;
 export function workerBackend(
   budgets: SearchBudgets | undefined, dir: string | undefined, onExit: (err: Error) => void, youngMb = DEFAULT_WORKER_YOUNG_MB,
 ): SearchBackend {
-  let worker: Worker | undefined;
-  let held: Held[] = [];
-  let heldOps = 0;
-  const pending = new Map<number, { msg: Extract<ToWorker, { id: number }>; resolve: (r: any) => void; reject: (e: Error) => void }>();
-  let next = 1;
-  let closed = false;
-  let inFlight = 0;
-  let waiter: { max: number; resolve: () => void } | undefined;
-  const wake = () => {
-    if (waiter && (inFlight <= waiter.max || closed)) {
-      const w = waiter;
-      waiter = undefined;
+  return new WorkerBackend(() => startWorker({ budgets, dir }, youngMb), onExit);
+}
+
+type Pending = { msg: Extract<ToWorker, { id: number }>; resolve: (r: any) => void; reject: (e: Error) => void };
+
+class WorkerBackend implements SearchBackend {
+  readonly kind = 'worker';
+  private worker: Worker | undefined;
+  /** What waits for the worker to start (see workerBackend). */
+  private held: Held[] = [];
+  private heldOps = 0;
+  private readonly pending = new Map<number, Pending>();
+  private next = 1;
+  private closed = false;
+  /** Ops batches posted and not yet applied. */
+  private inFlight = 0;
+  private waiter: { max: number; resolve: () => void } | undefined;
+  /** While a worker is being replaced: what arrives waits for the new one (after its open). */
+  private parked: ToWorker[] | undefined;
+
+  constructor(private readonly spawn: () => Worker, private readonly onExit: (err: Error) => void) {}
+
+  async open(restore: boolean): Promise<Opened> {
+    // Nothing to read: the open waits with the held ops, and the answer is known.
+    if (!restore && !this.worker) {
+      this.held = [{ t: 'open', id: 0, restore: false }];
+      this.heldOps = 0;
+      return { restored: false };
+    }
+    return this.request<Opened>({ t: 'open', id: this.next++, restore });
+  }
+
+  apply(ops: SearchOp[], marks: Position[]): void {
+    if (this.closed || (!ops.length && !marks.length)) return;
+    if (!this.worker && !this.parked && this.heldOps + ops.length <= HELD_OPS_MAX && !ops.some((op) => op.op === 'add')) {
+      this.held.push({ t: 'ops', ops, marks });
+      this.heldOps += ops.length;
+      return;
+    }
+    this.post({ t: 'ops', ops, marks });
+  }
+
+  caughtUp(max: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.waiter = { max, resolve };
+      this.wake();
+    });
+  }
+
+  built(): void {
+    if (this.closed) return;
+    if (this.worker || this.parked) this.post({ t: 'built' });
+    else this.held.push({ t: 'built' });
+  }
+
+  /** A worker never started has nothing worth saving (no message documents). */
+  async save(): Promise<void> {
+    if ((this.worker || this.parked) && !this.closed) await this.request<void>({ t: 'save', id: this.next++ });
+  }
+
+  async recycle(): Promise<boolean> {
+    if (!this.worker || this.closed) return true;
+    const old = this.worker;
+    this.worker = undefined;
+    this.inFlight = 0;
+    const stale = [...this.pending.values()];
+    this.pending.clear();
+    // The old worker ends before the new one starts: its thread's malloc arena, left at the build's high-water
+    // mark (glibc keeps a free arena top below the trim threshold, which the build's large frees raised), is
+    // then reused by the new thread instead of a second arena beside it (docs/benchmarks.md "Session 7").
+    // Requests and ops meanwhile wait, and go after the open: nothing reaches the new worker before its index.
+    this.parked = [];
+    await old.terminate();
+    const waiting = this.parked;
+    this.parked = undefined;
+    if (this.closed) {
+      // Closed while the old worker ended: nothing starts; what waited is answered.
+      const err = new Error('search worker stopped');
+      for (const p of stale) p.reject(err);
+      return true;
+    }
+    const opening = this.request<Opened>({ t: 'open', id: this.next++, restore: true });
+    const worker = this.worker!;
+    for (const p of stale) {
+      this.pending.set(p.msg.id, p);
+      this.send(worker, p.msg);
+    }
+    for (const m of waiting) this.send(worker, m);
+    return (await opening).restored;
+  }
+
+  search(q: SearchQuery): Promise<SearchReply> {
+    return this.request<SearchReply>({ t: 'search', id: this.next++, q });
+  }
+
+  async stats(): Promise<Record<string, number>> {
+    return this.worker ? this.request<Record<string, number>>({ t: 'stats', id: this.next++ }) : {};
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.held = [];
+    this.parked = undefined;
+    const err = new Error('search worker stopped');
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    this.wake();
+    await this.worker?.terminate();
+  }
+
+  async crash(): Promise<void> {
+    await this.started().terminate();
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    if (w && (this.inFlight <= w.max || this.closed)) {
+      this.waiter = undefined;
       w.resolve();
     }
-  };
-  const fail = (err: Error) => {
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-    if (!closed) onExit(err);
-    closed = true;
-    wake();
-  };
-  const send = (w: Worker, m: ToWorker) => {
-    if (m.t === 'ops') inFlight += 1;
+  }
+
+  private fail(err: Error): void {
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+    if (!this.closed) this.onExit(err);
+    this.closed = true;
+    this.wake();
+  }
+
+  private send(w: Worker, m: ToWorker): void {
+    if (m.t === 'ops') this.inFlight += 1;
     w.postMessage(m);
-  };
-  /** While a worker is being replaced: what arrives waits for the new one (after its open). */
-  let parked: ToWorker[] | undefined;
-  const post = (m: ToWorker) => {
-    if (parked) parked.push(m);
-    else send(started(), m);
-  };
-  const started = (): Worker => {
-    if (worker) return worker;
-    const w = (worker = startWorker({ budgets, dir }, youngMb));
-    w.unref();
-    w.on('message', (m: FromWorker) => {
-      if (w !== worker) return;
-      if (m.t === 'applied') {
-        inFlight -= 1;
-        wake();
-        return;
-      }
-      const p = pending.get(m.id);
-      pending.delete(m.id);
-      if (m.error !== undefined) p?.reject(new Error(m.error));
-      else p?.resolve(m.reply);
+  }
+
+  private post(m: ToWorker): void {
+    if (this.parked) this.parked.push(m);
+    else this.send(this.started(), m);
+  }
+
+  private request<T>(m: Extract<ToWorker, { id: number }>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(new Error('search worker stopped'));
+      this.pending.set(m.id, { msg: m, resolve, reject });
+      this.post(m);
     });
-    w.on('error', (err) => w === worker && fail(err));
-    w.on('exit', (code) => w === worker && fail(new Error(`search worker exited (${code})`)));
-    for (const m of held) send(w, m);
-    held = [];
-    heldOps = 0;
+  }
+
+  /** The worker, started with what was held on first need. */
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const w = (this.worker = this.spawn());
+    w.unref();
+    w.on('message', (m: FromWorker) => w === this.worker && this.onMessage(m));
+    w.on('error', (err) => w === this.worker && this.fail(err));
+    w.on('exit', (code) => w === this.worker && this.fail(new Error(`search worker exited (${code})`)));
+    for (const m of this.held) this.send(w, m);
+    this.held = [];
+    this.heldOps = 0;
     return w;
-  };
-  const request = <T>(m: Extract<ToWorker, { id: number }>): Promise<T> => new Promise<T>((resolve, reject) => {
-    if (closed) return reject(new Error('search worker stopped'));
-    pending.set(m.id, { msg: m, resolve, reject });
-    post(m);
-  });
-  return {
-    kind: 'worker',
-    open: async (restore) => {
-      // Nothing to read: the open waits with the held ops, and the answer is known.
-      if (!restore && !worker) {
-        held = [{ t: 'open', id: 0, restore: false }];
-        heldOps = 0;
-        return { restored: false };
-      }
-      return request<Opened>({ t: 'open', id: next++, restore });
-    },
-    apply: (ops, marks) => {
-      if (closed || (!ops.length && !marks.length)) return;
-      if (!worker && !parked && heldOps + ops.length <= HELD_OPS_MAX && !ops.some((op) => op.op === 'add')) {
-        held.push({ t: 'ops', ops, marks });
-        heldOps += ops.length;
-        return;
-      }
-      post({ t: 'ops', ops, marks });
-    },
-    caughtUp: (max) => new Promise<void>((resolve) => {
-      waiter = { max, resolve };
-      wake();
-    }),
-    built: () => {
-      if (closed) return;
-      if (worker || parked) post({ t: 'built' });
-      else held.push({ t: 'built' });
-    },
-    // A worker never started has nothing worth saving (no message documents).
-    save: async () => {
-      if ((worker || parked) && !closed) await request<void>({ t: 'save', id: next++ });
-    },
-    recycle: async () => {
-      if (!worker || closed) return true;
-      const old = worker;
-      worker = undefined;
-      inFlight = 0;
-      const stale = [...pending.values()];
-      pending.clear();
-      // The old worker ends before the new one starts: its thread's malloc arena, left at the build's high-water
-      // mark (glibc keeps a free arena top below the trim threshold, which the build's large frees raised), is
-      // then reused by the new thread instead of a second arena beside it (docs/benchmarks.md "Session 7").
-      // Requests and ops meanwhile wait, and go after the open: nothing reaches the new worker before its index.
-      parked = [];
-      await old.terminate();
-      const waiting = parked;
-      parked = undefined;
-      if (closed) {
-        // Closed while the old worker ended: nothing starts; what waited is answered.
-        const err = new Error('search worker stopped');
-        for (const p of stale) p.reject(err);
-        return true;
-      }
-      const opening = request<Opened>({ t: 'open', id: next++, restore: true });
-      for (const p of stale) {
-        pending.set(p.msg.id, p);
-        send(worker!, p.msg);
-      }
-      for (const m of waiting) send(worker!, m);
-      return (await opening).restored;
-    },
-    search: (q) => request<SearchReply>({ t: 'search', id: next++, q }),
-    stats: async () => (worker ? request<Record<string, number>>({ t: 'stats', id: next++ }) : {}),
-    close: async () => {
-      closed = true;
-      held = [];
-      parked = undefined;
-      const err = new Error('search worker stopped');
-      for (const p of pending.values()) p.reject(err);
-      pending.clear();
-      wake();
-      await worker?.terminate();
-    },
-    crash: async () => {
-      await started().terminate();
-    },
-  };
+  }
+
+  private onMessage(m: FromWorker): void {
+    if (m.t === 'applied') {
+      this.inFlight -= 1;
+      this.wake();
+      return;
+    }
+    const p = this.pending.get(m.id);
+    this.pending.delete(m.id);
+    if (m.error !== undefined) p?.reject(new Error(m.error));
+    else p?.resolve(m.reply);
+  }
 }
