@@ -75,6 +75,7 @@ export class SessionIndex implements Projection {
     const e = known(event);
     if (e.type === 'session.created') return { ...e.payload.session, has_prompt: Boolean(e.payload.session.last_prompt) };
     if (!cur) return undefined;
+    if (e.type.startsWith('event.approval.') || e.type.startsWith('event.question.')) return pendingInteractions(cur, e);
     switch (e.type) {
       case 'session.profile_updated': {
         const p = e.payload;
@@ -113,27 +114,6 @@ export class SessionIndex implements Projection {
         delete next.active_turn;
         return next;
       }
-      case 'event.approval.requested': {
-        const a = e.payload;
-        const open = { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id };
-        return { ...cur, pending_approvals: [...(cur.pending_approvals ?? []), open], updated_at: e.ts };
-      }
-      case 'event.approval.resolved': {
-        const r = e.payload;
-        const next: SessionRecord = { ...cur, pending_approvals: (cur.pending_approvals ?? []).filter((a) => a.approval_id !== r.approval_id), updated_at: e.ts };
-        if (r.remember) next.session_rules = [...(cur.session_rules ?? []), r.remember];
-        return next;
-      }
-      case 'event.question.requested': {
-        const q = e.payload;
-        const open = { question_id: q.question_id, agent_id: q.agent_id, tool_call_id: q.tool_call_id };
-        return { ...cur, pending_questions: [...(cur.pending_questions ?? []), open], updated_at: e.ts };
-      }
-      case 'event.question.answered':
-      case 'event.question.dismissed': {
-        const id = e.payload.question_id;
-        return { ...cur, pending_questions: (cur.pending_questions ?? []).filter((q) => q.question_id !== id), updated_at: e.ts };
-      }
       case 'session.undone': {
         // `:undo` reconciles last_prompt with the prompts left (docs/compaction-undo.md).
         const undo = undoOf(e.payload);
@@ -151,8 +131,7 @@ export class SessionIndex implements Projection {
         return { ...cur, title: e.payload.title, title_source: e.payload.source === FIRST_PROMPT ? 'prompt' : 'generated', updated_at: e.ts };
       }
       default:
-        if (!touchesSession(e.type)) return undefined;
-        return cur.updated_at < e.ts ? { ...cur, updated_at: e.ts } : undefined;
+        return touched(cur, e);
     }
   }
 
@@ -248,5 +227,40 @@ export class SessionIndex implements Projection {
     } else {
       yield* list.walk(forward);
     }
+  }
+}
+
+/** An event that changes nothing of the record but its time: a new `updated_at`, or undefined when not newer. */
+function touched(cur: SessionRecord, e: ReturnType<typeof known>): SessionRecord | undefined {
+  if (!touchesSession(e.type)) return undefined;
+  return cur.updated_at < e.ts ? { ...cur, updated_at: e.ts } : undefined;
+}
+
+/** The approvals and questions waiting for an answer, and the calls an approval remembered for the session. */
+function pendingInteractions(cur: SessionRecord, e: ReturnType<typeof known>): SessionRecord | undefined {
+  switch (e.type) {
+    case 'event.approval.requested': {
+      const a = e.payload;
+      const open = { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id };
+      return { ...cur, pending_approvals: [...(cur.pending_approvals ?? []), open], updated_at: e.ts };
+    }
+    case 'event.approval.resolved': {
+      const r = e.payload;
+      const next: SessionRecord = { ...cur, pending_approvals: (cur.pending_approvals ?? []).filter((a) => a.approval_id !== r.approval_id), updated_at: e.ts };
+      if (r.remember) next.session_rules = [...(cur.session_rules ?? []), r.remember];
+      return next;
+    }
+    case 'event.question.requested': {
+      const q = e.payload;
+      const open = { question_id: q.question_id, agent_id: q.agent_id, tool_call_id: q.tool_call_id };
+      return { ...cur, pending_questions: [...(cur.pending_questions ?? []), open], updated_at: e.ts };
+    }
+    case 'event.question.answered':
+    case 'event.question.dismissed': {
+      const id = e.payload.question_id;
+      return { ...cur, pending_questions: (cur.pending_questions ?? []).filter((q) => q.question_id !== id), updated_at: e.ts };
+    }
+    default:
+      return touched(cur, e);
   }
 }

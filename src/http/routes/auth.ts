@@ -22,18 +22,24 @@ export interface AuthRouteDeps {
 
 /** Core "Login and usage": the managed provider's device login, its account reads and the readiness summary. */
 export function authRoutes(deps: AuthRouteDeps): RouteDef[] {
+  return [...canonicalRoutes(deps), ...aliasRoutes(deps.auth)];
+}
+
+/** The account's usage report, or with view=profile its profile, read live from the provider. */
+async function accountView(auth: AuthService, provider: string, view: 'usage' | 'profile') {
+  auth.checkProvider(provider);
+  const client = await auth.clientFor(provider);
+  const token = () => auth.getAccessToken(provider);
+  if (view === 'profile') {
+    const r = await readAccount(client, token, '/api/user', UserInfo);
+    return r.kind === 'ok' ? { kind: 'ok' as const, userInfo: r.value } : r;
+  }
+  const r = await readAccount(client, token, '/api/usage', UsageReport);
+  return r.kind === 'ok' ? { kind: 'ok' as const, ...r.value } : r;
+}
+
+function canonicalRoutes(deps: AuthRouteDeps): RouteDef[] {
   const auth = deps.auth;
-  const status = async (provider: string, view: 'usage' | 'profile') => {
-    auth.checkProvider(provider);
-    const client = await auth.clientFor(provider);
-    const token = () => auth.getAccessToken(provider);
-    if (view === 'profile') {
-      const r = await readAccount(client, token, '/api/user', UserInfo);
-      return r.kind === 'ok' ? { kind: 'ok' as const, userInfo: r.value } : r;
-    }
-    const r = await readAccount(client, token, '/api/usage', UsageReport);
-    return r.kind === 'ok' ? { kind: 'ok' as const, ...r.value } : r;
-  };
   return [
     route({
       method: 'GET', path: '/api/v1/auth', operationId: 'getAuth', summary: 'Model readiness and the managed provider login state', tags,
@@ -72,9 +78,14 @@ export function authRoutes(deps: AuthRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/auth/status', operationId: 'getAuthStatus',
       summary: 'Plan usage and limits (or, with view=profile, the account profile), fetched live; upstream failures in band', tags,
       query: AuthStatusQuery, data: AuthStatusData, codes: providerCodes,
-      handler: ({ query }) => status(query.provider, query.view),
+      handler: ({ query }) => accountView(auth, query.provider, query.view),
     }),
-    // Aliases under the names web clients call (spec/clients.md D1, E15).
+  ];
+}
+
+/** Aliases under the names web clients call (spec/clients.md D1, E15). */
+function aliasRoutes(auth: AuthService): RouteDef[] {
+  return [
     route({
       method: 'POST', path: '/api/v1/oauth/login', operationId: 'startLoginAlias', summary: 'Alias of POST /api/v1/auth/login (web clients)', tags,
       body: AliasLoginBody, data: LoginFlowSnapshot, codes: [...providerCodes, Codes.INTERNAL],
@@ -98,12 +109,12 @@ export function authRoutes(deps: AuthRouteDeps): RouteDef[] {
     route({
       method: 'GET', path: '/api/v1/oauth/usage', operationId: 'getOAuthUsage', summary: 'Alias of GET /api/v1/auth/status (web clients)', tags,
       query: AliasProviderQuery, data: AuthStatusData, codes: providerCodes,
-      handler: ({ query }) => status(query.provider, 'usage'),
+      handler: ({ query }) => accountView(auth, query.provider, 'usage'),
     }),
     route({
       method: 'GET', path: '/api/v1/oauth/userinfo', operationId: 'getOAuthUserInfo', summary: 'Alias of GET /api/v1/auth/status?view=profile (web clients)', tags,
       query: AliasProviderQuery, data: AuthStatusData, codes: providerCodes,
-      handler: ({ query }) => status(query.provider, 'profile'),
+      handler: ({ query }) => accountView(auth, query.provider, 'profile'),
     }),
     route({
       method: 'GET', path: '/api/v1/oauth/region', operationId: 'getOAuthRegion', summary: 'The OAuth region, derived locally', tags,
