@@ -1,7 +1,6 @@
-import type { ModelClient, ModelRequest, ModelStreamPart, ProviderMeta, Usage as WireUsage, WireError } from '../providers/wire/types.ts';
+import type { ModelClient, ModelRequest, ModelStreamPart, ProviderMeta, Usage as WireUsage, WireError, WireTrace } from '../providers/wire/types.ts';
 import type { ContentPart, LlmTiming } from '../../protocol/events/turns.ts';
 import type { ToolCall } from './tools.ts';
-import { markHere } from './trace.ts';
 import { repairToolPairing } from './tool-pairing.ts';
 
 /** Where the turn's streamed text stands: volatile deltas carry these cumulative offsets. */
@@ -70,7 +69,7 @@ export async function runAttempt(
   try {
     const sent = performance.now();
     const messages = repairToolPairing(req.messages);
-    const out = await fold(client.stream(messages === req.messages ? req : { ...req, messages }, deadline.signal), offsets, sink, () => deadline.touch());
+    const out = await fold(client.stream(messages === req.messages ? req : { ...req, messages }, deadline.signal), offsets, sink, () => deadline.touch(), req.trace);
     const t = out.timing!;
     const first = (t as { first?: number }).first;
     delete (t as { first?: number }).first;
@@ -84,7 +83,9 @@ export async function runAttempt(
   }
 }
 
-async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets, sink: DeltaSink, touch: () => void): Promise<AttemptResult> {
+async function fold(
+  stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets, sink: DeltaSink, touch: () => void, trace?: WireTrace,
+): Promise<AttemptResult> {
   const parts: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
   const timing: LlmTiming & { first?: number } = {};
@@ -93,7 +94,7 @@ async function fold(stream: AsyncIterable<ModelStreamPart>, offsets: TurnOffsets
   let consume = 0;
   const calls = new Map<string, { id: string; name: string; chars: number }>();
   for await (const part of stream) {
-    markHere('part.first');
+    trace?.('part.first');
     const at = performance.now();
     if (timing.first === undefined && CONTENT_PARTS.has(part.type)) timing.first = at;
     touch();

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -14,7 +13,6 @@ export const tracing = FILE !== '';
 
 /** Per key: [label, epoch ms, the event loop's cumulative idle ms, monotonic µs (as a --cpu-prof timeline)]. */
 const marks = new Map<string, Array<[string, number, number, number]>>();
-const scope = tracing ? new AsyncLocalStorage<string>() : undefined;
 
 /** Records `label` for `key` (a session id) the first time it is reached. */
 export function mark(key: string | undefined, label: string): void {
@@ -22,16 +20,6 @@ export function mark(key: string | undefined, label: string): void {
   let m = marks.get(key);
   if (!m) marks.set(key, (m = []));
   if (!m.some(([l]) => l === label)) m.push([label, performance.timeOrigin + performance.now(), performance.eventLoopUtilization().idle, Number(process.hrtime.bigint() / 1000n)]);
-}
-
-/** Marks under the session whose model request runs in the current async context (wire layer). */
-export function markHere(label: string): void {
-  if (scope) mark(scope.getStore(), label);
-}
-
-/** Runs `fn` with `key` as the current context for markHere. */
-export function traced<T>(key: string, fn: () => T): T {
-  return scope ? scope.run(key, fn) : fn();
 }
 
 /** Writes the session's marks as one line (absolute epoch ms) and forgets them. */

@@ -14,7 +14,7 @@ import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 import { ToolEvents } from '../tools/events.ts';
 import { runToolCalls } from './tool-calls.ts';
-import { mark, traced, tracing } from './trace.ts';
+import { mark, tracing } from './trace.ts';
 import type { NewEvent, PayloadOf } from '../../protocol/events/registry.ts';
 
 export const MAIN_AGENT = 'main';
@@ -192,10 +192,13 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     mark(t.sessionId, 'step.messages');
     const system = t.system?.();
     if (t.tools.ready) await t.tools.ready(t.sessionId);
-    const req = { ...(system ? { system } : {}), messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking };
+    const req = {
+      ...(system ? { system } : {}), messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking,
+      ...(tracing ? { trace: (label: string) => mark(t.sessionId, label) } : {}),
+    };
     mark(t.sessionId, 'step.specs');
     const built = performance.now() - building;
-    const result = await traced(t.sessionId, () => runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS));
+    const result = await runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS);
     await ready;
     result.timing = { request_build_ms: Math.round(built * 10) / 10, ...result.timing };
     if (result.error?.kind === 'context_overflow' && t.context && !t.signal.aborted) {

@@ -4,7 +4,6 @@ import { chatCompat, svc, type Streamer } from './chat-completions/client.ts';
 import { modelThinking, type Protocol, type ProtocolInput } from './protocol.ts';
 import { toPrompt, toTools } from './prompt.ts';
 import { streamModel } from './stream.ts';
-import { markHere } from '../../engine/trace.ts';
 import { WIRE_TYPES, type WireError, type ModelClient, type ModelEntry, type ModelRequest, type ModelStreamPart, type ProviderEntry, type WireType } from './types.ts';
 
 /**
@@ -63,7 +62,7 @@ async function* sdkRequest(protocol: Promise<Protocol>, req: ModelRequest, signa
 
 /** The request's stream through the AI SDK model. */
 function runRequest(protocol: Protocol, req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
-  markHere('wire.request');
+  req.trace?.('wire.request');
   let call;
   try {
     call = {
@@ -76,8 +75,8 @@ function runRequest(protocol: Protocol, req: ModelRequest, signal: AbortSignal):
   } catch (err) {
     return failed(classifyError(err, signal));
   }
-  markHere('wire.call');
-  return streamModel(protocol.model, call, signal);
+  req.trace?.('wire.call');
+  return streamModel(protocol.model, call, signal, req.trace);
 }
 
 async function* failed(error: WireError): AsyncGenerator<ModelStreamPart> {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { markHere } from '../../engine/trace.ts';
+import type { WireTrace } from './types.ts';
 
 /** Keep-alive agents shared by every model request (one TCP/TLS connection reused per upstream). */
 export const agents = {
@@ -13,11 +13,13 @@ export const agents = {
  * error before that (connection refused, reset, TLS) or with the signal's reason on abort; an
  * abort after the headers destroys the answer (its `close` comes without `end`).
  */
-export function postJson(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+export function postJson(
+  url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, trace?: WireTrace,
+): Promise<http.IncomingMessage> {
   if (!(url.protocol in agents)) return Promise.reject(new Error(`unsupported URL scheme: ${url.protocol}`));
   if (signal.aborted) return Promise.reject(signal.reason);
   const mod = url.protocol === 'https:' ? https : http;
-  markHere('fetch.send');
+  trace?.('fetch.send');
   return new Promise((resolve, reject) => {
     const req = mod.request(url, {
       method: 'POST',
@@ -38,7 +40,7 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
       reject(err);
     });
     req.once('response', (res) => {
-      markHere('fetch.headers');
+      trace?.('fetch.headers');
       settled = true;
       res.on('error', () => undefined); // its `close` reports a cut-off answer
       res.once('close', () => signal.removeEventListener('abort', onAbort));

@@ -1,7 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
 import { classifyError } from './errors.ts';
-import { markHere } from '../../engine/trace.ts';
-import type { FinishReason, ModelStreamPart, ProviderMeta, Usage } from './types.ts';
+import type { FinishReason, ModelStreamPart, ProviderMeta, Usage, WireTrace } from './types.ts';
 import { parseToolArgs } from './tool-args.ts';
 
 const FINISH: Record<string, FinishReason> = {
@@ -13,13 +12,13 @@ const FINISH: Record<string, FinishReason> = {
  * becomes a final `error` part. The upstream HTTP request is cancelled through `abortSignal`.
  */
 export async function* streamModel(
-  model: LanguageModelV3, call: LanguageModelV3CallOptions, signal: AbortSignal,
+  model: LanguageModelV3, call: LanguageModelV3CallOptions, signal: AbortSignal, trace?: WireTrace,
 ): AsyncGenerator<ModelStreamPart> {
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
     if (signal.aborted) throw signal.reason;
     const { stream } = await model.doStream({ ...call, abortSignal: signal });
-    markHere('wire.doStreamed');
+    trace?.('wire.doStreamed');
     reader = stream.getReader();
     const state = new PartState();
     for (;;) {

@@ -54,7 +54,15 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   /** Extra headers for this request, over the provider's `custom_headers`. */
   headers?: Record<string, string>;
+  /**
+   * Marks the request's progress through the wire (the prompt-latency trace, docs/benchmarks.md): the caller passes
+   * one when it traces; the wire calls it with a label at each stage and knows nothing of what it records.
+   */
+  trace?: WireTrace;
 }
+
+/** A label recorder for one model request's stages (`wire.request`, `fetch.send`, `fetch.headers`, ...). */
+export type WireTrace = (label: string) => void;
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'error' | 'other';
 

@@ -1,4 +1,3 @@
-import { markHere } from '../../../engine/trace.ts';
 import { SERVER_VERSION } from '../../../app/version.ts';
 import { classifyError } from '../errors.ts';
 import type { ProtocolInput } from '../protocol.ts';
@@ -41,16 +40,16 @@ function chatStreamer(
   const url = new URL(`${baseURL}/chat/completions`);
   const base = lowerKeys({ 'user-agent': `svc-code/${SERVER_VERSION}`, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) }, custom);
   return (req, signal) => {
-    markHere('wire.request');
+    req.trace?.('wire.request');
     let body: string;
     try {
       body = chatBodyJson(req, options(req));
     } catch (err) {
       return failed(err, signal);
     }
-    markHere('wire.call');
+    req.trace?.('wire.call');
     const headers = req.headers ? lowerKeys(base, req.headers) : base;
-    return streamChatCompletion(url, headers, body, new ChunkMapper(reasoningKey), signal);
+    return streamChatCompletion(url, headers, body, new ChunkMapper(reasoningKey), signal, req.trace);
   };
 }
 

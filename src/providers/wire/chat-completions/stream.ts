@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { createParser } from 'eventsource-parser';
-import { markHere } from '../../../engine/trace.ts';
 import { classifyError, httpError } from '../errors.ts';
 import { postJson } from '../http-post.ts';
-import type { ModelStreamPart, WireError } from '../types.ts';
+import type { ModelStreamPart, WireError, WireTrace } from '../types.ts';
 import { ChunkMapper } from './chunks.ts';
 
 /** Parts waiting for the consumer above this count pause the socket until it catches up. */
@@ -19,19 +18,19 @@ const MAX_ERROR_BODY = 64 * 1024;
  * throws: every failure, abort included, becomes a final `error` part.
  */
 export async function* streamChatCompletion(
-  url: URL, headers: Record<string, string>, body: string, mapper: ChunkMapper, signal: AbortSignal,
+  url: URL, headers: Record<string, string>, body: string, mapper: ChunkMapper, signal: AbortSignal, trace?: WireTrace,
 ): AsyncGenerator<ModelStreamPart> {
   let res: IncomingMessage | undefined;
   let finished = false;
   try {
     if (signal.aborted) throw signal.reason;
-    res = await postJson(url, headers, body, signal);
+    res = await postJson(url, headers, body, signal, trace);
     if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) {
       yield { type: 'error', error: await failure(res, signal) };
       return;
     }
-    markHere('wire.doStreamed');
-    for await (const part of readEvents(res, mapper, signal)) {
+    trace?.('wire.doStreamed');
+    for await (const part of readEvents(res, mapper, signal, trace)) {
       if (part.type === 'finish') finished = true;
       yield part;
     }
@@ -48,7 +47,7 @@ export async function* streamChatCompletion(
 }
 
 /** The answer's SSE events as parts, batched per socket read so the consumer awaits once per read. */
-async function* readEvents(res: IncomingMessage, mapper: ChunkMapper, signal: AbortSignal): AsyncGenerator<ModelStreamPart> {
+async function* readEvents(res: IncomingMessage, mapper: ChunkMapper, signal: AbortSignal, trace?: WireTrace): AsyncGenerator<ModelStreamPart> {
   const queue = new PartQueue(res);
   let ended = false;
   const finish = () => {
@@ -71,7 +70,7 @@ async function* readEvents(res: IncomingMessage, mapper: ChunkMapper, signal: Ab
   });
   res.setEncoding('utf8');
   res.on('data', (text: string) => {
-    markHere('fetch.data');
+    trace?.('fetch.data');
     parser.feed(text);
   });
   res.once('end', () => {
