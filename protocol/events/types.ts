@@ -1,6 +1,6 @@
 import type { EventType } from './registry.ts';
 
-/** Event type names, one constant per fact; streams and schemas are in the registry (src/events/registry.ts). */
+/** Event type names, one constant per fact; streams and schemas are in the registry (protocol/events/registry.ts). */
 export const SessionEvents = {
   created: 'session.created',
   profileUpdated: 'session.profile_updated',

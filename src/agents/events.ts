@@ -1,6 +1,6 @@
 import type { EventType } from '../../protocol/events/registry.ts';
 
-/** Subagent lifecycle events on the session stream (Core Events "Subagents"; schemas: src/events/subagents.ts). */
+/** Subagent lifecycle events on the session stream (Core Events "Subagents"; schemas: protocol/events/subagents.ts). */
 export const SubagentEvents = {
   spawned: 'subagent.spawned',
   started: 'subagent.started',

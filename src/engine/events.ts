@@ -2,7 +2,7 @@ import type { EventType } from '../../protocol/events/registry.ts';
 
 /**
  * Names of the agent engine's events (issue 3); their streams and payload schemas are in the
- * registry (src/events/turns.ts, deltas.ts, session.ts). Durable ones go on the session's stream
+ * registry (protocol/events/turns.ts, deltas.ts, session.ts). Durable ones go on the session's stream
  * (or the global stream where noted); volatile ones go through the volatile bus (src/events/volatile-bus.ts).
  */
 export const EngineEvents = {

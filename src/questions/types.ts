@@ -1,7 +1,7 @@
 import type { AnswerBody, DismissReason, QuestionItem } from '../../protocol/events/questions.ts';
 import type { EventType } from '../../protocol/events/registry.ts';
 
-/** Journal event types of questions (session stream; schemas: src/events/questions.ts). */
+/** Journal event types of questions (session stream; schemas: protocol/events/questions.ts). */
 export const QuestionEvents = {
   requested: 'event.question.requested',
   answered: 'event.question.answered',

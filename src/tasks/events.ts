@@ -1,6 +1,6 @@
 import type { EventType } from '../../protocol/events/registry.ts';
 
-/** Session-stream events of background tasks (journaled) and volatile shell frames (schemas: src/events/tasks.ts). */
+/** Session-stream events of background tasks (journaled) and volatile shell frames (schemas: protocol/events/tasks.ts). */
 export const TaskEvents = {
   started: 'task.started',
   terminated: 'task.terminated',

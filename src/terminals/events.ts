@@ -1,6 +1,6 @@
 import type { EventType } from '../../protocol/events/registry.ts';
 
-/** Terminal lifecycle facts, journaled on the session's stream (schemas: src/events/terminals.ts). Output never is. */
+/** Terminal lifecycle facts, journaled on the session's stream (schemas: protocol/events/terminals.ts). Output never is. */
 export const TerminalEvents = {
   opened: 'terminal.opened',
   exited: 'terminal.exited',

@@ -1,6 +1,6 @@
 import type { EventType } from '../../protocol/events/registry.ts';
 
-/** Event types of tool execution (schemas: src/events/tools.ts, deltas.ts). */
+/** Event types of tool execution (schemas: protocol/events/tools.ts, deltas.ts). */
 export const ToolEvents = {
   callStarted: 'tool.call.started',
   /** Volatile: streamed arguments of a call, before it runs. */
