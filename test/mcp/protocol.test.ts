@@ -45,6 +45,20 @@ test('tools/list_changed: a tool the server adds is offered on the next model re
   t.like(await resultOf(env, 'f1'), { is_error: false, content: 'fresh ran' });
 });
 
+test('a task-required tool of a server that declares no tasks capability is not offered; a call of its name reaches no server', async (t) => {
+  t.timeout(300_000);
+  const env = await startMcpEngine(t, { fx: stdioServer() }, YOLO);
+  env.llm.setScript(step(call('j1', 'mcp__fx__job')), scripts.helloText);
+  t.is((await prompt(env, 'job')).code, 0);
+  t.is((await turnEnded(env, 1, 120_000)).payload.reason, 'completed');
+  t.true(offered(env, 0).includes('mcp__fx__echo'));
+  t.false(offered(env, 0).includes('mcp__fx__job'), 'the server could only refuse a plain call (-32600 from the issue)');
+  t.like(await resultOf(env, 'j1'), { is_error: true, content: 'tool not available: mcp__fx__job' });
+  const listed = (await env.s.get(`/api/v1/tools?session_id=${env.sid}`)).data.tools.map((x: any) => x.name);
+  t.true(listed.includes('mcp__fx__echo'));
+  t.false(listed.includes('mcp__fx__job'), 'GET /api/v1/tools does not list it either');
+});
+
 test('last_error says how a stdio server ended: its exit code or the signal, not only its startup banner', async (t) => {
   t.timeout(300_000);
   const env = await startMcpEngine(t, { code: stdioServer(), signal: stdioServer() }, YOLO);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
@@ -41,7 +42,7 @@ const everythingTransports = [
 ] as const;
 
 for (const { transport, config } of everythingTransports) {
-  test(`server-everything over ${transport}: added to a live session; echo, image, structured content, the last progress, roots, resource links`, async (t) => {
+  test(`server-everything over ${transport}: added to a live session; echo, image, structured content, the last progress, roots, resource links and ReadMcpResource within its bounds`, async (t) => {
     const server = await config();
     t.teardown(() => server.close());
     const env = await engine(t);
@@ -56,7 +57,11 @@ for (const { transport, config } of everythingTransports) {
         call('r1', 'mcp__everything__get-roots-list'),
         call('l1', 'mcp__everything__get-resource-links', { count: 2 }),
       ),
-      step(call('m1', 'ReadMcpResource', { server: 'everything', uri: 'demo://resource/dynamic/text/2' })),
+      step(
+        call('m1', 'ReadMcpResource', { server: 'everything', uri: 'demo://resource/dynamic/text/2' }),
+        call('m2', 'ReadMcpResource', { server: 'everything', uri: 'demo://resource/dynamic/text/2', offset: 12, max_chars: 4 }),
+        call('m3', 'ReadMcpResource', { server: 'everything', uri: 'demo://resource/dynamic/text/2', offset: 100_000 }),
+      ),
       scripts.helloText,
     );
     t.is((await prompt(env, 'go')).code, 0);
@@ -81,6 +86,9 @@ for (const { transport, config } of everythingTransports) {
     t.true(offered.includes('ReadMcpResource'));
     t.like(await resultOf(env, 'm1'), { is_error: false });
     t.regex((await resultOf(env, 'm1')).content, /Resource 2/);
+    // Bounded like Read: max_chars from offset, then where to continue; an offset past the end says so.
+    t.regex((await resultOf(env, 'm2')).content, /^This\n\[truncated at the character budget: showed characters 12-16 of \d+; continue with offset=16\]$/);
+    t.regex((await resultOf(env, 'm3')).content, /^\[offset 100000 is past the end of the text \(\d+ characters\)\]$/);
   });
 }
 
@@ -112,6 +120,9 @@ test('server-everything: a task-required tool runs as a task; an elicitation of 
   t.regex(asked.content, /- Name: Ada/);
   t.regex(asked.content, /- Favorite Integer: 42/, 'a skipped field takes its default');
 });
+
+/** docs/mcp.md "Tools": a name over 64 characters keeps its first 55 and ends with `_` and 8 hex digits of its SHA-256. */
+const cutName = (full: string) => (full.length <= 64 ? full : `${full.slice(0, 55)}_${createHash('sha256').update(full).digest('hex').slice(0, 8)}`);
 
 const bridged = (script: string, args: string[], env: Record<string, string> = {}) => ({ command: node, args: [script, ...args], env });
 
@@ -151,25 +162,33 @@ for (const transport of ['stdio', 'http'] as const) {
     t.regex((await resultOf(env, 'c1')).content, /row 30000 y+\n\s+30001\trow 30001/);
   });
 
-  test(`server-memory over ${transport}: a result with structured content reaches the model once`, async (t) => {
+  test(`server-memory over ${transport} under a 64-character name: every tool name cut to 64 with a hash suffix and mapped back; structured content reaches the model once`, async (t) => {
     const env = await engine(t);
+    // The longest server name: `mcp__<server>__<tool>` is 71 characters or more, which OpenAI-style APIs refuse.
+    const server = `knowledge-graph-${'m'.repeat(48)}`;
+    const name = (tool: string) => cutName(`mcp__${server}__${tool}`);
     await mkdir(path.join(env.home, 'memory'), { recursive: true });
     const cmd = bridged(REFERENCE.memory, [], { MEMORY_FILE_PATH: path.join(env.home, 'memory', 'memory.jsonl') });
     let close = async () => undefined as unknown;
-    if (transport === 'stdio') await addServer(env, 'memory', { transport: 'stdio', ...cmd });
+    if (transport === 'stdio') await addServer(env, server, { transport: 'stdio', ...cmd });
     else {
       const bridge = await startBridge(cmd, { transport: 'http' });
       close = () => bridge.close();
-      await addServer(env, 'memory', { transport: 'http', url: bridge.url });
+      await addServer(env, server, { transport: 'http', url: bridge.url });
     }
     t.teardown(() => close());
     env.llm.setScript(
-      step(call('c1', 'mcp__memory__create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] })),
-      step(call('g1', 'mcp__memory__read_graph')),
+      step(call('c1', name('create_entities'), { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] })),
+      step(call('g1', name('read_graph'))),
       scripts.helloText,
     );
     t.is((await prompt(env, 'go')).code, 0);
     t.is((await turnEnded(env, 1, 180_000)).payload.reason, 'completed');
+    const offered: string[] = env.llm.requests[0]!.body.tools.map((x: any) => x.name).filter((n: string) => n.startsWith('mcp__'));
+    t.true(offered.length >= 9, offered.join('\n'));
+    t.true(offered.every((n) => n.length === 64 && /_[0-9a-f]{8}$/.test(n)), offered.join('\n'));
+    t.is(new Set(offered).size, offered.length);
+    t.deepEqual(env.llm.requests[1]!.body.tools.map((x: any) => x.name).filter((n: string) => n.startsWith('mcp__')), offered, 'the same names on the next request');
     const created = (await resultOf(env, 'c1')).content;
     t.is(created.match(/wrote the first program/g)?.length, 1, created);
     t.false(created.includes('[structured content]'));
