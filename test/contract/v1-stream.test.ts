@@ -1,4 +1,6 @@
 import test from 'ava';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { prompt, startEngine, type EngineEnv } from '../helpers/engine.ts';
 import { agentCall, say, turnEnded } from '../helpers/subagents.ts';
 import type { WsClient } from '../helpers/server.ts';
@@ -146,4 +148,38 @@ test('the F check fails a frame that breaks it (the check can fail)', (t) => {
     ...common, type: 'turn.step.completed', turnId: 0, step: 1, stepId: 't0.1', finishReason: 'stop', usage: { input_tokens: 1, output_tokens: 1 },
   } }).join(), /inputOther/);
   t.regex(v1Issues({ type: 'tool.result', session_id: 's', seq: 1, payload: { ...common, time: 1.5, type: 'tool.result' } }).join(), /time/);
+});
+
+test('v1 frames of a running command\'s output, of an aborted queued prompt, and a replay from the start after a restart', async (t) => {
+  const env = await startEngine(t, { extraToml: 'default_permission_mode = "yolo"' });
+  const { sid, ws } = env;
+  const cwd = (await env.s.get(`/api/v1/sessions/${sid}`)).data.metadata.cwd as string;
+  // A command that prints, then waits for a file the test writes once it has seen the output (tool.progress).
+  env.llm.setScript(toolCall('b1', 'Bash', { command: 'echo first-line; while [ ! -f go ]; do sleep 0.05; done; echo last-line', description: 'wait' }), say('ran'));
+  const running = (await prompt(env, 'run it')).data;
+  const progress = await ws.waitFor((f) => f.type === 'tool.progress' && f.payload.toolCallId === 'b1' && /first-line/.test(f.payload.update?.text ?? ''));
+  t.like(progress.payload, { type: 'tool.progress', sessionId: sid, agentId: 'main', turnId: 0, toolCallId: 'b1', update: { kind: 'stdout' } });
+  // A prompt queued behind the running turn, then aborted: prompt.aborted with abortedAt.
+  const queued = (await prompt(env, 'later')).data;
+  t.is((await env.s.post(`/api/v1/sessions/${sid}/prompts/${queued.prompt_id}:abort`)).code, 0);
+  const aborted = await ws.waitFor((f) => f.type === 'prompt.aborted' && f.payload.promptId === queued.prompt_id);
+  t.is(aborted.payload.abortedAt, new Date(aborted.payload.time).toISOString());
+  await writeFile(path.join(cwd, 'go'), '');
+  await turnEnded(env, 1);
+  t.like(ws.frames.find((f) => f.type === 'tool.result' && f.payload.toolCallId === 'b1').payload, { turnId: 0, step: 1, output: 'first-line\nlast-line\n' });
+  t.like(ws.frames.find((f) => f.type === 'prompt.completed').payload, { promptId: running.prompt_id, turnId: 0, reason: 'completed' });
+  t.deepEqual(ws.frames.flatMap(v1Issues), []);
+
+  // After a restart, a replay from the start (client_hello, cursor 0) gives every durable frame as it was sent live:
+  // turnId, step and stepId come from the turn index the daemon kept, not from memory.
+  const live = durable(ws, sid);
+  await ws.close();
+  env.s = await env.s.restart();
+  const again = await env.s.ws();
+  t.teardown(() => again.close());
+  t.is((await again.request('client_hello', { client_id: 'sdk_2', subscriptions: [sid], cursors: { [sid]: { seq: 0 } } })).code, 0);
+  await again.waitFor((f) => f.session_id === sid && f.seq === live.at(-1).seq);
+  const replayed = new Map(durable(again, sid).map((f) => [f.seq, f]));
+  t.deepEqual(live.map((f) => [f.seq, f.type, replayed.get(f.seq)?.payload]), live.map((f) => [f.seq, f.type, f.payload]), 'a replay after a restart is the frames as sent live');
+  t.deepEqual(again.frames.flatMap(v1Issues), []);
 });
