@@ -43,6 +43,7 @@ async function journey(env: EngineEnv, late: WsClient) {
   env.llm.setScript(toolCall('q1', 'AskUserQuestion', QUESTION), say('noted'));
   await prompt(env, 'ask me');
   const q = await ws.waitFor((f) => f.type === 'event.question.requested');
+  const asking = (await s.get(`/api/v1/sessions/${sid}/snapshot`)).data;
   await post(`/questions/${q.payload.question_id}`, { answers: { q_0: { kind: 'single', option_id: 'o_1' } } });
   await turnEnded(env, 3);
   // 4. A subagent.
@@ -56,7 +57,7 @@ async function journey(env: EngineEnv, late: WsClient) {
   await post(':abort');
   await turnEnded(env, 5);
   await ws.waitFor((f) => f.type === 'prompt.completed' && f.payload.reason === 'cancelled');
-  return { first, snapshot, cursor };
+  return { first, snapshot, asking, cursor };
 }
 
 test('an SDK-style client follows a session through subscribe and the v1 frames: every field of clients.md F with its type', async (t) => {
@@ -65,7 +66,7 @@ test('an SDK-style client follows a session through subscribe and the v1 frames:
   const cwd = (await s.get(`/api/v1/sessions/${sid}`)).data.metadata.cwd;
   const late = await s.ws();
   await late.request('subscribe', { session_ids: [sid] });
-  const { first, snapshot, cursor } = await journey(env, late);
+  const { first, snapshot, asking, cursor } = await journey(env, late);
 
   // Resume: the late client's cursor on `subscribe`, and on `client_hello` (how web clients reconnect).
   const head = durable(ws, sid).at(-1).seq;
@@ -134,6 +135,8 @@ test('an SDK-style client follows a session through subscribe and the v1 frames:
   // The question, then the abort.
   t.like(frames.find((f) => f.type === 'event.question.requested').payload, { turnId: 2, toolCallId: 'q1' });
   t.like(frames.find((f) => f.type === 'event.question.answered').payload, { turnId: 2, toolCallId: 'q1' });
+  t.like(asking.pending_questions[0], { turnId: 2, toolCallId: 'q1', questionId: frames.find((f) => f.type === 'event.question.requested').payload.question_id });
+  t.is(asking.in_flight_turn.turnId, 2);
   t.like(inTurn('turn.step.interrupted', 4)[0].payload, { step: 1, stepId: 't4.1' });
   t.like(inTurn('turn.ended', 4)[0].payload, { reason: 'cancelled' });
   t.like(frames.filter((f) => f.type === 'prompt.completed' && f.payload.agentId === 'main').at(-1).payload, { turnId: 4, reason: 'cancelled' });
