@@ -47,7 +47,7 @@ async function journey(env: EngineEnv, late: WsClient) {
   await post(`/questions/${q.payload.question_id}`, { answers: { q_0: { kind: 'single', option_id: 'o_1' } } });
   await turnEnded(env, 3);
   // 4. A subagent.
-  env.llm.setScript(agentCall('c1', { description: 'look around', prompt: 'look at the files' }), say('sub done'), say('main done'));
+  env.llm.setScript(agentCall('c1', { description: 'look around', prompt: 'look at the files' }), toolCall('g1', 'Glob', { pattern: '*.txt' }), say('sub done'), say('main done'));
   await prompt(env, 'delegate');
   await turnEnded(env, 4);
   // 5. An abort while the model has not answered.
@@ -98,6 +98,10 @@ test('an SDK-style client follows a session through subscribe and the v1 frames:
   for (const f of frames.filter((x) => x.payload?.stepId !== undefined)) t.is(f.payload.stepId, `t${f.payload.turnId}.${f.payload.step}`, `${f.type} stepId`);
   const sub = frames.find((f) => f.type === 'turn.started' && f.payload.agent_id !== 'main');
   t.like(sub.payload, { turnId: 0, agentId: sub.payload.agent_id, prompt: 'look at the files', origin: { kind: 'other' } });
+  t.like(frames.find((f) => f.type === 'tool.call.started' && f.payload.toolCallId === 'g1').payload, {
+    agentId: sub.payload.agent_id, turnId: 0, step: 1, stepId: 't0.1', name: 'Glob', args: { pattern: '*.txt' }, display: { kind: 'search', query: '*.txt' },
+  });
+  t.like(frames.find((f) => f.type === 'tool.result' && f.payload.toolCallId === 'g1').payload, { agentId: sub.payload.agent_id, turnId: 0, step: 1 });
   t.like(started[0].payload, { type: 'turn.started', sessionId: sid, agentId: 'main', promptId: first.prompt_id, prompt: 'say hello', origin: { kind: 'user' } });
   t.true(Math.abs(started[0].payload.time - Date.parse(started[0].timestamp)) < 1, 'time is the event\'s time in epoch ms');
 
