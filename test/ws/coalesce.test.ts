@@ -1,5 +1,5 @@
 import test from 'ava';
-import { TOOL_INPUT_CHARS_PER_MS } from '../../src/ws/transcript/live.ts';
+import { TOOL_INPUT_CHARS_PER_MS } from '../../src/ws/transcript/pacing.ts';
 import { deltaBatch, legacyDelta, spanMs, windowBound } from '../helpers/coalesce.ts';
 import { prompt, startEngine, turnEnded } from '../helpers/engine.ts';
 

@@ -30,7 +30,7 @@ test('walking back page by page restores once; the turns put back leave after th
   t.is(held(env)?.trimmed, 0, 'the turns put back are held after the walk');
 
   // No read for the delay: they leave again; a client fed by the ops still equals GET /transcript.
-  live(env).retrimMs = 100;
+  live(env).settings.retrimMs = 100;
   await page(env, 'page_size=2');
   await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000, 'trimmed again after the idle delay');
   await sameAsRest(t, c, env.s, env.sid, 'after the re-trim');

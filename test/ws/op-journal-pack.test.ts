@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { scripts, type StreamReply } from '../../fixtures/llm/index.ts';
-import { OP_JOURNAL_BYTES, PACK_BYTES, RAW_BYTES } from '../../src/ws/transcript/live.ts';
+import { OP_JOURNAL_BYTES, PACK_BYTES, RAW_BYTES } from '../../projections/transcript/live/op-log.ts';
 import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 import type { WsClient } from '../helpers/server.ts';
 
