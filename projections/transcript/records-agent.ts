@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { PayloadOf } from '../contract.ts';
-import { marker, mergeMeta, patchTool, turnOf } from './records.ts';
+import { marker, mergeMeta, patchTool, turnOf } from './records-write.ts';
 import { recAgent, stepUsage, type OpsOut, type RecordsState, type RecTask } from './records-state.ts';
 import { agentIdOf, type Family } from './state.ts';
 

@@ -1,4 +1,4 @@
-import { applyDelta, patchTool, toolFrame } from './records.ts';
+import { applyDelta, patchTool, toolFrame } from './records-write.ts';
 import { OpList, recAgent, type EmittedOp, type OpsOut, type RecordsState, type RecToolProgress } from './records-state.ts';
 import type { PayloadOf } from '../contract.ts';
 

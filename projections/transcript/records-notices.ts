@@ -1,5 +1,5 @@
 import type { JournalEvent } from '../../journal/types.ts';
-import { marker } from './records.ts';
+import { marker } from './records-write.ts';
 import type { OpsOut, RecordsState } from './records-state.ts';
 import { agentIdOf, type Family } from './state.ts';
 

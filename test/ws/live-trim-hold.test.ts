@@ -5,7 +5,7 @@ import { held, live, page, reply, turnIds, turns } from './live-trim-helpers.ts'
 import { until } from '../helpers/wait.ts';
 
 // Turns a read put back from the journal stay while a reader walks back page by page (one restore, not a journal
-// fold per page) and leave once no read came for a while (RETRIM_IDLE_MS, src/ws/transcript/live.ts).
+// fold per page) and leave once no read came for a while (RETRIM_IDLE_MS, projections/transcript/live/entry.ts).
 process.env.SVC_CODE_LIVE_TURNS = '3';
 delete process.env.SVC_CODE_LIVE_RETRIM_MS;
 

@@ -4,7 +4,7 @@ import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engin
 import { ended, getTranscript as get, held, live, reply, turnIds, turns } from './live-trim-helpers.ts';
 import { until } from '../helpers/wait.ts';
 
-// Restores of trimmed turns (src/ws/transcript/live.ts, projections/transcript/records-trim.ts): inputs that arrive
+// Restores of trimmed turns (projections/transcript/live/restores.ts, projections/transcript/records-trim.ts): inputs that arrive
 // while one runs, failures while it runs, the turns leaving again after the read.
 process.env.SVC_CODE_LIVE_TURNS = '3';
 // Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
