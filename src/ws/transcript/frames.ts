@@ -4,7 +4,7 @@ import {
   AttachmentRecordB, InteractionRecordB, PromptRecordB, TaskRecordB, TodoRecordB, TranscriptMeta,
 } from '../../../protocol/schemas/transcript-records.ts';
 
-/** Server frames of the transcript channel (`subscribe_v2`, docs/websocket.md "Transcript channel"; spec/clients.md A8, C). */
+/** Server frames of the transcript channel (`subscribe_v2`, docs/websocket.md "Transcript channel"; spec/clients.md A8, C). The ops frame's text is built by projections/transcript/live/op-log.ts opsFrame (the op journal keeps it). */
 
 const Timestamp = v.pipe(v.string(), v.description('ISO 8601'));
 
@@ -50,11 +50,4 @@ export const TranscriptOpsFrame = v.pipe(
 export function resetFrame(f: { sessionId: string; agentId: string; seq: number; snapshot: unknown; hasMoreOlder: boolean; now: Date }): string {
   const payload = { agent_id: f.agentId, seq: f.seq, snapshot: f.snapshot, has_more_older: f.hasMoreOlder, has_more: f.hasMoreOlder };
   return JSON.stringify({ type: 'transcript.reset', session_id: f.sessionId, timestamp: f.now.toISOString(), payload });
-}
-
-export function opsFrame(f: { sessionId: string; agentId: string; seq: number; volatile: boolean; ops: unknown[]; ts: string }): string {
-  const payload: Record<string, unknown> = { agent_id: f.agentId, seq: f.seq };
-  if (f.volatile) payload.volatile = true;
-  payload.ops = f.ops;
-  return JSON.stringify({ type: 'transcript.ops', session_id: f.sessionId, timestamp: f.ts, payload });
 }
