@@ -45,7 +45,7 @@ test('a server started with a clock stamps events and records with it', async (t
   const created = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } });
   t.is(created.code, 0);
   t.is(created.data.created_at, '2032-01-01T00:00:00.000Z');
-  const [first] = await s.server.services.journal.readRange(created.data.id, 1);
+  const [first] = await s.eventsOf(created.data.id);
   t.is(first!.ts, '2032-01-01T00:00:00.000Z');
   t.regex(created.data.id, /^session_[0-9A-HJKMNP-TV-Z]{26}$/);
 });
