@@ -41,7 +41,7 @@ const DEFAULT_RECONCILE_MS = 30_000;
 /**
  * What startServer built, by phase: the engine (src/app/core.ts), the daemon's parts, the transports. No module
  * takes it whole: each route factory, the hub, the prompt intake and the goal driver are typed with their own part.
- * `svc-code replay`, the benches and the test facade (test/helpers/server.ts) read it.
+ * The CLI (version, token), `svc-code replay`, the benches and the test facade (test/helpers/server.ts) read it.
  */
 export type ServerParts = TransportInput & Omit<Transport, 'server' | 'shutdown'> & { version: string };
 

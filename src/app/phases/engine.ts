@@ -1,4 +1,3 @@
-import type { Slot } from '../../../journal/slots.ts';
 import type { PromptInput } from '../../../protocol/schemas/prompts.ts';
 import { AgentCatalog } from '../../agents/catalog.ts';
 import { AuthService } from '../../auth/service.ts';
@@ -122,7 +121,7 @@ export async function buildEngine(below: Below, o: EngineOptions): Promise<Engin
   return { ...base, ...gates, ...run, wakeups };
 }
 
-async function baseParts(b: Below & { primary: Slot }, o: EngineOptions): Promise<BaseParts> {
+async function baseParts(b: Below, o: EngineOptions): Promise<BaseParts> {
   const { home, journal, sessions, workspaces, config, clock, ids, log } = b;
   const serverId = ids.next('srv');
   const startedAt = clock.now();
