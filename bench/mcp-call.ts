@@ -21,7 +21,7 @@ runBench('mcp-call', 3 * 60_000, async (scope) => {
   const cwd = await scope.tempDir('mcp-ws');
   const sid = (await api('POST', '/api/v1/sessions', { metadata: { cwd } })).id as string;
   await api('GET', `/api/v1/sessions/${sid}/status`);
-  const { tools, mcp } = server.services;
+  const { tools, mcp } = server.parts;
   await mcp.ready(sid);
   const listed = await mcp.servers(sid);
   if (!listed.every((x) => x.status === 'connected')) throw new Error(`fixture not connected: ${JSON.stringify(listed)}`);

@@ -12,7 +12,7 @@ runBench('mcp-sessions', 4 * 60_000, async (scope) => {
   if (process.platform !== 'linux') throw new Error('mcp-sessions reads /proc: Linux only');
   const servers = Object.fromEntries(Array.from({ length: SERVERS }, (_, i) => [`s${i}`, stdioServer()]));
   const { server, api } = await startMcpDaemon(scope, servers);
-  const { mcp } = server.services;
+  const { mcp } = server.parts;
   const root = await scope.tempDir('mcp-sessions-ws');
   const dirs = await scope.workspaceDirs(root, SESSIONS);
   const ids: string[] = [];

@@ -27,12 +27,12 @@ runBench('replay', 5 * 60_000, async (scope) => {
   await writeFile(path.join(home, 'config.toml'), `default_permission_mode = "yolo"\n${engineConfig(llm.url)}`);
   const server = await startServer({ home, options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 }, log: pino({ level: 'silent' }) });
   scope.defer(() => server.close());
-  const auth = { Authorization: `Bearer ${server.services.token}`, 'Content-Type': 'application/json' };
+  const auth = { Authorization: `Bearer ${server.parts.token}`, 'Content-Type': 'application/json' };
   const post = async (url: string, body: unknown) => (await fetch(server.baseUrl + url, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json() as Promise<any>;
   const sid = (await post('/api/v1/sessions', { metadata: { cwd } })).data.id as string;
   // Resolves at the session's next committed `turn.ended` (set before the prompt is posted).
   const turnEnded = () => new Promise<void>((resolve) => {
-    const journal = server.services.journal;
+    const journal = server.parts.journal;
     const on = (events: JournalEvent[]) => {
       if (!events.some((e) => e.stream === sid && e.type === 'turn.ended')) return;
       journal.off('committed', on);

@@ -47,7 +47,7 @@ const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
 async function populate(home: string, roots: string[]): Promise<{ ms: number; documents: number }> {
   const t0 = performance.now();
   const server = await startServer({ home, options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'warn' }, pino.destination(2)) });
-  const s = server.services;
+  const s = server.parts;
   const base = Date.parse('2026-01-01T00:00:00.000Z');
   let documents = 0;
   const one = async (i: number) => {

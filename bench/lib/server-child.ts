@@ -19,7 +19,7 @@ if (!home || !process.send) throw new Error('server-child needs SVC_CODE_HOME an
 const send = (msg: unknown) => process.send!(msg);
 
 const server = await startServer({ home, options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'warn' }, pino.destination(2)) });
-const { journal } = server.services;
+const { journal } = server.parts;
 
 /** Appends `count` profile-update events in appends of `batch` events, `inflight` appends at a time. */
 async function append(stream: string, count: number, batch: number, inflight: number): Promise<number> {

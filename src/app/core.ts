@@ -1,48 +1,20 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { exportFile, slotsDir, type Slot } from '../../journal/slots.ts';
-import { CommitWaits } from '../../journal/commit-waits.ts';
+import { rm } from 'node:fs/promises';
+import { exportFile, slotsDir } from '../../journal/slots.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
-import type { Projections } from './projections.ts';
-import type { WireContext } from '../../protocol/events/wire.ts';
-import type { PromptInput } from '../../protocol/schemas/prompts.ts';
-import { journalFsync, openHomeJournal, startProjections } from './journal-boot.ts';
-import { ConfigService } from '../config/service.ts';
-import { LiveSessions } from '../sessions/live.ts';
-import { TaskNotifier } from '../tasks/notify.ts';
-import { followUpMetadata, TaskWakeups } from '../tasks/wakeups.ts';
-import { TaskService } from '../tasks/service.ts';
-import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
-import { UploadService } from '../uploads/service.ts';
-import { AuthService } from '../auth/service.ts';
-import { ClientCache } from '../engine/model-resolve.ts';
-import { EngineRegistry, type LoadedRuntimes } from '../engine/runtime-registry.ts';
-import { BuiltinToolExecutor, type ToolReplay } from '../tools/executor.ts';
-import { ReadStamps } from '../tools/read-stamps.ts';
-import { ImagePipeline } from '../media/images/pipeline.ts';
-import { acceptPrompt } from '../engine/prompt-intake.ts';
-import { webFetchLimitsFromEnv } from '../webfetch/page.ts';
-import { PermissionService } from '../permissions/service.ts';
-import { QuestionService } from '../questions/service.ts';
-import { McpService } from '../mcp/service.ts';
-import { GrantStore } from '../mcp/grants.ts';
-import { reconnectPolicyFromEnv } from '../mcp/reconnect.ts';
-import { PluginStore } from '../plugins/store.ts';
-import { HookRunner } from '../hooks/runner.ts';
-import { AgentCatalog } from '../agents/catalog.ts';
-import { BUILTIN_TOOLS } from '../tools/registry.ts';
-import { EventJournal } from '../events/journal.ts';
-import { VolatileBus } from '../events/volatile-bus.ts';
-import { systemClock, type Clock } from '../lib/clock.ts';
-import { ulidIds, type Ids } from '../lib/ids.ts';
-import { Instances } from './instances.ts';
+import type { ClientCache } from '../engine/model-resolve.ts';
+import type { ToolReplay } from '../tools/executor.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Ids } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
-import { SERVER_VERSION } from './version.ts';
+import { openStorage, type Storage } from './phases/storage.ts';
+import { startReadModels, type ReadModels } from './phases/read-models.ts';
+import { buildEngine, type EngineParts } from './phases/engine.ts';
 
 /**
  * The engine without its transports: what `svc-code serve` (startServer) and `svc-code -p` (print mode) both run.
- * Built here once, in dependency order (docs/architecture.md "Wiring"), so the daemon and a print run are the
- * same engine on the same journal; startServer adds the HTTP server, the WebSocket hub, the search index, goals
- * and auto titles; print mode adds only its own reactions (src/cli/print/).
+ * Built here once from three phases (src/app/phases/: storage, read models, engine; docs/architecture.md "Wiring"),
+ * so the daemon and a print run are the same engine on the same journal; startServer adds the daemon's own parts
+ * and the transports; print mode adds only its own reactions (src/cli/print/).
  */
 export interface CoreOptions {
   home: string;
@@ -71,59 +43,8 @@ export interface CoreOptions {
   admitFollowUp?(sessionId: string): boolean;
 }
 
-/** The parts of the engine, by name. */
-export interface Core extends Omit<Projections, 'all'> {
-  home: string;
-  serverId: string;
-  startedAt: Date;
-  clock: Clock;
-  ids: Ids;
-  log: Logger;
-  /** The journal slot this process writes to. */
-  primary: Slot;
-  journal: EventJournal;
-  bus: VolatileBus;
-  config: ConfigService;
-  /** Waits for a stream's events to be on disk (reads of on-disk records bounded by the head). */
-  commits: CommitWaits;
-  instances: Instances;
-  /** Uploaded files (POST /api/v1/files), also looked up for prompt media `{kind:file, file_id}`. */
-  uploads: UploadService;
-  /** OAuth logins and access tokens of the managed provider. */
-  auth: AuthService;
-  /** add-dir runtime state: in-memory directories per workspace. */
-  workspaceDirs: WorkspaceDirs;
-  /** Live state of loaded sessions (busy, pending interaction, bound model). */
-  live: LiveSessions;
-  /** Model clients shared by every runtime, the prompt intake and title generation. */
-  clients: ClientCache;
-  runtimes: LoadedRuntimes;
-  notes: TaskNotifier;
-  /** Follow-up turns of idle sessions whose background work ended (a reaction: the caller registers `onCommitted`). */
-  wakeups: TaskWakeups;
-  /** Background Bash tasks and subagents of live sessions. */
-  tasks: TaskService;
-  /** Permission gate of tool calls and pending approvals (see src/permissions/types.ts). */
-  permissions: PermissionService;
-  /** AskUserQuestion: pending questions of tool calls. */
-  questions: QuestionService;
-  /** Installed plugins (docs/plugins.md). */
-  plugins: PluginStore;
-  hooks: HookRunner;
-  /** Custom agents from agent files: prompt profiles and Agent subagent types (docs/agents.md). */
-  agents: AgentCatalog;
-  grants: GrantStore;
-  /** MCP servers of live sessions (start and stop with the runtime; docs/mcp.md). */
-  mcp: McpService;
-  /** Prompt images scaled to the model's limits ([image]; src/media/images/). */
-  images: ImagePipeline;
-  /** What each agent last read of each file (the Edit/Write staleness guard); a deleted session's go with it. */
-  stamps: ReadStamps;
-  tools: BuiltinToolExecutor;
-  /** What v1 frames read besides their events: their place in their agent's turns, the session's cwd (spec/clients.md F). */
-  wire: WireContext;
-  /** Agent runtimes of live sessions (prompt queues, turn loops). */
-  engine: EngineRegistry;
+/** The parts of the engine, by name: the three phases' outputs, and the engine's stop. */
+export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
   /** Stops the engine's work: turns (left open for the next start), MCP servers, tasks (but those kept alive), notes. */
   stopWork(): Promise<void>;
   /** Closes the stores, the journal last; the slot's export is removed (the slot is adopted by the next daemon). */
@@ -131,89 +52,21 @@ export interface Core extends Omit<Projections, 'all'> {
 }
 
 /**
- * Builds the engine on the home's journal: the slots claimed and the projections loaded (src/app/journal-boot.ts),
- * every part constructed with the collaborators it declares, and what a previous run left open settled (approvals,
- * questions, interrupted turns). Nothing reacts to committed events yet: the caller registers its subscribers.
+ * Builds the engine on the home's journal: storage opened, the read models loaded, every part of the engine
+ * constructed and what a previous run left open settled. Nothing reacts to committed events yet: the caller
+ * registers its subscribers.
  */
 export async function startCore(opts: CoreOptions): Promise<Core> {
-  const { home, checker, log } = opts;
-  const clock = opts.clock ?? systemClock;
-  const ids = opts.ids ?? ulidIds();
-  await mkdir(home, { recursive: true });
-
-  // The journal, the config that journals its changes, and the projections (derived in each append's batch).
-  const opened = await openHomeJournal(home, { ids, clock, checker, fsync: journalFsync() });
-  const { primary, journal } = opened;
-  const config = await ConfigService.load(home, { journal, log }, opts.configEnv ? { env: opts.configEnv } : undefined);
-  const projections = await startProjections(home, opened, { log, rebuild: opts.rebuildProjections });
-  const { sessions, workspaces, turnIndex } = projections;
-  const wire: WireContext = { place: (...at) => turnIndex.place(...at), cwd: (id) => sessions.get(id)?.cwd };
-  // Readers that wait for a stream's events to be on disk (the snapshot's messages).
-  const commits = new CommitWaits(journal);
-
-  // This process among the others on the home, and the stores that need no other part.
-  const serverId = ids.next('srv');
-  const startedAt = clock.now();
-  const instances = new Instances({ home, serverId, primary, journal, sessions, workspaces, clock, log });
-  const bus = new VolatileBus({ checker });
-  const uploads = await UploadService.open({ home, journal, clock, ids, log });
-  const auth = new AuthService({ home, config, clock, ids, log });
-  const workspaceDirs = new WorkspaceDirs();
-  const live = new LiveSessions();
-  const clients = opts.replay?.clients ?? new ClientCache();
-  const images = new ImagePipeline({ log, settings: () => config.current().image });
-
-  // Tasks, approvals and questions: what tools wait on.
-  const runtimes: LoadedRuntimes = new Map();
-  const notes = new TaskNotifier({ journal, clock, ids, log });
-  const tasks = new TaskService({ home, journal, bus, sessions, live, config, clock, ids, log, notes });
-  const permissions = new PermissionService({ journal, sessions, live, config, clock, ids, log, workspaces });
-  const questions = new QuestionService({ journal, sessions, live, clock, ids, log });
-
-  // Plugins: their skills, MCP servers and hooks are read from the store's folder as each part needs them.
-  const plugins = new PluginStore({ home, journal, clock, ids, log });
-  await plugins.open();
-  const hooks = new HookRunner({ home, config, journal, log });
-
-  // MCP servers.
-  const grants = new GrantStore(home, clock);
-  const mcp = new McpService({
-    home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: reconnectPolicyFromEnv(process.env), version: SERVER_VERSION,
-    redirectUrl: opts.mcpRedirectUrl,
-  });
-
-  // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
-  const stamps = new ReadStamps();
-  const agents = new AgentCatalog({ home, config, workspaces, log, knownTools: BUILTIN_TOOLS.map((t) => t.name) });
-  const tools = new BuiltinToolExecutor({
-    home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks,
-    fileHistory: projections.fileHistory, replay: opts.replay?.tools, webFetch: webFetchLimitsFromEnv(process.env), stamps, agents,
-  });
-  const engine = new EngineRegistry({
-    home, journal, bus, clock, ids, uploads, images, sessions, live, config, auth, log, clients, tools, tasks, runtimes, lifecycle: mcp, hooks, notes,
-    ...(opts.retryBaseMs !== undefined ? { retryBaseMs: opts.retryBaseMs } : {}),
-  });
-
-  // Startup recovery: what a previous run left open is settled before anything is served.
-  await permissions.recover();
-  await questions.recover();
-  await engine.recoverInterrupted();
-
-  const { all: _all, ...reads } = projections;
-  const parts = {
-    ...reads, home, serverId, startedAt, clock, ids, log, primary, journal, bus, config, commits, instances, uploads, auth, workspaceDirs, live,
-    clients, runtimes, notes, tasks, permissions, questions, plugins, hooks, agents, grants, mcp, images, stamps, tools, wire, engine,
-  };
-  // Background work that ends while the agent is idle wakes it: the notes become a follow-up prompt (origin `task`).
-  const wakeups = new TaskWakeups({
-    notes, sessions, live, journal, engine, log, ...(opts.admitFollowUp ? { admit: opts.admitFollowUp } : {}),
-    submit: (sid, f) => acceptPrompt(parts, sid, { content: f.notes.flatMap((m) => m.content) } as PromptInput, { kind: 'task', taskIds: f.taskIds, metadata: followUpMetadata(f) }),
-  });
-  return { ...parts, wakeups, ...closers(parts) };
+  const storage = await openStorage(opts);
+  const reads = await startReadModels(storage, { rebuild: opts.rebuildProjections });
+  const engine = await buildEngine({ ...storage, ...reads }, opts);
+  const { opened: _opened, ...stores } = storage;
+  const parts = { ...stores, ...reads, ...engine };
+  return { ...parts, ...closers(parts) };
 }
 
 /** The core's stop, in two halves: the engine's work (the caller's transports stop in between), then the stores. */
-function closers(p: Omit<Core, 'wakeups' | 'stopWork' | 'closeStores'>): Pick<Core, 'stopWork' | 'closeStores'> {
+function closers(p: Omit<Core, 'stopWork' | 'closeStores'>): Pick<Core, 'stopWork' | 'closeStores'> {
   return {
     async stopWork() {
       await p.instances.stop();

@@ -79,9 +79,10 @@ async function serve(argv: string[]): Promise<void> {
   server = await startServer({ home, options: parseServe(argv), log, checker });
   // A signal during start-up: stop as soon as there is something to stop.
   if (stopping) void server.close();
-  process.stdout.write(`svc-code ${server.services.version} listening on ${server.baseUrl}\n`);
-  process.stdout.write(`access token: ${server.services.token}\n`);
-  process.stdout.write(`web UI: ${server.baseUrl}/#token=${encodeURIComponent(server.services.token)}\n`);
+  const { version, token } = server.parts;
+  process.stdout.write(`svc-code ${version} listening on ${server.baseUrl}\n`);
+  process.stdout.write(`access token: ${token}\n`);
+  process.stdout.write(`web UI: ${server.baseUrl}/#token=${encodeURIComponent(token)}\n`);
   process.stdout.write(`home: ${home}\n`);
   await server.closed;
   process.exit(0);

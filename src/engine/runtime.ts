@@ -1,81 +1,25 @@
-import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import type { SubagentLauncher } from '../agents/launcher.ts';
-import type { ConfigService } from '../config/service.ts';
-import type { LiveSessions } from '../sessions/live.ts';
-import { ApiError } from '../../protocol/errors.ts';
-import type { ModelClient, ThinkingRequest } from '../providers/wire/types.ts';
 import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
-import type { CompactionDeps } from './compaction/compact.ts';
 import { CompactionSlot } from './compaction/slot.ts';
 import { budgetFor, compactAgent, ContextGauge, contextHooks, MANUAL_POLICY, type AgentContext } from './compaction/runtime.ts';
 import { overheadTokens } from './compaction/budget.ts';
 import { CompactionEvents } from './compaction/events.ts';
 import { EngineEvents } from './events.ts';
-import type { Message, TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
-import { contextLimit } from '../sessions/info.ts';
-import { agentSettings } from '../sessions/agent-settings.ts';
+import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
-import { clientFor, clientNow, type ClientCache, type ResolvedModel, type TokenSource } from './model-resolve.ts';
+import { clientNow, type ResolvedModel } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
 import { promptText, toPromptObject, type PromptRecord } from './prompt-state.ts';
-import type { ToolExecutor, ToolScope } from './tools.ts';
-
-type ToolScopeLimits = Pick<ToolScope, 'only' | 'exclude'>;
 import { flushTrace, mark } from './trace.ts';
 import { narrowTools } from '../agents/profile.ts';
-import { MAIN_AGENT, runTurn, type LoopLimits, type TurnOutcome } from './turn.ts';
-import { logFailure, type Logger } from '../lib/logger.ts';
-import type { HookRunner } from '../hooks/runner.ts';
-import type { TaskNotifier } from '../tasks/notify.ts';
-import { interruptedToolMessage, unansweredCalls } from './open-calls.ts';
+import { MAIN_AGENT, runTurn, type TurnOutcome } from './turn.ts';
+import { logFailure } from '../lib/logger.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import type { ActiveTurn, AgentSpec, RuntimeDeps, ToolScopeLimits, TurnPlan } from './runtime-types.ts';
+import {
+  answerOpenCalls, clientFailure, clientOrFailure, crashedTurnEnded, hookSite, promptHooks, sessionAgentSettings, turnSettings, type TurnSite,
+} from './turn-edges.ts';
 
-/** Per-turn choices made at acceptance (model, thinking, disabled tools). */
-export interface TurnPlan {
-  model: ResolvedModel;
-  thinking: ThinkingRequest;
-  disabledTools: string[];
-  /** A bound profile's tools (docs/agents.md): narrows what the agent is offered. */
-  only?: readonly string[];
-  /** Added to the system prompt of this turn's requests: the skills section and a bound profile's instructions. */
-  instructions?: string;
-}
-
-interface ActiveTurn {
-  turnId: string;
-  prompt: PromptRecord;
-  controller: AbortController;
-  /** Prompts steered in and not yet folded into the history. */
-  steered: Array<{ prompt_id: string; message: Message }>;
-  /** Every prompt this turn consumes (completed together when it ends). */
-  prompts: PromptRecord[];
-  plan: TurnPlan;
-}
-
-/** What a session runtime runs its turns and compactions with (built once by EngineRegistry). */
-export interface RuntimeDeps extends CompactionDeps {
-  sessions: SessionIndex;
-  live: LiveSessions;
-  config: ConfigService;
-  auth: TokenSource;
-  log: Logger;
-  tools: ToolExecutor;
-  clients: ClientCache;
-  subagents: SubagentLauncher;
-  limits: () => LoopLimits;
-  /** UserPromptSubmit and Stop hooks (docs/hooks.md). */
-  hooks?: Pick<HookRunner, 'run'>;
-  /** Task notes waiting for the main agent: a turn takes them before each step (src/tasks/notify.ts). */
-  notes?: Pick<TaskNotifier, 'take'>;
-}
-
-/** Which agent a runtime drives: the main agent, or a `:btw` agent with its own tools. */
-export interface AgentSpec {
-  id: string;
-  toolScope?: ToolScopeLimits;
-  /** The agent's system prompt; `recorded` false = journaled with the next turn's first batch. */
-  system?: { text: string; recorded: boolean; identity: { name: string; slug: string } };
-}
+export type { AgentSpec, RuntimeDeps, TurnPlan } from './runtime-types.ts';
 
 /**
  * The live part of one session: its prompt queue, its history in memory and the main
@@ -164,7 +108,7 @@ export class SessionRuntime {
     const scope = { agentId: this.agentId, ...this.turnScope(plan) };
     return {
       deps: this.deps, sessionId: this.sessionId, agentId: this.agentId, history: this.history, gauge: this.gauge, signal,
-      budget: budgetFor(this.deps.config, model.alias), client: () => this.client(model),
+      budget: budgetFor(this.deps.config, model.alias), client: () => clientOrFailure(this.deps, model),
       overhead: () => overheadTokens(this.requestSystem(), this.deps.tools.specs(this.sessionId, disabledTools, scope)),
     };
   }
@@ -305,8 +249,8 @@ export class SessionRuntime {
   private async turn(prompt: PromptRecord, plan: TurnPlan): Promise<void> {
     const deps = this.deps;
     mark(this.sessionId, 'turn.start');
-    const turnId = deps.ids.next('turn');
-    const active: ActiveTurn = { turnId, prompt, controller: new AbortController(), steered: [], prompts: [prompt], plan };
+    const active: ActiveTurn = { turnId: deps.ids.next('turn'), prompt, controller: new AbortController(), steered: [], prompts: [prompt], plan };
+    const at = this.site(active.turnId);
     this.active = active;
     prompt.status = 'running';
     const user = this.userMessage(prompt);
@@ -322,31 +266,19 @@ export class SessionRuntime {
     const stepOne = known !== undefined && !context.due();
     // Not awaited: the model request need not wait for the disk. The journal commits in order, and
     // the turn publishes no delta before its first step's events are on disk (see runTurn).
-    const started = Promise.all([prompt.accepted, deps.journal.append([
-      ...this.systemPromptEvents(),
-      {
-        stream: this.sessionId, type: EngineEvents.turnStarted,
-        payload: {
-          agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: deps.clock.now().toISOString(),
-          prompt: promptText(prompt.content), ...this.settings(plan),
-        },
-      },
-      { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
-      ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
-      ...(wasBusy ? [] : this.workEvents()),
-    ])]);
+    const started = Promise.all([prompt.accepted, deps.journal.append(this.openingEvents(active, user, stepOne, wasBusy))]);
     started.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
     let outcome: TurnOutcome | null;
     mark(this.sessionId, 'turn.appendCalled');
-    const blocked = await this.promptHooks(prompt, turnId, active.controller.signal);
-    const client = blocked ?? known ?? await this.client(plan.model);
+    const blocked = await promptHooks(deps, at, prompt, active.controller.signal);
+    const client = blocked ?? known ?? await clientOrFailure(deps, plan.model);
     mark(this.sessionId, 'turn.client');
     if (!('stream' in client)) {
       await started;
-      outcome = { reason: 'failed', error: client, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0 };
+      outcome = clientFailure(client);
     } else {
       outcome = await runTurn({
-        deps, sessionId: this.sessionId, turnId, history: this.history, client, thinking: plan.thinking, tools: deps.tools, subagents: deps.subagents, started, stepOneStarted: stepOne,
+        deps, sessionId: this.sessionId, turnId: at.turnId, history: this.history, client, thinking: plan.thinking, tools: deps.tools, subagents: deps.subagents, started, stepOneStarted: stepOne,
         disabledTools: plan.disabledTools, limits: this.deps.limits(), signal: active.controller.signal,
         agentId: this.agentId, ...(scope ? { toolScope: scope } : {}),
         takeSteered: () => active.steered.splice(0), closing: () => this.closed, system: () => this.requestSystem(),
@@ -354,7 +286,31 @@ export class SessionRuntime {
         beforeStep: () => context.beforeStep(), context: context.context,
       });
     }
-    if (!outcome) return;
+    if (outcome) await this.endTurn(active, outcome);
+  }
+
+  /** A turn's first batch: the system prompt when not recorded yet, turn.started, the user message, maybe step 1. */
+  private openingEvents(active: ActiveTurn, user: Message, stepOne: boolean, wasBusy: boolean): NewStreamEvent[] {
+    const { turnId, prompt, plan } = active;
+    return [
+      ...this.systemPromptEvents(),
+      {
+        stream: this.sessionId, type: EngineEvents.turnStarted,
+        payload: {
+          agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: this.deps.clock.now().toISOString(),
+          prompt: promptText(prompt.content), ...turnSettings(this.deps, this.sessionId, plan),
+        },
+      },
+      { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
+      ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
+      ...(wasBusy ? [] : this.workEvents()),
+    ];
+  }
+
+  /** A turn that ran to its outcome: its prompts completed, turn.ended (and idle when nothing follows), the Stop hooks. */
+  private async endTurn(active: ActiveTurn, outcome: TurnOutcome): Promise<void> {
+    const deps = this.deps;
+    const { turnId, prompt, plan } = active;
     for (const p of active.prompts) p.status = 'completed';
     const more = this.queue.length > 0 || !this.isMain;
     if (!more) this.live(false, plan.model.alias);
@@ -368,20 +324,11 @@ export class SessionRuntime {
     mark(this.sessionId, 'turn.ended');
     flushTrace(this.sessionId);
     // Not awaited: a slow Stop hook never holds the next turn.
-    if (deps.hooks) void deps.hooks.run('Stop', this.hookSite(turnId), { reason: outcome.reason }).catch(logFailure(deps.log, 'running Stop hooks', { session_id: this.sessionId }));
+    if (deps.hooks) void deps.hooks.run('Stop', hookSite(deps, this.site(turnId)), { reason: outcome.reason }).catch(logFailure(deps.log, 'running Stop hooks', { session_id: this.sessionId }));
   }
 
-  private hookSite(turnId: string) {
-    return { sessionId: this.sessionId, agentId: this.agentId, turnId, cwd: this.deps.sessions.get(this.sessionId)?.cwd ?? process.cwd() };
-  }
-
-  /** UserPromptSubmit hooks: a block fails the turn before any model request, with the hook's reason. */
-  private async promptHooks(prompt: PromptRecord, turnId: string, signal: AbortSignal): Promise<{ kind: string; message: string } | undefined> {
-    if (!this.deps.hooks) return undefined;
-    const text = prompt.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
-    const runs = await this.deps.hooks.run('UserPromptSubmit', this.hookSite(turnId), { prompt: text, prompt_id: prompt.prompt_id }, signal);
-    const b = runs.find((r) => r.decision === 'block');
-    return b ? { kind: 'hook_blocked', message: `prompt blocked by a UserPromptSubmit hook${b.reason ? `: ${b.reason}` : ''}` } : undefined;
+  private site(turnId: string): TurnSite {
+    return { sessionId: this.sessionId, agentId: this.agentId, turnId };
   }
 
   /** A turn that threw still ends: failed in the journal (when it can still be written), and not busy. */
@@ -393,42 +340,14 @@ export class SessionRuntime {
     const more = this.queue.length > 0 || !this.isMain;
     if (!more) this.live(false, deps.live.get(this.sessionId)?.model ?? '');
     if (!active) return;
-    const ended: TurnEndedPayload = {
-      agent_id: this.agentId, turn_id: active.turnId, prompt_id: prompt.prompt_id, reason: 'failed',
-      error: { kind: 'internal', message: err.message }, usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 },
-      steps: 0, ended_at: deps.clock.now().toISOString(),
-    };
+    const at = this.site(active.turnId);
     try {
       await deps.journal.append([
-        ...this.answerOpenCalls(active.turnId),
-        { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended }, ...(more ? [] : this.workEvents('failed')),
+        ...answerOpenCalls(deps, at, this.history),
+        { stream: this.sessionId, type: EngineEvents.turnEnded, payload: crashedTurnEnded(deps, at, prompt.prompt_id, err) }, ...(more ? [] : this.workEvents('failed')),
       ]);
     } catch (appendErr) {
       deps.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');
-    }
-  }
-
-  /**
-   * A turn that threw in the middle of its tool calls: the calls of the last assistant message without a result
-   * get the interrupted one (in the history now, journaled with the turn's end), so the history stays valid.
-   */
-  private answerOpenCalls(turnId: string): NewStreamEvent[] {
-    let last = this.history.length - 1;
-    while (last >= 0 && !(this.history[last]!.role === 'assistant' && !this.history[last]!.metadata?.interrupted)) last--;
-    const open = last < 0 ? [] : unansweredCalls(this.history.slice(last));
-    if (!open.length) return [];
-    const message = interruptedToolMessage({ sessionId: this.sessionId, now: this.deps.clock.now().toISOString(), ids: this.deps.ids }, open);
-    this.history.push(message);
-    return [{ stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message } }];
-  }
-
-  /** The model client, or the failure to report as the turn's error (credentials gone since acceptance, ...). */
-  private async client(model: ResolvedModel): Promise<ModelClient | { kind: string; message: string }> {
-    try {
-      return await clientFor(this.deps, model, this.deps.clients);
-    } catch (err) {
-      const kind = (err as { kind?: string }).kind ?? (err instanceof ApiError ? 'auth' : 'other');
-      return { kind, message: (err as Error).message };
     }
   }
 
@@ -444,20 +363,6 @@ export class SessionRuntime {
     this.deps.live.set(this.sessionId, { busy: active, main_turn_active: active, pending_interaction: prev?.pending_interaction ?? 'none', model });
   }
 
-  /** The effective settings a turn starts with, journaled on `turn.started` (transcript meta.agent / meta.modes). */
-  private settings(plan: TurnPlan): Pick<TurnStartedPayload, 'permission_mode' | 'plan_mode' | 'swarm_mode' | 'thinking' | 'max_context_tokens'> {
-    const max = contextLimit(this.deps, plan.model.alias);
-    return {
-      ...this.agentSettings(),
-      thinking: plan.thinking.enabled ? plan.thinking.effort ?? 'on' : 'off',
-      ...(max !== undefined ? { max_context_tokens: max } : {}),
-    };
-  }
-
-  private agentSettings() {
-    return agentSettings(this.deps.config, this.deps.sessions.get(this.sessionId)?.agent_config);
-  }
-
   /**
    * The system prompt of a request: the recorded one, then what the running turn adds (skills, a bound profile's
    * instructions; never recorded, so a resumed session keeps its prompt), plus the plan-mode reminder while plan mode is on.
@@ -466,6 +371,6 @@ export class SessionRuntime {
     const recorded = this.agent.system?.text;
     if (recorded === undefined) return undefined;
     const text = recorded + (this.active?.plan.instructions ?? '');
-    return this.agentSettings().plan_mode ? text + PLAN_MODE_REMINDER : text;
+    return sessionAgentSettings(this.deps, this.sessionId).plan_mode ? text + PLAN_MODE_REMINDER : text;
   }
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { stringify } from 'smol-toml';
 import type { Logger } from '../lib/logger.ts';
 import { defaultServeOptions } from '../app/options.ts';
-import { startServer, type Services } from '../app/server.ts';
+import { startServer, type ServerParts } from '../app/server.ts';
 import { acceptPrompt, type PromptSource } from '../engine/prompt-intake.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import type { JournalEvent } from '../../journal/types.ts';
@@ -76,7 +76,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
     let replayed: JournalEvent[] = [];
     let stopped: string | null = null;
     try {
-      const s = server.services;
+      const s = server.parts;
       const created = await createSession(s, {
         metadata: { ...rec.session.metadata, cwd: scratch }, agent_config: rec.session.agent_config, ...(rec.session.title ? { title: rec.session.title } : {}),
       });
@@ -103,7 +103,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
   }
 }
 
-function driverDeps(s: Services, liveTools: boolean) {
+function driverDeps(s: ServerParts, liveTools: boolean) {
   return {
     journal: s.journal, live: s.live, permissions: s.permissions, questions: s.questions, liveTools,
     prompt: (sid: string, body: PromptInput, source?: PromptSource) => acceptPrompt(s, sid, body, source),

@@ -49,7 +49,7 @@ test(':btw forks the main history into a read-only agent prompted with agent_id'
   const msgs = await env.s.get(`/api/v1/sessions/${env.sid}/messages`);
   t.is(msgs.data.items.length, 2);
   t.false(JSON.stringify(msgs.data.items).includes('by the way'));
-  t.false(env.s.server.services.sessions.get(env.sid)!.active_turn !== undefined);
+  t.false(env.s.sessions.get(env.sid)!.active_turn !== undefined);
   env.llm.setScript({ events: [{ text: 'main again' }] });
   await mainTurn(env, 'second question');
   const mainReq = env.llm.requests.at(-1)!.body;

@@ -39,8 +39,7 @@ const agentFile = (o: { name?: string; description?: string; tools?: string; mod
 ].join('\n');
 
 const rootOf = (env: EngineEnv) => {
-  const { services } = env.s.server;
-  return services.workspaces.get(services.sessions.get(env.sid)!.workspace_id)!.root;
+  return env.s.workspaceOf(env.sid).root;
 };
 
 async function installPlugin(env: EngineEnv, name: string, files: Record<string, string>): Promise<void> {

@@ -39,7 +39,7 @@ test('the checker catches an event on the wrong stream or of the wrong durabilit
 test('a checked server refuses an unknown or invalid event, records both, and its test helper fails at stop', async (t) => {
   const s = await startTestServer();
   const sid = (await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } })).data.id as string;
-  const journal = s.server.services.journal;
+  const journal = s.journal;
   const head = journal.headSeq(sid);
   const unknown = { stream: sid, type: 'turn.step.exploded', payload: stepStarted } as unknown as NewStreamEvent;
   const err = await t.throwsAsync(journal.append([unknown]), { instanceOf: EventCheckError });
@@ -47,7 +47,7 @@ test('a checked server refuses an unknown or invalid event, records both, and it
   const invalid = { stream: sid, type: 'turn.step.started', payload: { agent_id: 'main', step: 1 } } as unknown as NewStreamEvent;
   await t.throwsAsync(journal.append([invalid]), { message: /turn_id: Invalid key/ });
   t.is(journal.headSeq(sid), head, 'nothing refused was appended');
-  s.server.services.bus.publish(sid, 'assistant.delta', { ...stepStarted, text: 'hi' } as never);
+  s.bus.publish(sid, 'assistant.delta', { ...stepStarted, text: 'hi' } as never);
   t.deepEqual(s.checker.violations.map((x) => [x.kind, x.subject.replace(sid, '<sid>')]), [
     ['event', 'durable turn.step.exploded on <sid>'], ['event', 'durable turn.step.started on <sid>'], ['event', 'volatile assistant.delta on <sid>'],
   ]);

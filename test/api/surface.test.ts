@@ -2,7 +2,6 @@ import test, { type ExecutionContext } from 'ava';
 import { eventDefs } from '../../protocol/events/registry.ts';
 import { buildRouter } from '../../src/http/register.ts';
 import { toRouterPath } from '../../src/http/route.ts';
-import { allRoutes } from '../../src/http/routes/index.ts';
 import { serverFor } from '../helpers/server.ts';
 
 // The API surface: what the route table mounts is what /openapi.json documents, code for code, and
@@ -21,7 +20,7 @@ const docPath = (specPath: string) => specPath.replace(/\{\*([a-z_]+)\}/gi, '{$1
 
 test('every mounted route is in /openapi.json at its path and method, with its operation id, success status and exactly its declared codes', async (t) => {
   const { s, doc } = await served(t, '/openapi.json');
-  const routes = allRoutes(s.server.services);
+  const routes = s.routes;
   t.true(routes.length > 100, `${routes.length} routes`);
 
   // Mounted: the router createHttpApp builds from the same table has one named layer per route.

@@ -1,4 +1,7 @@
 import test from 'ava';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ROOT } from '../helpers/built.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { Logger } from '../../src/lib/logger.ts';
 import { registerSubscribers, type CommittedSubscriber } from '../../src/app/subscribers.ts';
@@ -45,7 +48,21 @@ test('a server started with a clock stamps events and records with it', async (t
   const created = await s.post('/api/v1/sessions', { metadata: { cwd: await tempDir() } });
   t.is(created.code, 0);
   t.is(created.data.created_at, '2032-01-01T00:00:00.000Z');
-  const [first] = await s.server.services.journal.readRange(created.data.id, 1);
+  const [first] = await s.eventsOf(created.data.id);
   t.is(first!.ts, '2032-01-01T00:00:00.000Z');
   t.regex(created.data.id, /^session_[0-9A-HJKMNP-TV-Z]{26}$/);
+});
+
+test('test files reach the server only through the facade: never its parts whole (test/helpers/server.ts)', async (t) => {
+  const found: string[] = [];
+  for (const d of await readdir(path.join(ROOT, 'test'), { withFileTypes: true, recursive: true })) {
+    if (!d.isFile() || !d.name.endsWith('.ts')) continue;
+    const file = path.relative(ROOT, path.join(d.parentPath, d.name));
+    if (file === path.join('test', 'helpers', 'server.ts')) continue;
+    const text = await readFile(path.join(ROOT, file), 'utf8');
+    // The server's parts by their old name (RunningServer's `services`, the `Services` type) or their name now (`parts`).
+    const reach = /\bserver\.(services|parts)\b|\bimport\b[^;]*\b(Services|ServerParts)\b/.exec(text);
+    if (reach) found.push(`${file}: ${reach[0]}`);
+  }
+  t.deepEqual(found, []);
 });

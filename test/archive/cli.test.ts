@@ -26,7 +26,7 @@ test('svc-code import, then journal dump and reindex on the home, offline', asyn
   t.is(imported.code, 0, imported.stderr);
   t.like(JSON.parse(imported.stdout), { original_id: r.sid, id_changed: false });
 
-  const origin = await r.s.server.services.journal.readRange(r.sid, 1);
+  const origin = await r.s.eventsOf(r.sid);
   const dump = await cli(home, ['journal', 'dump', r.sid]);
   t.is(dump.code, 0, dump.stderr);
   const lines = dump.stdout.trim().split('\n').map((l) => JSON.parse(l));

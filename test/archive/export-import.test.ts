@@ -75,7 +75,7 @@ test('export: a zip attachment with the journal, reads, settings without secrets
   for (const f of manifest.files) t.is(createHash('sha256').update(files[f.path]).digest('hex'), f.sha256, f.path);
 
   const journal = files[`journal/${r.sid}.jsonl`].trim().split('\n').map((l) => JSON.parse(l));
-  const head = r.s.server.services.journal.head(r.sid)!;
+  const head = r.s.journal.head(r.sid)!;
   t.is(journal.length, head.seq);
   t.deepEqual(journal.map((e) => e.seq), Array.from({ length: head.seq }, (_, i) => i + 1));
   t.true(journal.every((e) => e.epoch === head.epoch));
@@ -127,7 +127,7 @@ test('import into another home: same id, and every read answers field by field a
   t.is(res.body.data.session.id, r.sid);
   t.deepEqual(await compareReads(r.s, r.sid, other, r.sid), []);
   // Search finds the same hits (title times included: they come from the session's events).
-  await other.server.services.search.whenReady();
+  await other.search.whenReady();
   const hits = async (s: TestServer) => (await s.post('/api/v1/search', { query: 'zebra giraffe', op: 'OR' })).data.items;
   const expected = await hits(r.s);
   t.true(expected.length >= 2);
@@ -154,7 +154,7 @@ test('import into the same home: the id is taken, so the session gets a new one 
   t.not(copy, r.sid);
   t.true(res.body.data.id_changed);
   t.deepEqual(await compareReads(r.s, r.sid, r.s, copy), []);
-  const journal = await r.s.server.services.journal.readRange(copy, 1);
+  const journal = await r.s.eventsOf(copy);
   t.false(JSON.stringify(journal).includes(r.sid));
 });
 

@@ -24,7 +24,7 @@ test('svc-code replay: a recorded session replays with no divergence; a changed 
   await r.ws.waitFor((f) => f.type === 'turn.ended' && r.ws.frames.filter((x) => x.type === 'turn.ended').length === 3, 30_000);
   const zipFile = path.join(await tempHome(), 'export.zip');
   await writeFile(zipFile, await exportZip(r.s, r.sid));
-  const recorded = await r.s.server.services.journal.readRange(r.sid, 1);
+  const recorded = await r.s.eventsOf(r.sid);
   const bashResult = recorded.find((e) => e.type === 'tool.result' && (e.payload as { tool_call_id: string }).tool_call_id === 'b1')!;
   const home = await tempHome(); // the CLI's own home is never used by a replay
   // The replays' temp dir, to see that each removes its temp home.

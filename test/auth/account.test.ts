@@ -52,7 +52,7 @@ test('a token about to expire is refreshed before use and written back', async (
   const cred = JSON.parse(await readFile(credFile(h.s.home), 'utf8'));
   t.is(cred.access_token, second);
   t.not(cred.access_token, first);
-  t.is(await h.s.server.services.auth.getAccessToken('managed'), h.fixture.accessTokens()[2]);
+  t.is(await h.s.auth.getAccessToken('managed'), h.fixture.accessTokens()[2]);
   const config = await readFile(path.join(h.s.home, 'config.toml'), 'utf8');
   t.false(config.includes(second));
 });
@@ -66,7 +66,7 @@ test('a refresh rejected by the host marks the login revoked; a new POST starts 
   t.is(res.data.kind, 'error');
   t.regex(res.data.message, /revoked/);
   t.deepEqual((await h.s.get('/api/v1/auth')).data.managed_provider, { name: 'managed', status: 'revoked' });
-  const err = await t.throwsAsync(h.s.server.services.auth.getAccessToken('managed'));
+  const err = await t.throwsAsync(h.s.auth.getAccessToken('managed'));
   t.is((err as any).code, 40112);
   t.is((await h.s.post('/api/v1/auth/login', {})).data.status, 'pending');
 });

@@ -26,7 +26,7 @@ test.serial('the configured [oauth] region beats the marker file', async (t) => 
   await writeFile(path.join(h.s.home, 'region'), 'mainland-cn\n');
   const file = path.join(h.s.home, 'config.toml');
   await writeFile(file, (await readFile(file, 'utf8')).replace('[oauth]\n', '[oauth]\nregion = "global"\n'));
-  await h.s.server.services.config.reload();
+  await h.s.config.reload();
   t.is(await region(h), 'global');
 });
 
@@ -35,7 +35,7 @@ test.serial('a pinned host of a known region beats the configured region', async
   t.teardown(() => h.stop());
   const file = path.join(h.s.home, 'config.toml');
   await writeFile(file, (await readFile(file, 'utf8')).replace('[oauth]\n', `[oauth]\nhost = "${GLOBAL_HOST}/"\nregion = "mainland-cn"\n`));
-  await h.s.server.services.config.reload();
+  await h.s.config.reload();
   t.is(await region(h), 'global');
   process.env.SVC_CODE_OAUTH_HOST = CN_HOST;
   t.teardown(() => void delete process.env.SVC_CODE_OAUTH_HOST);

@@ -34,7 +34,7 @@ const configEvents = (s: TestServer) => committedOf(s, 'event.config.changed');
 
 /** Resolves once the config file watcher's next reload (its answer to a change of config.toml) has run. */
 function nextReload(s: TestServer): Promise<void> {
-  const config = s.server.services.config;
+  const config = s.config;
   const reload = config.reload.bind(config);
   return new Promise((resolve) => {
     config.reload = async () => {
@@ -230,7 +230,7 @@ test('a malformed config.toml does not crash the daemon: defaults, a warning; a 
   t.is(res.code, 0);
   t.is(res.data.default_permission_mode, 'manual');
   t.deepEqual(res.data.raw, {});
-  const warnings = s.server.services.config.warnings();
+  const warnings = s.config.warnings();
   t.true(warnings.some((w) => /malformed/.test(w)));
   t.false(warnings.some((w) => w.includes('SECRET')), 'the parse error excerpt is not quoted');
   t.is(await readFile(path.join(s.home, 'config.toml'), 'utf8'), broken);
@@ -248,7 +248,7 @@ test('a malformed config.toml does not crash the daemon: defaults, a warning; a 
   await writeFile(file, 'default_model = "x" # mine\n');
   t.is((await s.post(CONFIG, { default_plan_mode: true })).code, 0);
   t.is(await readFile(file, 'utf8'), 'default_model = "x" # mine\ndefault_plan_mode = true\n');
-  t.false(s.server.services.config.warnings().some((w) => /malformed/.test(w)));
+  t.false(s.config.warnings().some((w) => /malformed/.test(w)));
 });
 
 test('deprecated keys are mapped or ignored with warnings', async (t) => {
@@ -258,7 +258,7 @@ test('deprecated keys are mapped or ignored with warnings', async (t) => {
   t.false(c.thinking.enabled);
   t.is(c.loop_control.max_attempts_per_step, 10);
   t.false('max_steps_per_turn' in c.loop_control);
-  const w = s.server.services.config.warnings().join('\n');
+  const w = s.config.warnings().join('\n');
   t.regex(w, /default_thinking is deprecated/);
   t.regex(w, /max_retries_per_step was renamed/);
   t.regex(w, /max_steps_per_run was renamed/);
@@ -266,7 +266,7 @@ test('deprecated keys are mapped or ignored with warnings', async (t) => {
   const s2 = await withConfig('[thinking]\nmode = "off"\n');
   t.teardown(() => s2.stop());
   t.false((await s2.get(CONFIG)).data.thinking.enabled);
-  t.regex(s2.server.services.config.warnings().join('\n'), /thinking\.mode is deprecated/);
+  t.regex(s2.config.warnings().join('\n'), /thinking\.mode is deprecated/);
 });
 
 test.serial('env overrides are read at start and never written back', async (t) => {
@@ -287,9 +287,9 @@ test.serial('env overrides are read at start and never written back', async (t) 
   t.is(c.token_counting.strategy, 'measured');
   t.false(c.permission.dangerous_command_guard);
   t.is(c.mcp.tool_timeout_ms, 60_000);
-  t.regex(s.server.services.config.warnings().join('\n'), /SVC_MCP_TOOL_TIMEOUT_MS/);
+  t.regex(s.config.warnings().join('\n'), /SVC_MCP_TOOL_TIMEOUT_MS/);
   t.is(c.services.pymodel_search.base_url, 'https://search.example', 'env key alone keeps the configured endpoint');
-  t.is(s.server.services.config.current().services.pymodel_search?.api_key, 'sk-SECRET-envsearch');
+  t.is(s.config.current().services.pymodel_search?.api_key, 'sk-SECRET-envsearch');
   t.false(JSON.stringify(c).includes('sk-SECRET-envsearch'));
 
   await s.post(CONFIG, { telemetry: false });
@@ -304,7 +304,7 @@ test.serial('deprecated SVC_LOOP_MAX_RETRIES_PER_STEP is honored with a warning 
   const s = await withEnv({ SVC_LOOP_MAX_RETRIES_PER_STEP: '6' }, () => startTestServer());
   t.teardown(() => s.stop());
   t.is((await s.get(CONFIG)).data.loop_control.max_attempts_per_step, 6);
-  t.regex(s.server.services.config.warnings().join('\n'), /SVC_LOOP_MAX_RETRIES_PER_STEP is deprecated/);
+  t.regex(s.config.warnings().join('\n'), /SVC_LOOP_MAX_RETRIES_PER_STEP is deprecated/);
 });
 
 test.serial('two quick POSTs produce one event.config.changed carrying both fields and the full config', async (t) => {
@@ -349,6 +349,6 @@ test.serial('with [watch] enabled an external edit is picked up once; our own wr
 test('database.base = false is accepted with a warning that it has no effect (docs/journal.md says why)', async (t) => {
   const s = await withConfig('[database]\nbase = false\n');
   t.teardown(() => s.stop());
-  t.regex(s.server.services.config.warnings().join('\n'), /database\.base = false has no effect/);
+  t.regex(s.config.warnings().join('\n'), /database\.base = false has no effect/);
   t.is((await s.get('/api/v1/sessions')).code, 0, 'sessions are listed as ever');
 });

@@ -200,7 +200,7 @@ test('with the watchers off, an edit of config.toml applies after a restart', as
   t.is((await s.get(CONFIG)).data.thinking.effort, undefined);
   await writeFile(path.join(s.home, 'config.toml'), '[thinking]\neffort = "high"\n');
   t.is((await s.get(CONFIG)).data.thinking.effort, undefined, 'not read while running');
-  t.deepEqual(s.server.services.configWatchers.watched, [], 'nothing is watched');
+  t.deepEqual(s.configWatchers.watched, [], 'nothing is watched');
   const again = await s.restart();
   t.teardown(() => again.stop());
   t.is((await again.get(CONFIG)).data.thinking.effort, 'high');

@@ -16,7 +16,7 @@ const WATCH = '[watch]\nenabled = true\n';
 
 /** Waits until the config watchers follow `file` (they follow workspace events, applied after the commit). */
 const watching = (s: TestServer, file: string) =>
-  until(() => s.server.services.configWatchers.watched.includes(file), 30_000, `watching ${file}`);
+  until(() => s.configWatchers.watched.includes(file), 30_000, `watching ${file}`);
 
 const started = (pidFile: string, what: string) => until(async () => (await pidsIn(pidFile)).length > 0, 120_000, what);
 
@@ -26,8 +26,7 @@ test('MCP config (user mcp.json, a trusted project\'s .mcp.json) and local.toml 
   const [fxPids, gxPids, pxPids, rootsFile] = ['fx', 'gx', 'px', 'roots'].map((f) => path.join(dir, f));
   const fx = stdioServer({ MCP_FIXTURE_PID_FILE: fxPids, MCP_FIXTURE_ROOTS_FILE: rootsFile });
   const env = await startMcpEngine(t, { fx }, WATCH);
-  const app = env.s.server.services;
-  const ws = app.workspaces.get(app.sessions.get(env.sid)!.workspace_id)!;
+  const ws = env.s.workspaceOf(env.sid);
   t.is((await env.s.post(`/api/v1/workspaces/${ws.id}/trust`)).code, 0);
   const local = path.join(ws.root, '.svc-code', 'local.toml');
   await watching(env.s, local);
@@ -37,7 +36,7 @@ test('MCP config (user mcp.json, a trusted project\'s .mcp.json) and local.toml 
   // The user-level mcp.json: a server added by hand starts in the live session.
   await writeMcpFile(path.join(env.home, 'mcp.json'), { fx, gx: stdioServer({ MCP_FIXTURE_PID_FILE: gxPids }) });
   await started(gxPids, 'gx started by the edit of mcp.json');
-  t.deepEqual(app.mcp.pids(env.sid).length, 2);
+  t.deepEqual(env.s.mcp.pids(env.sid).length, 2);
 
   // The project's .mcp.json (the workspace is trusted): its server joins the session too.
   await writeMcpFile(path.join(ws.root, '.mcp.json'), { px: stdioServer({ MCP_FIXTURE_PID_FILE: pxPids }) });
@@ -58,7 +57,7 @@ test('MCP config (user mcp.json, a trusted project\'s .mcp.json) and local.toml 
 test('AGENTS.md and skills edited by hand: the next session and the next listing see the edit', async (t) => {
   t.timeout(120_000);
   const env = await startEngine(t, { extraToml: WATCH });
-  const cwd = env.s.server.services.sessions.get(env.sid)!.cwd;
+  const cwd = env.s.sessions.get(env.sid)!.cwd;
   // AGENTS.md goes into a session's system prompt, recorded once when the session is first loaded: a new session reads the edit.
   const systemOf = (i: number): string => env.llm.requests[i]!.body.messages.find((m: any) => m.role === 'system')?.content ?? '';
   await writeFile(path.join(cwd, 'AGENTS.md'), 'Rule one.\n');
@@ -75,7 +74,7 @@ test('AGENTS.md and skills edited by hand: the next session and the next listing
   t.false(systemOf(1).includes('Rule one.'));
 
   // A user skill: its listing follows the file.
-  const skillDir = path.join(env.s.server.services.home, 'skills', 'tidy');
+  const skillDir = path.join(env.s.home, 'skills', 'tidy');
   await mkdir(skillDir, { recursive: true });
   const skillFile = (description: string) => writeFile(path.join(skillDir, 'SKILL.md'), `---\nname: tidy\ndescription: ${description}\n---\nTidy up.\n`);
   const listed = async () => (await env.s.get(`/api/v1/sessions/${env.sid}/skills`)).data.skills.find((x: any) => x.name === 'tidy')?.description;

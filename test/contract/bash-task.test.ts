@@ -15,7 +15,7 @@ const say = (text: string) => ({ events: [{ text }] });
 test('a background Bash call\'s tool frame carries the taskId of its task (started so, or moved there on timeout)', async (t) => {
   const env = await watchedEngine(t, { extraToml: YOLO });
   const { s, sid, c } = env;
-  const cwd = s.server.services.sessions.get(sid)!.cwd;
+  const cwd = s.sessions.get(sid)!.cwd;
 
   // The nth turn of the transcript completed (a running background task keeps the session busy, so no idle wait).
   const turnsDone = (n: number) => until(async () => {

@@ -64,7 +64,7 @@ async function journey(t: any, env: EngineEnv, web: WsClient) {
   env.llm.setScript(call('b1', 'Bash', { command: 'while [ ! -f bg-go ]; do sleep 0.05; done; echo bg', run_in_background: true }), say('started'), say('noted'));
   n = await next('run in background');
   await mainTurnEnded(ws, sid, n);
-  await writeFile(path.join(s.server.services.sessions.get(sid)!.cwd, 'bg-go'), '');
+  await writeFile(path.join(s.sessions.get(sid)!.cwd, 'bg-go'), '');
   await ws.waitFor((f) => f.type === 'task.terminated', 30_000);
   await mainTurnEnded(ws, sid, ++turns);
 
@@ -130,7 +130,7 @@ test('journey: every frame a web client receives validates against the client co
   t.deepEqual(ack.payload.resync_required, [env.sid]);
   const resync = await stale.waitFor((f) => f.type === 'resync_required');
   t.true(v.is(ResyncRequired, resync));
-  t.is(resync.payload.current_seq, env.s.server.services.journal.headSeq(env.sid));
+  t.is(resync.payload.current_seq, env.s.journal.headSeq(env.sid));
   await idle.waitFor((f) => f.type === 'event.session.deleted');
 
   // Every frame of every connection.

@@ -93,12 +93,12 @@ test('session broadcasts (meta, work, status) reach a connection that follows no
   const idle = await s.ws();
   t.teardown(() => idle.close());
   await idle.request('client_hello', { client_id: 'idle' });
-  const head = () => s.server.services.journal.head(sid)!;
+  const head = () => s.journal.head(sid)!;
   /** The frame is the session stream's event of that seq (E5: same seq space as the session's other frames). */
   const inSessionStream = async (f: any) => {
     t.is(f.session_id, sid, `${f.type}: stamped with the session`);
     t.is(f.epoch, head().epoch, `${f.type}: the session stream's epoch`);
-    const e = (await s.server.services.journal.readRange(sid, f.seq)).find((x) => x.seq === f.seq);
+    const e = (await s.eventsOf(sid, f.seq)).find((x) => x.seq === f.seq);
     t.is(e?.type, f.type, `${f.type}: seq ${f.seq} is that event in the session's stream`);
     t.is(f.payload.session_id, sid);
     t.is(f.payload.sessionId, sid);

@@ -12,7 +12,7 @@ test('a main turn without a prompt record has origin user (GET /transcript and t
   const env = await watchedEngine(t);
   const { s, sid, c } = env;
   const now = new Date().toISOString();
-  await s.server.services.journal.append([
+  await s.journal.append([
     { stream: sid, type: 'turn.started', payload: { agent_id: 'main', turn_id: 'turn_x', prompt_id: 'msg_unrecorded', prompt_ids: [], model: 'fx', started_at: now } },
     { stream: sid, type: 'turn.ended', payload: { agent_id: 'main', turn_id: 'turn_x', prompt_id: 'msg_unrecorded', reason: 'completed', usage, steps: 0, ended_at: now } },
   ] as never);

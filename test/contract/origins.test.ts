@@ -16,8 +16,7 @@ const markers = (d: any, name: string) => d.items.filter((i: any) => i.kind === 
 test('turn origins: a user prompt with its metadata and skills, a skill activation, a :btw agent, a subagent, a goal continuation; skill markers', async (t) => {
   const env = await startEngine(t, { extraToml: `${YOLO}\n[goal]\nmax_turns = 1` });
   const { s, sid } = env;
-  const app = s.server.services;
-  const root = app.workspaces.get(app.sessions.get(sid)!.workspace_id)!.root;
+  const root = s.workspaceOf(sid).root;
   await mkdir(path.join(root, '.svc-code', 'skills', 'deploy'), { recursive: true });
   await writeFile(path.join(root, '.svc-code', 'skills', 'deploy', 'SKILL.md'), '---\nname: "deploy"\ndescription: "Deploys"\n---\nDEPLOY\n');
   const c = await connectClient(s, sid);

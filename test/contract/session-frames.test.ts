@@ -49,7 +49,7 @@ test('every session event frame of a journey names its session and agent in came
   // The task ends after its turn: its note starts a follow-up turn (origin task).
   env.llm.setScript(toolCall('b1', 'Bash', { command: 'while [ ! -f bg-go ]; do sleep 0.05; done; echo bg', run_in_background: true }), say('started'), say('noted'));
   await turn('background');
-  await writeFile(path.join(s.server.services.sessions.get(sid)!.cwd, 'bg-go'), '');
+  await writeFile(path.join(s.sessions.get(sid)!.cwd, 'bg-go'), '');
   await ws.waitFor((f) => f.type === 'task.terminated', 30_000);
   await turnEnded(env, ++turns);
   env.llm.setScript({ events: [{ tool_call: { id: 'g1', name: 'GoalComplete', args: { summary: 'done' } } }] }, say('finished'));

@@ -16,7 +16,7 @@ const WAIT_GO = 'for i in $(seq 1 400); do [ -f go ] && break; sleep 0.05; done'
 test('a background task\'s output is appended to its task record while it runs; the ended task keeps the tail', async (t) => {
   const env = await watchedEngine(t, { extraToml: YOLO });
   const { s, sid, c } = env;
-  const cwd = s.server.services.sessions.get(sid)!.cwd;
+  const cwd = s.sessions.get(sid)!.cwd;
 
   env.llm.setScript(bg('o1', `echo out1; echo out2; ${WAIT_GO}; echo out3`), scripts.helloText);
   await prompt(env, 'background');
@@ -49,7 +49,7 @@ test('a background task\'s output is appended to its task record while it runs; 
 test('a long output keeps a bounded tail: cut and re-sent whole as task.upsert, equal to GET throughout', async (t) => {
   const env = await watchedEngine(t, { extraToml: YOLO });
   const { s, sid, c } = env;
-  const cwd = s.server.services.sessions.get(sid)!.cwd;
+  const cwd = s.sessions.get(sid)!.cwd;
 
   env.llm.setScript(bg('o2', `seq 1 6000; ${WAIT_GO}; echo end`), scripts.helloText);
   await prompt(env, 'lots of output');

@@ -25,7 +25,7 @@ test('a running Bash call shows its output so far as progress {kind:stdout}; the
   const frame = toolOf(running, 'b1');
   t.is(frame.state, 'running');
   t.deepEqual(frame.progress, { kind: 'stdout', text: 'line1\nline2\n' });
-  const root = s.server.services.sessions.get(sid)!.cwd;
+  const root = s.sessions.get(sid)!.cwd;
   const { writeFile } = await import('node:fs/promises');
   await writeFile(`${root}/go`, '');
   await transcriptIdle(s, sid);

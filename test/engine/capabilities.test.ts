@@ -68,7 +68,7 @@ test('messages_api: a thinking model with [thinking] enabled = false is sent thi
 
 test('a model without image_in gets a note in place of a Read image', async (t) => {
   const env = await startEngine(t, { config: (url) => protocolConfig(url, 'chat_compat', []), fixture: NO_THINKING_NO_IMAGES });
-  await writeFile(path.join(env.s.server.services.sessions.get(env.sid)!.cwd, 'shot.png'), await makePng(120, 80));
+  await writeFile(path.join(env.s.sessions.get(env.sid)!.cwd, 'shot.png'), await makePng(120, 80));
   env.llm.setScript({ events: [{ tool_call: { id: 'c1', name: 'Read', args: { file_path: 'shot.png' } } }] }, scripts.helloText);
   t.is((await prompt(env, 'look')).code, 0);
   t.is((await turnDone(env)).payload.reason, 'completed');

@@ -33,7 +33,7 @@ async function seed(env: WindowEnv, turns: number, chars: number, agentId = 'mai
   });
   const events = [];
   for (let i = 1; i <= turns; i++) events.push(msg(`msg_seed${i}q`, 'user', `old question ${i}`), msg(`msg_seed${i}a`, 'assistant', `old answer ${i} ${'lorem ipsum '.repeat(chars / 12)}`));
-  await env.s.server.services.journal.append(events);
+  await env.s.journal.append(events);
 }
 
 test('a history larger than the compaction model\'s window is summarized in parts, then the parts merged; each request fits', async (t) => {

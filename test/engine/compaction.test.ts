@@ -163,7 +163,7 @@ test('auto-compaction: when the window left falls below reserved_context_size, t
 test('a compaction left open by a killed daemon is reported failed (interrupted) when the session loads again', async (t) => {
   const env = await startEngine(t);
   // What a kill -9 during a compaction leaves in the journal (a graceful stop journals compaction.failed itself).
-  await env.s.server.services.journal.append([{ stream: env.sid, type: 'compaction.started', payload: { compaction_id: 'cmp_killed', agent_id: 'main', trigger: 'manual' } }]);
+  await env.s.journal.append([{ stream: env.sid, type: 'compaction.started', payload: { compaction_id: 'cmp_killed', agent_id: 'main', trigger: 'manual' } }]);
   env.llm.setScript(reply('answer'));
   mustAccept(await prompt(env, 'question'));
   await turnEnded(env);

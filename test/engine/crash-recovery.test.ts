@@ -63,7 +63,7 @@ for (const protocol of PROTOCOLS) {
 
     const s = await startTestServer({ home });
     t.teardown(() => s.stop());
-    const events = await s.server.services.journal.readRange(sid, 1);
+    const events = await s.eventsOf(sid);
     const at = (pred: (e: any) => boolean) => events.findIndex(pred);
     const toolMsg = at((e) => e.type === 'message.created' && e.payload.message.role === 'tool');
     const ended = at((e) => e.type === 'turn.ended');
@@ -88,7 +88,7 @@ for (const protocol of PROTOCOLS) {
     // A second restart finds nothing left to repair: the journal alone gives a valid history.
     const again = await s.restart();
     t.teardown(() => again.stop());
-    const after = await again.server.services.journal.readRange(sid, 1);
+    const after = await again.eventsOf(sid);
     t.is(after.filter((e) => e.type === 'message.created' && (e.payload as any).message.role === 'tool').length, 1);
   });
 }
@@ -97,7 +97,7 @@ test('a daemon stop during a tool call: the calls after it never run, every call
   const env = await startOn(t, 'messages_api', YOLO);
   env.llm.setScript(heldStep);
   await prompt(env, 'go');
-  const cwd = env.s.server.services.sessions.get(env.sid)!.cwd;
+  const cwd = env.s.sessions.get(env.sid)!.cwd;
   await heldPid(t, cwd);
   t.teardown(() => writeFile(path.join(cwd, 'go'), ''));
   const s2 = await env.s.restart();
@@ -115,7 +115,7 @@ test('a daemon stop during a tool call: the calls after it never run, every call
 test('a journal from before the fix (a call left without a result, nothing repaired): the next request is repaired before it goes out', async (t) => {
   // A journal from before the fix: a turn's calls with no tool message at all, ended as interrupted.
   const env = await startOn(t, 'chat_compat', YOLO);
-  const { journal: j } = env.s.server.services;
+  const { journal: j } = env.s;
   const now = new Date().toISOString();
   const base = { agent_id: 'main', turn_id: 'turn_old' };
   await j.append([

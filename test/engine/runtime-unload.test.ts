@@ -7,11 +7,11 @@ import { until } from '../helpers/wait.ts';
 // Read when each test's server starts: runtimes of sessions quiet for 250 ms are unloaded.
 process.env.SVC_CODE_RUNTIME_IDLE_MS = '250';
 
-const loaded = (env: EngineEnv) => env.s.server.services.engine.get(env.sid) !== undefined;
+const loaded = (env: EngineEnv) => env.s.engine.get(env.sid) !== undefined;
 
 /** What the registry's own idle sweep unloads in its first run at least `ms` from now. */
 function sweepAfter(env: EngineEnv, ms: number): Promise<string[]> {
-  const engine = env.s.server.services.engine;
+  const engine = env.s.engine;
   const unloadIdle = engine.unloadIdle.bind(engine);
   const from = Date.now() + ms;
   return new Promise((resolve) => {
@@ -58,7 +58,7 @@ test('a session whose turn waits on an approval is not unloaded; reads that resu
   await until(() => !loaded(env), 30_000);
   // Whether the read's resume loaded it, checked when the resume returns (the 250 ms sweep may unload it again
   // before the answer arrives on a loaded machine).
-  const engine = env.s.server.services.engine;
+  const engine = env.s.engine;
   const resume = engine.resume.bind(engine);
   const loadedByResume: boolean[] = [];
   engine.resume = async (session) => {

@@ -23,7 +23,7 @@ const writes = (...names: string[]): StreamReply => ({
   events: names.map((n, i) => ({ tool_call: { id: `w${i + 1}`, name: 'Write', args: { file_path: `${n}.txt`, content: n } } })),
 });
 
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 /** Lets a held hook or command go when the test ends (a Stop kills them; this is for a failing test). */
 const releaseAtEnd = (t: ExecutionContext, env: EngineEnv) => t.teardown(() => writeFile(path.join(cwdOf(env), 'release'), ''));
 const exists = (file: string) => access(file).then(() => true, () => false);
@@ -112,7 +112,7 @@ test('yolo: Stop while a Bash command runs: it is killed and the Writes after it
 for (const [mode, line] of Object.entries(MODES)) {
   test(`permission gate, ${mode} mode: an aborted turn's call is denied before any allow`, async (t) => {
     const env = await startOn(t, 'chat_compat', line);
-    const gate = env.s.server.services.permissions;
+    const gate = env.s.permissions;
     const ctl = new AbortController();
     ctl.abort();
     for (const call of [{ id: 'x1', name: 'Write', input: { file_path: 'a.txt', content: 'a' } }, { id: 'x2', name: 'Read', input: { file_path: 'a.txt' } }]) {

@@ -11,7 +11,7 @@ const systemOf = (body: any): string => body.messages.find((m: any) => m.role ==
 
 test('the main agent runs with a system prompt naming the identity, the workspace and AGENTS.md; it is recorded once', async (t) => {
   const env = await startEngine(t, { extraToml: '[identity]\nname = "Acme Coder"' });
-  const cwd = env.s.server.services.sessions.get(env.sid)!.cwd;
+  const cwd = env.s.sessions.get(env.sid)!.cwd;
   await writeFile(path.join(cwd, 'AGENTS.md'), 'Always run `make lint` before finishing.\n');
   env.llm.setScript(scripts.helloText, scripts.helloText);
   await prompt(env, 'hi');
@@ -34,7 +34,7 @@ test('the main agent runs with a system prompt naming the identity, the workspac
 
 test('a long AGENTS.md is cut at 40,000 characters, multibyte text included', async (t) => {
   const env = await startEngine(t);
-  const cwd = env.s.server.services.sessions.get(env.sid)!.cwd;
+  const cwd = env.s.sessions.get(env.sid)!.cwd;
   await writeFile(path.join(cwd, 'AGENTS.md'), 'é'.repeat(39_999) + '€' + 'tail that is cut'.repeat(1_000));
   env.llm.setScript(scripts.helloText);
   await prompt(env, 'hi');

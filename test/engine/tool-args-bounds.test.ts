@@ -21,5 +21,5 @@ test('a model tool call nested 100,000 deep fails that call, not the journal: th
   t.true(result?.payload.is_error);
   t.is((await env.s.post(`/api/v1/sessions/${env.sid}/profile`, { title: 'after' })).code, 0);
   t.is((await env.s.post('/api/v1/gui/store/setItem', { key: 'k', value: 'v' })).code, 0);
-  t.is(env.s.server.services.journal.failure, null);
+  t.is(env.s.journal.failure, null);
 });

@@ -11,7 +11,7 @@ test('a GUI key with a lone surrogate is 40001; one appended behind validation i
   }
   t.is((await s.post('/api/v1/gui/store/setItem', { key: 'ok 😀', value: 'v' })).code, 0);
   // The projection's record key cannot encode it: the append is refused and nothing is kept.
-  await t.throwsAsync(s.server.services.journal.append([{ stream: GUI_STREAM, type: 'gui.item_set', payload: { key: '\ud800', value: 'v' } }]));
+  await t.throwsAsync(s.journal.append([{ stream: GUI_STREAM, type: 'gui.item_set', payload: { key: '\ud800', value: 'v' } }]));
   t.is((await s.get('/api/v1/gui/store/length')).data.length, 1);
   t.is((await s.post('/api/v1/gui/store/clear', {})).code, 0);
   t.is((await s.get('/api/v1/gui/store/length')).data.length, 0);

@@ -1,5 +1,4 @@
 import test from 'ava';
-import type { JournalEvent } from '../../journal/types.ts';
 import { GUI_VALUE_MAX_BYTES } from '../../protocol/schemas/gui-store.ts';
 import { serverFor } from '../helpers/server.ts';
 
@@ -8,8 +7,7 @@ const getItem = (key: string) => `${S}/getItem?key=${encodeURIComponent(key)}`;
 
 test('set, get, length, remove, clear, and the __gui__ events', async (t) => {
   const s = await serverFor(t);
-  const events: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  const events = s.committed();
 
   t.deepEqual((await s.get(`${S}/length`)).data, { length: 0 });
   t.deepEqual((await s.get(getItem('theme'))).data, { value: null });

@@ -96,7 +96,7 @@ export async function runTurns(env: WindowEnv, prompts: string[], timeoutMs = 60
 }
 
 export async function journalOf(env: WindowEnv): Promise<Array<{ type: string; seq: number; payload: any }>> {
-  return env.s.server.services.journal.readRange(env.sid, 1);
+  return env.s.eventsOf(env.sid);
 }
 
 /** Everything a recorded request sent as messages (and system), as one string. */

@@ -9,7 +9,7 @@ import type { PendingEvent } from '../../journal/types.ts';
 /** Engine events appended straight to the journal, as the engine would (for read-side tests). */
 
 export function append<T extends DurableType>(s: TestServer, session: string, type: T, payload: PayloadOf<T>) {
-  return s.server.services.journal.append([{ stream: session, type, payload } as NewStreamEvent]);
+  return s.journal.append([{ stream: session, type, payload } as NewStreamEvent]);
 }
 
 /**
@@ -17,7 +17,7 @@ export function append<T extends DurableType>(s: TestServer, session: string, ty
  * payloads (or types) no emitter builds. Everything else goes through `append`, and is checked.
  */
 export async function appendUnchecked(s: TestServer, events: PendingEvent[]) {
-  return Journal.prototype.appendNow.call(s.server.services.journal, events);
+  return Journal.prototype.appendNow.call(s.journal, events);
 }
 
 export function msg(session: string, id: string, role: Message['role'], text: string, extra: ContentPart[] = []): Message {
@@ -32,7 +32,7 @@ export async function addMessages(s: TestServer, session: string, count: number,
     const m = msg(session, `${opts.prefix ?? 'm'}${n}`, n % 2 ? 'user' : 'assistant', `message ${n}`);
     return { stream: session, type: EngineEvents.messageCreated, payload: { agent_id: opts.agent_id ?? 'main', message: m } };
   });
-  await s.server.services.journal.append(events);
+  await s.journal.append(events);
 }
 
 export const usage = (input: number, output: number, read = 0, creation = 0): Usage => ({

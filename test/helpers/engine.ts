@@ -55,7 +55,7 @@ export function turnEnded(env: EngineEnv, n = 1, timeoutMs = 30_000): Promise<an
 
 /** The session's journal, oldest first. */
 export async function journal(env: Pick<EngineEnv, 's' | 'sid'>): Promise<Array<{ type: string; seq: number; payload: any }>> {
-  return env.s.server.services.journal.readRange(env.sid, 1);
+  return env.s.eventsOf(env.sid);
 }
 
 export const types = (events: Array<{ type: string }>) => events.map((e) => e.type);

@@ -26,7 +26,6 @@ export async function openJournal<J extends Journal = Journal>(
 
 /** Every event of `type` the server's journal commits from now on, in order (the array fills as they come). */
 export function committedOf(s: TestServer, type: string): JournalEvent[] {
-  const seen: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (events: JournalEvent[]) => seen.push(...events.filter((e) => e.type === type)));
+  const seen = s.committed((e) => e.type === type);
   return seen;
 }

@@ -52,7 +52,7 @@ export async function pidsIn(file: string): Promise<number[]> {
 export async function startSessionServers(s: TestServer, sid: string): Promise<void> {
   const r = await s.get(`/api/v1/sessions/${sid}/status`);
   if (r.code !== 0) throw new Error(JSON.stringify(r));
-  void s.server.services.mcp.ready(sid);
+  void s.mcp.ready(sid);
 }
 
 /** Waits until the v1 list shows `name` in one of `statuses`. */

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { defaultServeOptions, type ServeOptions } from '../../src/app/options.ts';
-import { startServer, type RunningServer } from '../../src/app/server.ts';
+import { startServer, type RunningServer, type ServerParts } from '../../src/app/server.ts';
+import type { JournalEvent } from '../../journal/types.ts';
+import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
 import { ContractChecker, formatViolations } from '../../protocol/contract-check.ts';
 import { TestClock } from './clock.ts';
@@ -12,8 +14,24 @@ import { tempDir } from './fs.ts';
 
 export { connectWs, TEST_TOKEN, TestClock, type Envelope, type WsClient };
 
-export interface TestServer {
-  server: RunningServer;
+/**
+ * The parts of the running server tests reach, by name (the test facade: tests never take the server's parts whole).
+ * The journal to append test events to, read a stream from and watch; the read models asserted on (`sessions`,
+ * `workspaces`, `transcripts`, `fileHistory`, `liveTranscripts`); the services a test drives or inspects directly.
+ */
+export type ServerReach = Pick<ServerParts,
+  | 'journal' | 'bus' | 'ids' | 'log' | 'version'
+  | 'sessions' | 'workspaces' | 'transcripts' | 'fileHistory' | 'liveTranscripts'
+  | 'config' | 'configWatchers' | 'auth' | 'uploads' | 'workspaceDirs' | 'live' | 'engine' | 'notes' | 'tasks'
+  | 'permissions' | 'questions' | 'mcp' | 'mcpOAuth' | 'search'
+  /** Every route as declared (what /openapi.json is generated from). */
+  | 'routes'
+  /** What the server's WebSocket hub is built from: a test builds a second hub on its own listener from it. */
+  | 'hubDeps'>;
+
+export interface TestServer extends ServerReach {
+  /** The running daemon: its port, its stop. */
+  server: Pick<RunningServer, 'port' | 'close' | 'closed'>;
   home: string;
   baseUrl: string;
   token: string;
@@ -26,6 +44,12 @@ export interface TestServer {
   checker: ContractChecker;
   /** The server's clock: the system time until a test sets it. */
   clock: TestClock;
+  /** Every event of a stream (a session id, or the global stream) from `fromSeq` (default 1), as on disk. */
+  eventsOf(stream: string, fromSeq?: number): Promise<JournalEvent[]>;
+  /** Collects, from now on, every committed event `keep` accepts (default: all), into the array returned. */
+  committed<E = JournalEvent>(keep?: (e: JournalEvent) => boolean): E[];
+  /** The workspace record of a session (its root, trust, ...). */
+  workspaceOf(sessionId: string): WorkspaceRecord;
   stop(): Promise<void>;
   /** Stops the server but keeps the home, for a restart on the same data. */
   restart(options?: Partial<ServeOptions>): Promise<TestServer>;
@@ -72,7 +96,20 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : (null as any) };
   };
   const ts: TestServer = {
-    server, home, baseUrl, token: TEST_TOKEN, req, checker, clock,
+    ...reach(server.parts), server, home, baseUrl, token: TEST_TOKEN, req, checker, clock,
+    eventsOf: (stream, fromSeq = 1) => server.parts.journal.readRange(stream, fromSeq),
+    committed: <E>(keep: (e: JournalEvent) => boolean = () => true) => {
+      const seen: E[] = [];
+      server.parts.journal.on('committed', (events: JournalEvent[]) => seen.push(...(events.filter(keep) as E[])));
+      return seen;
+    },
+    workspaceOf: (sessionId) => {
+      const { sessions, workspaces } = server.parts;
+      const session = sessions.get(sessionId);
+      const ws = session && workspaces.get(session.workspace_id);
+      if (!ws) throw new Error(`no workspace for session ${sessionId}`);
+      return ws;
+    },
     get: async (url) => (await req('GET', url)).body,
     post: async (url, body) => (await req('POST', url, body ?? {})).body,
     ws: (o = {}) => connectWs(baseUrl, o.protocols, o.headers ?? (o.protocols ? {} : auth)),
@@ -88,6 +125,17 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
     },
   };
   return ts;
+}
+
+function reach(p: ServerParts): ServerReach {
+  const {
+    journal, bus, ids, log, version, sessions, workspaces, transcripts, fileHistory, liveTranscripts, config, configWatchers, auth, uploads,
+    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes, hubDeps,
+  } = p;
+  return {
+    journal, bus, ids, log, version, sessions, workspaces, transcripts, fileHistory, liveTranscripts, config, configWatchers, auth, uploads,
+    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes, hubDeps,
+  };
 }
 
 /**

@@ -34,7 +34,7 @@ let n = 0;
 /** Appends a user prompt the way the engine does (`prompt.accepted`). */
 export async function addPrompt(s: TestServer, id: string, text: string, agentId = 'main'): Promise<void> {
   n++;
-  await s.server.services.journal.append([{
+  await s.journal.append([{
     stream: id, type: 'prompt.accepted',
     payload: {
       agent_id: agentId, prompt_id: `prompt_${n}`, user_message_id: `msg_u${n}`, content: [{ type: 'text', text }],
@@ -46,7 +46,7 @@ export async function addPrompt(s: TestServer, id: string, text: string, agentId
 /** Appends an assistant message (`message.created`). */
 export async function addReply(s: TestServer, id: string, text: string): Promise<void> {
   n++;
-  await s.server.services.journal.append([{
+  await s.journal.append([{
     stream: id, type: 'message.created',
     payload: {
       agent_id: 'main', turn_id: `turn_${n}`,
@@ -57,7 +57,7 @@ export async function addReply(s: TestServer, id: string, text: string): Promise
 
 export async function endTurn(s: TestServer, id: string): Promise<void> {
   n++;
-  await s.server.services.journal.append([{
+  await s.journal.append([{
     stream: id, type: 'turn.ended',
     payload: {
       agent_id: 'main', turn_id: `turn_${n}`, prompt_id: `prompt_${n}`, reason: 'completed', steps: 1, ended_at: new Date().toISOString(),

@@ -8,7 +8,7 @@ import { pluginFolder } from '../helpers/plugins.ts';
 import { until } from '../helpers/wait.ts';
 import { startMcpEngine, stdioServer } from '../helpers/mcp.ts';
 
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 const hookRuns = async (env: Pick<EngineEnv, 's' | 'sid'>) => (await journal(env)).filter((e) => e.type === 'hook.result').map((e) => e.payload);
 const toml = (s: string) => JSON.stringify(s);
 

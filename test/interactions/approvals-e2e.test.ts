@@ -5,7 +5,7 @@ import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 import { until } from '../helpers/wait.ts';
 
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 
 async function pendingApproval(env: EngineEnv) {
   return until(async () => {

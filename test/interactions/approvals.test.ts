@@ -23,12 +23,12 @@ function pending(s: TestServer, sid: string, n = 1) {
 }
 
 async function sessionEvents(s: TestServer, sid: string, type: string) {
-  return (await s.server.services.journal.readRange(sid, 1)).filter((e) => e.type === type);
+  return (await s.eventsOf(sid)).filter((e) => e.type === type);
 }
 
 test('a pending approval is listed, visible on the session and in /snapshot, and approving allows the call', async (t) => {
   const { s, sid } = await setup(t);
-  const decided = s.server.services.permissions.check(sid, bash('npm test'), CTX, new AbortController().signal);
+  const decided = s.permissions.check(sid, bash('npm test'), CTX, new AbortController().signal);
   const [item] = await pending(s, sid);
   t.like(item, { session_id: sid, agent_id: 'main', turn_id: 'turn_1', tool_call_id: 'call_1', tool_name: 'Bash', tool_input_display: 'npm test' });
   t.is(Date.parse(item.expires_at) - Date.parse(item.created_at), 24 * 3600 * 1000);
@@ -44,7 +44,7 @@ test('a pending approval is listed, visible on the session and in /snapshot, and
   t.is((await sessionEvents(s, sid, 'event.approval.requested')).length, 1);
   t.like((await sessionEvents(s, sid, 'event.approval.resolved'))[0].payload, { approval_id: item.approval_id, decision: 'approved' });
   // On the session's own stream (spec/clients.md E5), with the status clients read (E6).
-  const status = (await s.server.services.journal.readRange(sid, 1)).filter((e) => e.type === 'event.session.status_changed' && (e.payload as { pending_interaction: string }).pending_interaction !== undefined);
+  const status = (await s.eventsOf(sid)).filter((e) => e.type === 'event.session.status_changed' && (e.payload as { pending_interaction: string }).pending_interaction !== undefined);
   const seen = status.map((e) => e.payload as { pending_interaction: string; status: string; previous_status?: string });
   const asked = seen.findIndex((p) => p.pending_interaction === 'approval');
   t.is(seen[asked]?.status, 'awaiting_approval');
@@ -55,7 +55,7 @@ test('a pending approval is listed, visible on the session and in /snapshot, and
 
 test('rejecting with feedback denies with the feedback; a second answer is 40902 with data', async (t) => {
   const { s, sid } = await setup(t);
-  const decided = s.server.services.permissions.check(sid, { id: 'c', name: 'Write', input: { file_path: 'a.txt', content: 'x' } }, CTX);
+  const decided = s.permissions.check(sid, { id: 'c', name: 'Write', input: { file_path: 'a.txt', content: 'x' } }, CTX);
   const [item] = await pending(s, sid);
   t.is(item.tool_input_display, 'a.txt');
   t.is((await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'rejected', feedback: 'use b.txt' })).code, 0);
@@ -69,7 +69,7 @@ test('rejecting with feedback denies with the feedback; a second answer is 40902
 
 test('scope session remembers the approved call for the session', async (t) => {
   const { s, sid } = await setup(t);
-  const perm = s.server.services.permissions;
+  const perm = s.permissions;
   const first = perm.check(sid, bash('make build'), CTX);
   const [item] = await pending(s, sid);
   await s.post(`${url(sid)}/${item.approval_id}`, { decision: 'approved', scope: 'session', selected_label: 'Yes' });
@@ -84,7 +84,7 @@ test('scope session remembers the approved call for the session', async (t) => {
 
 test('read-only tools and yolo mode (set through the profile) do not ask', async (t) => {
   const { s, sid } = await setup(t);
-  const perm = s.server.services.permissions;
+  const perm = s.permissions;
   t.deepEqual(await perm.check(sid, { id: 'r', name: 'Read', input: { file_path: 'x' } }, { ...CTX, readOnly: true }), { decision: 'allow' });
   await s.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { permission_mode: 'yolo' } });
   t.is(perm.modeOf(sid), 'yolo');
@@ -102,8 +102,7 @@ test('errors: status must be pending, unknown session 40401, unknown approval 40
 
 test('an expired approval answers 41001 and the tool call is denied as timed out', async (t) => {
   const { s, sid } = await setup(t);
-  const app = s.server.services;
-  const decided = app.permissions.check(sid, bash('npm publish'), CTX);
+  const decided = s.permissions.check(sid, bash('npm publish'), CTX);
   const [item] = await pending(s, sid);
   const later = new Date(Date.parse(item.expires_at) + 1000);
   s.clock.set(later);
@@ -121,7 +120,7 @@ test('an expired approval answers 41001 and the tool call is denied as timed out
 test('an aborted turn cancels its pending approval', async (t) => {
   const { s, sid } = await setup(t);
   const ac = new AbortController();
-  const decided = s.server.services.permissions.check(sid, bash('npm test'), CTX, ac.signal);
+  const decided = s.permissions.check(sid, bash('npm test'), CTX, ac.signal);
   const [item] = await pending(s, sid);
   ac.abort();
   t.is((await decided).decision, 'deny');
@@ -132,7 +131,7 @@ test('an aborted turn cancels its pending approval', async (t) => {
 test('a restart resolves pending approvals as cancelled and keeps session-scoped approvals', async (t) => {
   const s0 = await startTestServer({ keepHome: true });
   const sid = await newSession(s0);
-  const perm0 = s0.server.services.permissions;
+  const perm0 = s0.permissions;
   const first = perm0.check(sid, bash('make'), CTX);
   const [done] = await pending(s0, sid);
   await s0.post(`${url(sid)}/${done.approval_id}`, { decision: 'approved', scope: 'session' });
@@ -148,7 +147,7 @@ test('a restart resolves pending approvals as cancelled and keeps session-scoped
   const res = await s.post(`${url(sid)}/${open.approval_id}`, { decision: 'approved' });
   t.is(res.code, 40902);
   t.like((await sessionEvents(s, sid, 'event.approval.resolved')).at(-1)!.payload, { approval_id: open.approval_id, decision: 'cancelled', reason: 'daemon_restarted' });
-  t.deepEqual(await s.server.services.permissions.check(sid, bash('make', 'call_10'), CTX), { decision: 'allow' });
+  t.deepEqual(await s.permissions.check(sid, bash('make', 'call_10'), CTX), { decision: 'allow' });
 });
 
 test('config rules and default mode: auto allows edits, rules decide Bash, the guard asks even over an allow rule', async (t) => {
@@ -165,7 +164,7 @@ decision = "allow"
   const s = await startTestServer({ home });
   t.teardown(() => s.stop());
   const sid = await newSession(s);
-  const perm = s.server.services.permissions;
+  const perm = s.permissions;
   t.is(perm.modeOf(sid), 'auto');
   t.deepEqual(await perm.check(sid, { id: 'w', name: 'Write', input: { file_path: 'src/a.ts' } }, CTX), { decision: 'allow' });
   t.deepEqual(await perm.check(sid, bash('rm -rf build'), CTX), { decision: 'allow' });

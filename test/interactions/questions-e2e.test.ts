@@ -101,5 +101,5 @@ test('a restart dismisses pending questions (daemon_restarted); answering afterw
   t.deepEqual((await s2.get(`/api/v1/sessions/${env.sid}/questions?status=pending`)).data.items, []);
   const r = await s2.post(`/api/v1/sessions/${env.sid}/questions/${q.question_id}`, { answers: { q_0: { kind: 'single', option_id: 'o_0' } } });
   t.is(r.code, 40902);
-  t.is(s2.server.services.sessions.get(env.sid)!.pending_questions?.length ?? 0, 0);
+  t.is(s2.sessions.get(env.sid)!.pending_questions?.length ?? 0, 0);
 });

@@ -19,7 +19,7 @@ async function setup(t: any): Promise<{ s: TestServer; sid: string }> {
 }
 
 function ask(s: TestServer, sid: string, questions = FOUR, signal?: AbortSignal) {
-  return s.server.services.questions.ask(sid, { agentId: 'main', toolCallId: 'call_1', questions }, signal);
+  return s.questions.ask(sid, { agentId: 'main', toolCallId: 'call_1', questions }, signal);
 }
 
 function pending(s: TestServer, sid: string) {
@@ -93,10 +93,9 @@ test('list needs status=pending; unknown ids and actions', async (t) => {
 
 test('a question past its timeout answers 41002 and the waiting call gets a timeout', async (t) => {
   const { s, sid } = await setup(t);
-  const app = s.server.services;
   const outcome = ask(s, sid);
   const q = await pending(s, sid);
-  const later = new Date(Date.parse(q.created_at) + app.questions.timeoutMs + 1000);
+  const later = new Date(Date.parse(q.created_at) + s.questions.timeoutMs + 1000);
   s.clock.set(later);
   const r = await s.post(`${url(sid)}/${q.question_id}`, { answers: { q_0: { kind: 'skipped' } } });
   t.is(r.code, 41002);
@@ -117,7 +116,7 @@ test('an answered question answers 40902 afterwards, not 41002', async (t) => {
 
 test('a dismissal the journal refuses on abort reaches the waiting call as an error, not as a clean dismissal', async (t) => {
   const { s, sid } = await setup(t);
-  const journal = s.server.services.journal;
+  const journal = s.journal;
   const append = journal.append.bind(journal);
   journal.append = (events: Parameters<typeof append>[0]) =>
     events.some((e) => e.type === 'event.question.dismissed') ? Promise.reject(new Error('disk full (test)')) : append(events);
@@ -136,7 +135,7 @@ test('an aborted turn dismisses its question', async (t) => {
   const q = await pending(s, sid);
   ac.abort();
   t.deepEqual(await outcome, { kind: 'dismissed', reason: 'turn_aborted' });
-  const events = (await s.server.services.journal.readRange(sid, 1)).filter((e) => e.type === 'event.question.dismissed');
+  const events = (await s.eventsOf(sid)).filter((e) => e.type === 'event.question.dismissed');
   t.like(events[0]!.payload, { question_id: q.question_id, reason: 'turn_aborted' });
   t.is((await s.get(`/api/v1/sessions/${sid}`)).data.pending_interaction, 'none');
 });

@@ -7,7 +7,7 @@ const CTX = { agentId: 'main', readOnly: false, turnId: 'turn_1' };
 const bash = (command: string) => ({ id: 'call_1', name: 'Bash', input: { command } });
 
 async function decision(s: TestServer, sid: string, command: string): Promise<string> {
-  return (await s.server.services.permissions.check(sid, bash(command), CTX)).decision;
+  return (await s.permissions.check(sid, bash(command), CTX)).decision;
 }
 
 test('a rule of a narrower scope wins over an earlier user rule; the default scope is user', async (t) => {
@@ -32,14 +32,14 @@ test('project rules live with the workspace: its local.toml rules act in its ses
   const s = await serverFor(t, { config: 'default_permission_mode = "yolo"\n' });
   const sid = await newSession(s);
   const other = await newSession(s);
-  const ws = s.server.services.sessions.get(sid)!;
+  const ws = s.sessions.get(sid)!;
   await mkdir(path.join(ws.cwd, '.svc-code'), { recursive: true });
   await writeFile(path.join(ws.cwd, '.svc-code', 'local.toml'), '[[permission.rules]]\npattern = "Bash(make *)"\ndecision = "deny"\nreason = "the project builds in CI"\n');
   t.is(await decision(s, sid, 'make all'), 'allow', 'an untrusted workspace\'s rules do not count');
   t.is((await s.post(`/api/v1/workspaces/${ws.workspace_id}/trust`)).code, 0);
-  const denied = await s.server.services.permissions.check(sid, bash('make all'), CTX);
+  const denied = await s.permissions.check(sid, bash('make all'), CTX);
   t.is(denied.decision, 'deny', 'a deny rule holds even in yolo');
   t.regex((denied as { message: string }).message, /Bash\(make \*\).*the project builds in CI/);
-  t.not(s.server.services.sessions.get(other)!.workspace_id, ws.workspace_id);
+  t.not(s.sessions.get(other)!.workspace_id, ws.workspace_id);
   t.is(await decision(s, other, 'make all'), 'allow', 'another workspace does not get them');
 });

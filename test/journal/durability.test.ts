@@ -34,16 +34,16 @@ test('kill -9 during a burst of appends loses no acknowledged event; seq continu
 
   const s = await startTestServer({ home });
   t.teardown(() => s.stop());
-  const events = await s.server.services.journal.readRange(id, 1);
+  const events = await s.eventsOf(id);
   const titles = new Set(events.filter((e) => e.type === SessionEvents.profileUpdated).map((e) => (e.payload as { title: string }).title));
   const lost = acked.filter((x) => !titles.has(x));
   t.deepEqual(lost, [], 'every acknowledged update is in the journal');
   events.forEach((e, i) => t.is(e.seq, i + 1));
-  const head = s.server.services.journal.head(id)!;
+  const head = s.journal.head(id)!;
   t.is(head.seq, events.length);
   const after = await s.post(`/api/v1/sessions/${id}/profile`, { title: 'after-restart' });
   t.is(after.code, 0);
-  const [last] = await s.server.services.journal.readRange(id, head.seq + 1);
+  const [last] = await s.eventsOf(id, head.seq + 1);
   t.is(last.seq, head.seq + 1);
   t.is(last.epoch, head.epoch);
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'after-restart');

@@ -46,7 +46,7 @@ test('two daemons on one home: both serve, see each other\'s sessions, refuse to
   // ... and so is its search index (the adopted streams are indexed by a's own index); a's stays.
   const slots = await dirsOf('db');
   t.deepEqual(await until(async () => ((await dirsOf('search')).length === 1 ? dirsOf('search') : undefined)), slots);
-  const events = await a.server.services.journal.readRange(inB.id, 1);
+  const events = await a.eventsOf(inB.id);
   t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
 });
 

@@ -85,7 +85,7 @@ test('a store failure fails the journal: that append and every later one answer 
 
 test('over HTTP: after a refused append the daemon stays writable; a store failure answers 50003, reads still answer', async (t) => {
   const s = await serverFor(t);
-  const journal = s.server.services.journal;
+  const journal = s.journal;
   // Behind validation, the journal's own guard: an event that cannot be encoded (appended directly).
   await t.throwsAsync(appendUnchecked(s, [{ stream: GUI_STREAM, type: 'gui.item_set', payload: { key: 'x', value: nested(100_000) } }]), { instanceOf: JournalEncodeError });
   t.is((await s.post('/api/v1/gui/store/setItem', { key: 'k', value: 'v1' })).code, 0);

@@ -6,7 +6,7 @@ import { journal as journalOf, prompt, startEngine, turnEnded, type EngineEnv } 
 
 /** Makes the journal refuse (as for a record it cannot encode) every append carrying `type`. */
 function refuse(env: EngineEnv, type: string): void {
-  const journal = env.s.server.services.journal;
+  const journal = env.s.journal;
   const append = journal.append.bind(journal);
   journal.append = (pending: NewStreamEvent[]) =>
     pending.some((e) => e.type === type) ? Promise.reject(new JournalEncodeError(`e!${type}`, new Error('refused by the test'))) : append(pending);
@@ -31,7 +31,7 @@ for (const [kind, type, call, list] of [
 
 test('a refused prompt.accepted answers 40001 and leaves nothing: no turn runs on it, nothing of it is journaled, the next prompt works', async (t) => {
   const env = await startEngine(t);
-  const journal = env.s.server.services.journal;
+  const journal = env.s.journal;
   const appendNow = journal.appendNow.bind(journal);
   let first = true;
   journal.appendNow = (pending: NewStreamEvent[]) => {
@@ -50,5 +50,5 @@ test('a refused prompt.accepted answers 40001 and leaves nothing: no turn runs o
   const texts = (await journalOf(env)).filter((e) => e.type === 'message.created').map((e) => JSON.stringify(e.payload.message.content));
   t.false(texts.some((x) => x.includes('first')));
   t.true(texts.some((x) => x.includes('second')));
-  t.is(env.s.server.services.sessions.get(env.sid)!.last_prompt, 'second');
+  t.is(env.s.sessions.get(env.sid)!.last_prompt, 'second');
 });

@@ -113,7 +113,7 @@ test('lifecycle: children stop when the runtime unloads and when the daemon stop
   t.deepEqual(await pidsIn(pidFile), pids, 'no child was started again');
   t.true(pids.every(alive));
 
-  t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
+  t.deepEqual(await s.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
   await until(() => pids.every((p) => !alive(p)), 60_000);
   t.deepEqual((await s.get('/api/v1/mcp/servers')).data.servers, []);
 
@@ -146,6 +146,6 @@ test('a server still starting is killed, not waited for, when its runtime unload
   t.is((await serverStatus(s, 'starting', ['connecting'])).status, 'connecting');
   const [pid] = (await until(async () => { const p = await pidsIn(pidFile); return p.length ? p : undefined; }, 60_000))!;
   t.true(alive(pid!));
-  t.deepEqual(await s.server.services.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
+  t.deepEqual(await s.engine.unloadIdle(Date.now() + 24 * 3600_000), [sid]);
   await until(() => !alive(pid!), 60_000);
 });

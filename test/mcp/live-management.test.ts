@@ -14,7 +14,7 @@ process.env.SVC_MCP_RECONNECT_BASE_MS = '100';
 const call = (id: string, name: string, args: unknown = {}) => ({ events: [{ tool_call: { id, name, args } }] });
 const resultOf = async (env: Pick<EngineEnv, 's' | 'sid'>, id: string) => (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === id)?.payload;
 const offered = (env: EngineEnv, n: number): string[] => env.llm.requests[n]!.body.tools.map((x: any) => x.function.name);
-const mcpOf = (env: EngineEnv) => env.s.server.services.mcp;
+const mcpOf = (env: EngineEnv) => env.s.mcp;
 
 test('reading sessions starts no server; a turn starts its session\'s servers only', async (t) => {
   t.timeout(300_000, 'MCP children start slowly on a loaded machine');

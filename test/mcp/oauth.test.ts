@@ -29,7 +29,7 @@ async function setup(t: import('ava').ExecutionContext, fixtureOpts: Parameters<
  * request (a cancel first makes the flow unknown to it) instead of ending its wait.
  */
 function completeWaiting(s: TestServer, flowId: string): Promise<void> {
-  const flows = s.server.services.mcpOAuth;
+  const flows = s.mcpOAuth;
   const complete = flows.complete.bind(flows);
   return new Promise((resolve) => {
     flows.complete = (id, ...rest) => {

@@ -174,14 +174,14 @@ test('trust: trusting a workspace starts its project-layer servers in its live s
   const sid = (await s.post('/api/v1/sessions', { metadata: { cwd: root } })).data.id;
   t.is((await s.get(`/api/v1/sessions/${sid}/status`)).code, 0);
   const wid = (await s.get(`/api/v1/sessions/${sid}`)).data.workspace_id;
-  await s.server.services.mcp.ready(sid);
+  await s.mcp.ready(sid);
   t.deepEqual((await s.get('/api/v1/mcp/servers')).data.servers, []);
   await s.post(`/api/v1/workspaces/${wid}/trust`);
   await serverStatus(s, 'proj', ['connected']);
-  const pids = s.server.services.mcp.pids(sid);
+  const pids = s.mcp.pids(sid);
   t.is(pids.length, 1);
   await s.post(`/api/v1/workspaces/${wid}/untrust`);
   await until(async () => (await s.get('/api/v1/mcp/servers')).data.servers.length === 0, 30_000);
   await until(() => !alive(pids[0]!), 30_000);
-  t.deepEqual(s.server.services.mcp.pids(sid), []);
+  t.deepEqual(s.mcp.pids(sid), []);
 });

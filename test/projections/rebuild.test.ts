@@ -66,7 +66,7 @@ async function populate(s: TestServer): Promise<string[]> {
   await addMessages(s, ids[4], 3);
   // Read once first: the transcript is then kept up to date event by event, and compared with a fresh fold after the restart.
   if ((await s.get(`/api/v1/sessions/${ids[5]}/transcript?agent_id=main`)).code !== 0) throw new Error('transcript read failed');
-  for (const e of recordedSession(ids[5])) await s.server.services.journal.append([e]);
+  for (const e of recordedSession(ids[5])) await s.journal.append([e]);
   await s.post('/api/v1/gui/store/setItem', { key: 'layout', value: '{"split":0.5}' });
   await s.post('/api/v1/gui/store/setItem', { key: 'tmp', value: 'x' });
   await s.post('/api/v1/gui/store/removeItem', { key: 'tmp' });

@@ -42,7 +42,7 @@ async function setup(t: { teardown(fn: () => unknown): void }): Promise<{ s: Tes
 
 test('a cached transcript brought up to date equals a fresh fold, read after read', async (t) => {
   const { s, sid } = await setup(t);
-  const journal = s.server.services.journal;
+  const journal = s.journal;
   const cache = transcriptProjection(journal);
   for (let n = 0; n < 4; n++) {
     await journal.append(turnEvents(sid, n));
@@ -58,7 +58,7 @@ test('a cached transcript brought up to date equals a fresh fold, read after rea
 
 test('a view a caller holds does not change when a later read folds more events; concurrent reads fold once', async (t) => {
   const { s, sid } = await setup(t);
-  const journal = s.server.services.journal;
+  const journal = s.journal;
   const cache = transcriptProjection(journal);
   // Turn 0 is open (its tool call has no result yet) when the first view is taken.
   const turn0 = turnEvents(sid, 0);
@@ -76,7 +76,7 @@ test('a view a caller holds does not change when a later read folds more events;
 
 test('GET /transcript answers from the cache and stays equal to the journal as turns are added', async (t) => {
   const { s, sid } = await setup(t);
-  const journal = s.server.services.journal;
+  const journal = s.journal;
   for (let n = 0; n < 3; n++) {
     await journal.append(turnEvents(sid, n));
     const r = await s.get(`/api/v1/sessions/${sid}/transcript?agent_id=main`);
@@ -92,7 +92,7 @@ test('GET /transcript answers from the cache and stays equal to the journal as t
 
 test('a transcript kept up to date as the engine appends equals a fresh fold, turn after turn (approval, subagent, todos, compaction, undo)', async (t) => {
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "manual"' });
-  const { journal, transcripts } = env.s.server.services;
+  const { journal, transcripts } = env.s;
   const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });
   // Kept from here on: read once while the session is idle, then every event is applied as it is appended.
   await transcripts.read(env.sid, () => 0);

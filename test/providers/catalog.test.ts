@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import type { JournalEvent } from '../../journal/types.ts';
 import { startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
 
 /** A loopback model directory in the models.dev shape; `doc` can be swapped, `hits` counts fetches. */
@@ -71,8 +70,7 @@ test.serial('the directory is proxied in upstream order, resolved to our item sh
 });
 
 test.serial('import_catalog creates a provider (201), seeds the default and broadcasts the alias change', async (t) => {
-  const events: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (es: JournalEvent[]) => events.push(...es.filter((e) => e.type === 'event.model_catalog.changed')));
+  const events = s.committed((e) => e.type === 'event.model_catalog.changed');
   const res = await importCatalog({ catalog_id: 'gw', api_key: 'sk-CATALOG-SECRET' });
   t.is(res.status, 201);
   t.is(res.body.code, 0);
@@ -117,8 +115,7 @@ test.serial('refresh re-reads a catalog-imported provider past the cache and rep
   // gw-small no longer lists tool_call but now reasons: capabilities are only ever added (Part B models).
   upstream.doc = { ...DIRECTORY, gw: { ...DIRECTORY.gw, models: { 'gw-small': model('gw-small', 64000, { reasoning: true }), 'gw-new': model('gw-new', 1000) } } };
   const before = upstream.hits;
-  const events: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (es: JournalEvent[]) => events.push(...es.filter((e) => e.type === 'event.model_catalog.changed')));
+  const events = s.committed((e) => e.type === 'event.model_catalog.changed');
   const res = await s.post('/api/v1/providers/gw:refresh');
   t.is(res.code, 0);
   t.deepEqual(res.data, { changed: [{ provider_id: 'gw', provider_name: 'gw', added: ['gw/gw-new'], removed: ['gw/gw-think'] }], unchanged: [], failed: [] });

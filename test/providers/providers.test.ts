@@ -14,8 +14,7 @@ const server = (t: ExecutionContext, toml?: string) => serverFor(t, { config: to
 const readToml = async (s: TestServer) => parse(await readFile(path.join(s.home, 'config.toml'), 'utf8')) as Record<string, any>;
 
 function catalogEvents(s: TestServer): JournalEvent<ModelCatalogChanged>[] {
-  const seen: JournalEvent<ModelCatalogChanged>[] = [];
-  s.server.services.journal.on('committed', (events: JournalEvent[]) => seen.push(...(events.filter((e) => e.type === 'event.model_catalog.changed') as JournalEvent<ModelCatalogChanged>[])));
+  const seen = s.committed<JournalEvent<ModelCatalogChanged>>((e) => e.type === 'event.model_catalog.changed');
   return seen;
 }
 

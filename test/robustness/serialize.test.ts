@@ -7,11 +7,11 @@ test('a stored record that cannot be serialised: lists answer the others and nam
   const s = await serverFor(t);
   const cwd = await tempDir();
   const id = (await s.post('/api/v1/sessions', { metadata: { cwd } })).data.id as string;
-  const good = s.server.services.sessions.get(id)!;
+  const good = s.sessions.get(id)!;
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
   const bad: SessionRecord = { ...good, id: 'session_BAD', title: cyclic as unknown as string, metadata: cyclic, updated_at: '2999-01-01T00:00:00.000Z' };
-  s.server.services.sessions.upsert(bad);
+  s.sessions.upsert(bad);
   for (const url of ['/api/v1/sessions', '/api/v2/sessions', '/api/v2/sessions?view=by_workspace']) {
     const r = await s.req('GET', url);
     t.is(r.status, 200, url);

@@ -18,8 +18,8 @@ async function withDocs(t: ExecutionContext, env: Record<string, string>): Promi
     stream: sid, type: 'message.created' as const,
     payload: { agent_id: 'main', message: { id: `m${i}`, session_id: sid, role: 'user' as const, content: [{ type: 'text' as const, text: `wombat burrow ${i}` }], created_at: at } },
   }));
-  await s.server.services.journal.append(events);
-  await s.server.services.search.whenReady();
+  await s.journal.append(events);
+  await s.search.whenReady();
   return s;
 }
 

@@ -7,13 +7,13 @@ test('a worker that dies is replaced by an in-process index rebuilt from the jou
   const s = await serverFor(t);
   const { a } = await populate(s);
   await ready(s, { degraded: false });
-  t.is(s.server.services.search.kind, 'worker');
+  t.is(s.search.kind, 'worker');
   const before = await answers(s);
   const token = (await search(s, { query: 'zebra', page_size: 1 })).data.page_token;
   t.truthy(token);
 
-  await s.server.services.search.crashWorker();
-  await until(() => s.server.services.search.kind === 'in-process' || undefined, 30_000, 'fallback in place');
+  await s.search.crashWorker();
+  await until(() => s.search.kind === 'in-process' || undefined, 30_000, 'fallback in place');
   await ready(s, { degraded: true });
   t.deepEqual(await answers(s), before);
   // The rebuilt index is a new generation: tokens of the dead one are refused.
@@ -28,7 +28,7 @@ test('a worker that dies is replaced by an in-process index rebuilt from the jou
 
 test('[database] search = false: the index runs in the server process from the start, not degraded, and follows commits', async (t) => {
   const s = await serverFor(t, { config: '[database]\nsearch = false\n' });
-  t.is(s.server.services.search.kind, 'in-process');
+  t.is(s.search.kind, 'in-process');
   const { b } = await populate(s);
   await ready(s, { degraded: false });
   const worker = await serverFor(t);
@@ -39,7 +39,7 @@ test('[database] search = false: the index runs in the server process from the s
   await until(async () => (await search(s, { query: 'okapi' })).data.items.length === 1 || undefined, 30_000, 'indexed in process');
   t.is((await search(s, { query: 'okapi' })).data.index_state.degraded, undefined);
   // crash() has no worker to end in process: nothing changes.
-  await s.server.services.search.crashWorker();
-  t.is(s.server.services.search.kind, 'in-process');
+  await s.search.crashWorker();
+  t.is(s.search.kind, 'in-process');
   t.is((await search(s, { query: 'okapi' })).data.items.length, 1);
 });

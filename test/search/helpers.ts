@@ -6,14 +6,14 @@ export const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 /** Appends one message.created with text at minute `minute` after T0. */
 export async function say(s: TestServer, sid: string, id: string, role: 'user' | 'assistant', text: string, minute: number, agent = 'main') {
   const message = { id, session_id: sid, role, content: [{ type: 'text' as const, text }], created_at: new Date(T0 + minute * 60_000).toISOString() };
-  await s.server.services.journal.append([{ stream: sid, type: 'message.created', payload: { agent_id: agent, turn_id: `turn_${minute}`, message } }]);
+  await s.journal.append([{ stream: sid, type: 'message.created', payload: { agent_id: agent, turn_id: `turn_${minute}`, message } }]);
 }
 
 export const search = (s: TestServer, body: Record<string, unknown>) => s.post('/api/v1/search', body);
 
 /** Waits until the index answers `ready` (and, with `degraded`, says so). */
 export async function ready(s: TestServer, opts: { degraded?: boolean } = {}) {
-  await s.server.services.search.whenReady();
+  await s.search.whenReady();
   return until(async () => {
     const r = await search(s, { query: 'x' });
     if (r.code !== 0) throw new Error(JSON.stringify(r));

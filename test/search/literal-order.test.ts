@@ -45,7 +45,7 @@ test('literal mode is newest first by message time, whatever order the events we
   const rebuilt = await again.restart({ rebuildProjections: true });
   t.teardown(() => rebuilt.stop());
   await ready(rebuilt);
-  t.is(rebuilt.server.services.search.lastStart?.from, 'journal');
+  t.is(rebuilt.search.lastStart?.from, 'journal');
   t.deepEqual(await times(rebuilt, { query: 'capybara' }), expected);
 });
 
@@ -61,7 +61,7 @@ test('literal mode over thousands of documents written newest first: the page is
       payload: { agent_id: 'main', message: { id: `m${i}`, session_id: sid, role: 'user' as const, content: [{ type: 'text' as const, text: `tapir log line ${minute}` }], created_at: new Date(T0 + minute * 60_000).toISOString() } },
     };
   });
-  await s.server.services.journal.append(events);
+  await s.journal.append(events);
   await ready(s);
   const want = [n - 1, n - 2, n - 3, n - 4, n - 5];
   t.deepEqual(await times(s, { query: 'tapir log', page_size: 5 }), want);

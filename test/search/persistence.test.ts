@@ -8,7 +8,7 @@ import { answers, populate, ready, say, search } from './helpers.ts';
 
 /** The index folder of the server's journal slot. */
 const indexDir = (s: TestServer) => {
-  const dir = s.server.services.search.indexDir!;
+  const dir = s.search.indexDir!;
   if (path.dirname(dir) !== path.join(s.home, 'search')) throw new Error(`index dir ${dir} not under the home`);
   return dir;
 };
@@ -34,11 +34,11 @@ test('a restart reads the snapshot and catches up from the journal position it c
   const s = await serverFor(t);
   const { a, b } = await populate(s);
   await ready(s);
-  t.is(s.server.services.search.lastStart?.from, 'journal');
+  t.is(s.search.lastStart?.from, 'journal');
   const before = await answers(s);
 
   const s2 = await restarted(t, s);
-  t.like(s2.server.services.search.lastStart, { from: 'snapshot', events: 0 });
+  t.like(s2.search.lastStart, { from: 'snapshot', events: 0 });
   t.deepEqual(await answers(s2), before);
   // The snapshot as it is now, to bring back after more events: a snapshot behind the journal.
   const dir = indexDir(s2);
@@ -50,16 +50,16 @@ test('a restart reads the snapshot and catches up from the journal position it c
   const later = await answers(s2, [{ query: 'pangolin' }, { query: 'pangolin', mode: 'literal' }, { query: 'zebra postgres' }, { query: 'zebra', op: 'OR' }]);
 
   const s3 = await restarted(t, s2);
-  t.like(s3.server.services.search.lastStart, { from: 'snapshot', events: 0 });
+  t.like(s3.search.lastStart, { from: 'snapshot', events: 0 });
   t.deepEqual(await answers(s3, [{ query: 'pangolin' }, { query: 'pangolin', mode: 'literal' }, { query: 'zebra postgres' }, { query: 'zebra', op: 'OR' }]), later);
   const s4 = await reopened(t, s3, () => copyFile(path.join(dir, '..', 'old-index.bin'), path.join(dir, 'index.bin')));
-  const caught = s4.server.services.search.lastStart!;
+  const caught = s4.search.lastStart!;
   t.is(caught.from, 'snapshot');
   t.true(caught.events >= 3, `${caught.events} events caught up`);
   t.deepEqual(await answers(s4, [{ query: 'pangolin' }, { query: 'pangolin', mode: 'literal' }, { query: 'zebra postgres' }, { query: 'zebra', op: 'OR' }]), later);
 
   const s5 = await restarted(t, s4, { rebuildProjections: true });
-  t.is(s5.server.services.search.lastStart?.from, 'journal');
+  t.is(s5.search.lastStart?.from, 'journal');
   t.deepEqual(await answers(s5, [{ query: 'pangolin' }, { query: 'pangolin', mode: 'literal' }, { query: 'zebra postgres' }, { query: 'zebra', op: 'OR' }]), later);
 });
 
@@ -90,11 +90,11 @@ test('a corrupt, truncated or foreign snapshot (or texts file) is rebuilt from t
   for (const [what, breakIt] of breakers) {
     const dir = indexDir(current);
     current = await reopened(t, current, () => breakIt(dir));
-    t.is(current.server.services.search.lastStart?.from, 'journal', what);
+    t.is(current.search.lastStart?.from, 'journal', what);
     t.deepEqual(await answers(current), before, what);
     // The rebuilt index wrote a good snapshot again.
     const next = await restarted(t, current);
-    t.is(next.server.services.search.lastStart?.from, 'snapshot', what);
+    t.is(next.search.lastStart?.from, 'snapshot', what);
     current = next;
   }
 });
@@ -106,10 +106,10 @@ test('a deleted session stays gone after a restart from the snapshot; its stream
   t.is((await s.post(`/api/v1/sessions/${a}:delete`)).code, 0);
   await until(async () => (await search(s, { query: 'zebra' })).data.items.every((x: any) => x.session_id !== a) || undefined, 30_000, 'dropped');
   const again = await restarted(t, s);
-  t.is(again.server.services.search.lastStart?.from, 'snapshot');
+  t.is(again.search.lastStart?.from, 'snapshot');
   t.deepEqual((await search(again, { query: 'zebra' })).data.items.map((x: any) => x.session_id), [b]);
   const third = await restarted(t, again);
-  t.is(third.server.services.search.lastStart?.from, 'snapshot');
+  t.is(third.search.lastStart?.from, 'snapshot');
 });
 
 test('svc-code reindex drops the snapshots: the next start builds the index from the journal', async (t) => {
@@ -132,6 +132,6 @@ test('svc-code reindex drops the snapshots: the next start builds the index from
     await t.throwsAsync(access(dir));
   });
   t.is(code, 0);
-  t.is(again.server.services.search.lastStart?.from, 'journal');
+  t.is(again.search.lastStart?.from, 'journal');
   t.deepEqual(await answers(again), before);
 });

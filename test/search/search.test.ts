@@ -103,7 +103,7 @@ test('incremental: new messages, titles, undo and archive change answers without
   const s = await serverFor(t);
   const sid = await newSession(s);
   await ready(s);
-  for (const e of recordedSession(sid)) await s.server.services.journal.append([e]);
+  for (const e of recordedSession(sid)) await s.journal.append([e]);
   const q = async (query: string, extra = {}) => (await search(s, { query, ...extra })).data.items.map((i: any) => i.snippet).sort();
   const hits = async (query: string) => (await search(s, { query })).data.items.map((i: any) => `${i.role}: ${i.snippet}`).sort();
   await until(async () => (await q('question')).length === 3 || undefined, 30_000, 'indexed');
@@ -131,8 +131,8 @@ test('incremental: new messages, titles, undo and archive change answers without
 test('[database] search = false keeps the index in the server process, with the same answers as the worker', async (t) => {
   const worker = await serverFor(t);
   const inProcess = await serverFor(t, { config: '[database]\nsearch = false\n' });
-  t.is(worker.server.services.search.kind, 'worker');
-  t.is(inProcess.server.services.search.kind, 'in-process');
+  t.is(worker.search.kind, 'worker');
+  t.is(inProcess.search.kind, 'in-process');
   const answers = async (s: TestServer) => {
     await populate(s);
     await ready(s);

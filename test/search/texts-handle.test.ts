@@ -22,16 +22,16 @@ test('the texts file is held once: not leaked by a worker replaced after a build
   const s = await serverFor(t);
   await populate(s);
   await ready(s);
-  const texts = path.join(s.server.services.search.indexDir!, 'texts.bin');
+  const texts = path.join(s.search.indexDir!, 'texts.bin');
   t.is(openOn(texts), 1);
   // A build from seq 0 in a worker ends by replacing that worker with one that reads the snapshot.
   const s2 = await s.restart({ rebuildProjections: true });
   t.teardown(() => s2.stop());
   await ready(s2);
-  t.is(s2.server.services.search.lastStart?.from, 'journal');
+  t.is(s2.search.lastStart?.from, 'journal');
   t.is(openOn(texts), 1, 'the first server\'s worker and the replaced worker closed theirs');
-  await s2.server.services.search.crashWorker();
-  await until(() => s2.server.services.search.kind === 'in-process' || undefined, 30_000, 'fallback in place');
+  await s2.search.crashWorker();
+  await until(() => s2.search.kind === 'in-process' || undefined, 30_000, 'fallback in place');
   await ready(s2, { degraded: true });
   t.is(openOn(texts), 1, 'the dead worker\'s descriptor was closed, the in-process index holds its own');
   await s2.server.close();

@@ -1,5 +1,4 @@
 import test from 'ava';
-import { allRoutes } from '../../src/http/routes/index.ts';
 import type { RouteDef } from '../../src/http/route.ts';
 import { canonicalPath, isApiPath } from '../../src/http/request-path.ts';
 import { rawRequest, type RawResponse } from '../helpers/raw-http.ts';
@@ -60,7 +59,7 @@ function served(res: RawResponse): boolean {
 }
 
 async function routesOf(s: TestServer): Promise<RouteDef[]> {
-  return allRoutes(s.server.services);
+  return s.routes;
 }
 
 test('canonicalPath decodes unreserved escapes once and refuses empty and dot segments', (t) => {

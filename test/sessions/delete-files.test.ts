@@ -25,7 +25,7 @@ test(':delete removes the session\'s media, task logs and saved tool outputs, an
   for (const dir of dirsOf(env, env.sid)) t.true(((await entries(dir)) ?? []).length > 0, `${dir} holds files before the delete`);
 
   // Another session with media of its own.
-  const other = (await env.s.post('/api/v1/sessions', { metadata: { cwd: env.s.server.services.sessions.get(env.sid)!.cwd } })).data.id;
+  const other = (await env.s.post('/api/v1/sessions', { metadata: { cwd: env.s.sessions.get(env.sid)!.cwd } })).data.id;
   env.llm.setScript(scripts.helloText);
   t.is((await prompt({ s: env.s, sid: other }, { content: [{ type: 'text', text: 'look' }, { type: 'image', source: { kind: 'base64', media_type: 'image/png', data: PNG } }] })).code, 0);
   await env.ws.waitFor((f) => f.type === 'event.session.work_changed' && f.session_id === other && f.payload.busy === false, 30_000);

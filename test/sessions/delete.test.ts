@@ -20,12 +20,12 @@ test(':delete removes the session from every list and read, removes its journal 
   await env.ws.waitFor((f) => f.type === 'event.session.work_changed' && f.session_id === other && f.payload.busy === false);
   const otherBefore = await journal({ s: env.s, sid: other });
   const otherMessages = (await env.s.get(`/api/v1/sessions/${other}/messages`)).data;
-  const db = env.s.server.services.journal.db as any;
+  const db = env.s.journal.db as any;
   t.true((await keysOf(db, env.sid)).length > 0);
   const watcher = await env.s.ws();
   t.teardown(() => watcher.close());
 
-  const live = env.s.server.services.liveTranscripts;
+  const live = env.s.liveTranscripts;
   t.is((await env.s.get(`/api/v1/sessions/${env.sid}/transcript?agent_id=main`)).code, 0);
   t.true(live.has(env.sid), 'a read keeps a live fold of the session');
   const r = await env.s.post(`/api/v1/sessions/${env.sid}:delete`);
@@ -45,7 +45,7 @@ test(':delete removes the session from every list and read, removes its journal 
   t.false([...v1, ...v1Live, ...v2].includes(env.sid));
   t.true(v1Live.includes(other));
   t.deepEqual(await keysOf(db, env.sid), [], 'no key of the deleted session is left');
-  t.false(env.s.server.services.journal.hasStream(env.sid));
+  t.false(env.s.journal.hasStream(env.sid));
 
   // The other session: same journal, same messages.
   t.deepEqual(await journal({ s: env.s, sid: other }), otherBefore);

@@ -13,7 +13,7 @@ const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_cal
 
 /** Counts the history reads of `sid` (each a fold when the session is not kept). */
 function countReads(env: EngineEnv, sid: string): { n: number } {
-  const fh = env.s.server.services.fileHistory;
+  const fh = env.s.fileHistory;
   const read = fh.read.bind(fh);
   const count = { n: 0 };
   fh.read = (stream, view) => {
@@ -52,7 +52,7 @@ test('file-history: the Bash deletion check reads no history while nothing is go
     const other = await newSession(env.s);
     t.is((await env.s.get(`/api/v1/sessions/${other}/file-history/changes?turn_id=0`)).code, 0);
   }
-  t.is(env.s.server.services.fileHistory.peek(env.sid), undefined, 'the session\'s history is no longer folded');
+  t.is(env.s.fileHistory.peek(env.sid), undefined, 'the session\'s history is no longer folded');
 
   // t1: a Bash that removes nothing, one that removes gone.txt: one read, for gone.txt's last content.
   await turnOfCalls(t, env, 1, 'remove one', [

@@ -60,7 +60,7 @@ test('file-history: per main turn, what Write and Edit changed (status, line cou
   t.is((await s2.get(url('content?turn_id=0&path=a&phase=middle'))).code, 40001);
   const replay = await s2.ws();
   t.teardown(() => replay.close());
-  const head = s2.server.services.journal.head(env.sid)!;
+  const head = s2.journal.head(env.sid)!;
   await replay.request('subscribe', { session_ids: [env.sid], cursors: { [env.sid]: { seq: 0, epoch: head.epoch } } });
   await replay.waitFor((f) => f.session_id === env.sid && f.seq === head.seq);
   t.true(replay.frames.some((f) => f.type === 'tool.result'), 'the replay went through the turn');

@@ -28,7 +28,7 @@ max_context_size = 1000
   t.teardown(() => s.stop());
   const id = await newSession(s);
   const ended = new Promise<void>((resolve) => {
-    s.server.services.journal.on('committed', (events: { stream: string; type: string }[]) => {
+    s.journal.on('committed', (events: { stream: string; type: string }[]) => {
       if (events.some((e) => e.stream === id && e.type === EngineEvents.turnEnded)) resolve();
     });
   });
@@ -43,7 +43,7 @@ max_context_size = 1000
 
   const snap = (await s.get(`/api/v1/sessions/${id}/snapshot`)).data;
   t.is(snap.in_flight_turn, null);
-  t.is(snap.as_of_seq, s.server.services.journal.head(id)!.seq);
+  t.is(snap.as_of_seq, s.journal.head(id)!.seq);
   t.like(snap.session.usage, { input_tokens: 12, output_tokens: 3, cache_read_tokens: 4, turn_count: 1, context_limit: 1000 });
   t.is(snap.session.agent_config.model, 'fx/m');
   const st = (await s.get(`/api/v1/sessions/${id}/status`)).data;

@@ -91,7 +91,7 @@ test('cost: a page reads page_size + 1 records, however long the session', async
   const s = await serverFor(t);
   const id = await newSession(s);
   for (let i = 0; i < 5; i++) await addMessages(s, id, 200, { start: i * 200 + 1 });
-  const db = s.server.services.journal.db as any;
+  const db = s.journal.db as any;
   const original = db.values.bind(db);
   const reads: number[] = [];
   db.values = (range: unknown) => {

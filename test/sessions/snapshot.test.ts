@@ -35,7 +35,7 @@ test('an idle session: head cursor, zero usage, no turn, no pending interactions
   const id = await newSession(s);
   const res = await s.get(`/api/v1/sessions/${id}/snapshot`);
   t.is(res.code, 0);
-  const head = s.server.services.journal.head(id)!;
+  const head = s.journal.head(id)!;
   t.like(res.data, { as_of_seq: head.seq, epoch: head.epoch, in_flight_turn: null, pending_approvals: [], pending_questions: [] });
   t.deepEqual(res.data.messages, { items: [], has_more: false });
   t.is(res.data.session.id, id);
@@ -49,7 +49,7 @@ test('subscribing with the snapshot cursor replays nothing and receives what fol
   const id = await newSession(s);
   await addMessages(s, id, 3);
   const data = await snap(s, id);
-  t.is(data.as_of_seq, s.server.services.journal.head(id)!.seq);
+  t.is(data.as_of_seq, s.journal.head(id)!.seq);
   const c = await s.ws();
   t.teardown(() => c.close());
   const ack = await c.request('subscribe', { session_ids: [id], cursors: { [id]: { seq: data.as_of_seq, epoch: data.epoch } } });
@@ -99,9 +99,9 @@ test('in_flight_turn between turn.started and turn.ended; usage sums; live model
 
   await s.post(`/api/v1/sessions/${id}/profile`, { agent_config: { model: 'acme/wide' } });
   t.like((await snap(s, id)).session, { agent_config: { model: 'acme/wide' }, usage: { context_limit: 1000 } });
-  s.server.services.live.set(id, { busy: true, main_turn_active: true, pending_interaction: 'none', model: 'acme/smart' });
+  s.live.set(id, { busy: true, main_turn_active: true, pending_interaction: 'none', model: 'acme/smart' });
   t.like((await snap(s, id)).session, { agent_config: { model: 'acme/smart' }, busy: true });
-  s.server.services.live.delete(id);
+  s.live.delete(id);
 });
 
 const status = async (s: TestServer, id: string) => (await s.get(`/api/v1/sessions/${id}/status`)).data;
@@ -153,7 +153,7 @@ test('a snapshot taken while messages are appended, plus the replay from its cur
   const c = await s.ws();
   t.teardown(() => c.close());
   await c.request('subscribe', { session_ids: [id], cursors: { [id]: { seq: data.as_of_seq, epoch: data.epoch } } });
-  const end = s.server.services.journal.head(id)!.seq;
+  const end = s.journal.head(id)!.seq;
   if (end > data.as_of_seq) await c.waitFor((f) => f.session_id === id && f.seq === end);
   const replayed = c.frames.filter((f) => f.session_id === id && f.type === EngineEvents.messageCreated).map((f) => f.payload.message.id);
   const seen = [...data.messages.items.map((m: { id: string }) => m.id), ...replayed];

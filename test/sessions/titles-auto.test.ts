@@ -15,13 +15,13 @@ test('auto_session_title: the first turn.ended of an untitled session generates 
   // The first prompt titles the session at once (spec/clients.md F)...
   const first = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id);
   t.is(first.payload.title, 'Please set up GitHub Actions CI');
-  t.is(s.server.services.sessions.get(id)?.title_source, 'prompt');
+  t.is(s.sessions.get(id)?.title_source, 'prompt');
   await endTurn(s, id);
   // ...and the model's title replaces it when the turn ends.
   const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id && f.seq > first.seq);
   t.is(meta.payload.title, 'Set up the CI pipeline');
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'Set up the CI pipeline');
-  t.is(s.server.services.sessions.get(id)?.title_source, 'generated');
+  t.is(s.sessions.get(id)?.title_source, 'generated');
 
   // Later turns of a titled session do not ask again.
   await addPrompt(s, id, 'And a release job');
@@ -69,7 +69,7 @@ test('the first prompt titles a new session at once, shortened, whatever auto_se
   const id = await newSession(s);
   const long = `  Refactor the   event journal ${'so that every append is checked '.repeat(4)}\nsecond line`;
   await addPrompt(s, id, long);
-  await until(() => s.server.services.sessions.get(id)?.title_source === 'prompt');
+  await until(() => s.sessions.get(id)?.title_source === 'prompt');
   const title = (await s.get(`/api/v1/sessions/${id}`)).data.title as string;
   t.true(title.startsWith('Refactor the event journal so that every append'), title);
   t.true(title.endsWith('…') && title.length <= 80 && !title.includes('second line'), title);
@@ -79,7 +79,7 @@ test('the first prompt titles a new session at once, shortened, whatever auto_se
   // A custom title (at creation or later) is never replaced by a prompt.
   const named = (await s.post('/api/v1/sessions', { metadata: { cwd: (await s.get(`/api/v1/sessions/${id}`)).data.metadata.cwd }, title: 'Mine' })).data.id;
   await addPrompt(s, named, 'Some request');
-  t.is(s.server.services.sessions.get(named)?.title_source, 'custom');
+  t.is(s.sessions.get(named)?.title_source, 'custom');
   t.is((await s.get(`/api/v1/sessions/${named}`)).data.title, 'Mine');
   t.is(llm.requests.length, 0, 'no model call for a prompt title');
 });

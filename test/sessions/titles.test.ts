@@ -25,12 +25,12 @@ test('user_prompts (default) titles the session from its prompts, cleaned, and b
 
   const sess = await s.get(`/api/v1/sessions/${id}`);
   t.is(sess.data.title, 'Fix login password validation');
-  t.is(s.server.services.sessions.get(id)?.title_source, 'generated');
+  t.is(s.sessions.get(id)?.title_source, 'generated');
   const meta = await ws.waitFor((f) => f.type === 'session.meta.updated' && f.payload.session_id === id && f.payload.title === 'Fix login password validation');
   t.like(meta.payload, { session_id: id, workspace_id: sess.data.workspace_id, title: 'Fix login password validation' });
   t.regex(meta.payload.updated_at, /^\d{4}-/);
   // The first prompt titled the session at once (spec/clients.md F); the generated title replaced it without force.
-  const session = await s.server.services.journal.readRange(id, 1);
+  const session = await s.eventsOf(id);
   t.deepEqual(session.filter((e) => e.type === 'session.title_generated').map((e) => e.payload), [
     { title: 'The login form rejects valid passwords', source: 'first_prompt', model: '' },
     { title: 'Fix login password validation', source: 'user_prompts', model: 'fx/small' },
@@ -88,7 +88,7 @@ test('a custom title is never overwritten: 40923 even with force, and a generate
   t.is(llm.requests.length, 0);
 
   // A generation that raced with a profile rename: the index keeps the custom title.
-  await s.server.services.journal.append([{ stream: id, type: 'session.title_generated', payload: { title: 'Late generated', source: 'user_prompts', model: 'acme/smart' } }]);
+  await s.journal.append([{ stream: id, type: 'session.title_generated', payload: { title: 'Late generated', source: 'user_prompts', model: 'acme/smart' } }]);
   t.is((await s.get(`/api/v1/sessions/${id}`)).data.title, 'My Own Title');
 
   const other = await newSession(s);
@@ -143,9 +143,9 @@ test('session.meta.updated of a title lands on the session\'s own stream (client
   await addPrompt(s, id, 'Benchmark the journal');
   llm.setScript(say('Journal benchmarks'));
   t.is((await s.post(gen(id))).code, 0);
-  const global = await s.server.services.journal.readRange(GLOBAL_STREAM, 1);
+  const global = await s.eventsOf(GLOBAL_STREAM);
   t.is(global.filter((e) => e.type === 'session.meta.updated').length, 0);
-  const meta = (await s.server.services.journal.readRange(id, 1)).filter((e) => e.type === 'session.meta.updated');
+  const meta = (await s.eventsOf(id)).filter((e) => e.type === 'session.meta.updated');
   t.is(meta.length, 2, 'the first prompt\'s title, then the generated one');
   t.like(meta[0].payload, { session_id: id, title: 'Benchmark the journal', patch: { title: 'Benchmark the journal', isCustomTitle: false, lastPrompt: 'Benchmark the journal' } });
   t.like(meta[1].payload, { session_id: id, title: 'Journal benchmarks', patch: { title: 'Journal benchmarks', isCustomTitle: false, lastPrompt: 'Benchmark the journal' } });

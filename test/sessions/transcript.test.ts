@@ -147,8 +147,7 @@ test('user-messages states: running, queued, and cancelled when aborted; complet
 
 test('user-messages: a skill activation has origin skill', async (t) => {
   const env = await startEngine(t);
-  const app = env.s.server.services;
-  const root = app.workspaces.get(app.sessions.get(env.sid)!.workspace_id)!.root;
+  const root = env.s.workspaceOf(env.sid).root;
   const dir = path.join(root, '.svc-code', 'skills', 'deploy');
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, 'SKILL.md'), '---\nname: "deploy"\ndescription: "Deploys"\n---\nDEPLOY\n');
@@ -213,5 +212,5 @@ test('ops: the batches after since_seq, consecutive, up to the watermark GET /tr
   t.is(d.items.filter((i: any) => i.kind === 'turn').length, 2);
   t.true(Number.isInteger(d.seq), 'a fresh fold of the journal, with its own counter');
   t.true((await data(cold, `/ops?agent_id=main&since_seq=${d.seq}`)).complete, 'ops continue from it');
-  t.is(s2.server.services.engine.get(env.sid), undefined, 'reading never starts the runtime');
+  t.is(s2.engine.get(env.sid), undefined, 'reading never starts the runtime');
 });

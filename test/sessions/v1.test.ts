@@ -222,8 +222,7 @@ test('warnings flag an oversized AGENTS.md; runtime binding', async (t) => {
 
 test('session creation emits event.session.created and one workspace event: created first, updated after', async (t) => {
   const s = await serverFor(t);
-  const seen: { type: string; payload: any }[] = [];
-  s.server.services.journal.on('committed', (events: { type: string; payload: any }[]) => seen.push(...events));
+  const seen = s.committed<{ type: string; payload: any }>();
   const cwd = await tempDir();
   const first = await session(s, cwd);
   const globals = () => seen.filter((e) => e.type.startsWith('event.'));

@@ -96,6 +96,6 @@ test('skills added later appear in the next turn and after a restart; the record
   const resumed = systemOf(env.llm.requests[2]!.body);
   t.true(resumed.startsWith(recorded));
   t.deepEqual(listed(resumed), ['one', 'three', 'two']);
-  const again = (await s2.server.services.journal.readRange(env.sid, 1)).filter((e) => e.type === 'system_prompt.recorded');
+  const again = (await s2.eventsOf(env.sid)).filter((e) => e.type === 'system_prompt.recorded');
   t.is(again.length, 1);
 });

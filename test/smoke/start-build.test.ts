@@ -108,7 +108,7 @@ test.serial('changed sources are compiled before the daemon starts, and the buil
   t.timeout(BUILD_MS);
   const main = path.join(pkg, 'src/cli/main.ts');
   const source = await readFile(main, 'utf8');
-  const anchor = '  process.stdout.write(`svc-code ${server.services.version} listening on';
+  const anchor = '  process.stdout.write(`svc-code ${version} listening on';
   t.true(source.includes(anchor));
   await writeFile(main, source.replace(anchor, `  process.stdout.write('built-from-changed-sources\\n');\n${anchor}`));
   const stale = buildScript('--check', pkg);

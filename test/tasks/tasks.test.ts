@@ -12,10 +12,10 @@ const bash = runBash;
 const taskIdOf = (content: string) => /task_[0-9A-Z]+/.exec(content)![0];
 const url = (env: EngineEnv, rest = '') => `/api/v1/sessions/${env.sid}/tasks${rest}`;
 const getTask = async (env: EngineEnv, id: string, q = '') => (await env.s.get(url(env, `/${id}${q}`))).data;
-const pidFile = async (env: EngineEnv, name: string) => Number(await readFile(path.join(env.s.server.services.sessions.get(env.sid)!.cwd, name), 'utf8'));
+const pidFile = async (env: EngineEnv, name: string) => Number(await readFile(path.join(env.s.sessions.get(env.sid)!.cwd, name), 'utf8'));
 /** A shell fragment that waits until the test calls `release(env, name)` (no timing assumption on a loaded machine). */
 const waitFor = (name: string) => `while [ ! -f ${name} ]; do sleep 0.05; done`;
-const release = (env: EngineEnv, name: string) => writeFile(path.join(env.s.server.services.sessions.get(env.sid)!.cwd, name), '');
+const release = (env: EngineEnv, name: string) => writeFile(path.join(env.s.sessions.get(env.sid)!.cwd, name), '');
 
 test('a running background task keeps the session busy after its turn ended (work_changed both ways)', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
@@ -51,7 +51,7 @@ test('a background task is listed running, then completed with its output on dis
   t.is(done.output_bytes, 11);
   t.truthy(done.completed_at);
   t.is((await getTask(env, id, '?with_output=true&output_bytes=5')).output_preview, 'done\n');
-  t.is(await readFile(path.join(env.s.server.services.home, 'tasks', env.sid, `${id}.log`), 'utf8'), 'hello\ndone\n');
+  t.is(await readFile(path.join(env.s.home, 'tasks', env.sid, `${id}.log`), 'utf8'), 'hello\ndone\n');
   t.deepEqual((await env.s.get(url(env, '?status=running'))).data.items, []);
   t.is((await env.s.get(url(env, '?status=completed'))).data.items.length, 1);
   t.is((await env.s.get(url(env, '?status=bogus'))).code, 40001);
@@ -180,12 +180,12 @@ test('a completion waiting for a busy turn is journaled when the daemon stops: a
   await release(env, 'go');
   await until(async () => (await getTask(env, id)).status === 'completed', 30_000);
   // The note is queued as task.terminated is journaled (a stop before that drops it on purpose: tasks.closeAll).
-  await until(() => env.s.server.services.notes.waiting(env.sid) === 1, 30_000, 'the note waiting for the turn');
+  await until(() => env.s.notes.waiting(env.sid) === 1, 30_000, 'the note waiting for the turn');
   const noteOf = (events: Array<{ type: string; payload: any }>) => events.find((e) => e.type === 'message.created' && e.payload.message.metadata?.task_notification?.task_id === id);
   t.is(noteOf(await journal(env)), undefined, 'the note waits for the running turn to end');
   const again = await env.s.restart();
   t.teardown(() => again.stop());
-  const note = noteOf(await again.server.services.journal.readRange(env.sid, 1));
+  const note = noteOf(await again.eventsOf(env.sid));
   t.like(note?.payload.message.metadata.task_notification, { task_id: id, status: 'completed' });
 });
 
@@ -194,7 +194,7 @@ test('keep_alive_on_exit leaves running tasks alive when the daemon stops, still
   await bash(env, { command: 'echo $$ > k.pid; while true; do echo tick; sleep 0.05; done', run_in_background: true }, 1);
   await until(async () => { try { return (await pidFile(env, 'k.pid')) > 0; } catch { return false; } }, 5000);
   const k = await pidFile(env, 'k.pid');
-  const task = env.s.server.services.tasks.list(env.sid)[0]!;
+  const task = env.s.tasks.list(env.sid)[0]!;
   const again = await env.s.restart();
   t.teardown(async () => { try { process.kill(-k, 'SIGKILL'); } catch { /* gone */ } await again.stop(); });
   // Output written after the daemon is gone still lands in the log, and the writer is not killed by it.

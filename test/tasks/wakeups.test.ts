@@ -13,9 +13,9 @@ const say = (text: string): StreamReply => ({ events: [{ text }] });
 const bash = (id: string, command: string, background = false) => ({ tool_call: { id, name: 'Bash', args: { command, ...(background ? { run_in_background: true } : {}) } } });
 /** A shell fragment that waits until the test creates `name` in the session's directory. */
 const held = (name: string) => `while [ ! -f ${name} ]; do sleep 0.05; done`;
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 const release = (env: EngineEnv, name: string) => writeFile(path.join(cwdOf(env), name), '');
-const waiting = (env: EngineEnv) => env.s.server.services.notes.waiting(env.sid);
+const waiting = (env: EngineEnv) => env.s.notes.waiting(env.sid);
 const taskIdOf = async (env: EngineEnv, callId: string) => {
   const r = (await journal(env)).find((e) => e.type === 'tool.result' && e.payload.tool_call_id === callId)!;
   return /task_[0-9A-Z]+/.exec(r.payload.content)![0];

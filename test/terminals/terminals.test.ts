@@ -327,7 +327,7 @@ test('stopping the server ends every terminal and journals it; terminals are not
   const s2 = await s.restart();
   t.teardown(() => s2.stop());
   for (const pid of pids) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
-  const events = await s2.server.services.journal.readRange(sessionId, 1);
+  const events = await s2.eventsOf(sessionId);
   const closed = events.filter((e) => e.type === 'terminal.closed');
   t.deepEqual(closed.map((e: any) => e.payload.reason), ['server_stopped', 'server_stopped']);
   t.deepEqual((await s2.get(`/api/v1/sessions/${sessionId}/terminals`)).data.items, []);

@@ -11,7 +11,7 @@ const bash = runBash;
 
 test('Bash runs in the workspace root and reports interleaved output and the exit code', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });
-  const cwd = env.s.server.services.sessions.get(env.sid)!.cwd;
+  const cwd = env.s.sessions.get(env.sid)!.cwd;
   const ok = await bash(env, { command: 'echo out; echo err >&2; pwd' }, 1);
   t.false(ok.is_error);
   t.is(ok.content, `out\nerr\n${cwd}\n[exit code 0]`);
@@ -34,7 +34,7 @@ test('Bash output over the budget keeps head and tail with a marker', async (t) 
 
 test('Bash timeout kills the whole process group, even a child ignoring TERM', async (t) => {
   const env = await startEngine(t, { extraToml: `${YOLO}\n[background]\nbash_auto_background_on_timeout = false` });
-  const cwd = env.s.server.services.sessions.get(env.sid)!.cwd;
+  const cwd = env.s.sessions.get(env.sid)!.cwd;
   const r = await bash(env, { command: `(trap '' TERM; sleep 30) & echo $! > child.pid; echo started; sleep 30`, timeout: 2000 });
   t.true(r.is_error);
   t.regex(r.content, /^started\n\[timed out after 2000 ms; process group killed\]$/);

@@ -19,7 +19,7 @@ async function runCalls(env: EngineEnv, calls: Call[], n = 1, extra: Record<stri
   return calls.map((_, i) => results.find((e) => e.payload.tool_call_id === `${base}${i}`)!.payload);
 }
 
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 
 test('Write then Read shows numbered lines; offset/limit and the char budget cut the output', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });

@@ -19,7 +19,7 @@ async function runCalls(env: EngineEnv, calls: Call[], n = 1): Promise<any[]> {
   return calls.map((_, i) => results.find((e) => e.payload.tool_call_id === `${base}${i}`)!.payload);
 }
 
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 
 test('Edit keeps a file\'s encoding and line endings: Latin-1, UTF-16 LE with BOM, UTF-8 with BOM and CRLF', async (t) => {
   const env = await startEngine(t, { extraToml: YOLO });

@@ -7,7 +7,7 @@ import { until } from '../helpers/wait.ts';
 
 const YOLO = 'default_permission_mode = "yolo"';
 const call = (id: string, name: string, args: unknown) => ({ events: [{ tool_call: { id, name, args } }] });
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 const status = async (env: EngineEnv) => (await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data;
 const PLAN = '# Plan\n\n1. Add `out.txt`\n2. Test it';
 

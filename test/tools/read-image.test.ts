@@ -10,7 +10,7 @@ import { imagesIn, makePng, PROTOCOLS, protocolConfig } from '../helpers/images.
 /** Images are decoded and encoded in the turn, on a machine other runs load too: a generous bound. */
 const turnDone = (env: EngineEnv, n = 1) => turnEnded(env, n, 120_000);
 
-const cwdOf = (env: EngineEnv) => env.s.server.services.sessions.get(env.sid)!.cwd;
+const cwdOf = (env: EngineEnv) => env.s.sessions.get(env.sid)!.cwd;
 
 /** One turn whose model calls Read with each of `calls`; resolves to the tool.result payloads and the request after the calls. */
 async function readCalls(env: EngineEnv, calls: Array<Record<string, unknown>>, n = 1) {

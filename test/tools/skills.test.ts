@@ -15,11 +15,10 @@ async function skill(root: string, dir: string, front: Record<string, string | b
 }
 
 const wsRoot = (env: EngineEnv) => {
-  const app = env.s.server.services;
-  return app.workspaces.get(app.sessions.get(env.sid)!.workspace_id)!;
+  return env.s.workspaceOf(env.sid);
 };
 const projectSkills = (env: EngineEnv) => path.join(wsRoot(env).root, '.svc-code', 'skills');
-const userSkills = (env: EngineEnv) => path.join(env.s.server.services.home, 'skills');
+const userSkills = (env: EngineEnv) => path.join(env.s.home, 'skills');
 
 async function listSession(env: EngineEnv): Promise<any[]> {
   const r = await env.s.get(`/api/v1/sessions/${env.sid}/skills`);

@@ -211,8 +211,8 @@ test('allowed_private_networks: shown in GET /config, a bad entry warned about a
   const env = await startEngine(t, { extraToml: `${MANUAL}\n[services.pymodel_fetch]\nallowed_private_networks = ["127.0.0.1", "10.0.0.0/8", "intranet"]` });
   const c = (await env.s.get('/api/v1/config')).data;
   t.deepEqual(c.services.pymodel_fetch, { has_api_key: false, has_oauth: false, allowed_private_networks: ['127.0.0.1', '10.0.0.0/8'] });
-  t.true(env.s.server.services.config.warnings().some((w: string) => w.includes('allowed_private_networks entry "intranet" is not an IP address or CIDR range')));
+  t.true(env.s.config.warnings().some((w: string) => w.includes('allowed_private_networks entry "intranet" is not an IP address or CIDR range')));
   const patched = await env.s.post('/api/v1/config', { services: { pymodel_fetch: { allowed_private_networks: ['192.168.0.0/16'] } } });
   t.is(patched.code, 0, JSON.stringify(patched));
-  t.deepEqual(env.s.server.services.config.current().services.pymodel_fetch?.allowed_private_networks, ['192.168.0.0/16']);
+  t.deepEqual(env.s.config.current().services.pymodel_fetch?.allowed_private_networks, ['192.168.0.0/16']);
 });

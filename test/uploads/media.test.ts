@@ -33,12 +33,12 @@ test('an id not committed to the session falls back to staged uploads, with Rang
 
 test('committed session media is stored decoded and served first', async (t) => {
   const { s, id } = await setup(t);
-  const meta = await storeSessionMedia(s.server.services, id, { media_type: 'image/webp', data: `data:image/webp;base64,${BYTES.toString('base64')}` });
+  const meta = await storeSessionMedia(s, id, { media_type: 'image/webp', data: `data:image/webp;base64,${BYTES.toString('base64')}` });
   t.regex(meta.id, /^media_[0-9A-Z]{26}$/);
   t.like(meta, { session_id: id, media_type: 'image/webp', size: 256 });
   t.deepEqual(await readFile(path.join(s.home, 'sessions-media', id, meta.id)), BYTES);
-  t.is((await findSessionMedia(s.server.services, id, meta.id))?.meta.id, meta.id);
-  t.is(await findSessionMedia(s.server.services, id, '../../etc'), undefined);
+  t.is((await findSessionMedia(s, id, meta.id))?.meta.id, meta.id);
+  t.is(await findSessionMedia(s, id, '../../etc'), undefined);
 
   const got = await raw(s, `/api/v1/sessions/${id}/media/${meta.id}`);
   t.is(got.status, 200);
@@ -57,9 +57,9 @@ test('committed session media is stored decoded and served first', async (t) => 
 
 test('storeSessionMedia refuses bad input with 40001', async (t) => {
   const { s, id } = await setup(t);
-  const bad = await t.throwsAsync(storeSessionMedia(s.server.services, id, { media_type: 'image/png', data: 'not base64 !!' }));
+  const bad = await t.throwsAsync(storeSessionMedia(s, id, { media_type: 'image/png', data: 'not base64 !!' }));
   t.is((bad as any).code, 40001);
-  const type = await t.throwsAsync(storeSessionMedia(s.server.services, id, { media_type: 'png', data: 'AAAA' }));
+  const type = await t.throwsAsync(storeSessionMedia(s, id, { media_type: 'png', data: 'AAAA' }));
   t.is((type as any).code, 40001);
 });
 

@@ -1,7 +1,6 @@
 import { mkdir, readdir, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import type { JournalEvent } from '../../journal/types.ts';
 import { serverFor, startTestServer, TEST_TOKEN, type TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
@@ -61,7 +60,7 @@ test.serial('an upload over SVC_CODE_UPLOAD_MAX_BYTES is 40001 with the limit, a
   t.is(big.status, 200);
   t.is(big.body.code, 40001);
   t.deepEqual(big.body.details, [{ field: 'file', message: 'exceeds 1024 bytes', limit: 1024 }]);
-  const scratch = s.server.services.uploads.incomingDir;
+  const scratch = s.uploads.incomingDir;
   t.deepEqual(await readdir(scratch), []);
   t.deepEqual((await readdir(path.join(s.home, 'uploads'))).filter((n) => n.startsWith('file_')), []);
 
@@ -82,8 +81,7 @@ test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media loo
   withEnv(t, { SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS: '20' });
   const s = await startServer(t);
   s.clock.set('2030-01-01T00:00:00.000Z');
-  const events: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  const events = s.committed();
 
   const temp = await upload(s, { file: { data: new Blob(['soon gone']), filename: 'tmp.txt' }, expires_in_sec: '60' });
   t.is(temp.body.code, 0);
@@ -101,13 +99,13 @@ test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media loo
   const del = await s.req('DELETE', `${FILES}/${id}`);
   t.is(del.status, 404);
   t.is(del.body.code, 40407);
-  await t.throwsAsync(s.server.services.uploads.lookup(id), { message: /expired/, instanceOf: Error });
-  t.is(await s.server.services.uploads.lookup(id).catch((e) => e.code), 41003);
+  await t.throwsAsync(s.uploads.lookup(id), { message: /expired/, instanceOf: Error });
+  t.is(await s.uploads.lookup(id).catch((e) => e.code), 41003);
 
   const dir = path.join(s.home, 'uploads', id);
   await until(async () => !(await exists(dir)), 30_000, 'the sweeper to remove the directory');
-  t.is(await s.server.services.uploads.lookup(id).catch((e) => e.code), 41003, 'still expired (not unknown) after the sweep');
-  t.is(await s.server.services.uploads.lookup('file_01ARZ3NDEKTSV4RRFFQ69G5FAV').catch((e) => e.code), 40407);
+  t.is(await s.uploads.lookup(id).catch((e) => e.code), 41003, 'still expired (not unknown) after the sweep');
+  t.is(await s.uploads.lookup('file_01ARZ3NDEKTSV4RRFFQ69G5FAV').catch((e) => e.code), 40407);
   await until(async () => events.some((e) => e.type === 'upload.expired'), 30_000, 'upload.expired');
   t.deepEqual(events.find((e) => e.type === 'upload.expired')!.payload, { id, expires_at: '2030-01-01T00:01:00.000Z' });
   t.is((await download(s, keep.body.data.id)).status, 200);
@@ -115,8 +113,7 @@ test.serial('expired files are 404 on GET and DELETE, 41003 for prompt-media loo
 
 test('upload with a name: metadata, media type from the part, bytes, ETag, If-None-Match ignored', async (t) => {
   const s = await startServer(t);
-  const events: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  const events = s.committed();
   const res = await upload(s, { file: { data: new Blob([BINARY], { type: 'image/png' }), filename: 'orig.bin' }, name: 'Screenshot 1.png' });
   t.is(res.status, 200);
   t.is(res.body.code, 0);
@@ -206,8 +203,7 @@ test('unknown ids are real HTTP 404 with a 40407 envelope; malformed ids are 400
 
 test('DELETE removes the file: {deleted:true}, then GET and DELETE are 404', async (t) => {
   const s = await startServer(t);
-  const events: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (evs: JournalEvent[]) => events.push(...evs));
+  const events = s.committed();
   const { id } = (await upload(s, { file: { data: new Blob(['bye']), filename: 'x.txt' } })).body.data;
   const del = await s.req('DELETE', `${FILES}/${id}`);
   t.is(del.status, 200);
@@ -250,7 +246,7 @@ test('bad uploads are 40001 with details', async (t) => {
   const fractional = await upload(s, { file: { data: new Blob(['x']), filename: 'x' }, expires_in_sec: '1.5' });
   t.is(fractional.body.code, 0);
   t.is(Date.parse(fractional.body.data.expires_at) - Date.parse(fractional.body.data.created_at), 1500);
-  const scratch = s.server.services.uploads.incomingDir;
+  const scratch = s.uploads.incomingDir;
   t.deepEqual(await readdir(scratch), [], 'rejected uploads leave no temp files');
 });
 
@@ -288,11 +284,11 @@ test('files survive a restart', async (t) => {
   t.is(got.status, 200);
   t.deepEqual(got.bytes, BINARY);
   t.is(got.headers.get('content-type'), 'application/x-thing');
-  t.is((await s.server.services.uploads.lookup(id)).meta.name, 'kept.bin');
+  t.is((await s.uploads.lookup(id)).meta.name, 'kept.bin');
   t.is((await download(s, gone)).status, 404);
   t.false(await exists(crashed));
   await until(async () => !(await exists(path.join(s.home, 'uploads', stale))), 30_000, 'the start-up sweep');
-  t.is(await s.server.services.uploads.lookup(stale).catch((e) => e.code), 41003);
+  t.is(await s.uploads.lookup(stale).catch((e) => e.code), 41003);
 });
 
 test('a storage failure on download is a real HTTP 500 with an envelope', async (t) => {

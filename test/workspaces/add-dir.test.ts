@@ -64,7 +64,7 @@ test('persist false keeps the directory in memory only, shared by the workspace'
   t.false(r.data.persisted);
   t.deepEqual(r.data.additional_dirs, [a, b], 'persisted first, then in-memory');
   t.deepEqual((await readToml(config)).workspace.additional_dir, [a]);
-  t.deepEqual(s.server.services.workspaceDirs.inMemory(id), [b]);
+  t.deepEqual(s.workspaceDirs.inMemory(id), [b]);
 
   const s2 = await s.restart();
   t.teardown(() => s2.stop());
@@ -126,19 +126,18 @@ test('a corrupted local.toml answers 40001 and is left untouched', async (t) => 
 
 test('additionalDirs: local.toml entries count only while trusted', async (t) => {
   const { s, id, url, config } = await setup(t);
-  const app = s.server.services;
   const a = await scratchDir(t, 'svc-code-extra-');
   const b = await scratchDir(t, 'svc-code-extra-');
   await s.post(url, { path: a });
   await s.post(url, { path: b, persist: false });
-  t.deepEqual(await additionalDirs(app, id), [b], 'untrusted: in-memory only');
+  t.deepEqual(await additionalDirs(s, id), [b], 'untrusted: in-memory only');
   await s.post(`/api/v1/workspaces/${id}/trust`);
-  t.deepEqual(await additionalDirs(app, id), [a, b]);
+  t.deepEqual(await additionalDirs(s, id), [a, b]);
   // Hand-edited entries resolving to home or / are ignored.
   await writeFile(config, `[workspace]\nadditional_dir = ["${a}", "/", "${fakeHome}", "relative"]\n`);
-  t.deepEqual(await additionalDirs(app, id), [a, b]);
+  t.deepEqual(await additionalDirs(s, id), [a, b]);
   await writeFile(config, 'not toml [');
-  t.deepEqual(await additionalDirs(app, id), [b], 'corrupted file contributes nothing');
+  t.deepEqual(await additionalDirs(s, id), [b], 'corrupted file contributes nothing');
   await s.req('DELETE', `/api/v1/workspaces/${id}`);
-  t.deepEqual(await additionalDirs(app, id), [], 'unregistered workspace');
+  t.deepEqual(await additionalDirs(s, id), [], 'unregistered workspace');
 });

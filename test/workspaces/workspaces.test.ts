@@ -7,8 +7,7 @@ import { serverFor, type TestServer } from '../helpers/server.ts';
 
 /** Events committed from now on. */
 function committed(s: TestServer): JournalEvent[] {
-  const seen: JournalEvent[] = [];
-  s.server.services.journal.on('committed', (evs: JournalEvent[]) => seen.push(...evs));
+  const seen = s.committed();
   return seen;
 }
 

@@ -15,11 +15,11 @@ async function client(t: ExecutionContext, s: TestServer): Promise<WsClient> {
 /** `n` durable session events (one journal batch each when `separate`), as a title change would journal them. */
 async function appendEvents(s: TestServer, sid: string, n: number, separate = false) {
   const events = Array.from({ length: n }, (_, i) => ({ stream: sid, type: 'session.profile_updated' as const, payload: { title: `t${i}` } }));
-  if (!separate) return s.server.services.journal.append(events);
-  for (const e of events) await s.server.services.journal.append([e]);
+  if (!separate) return s.journal.append(events);
+  for (const e of events) await s.journal.append([e]);
 }
 
-const head = (s: TestServer, sid: string) => s.server.services.journal.head(sid)!;
+const head = (s: TestServer, sid: string) => s.journal.head(sid)!;
 const durable = (c: WsClient, sid: string) => c.frames.filter((f) => f.session_id === sid && typeof f.seq === 'number' && !f.volatile && f.type !== 'ack');
 
 test('client_hello with a valid non-zero cursor replays exactly the missed events, after the ack, then goes live', async (t) => {
@@ -28,7 +28,7 @@ test('client_hello with a valid non-zero cursor replays exactly the missed event
   await appendEvents(s, sid, 3, true);
   const seen = head(s, sid);
   await appendEvents(s, sid, 5, true);
-  const missed = (await s.server.services.journal.readRange(sid, seen.seq + 1)).map((e) => e.seq);
+  const missed = (await s.eventsOf(sid, seen.seq + 1)).map((e) => e.seq);
   t.is(missed.length, 5);
 
   const c = await client(t, s);

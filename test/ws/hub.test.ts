@@ -16,15 +16,15 @@ async function client(t: ExecutionContext, s: TestServer, opts?: Parameters<Test
   return c;
 }
 
-/** A second hub on the same services, on its own listener: lets a test reach publishVolatile or choose the ban policy. */
+/** A second hub built like the server's, on its own listener: lets a test reach publishVolatile or choose the ban policy. */
 async function extraHub(t: ExecutionContext, s: TestServer, ban: AuthBan): Promise<{ hub: WsHub; base: string }> {
-  const hub = new WsHub(s.server.services, ban, accessPolicy({ host: '127.0.0.1' }));
+  const hub = new WsHub(s.hubDeps, ban, accessPolicy({ host: '127.0.0.1' }));
   const http = createServer();
   hub.attach(http);
-  s.server.services.journal.on('committed', hub.onCommitted);
+  s.journal.on('committed', hub.onCommitted);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   t.teardown(async () => {
-    s.server.services.journal.off('committed', hub.onCommitted);
+    s.journal.off('committed', hub.onCommitted);
     await hub.close();
     await new Promise((resolve) => http.close(resolve));
   });
@@ -37,10 +37,10 @@ async function appendEvents(
 ) {
   const events = Array.from({ length: n }, (_, i) => ({ stream: sessionId, type: 'session.profile_updated' as const, payload: payload(i) }));
   // `unchecked`: payloads no emitter builds (agent_id on a profile update); the transport carries whatever it is given.
-  return unchecked ? appendUnchecked(s, events) : s.server.services.journal.append(events);
+  return unchecked ? appendUnchecked(s, events) : s.journal.append(events);
 }
 
-const head = (s: TestServer, id: string) => s.server.services.journal.head(id)!;
+const head = (s: TestServer, id: string) => s.journal.head(id)!;
 const eventsOf = (c: WsClient, id: string) => c.frames.filter((f) => f.session_id === id && typeof f.seq === 'number' && !f.volatile);
 
 function closeCode(c: WsClient): Promise<number> {
@@ -166,9 +166,9 @@ test('subscribe: unknown ids answer 40401 naming them; the known ones are subscr
 test('subscribe: a session held by another instance answers 40901 and is not subscribed', async (t) => {
   const s = await serverFor(t);
   const id = await newSession(s);
-  const record = s.server.services.sessions.get(id)!;
+  const record = s.sessions.get(id)!;
   const foreignId = 'session_01FOREIGN0000000000000000';
-  s.server.services.sessions.upsert({ ...record, id: foreignId, foreign: { server_id: 'srv_other', slot: 'slot-2' } });
+  s.sessions.upsert({ ...record, id: foreignId, foreign: { server_id: 'srv_other', slot: 'slot-2' } });
   const c = await client(t, s);
   const ack = await c.request('subscribe', { session_ids: [foreignId, id] });
   t.is(ack.code, 40901);
@@ -315,7 +315,7 @@ test('volatile frames reach subscribers with volatile:true, offset and the head 
   t.false('epoch' in f);
   await outsider.request('client_hello', { client_id: 'x' });
   t.false(outsider.frames.some((x) => x.type === 'assistant.delta'));
-  t.is((await s.server.services.journal.readRange(id, 1)).filter((e) => e.type === 'assistant.delta').length, 0, 'never journaled');
+  t.is((await s.eventsOf(id)).filter((e) => e.type === 'assistant.delta').length, 0, 'never journaled');
 });
 
 test('server shutdown closes sockets with 1001', async (t) => {

@@ -5,7 +5,7 @@ import { prompt, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 // SVC_CODE_LIVE_TURNS / SVC_CODE_LIVE_RETRIM_MS before its server starts).
 
 export const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });
-export const live = (env: EngineEnv) => env.s.server.services.liveTranscripts;
+export const live = (env: EngineEnv) => env.s.liveTranscripts;
 /** Turns the live fold holds for the main agent, and how many it left out. */
 export const held = (env: EngineEnv) => live(env).held(env.sid, 'main');
 /** turn.ended frames of the session seen so far. */

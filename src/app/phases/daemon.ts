@@ -1,0 +1,86 @@
+import type { PromptInput } from '../../../protocol/schemas/prompts.ts';
+import { CAPABILITIES } from '../../capabilities/defs.ts';
+import { CapabilityService } from '../../capabilities/service.ts';
+import { ConfigWatchers } from '../../config/watchers.ts';
+import { acceptPrompt, type IntakeDeps } from '../../engine/prompt-intake.ts';
+import { createAutoTitle, type AutoTitle } from '../../engine/titles/auto.ts';
+import { GoalDriver } from '../../goals/driver.ts';
+import { McpManagement } from '../../mcp/management.ts';
+import { OAuthFlows } from '../../mcp/oauth-flows.ts';
+import { UserMcpFile } from '../../mcp/user-file.ts';
+import { SNAPSHOT_PATH } from '../../providers/catalog/directory.ts';
+import { ModelPricing } from '../../providers/catalog/pricing.ts';
+import { SearchService, budgetsFromEnv, searchIndexDir, searchWorkerYoungMbFromEnv } from '../../search/service.ts';
+import { TerminalService } from '../../terminals/service.ts';
+import type { Core } from '../core.ts';
+import type { ServeOptions } from '../options.ts';
+import { releaseSemiSpaceFlagForWorkers } from '../worker-heap.ts';
+
+/** Phase 4: the parts only the daemon has (print mode runs the engine without them). */
+export interface DaemonParts {
+  /** PTY terminals of this daemon (live state). */
+  terminals: TerminalService;
+  /** Capabilities (computer use, browser extension): checks and background installs. */
+  capabilities: CapabilityService;
+  /** Prices of well-known models (the built-in catalog snapshot): the snapshot's usage total_cost_usd. */
+  pricing: ModelPricing;
+  /** /api/v2/mcp: the layers' catalog, the user file, probes. */
+  mcpManagement: McpManagement;
+  configWatchers: ConfigWatchers;
+  /** OAuth flows of MCP servers. */
+  mcpOAuth: OAuthFlows;
+  /** Cross-session search (POST /api/v1/search; docs/search.md). */
+  search: SearchService;
+  autoTitle: AutoTitle;
+  /** Goals that drive the loop (docs/goals.md). */
+  goals: GoalDriver;
+}
+
+export interface DaemonOptions {
+  options: ServeOptions;
+  /** Where MCP OAuth redirects land: this daemon's loopback callback, known once it listens. */
+  redirectUrl(): string;
+}
+
+/** Builds the daemon's own parts on the engine; active goals left by the last run are paused. */
+export async function buildDaemonParts(core: Core, o: DaemonOptions): Promise<DaemonParts> {
+  const { home, journal, config, mcp, grants, clock, ids, log } = core;
+  const terminals = new TerminalService({ journal, options: o.options, clock, ids, log });
+  const capabilities = new CapabilityService({ home, journal, log, defs: CAPABILITIES });
+  const pricing = await ModelPricing.load(SNAPSHOT_PATH).catch((err: unknown) => {
+    log.warn({ err: (err as Error).message, path: SNAPSHOT_PATH }, 'model prices unreadable: usage total_cost_usd stays absent');
+    return new ModelPricing(new Map());
+  });
+  const mcpManagement = new McpManagement({ mcp, file: new UserMcpFile(home), grants, clock });
+  // `[watch] enabled`: config.toml, the MCP config and local.toml reloaded when edited (src/config/watchers.ts).
+  const configWatchers = new ConfigWatchers({ home, config, workspaces: core.workspaces, mcp, log });
+  configWatchers.sync();
+  const mcpOAuth = new OAuthFlows({
+    grants, ids, log, redirectUrl: o.redirectUrl, clientName: () => config.current().identity.name,
+    authorized: (key) => mcp.grantAuthorized(key), reset: (key) => mcp.grantReset(key),
+  });
+  const search = searchService(core, o.options);
+  const autoTitle = createAutoTitle({ journal, sessions: core.sessions, workspaces: core.workspaces, instances: core.instances, config, auth: core.auth, clients: core.clients, clock, log });
+  // Goals' continuations go through the prompt intake like any prompt; a goal left active by the last run is paused.
+  const intake: IntakeDeps = core;
+  const goals = new GoalDriver({
+    journal, sessions: core.sessions, engine: core.engine, log, submit: (sid, text) => acceptPrompt(intake, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
+  });
+  await goals.recover();
+  return { terminals, capabilities, pricing, mcpManagement, configWatchers, mcpOAuth, search, autoTitle, goals };
+}
+
+/**
+ * The search index (a worker thread with [database] search = true); built from the journal once the subscribers run.
+ * With the worker, the daemon's `--max-semi-space-size` is cleared for isolates created from now on, so the
+ * worker's own young generation (workerYoungMb) holds; the main thread keeps its 8 MB semi-spaces. Process-wide:
+ * any later worker gets V8's default instead (src/app/worker-heap.ts says why; test/search/worker-heap.test.ts).
+ */
+function searchService(core: Core, options: ServeOptions): SearchService {
+  const useWorker = core.config.current().database.search;
+  if (useWorker) releaseSemiSpaceFlagForWorkers();
+  return new SearchService({
+    journal: core.journal, sessions: core.sessions, engine: core.engine, ids: core.ids, log: core.log, useWorker, budgets: budgetsFromEnv(),
+    workerYoungMb: searchWorkerYoungMbFromEnv(process.env), dir: searchIndexDir(core.home, core.primary.id), rebuild: options.rebuildProjections,
+  });
+}

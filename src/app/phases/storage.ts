@@ -1,0 +1,48 @@
+import { mkdir } from 'node:fs/promises';
+import type { Slot } from '../../../journal/slots.ts';
+import type { ContractChecker } from '../../../protocol/contract-check.ts';
+import { ConfigService } from '../../config/service.ts';
+import type { EventJournal } from '../../events/journal.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
+import { ulidIds, type Ids } from '../../lib/ids.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { journalFsync, openHomeJournal, type OpenedJournal } from '../journal-boot.ts';
+
+export interface StorageOptions {
+  home: string;
+  log: Logger;
+  /** Stamps every time the process records (tests pass one they move); default the system clock. */
+  clock?: Clock;
+  /** Mints every id (tests may pass a deterministic one); default ULIDs. */
+  ids?: Ids;
+  /** Test runs: every appended event is checked against the registry (docs/events.md). */
+  checker?: ContractChecker;
+  /** The environment config overrides are read from (default process.env; print mode adds its timeout defaults). */
+  configEnv?: NodeJS.ProcessEnv;
+}
+
+/** Phase 1: what is on disk. The home, the journal slot and its journal, the config that journals its changes. */
+export interface Storage {
+  home: string;
+  clock: Clock;
+  ids: Ids;
+  log: Logger;
+  /** The journal slot this process writes to. */
+  primary: Slot;
+  journal: EventJournal;
+  config: ConfigService;
+  /** The slots claimed at open: the read models adopt the others into the primary (phases/read-models.ts). */
+  opened: OpenedJournal;
+}
+
+/** Claims the home's journal slots, opens the primary's journal (heads loaded) and loads the config. */
+export async function openStorage(o: StorageOptions): Promise<Storage> {
+  const { home, log } = o;
+  const clock = o.clock ?? systemClock;
+  const ids = o.ids ?? ulidIds();
+  await mkdir(home, { recursive: true });
+  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: journalFsync() });
+  const { primary, journal } = opened;
+  const config = await ConfigService.load(home, { journal, log }, o.configEnv ? { env: o.configEnv } : undefined);
+  return { home, clock, ids, log, primary, journal, config, opened };
+}

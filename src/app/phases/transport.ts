@@ -1,0 +1,62 @@
+import http from 'node:http';
+import type { ContractChecker } from '../../../protocol/contract-check.ts';
+import type { SessionLogTap } from '../../archive/log-tap.ts';
+import { createHttpApp, newAuthBan } from '../../http/app.ts';
+import type { RouteDef } from '../../http/route.ts';
+import { allRoutes, type RouteDeps } from '../../http/routes/index.ts';
+import { accessPolicy } from '../../../protocol/access/host.ts';
+import type { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';
+import { createLiveTranscripts } from '../live-transcripts.ts';
+import { WsHub, type WsHubDeps } from '../../ws/hub.ts';
+import type { Core } from '../core.ts';
+import type { ServeOptions } from '../options.ts';
+import { SERVER_VERSION } from '../version.ts';
+import type { DaemonParts } from './daemon.ts';
+
+/** What the transports are built on: the engine, the daemon's parts, and the daemon's token and options. */
+export type TransportInput = Core & DaemonParts & {
+  /** The bearer token every request and upgrade carries. */
+  token: string;
+  options: ServeOptions;
+  /** The recent log lines of each session (session exports). */
+  logTap: SessionLogTap;
+};
+
+/** Phase 5: the WebSocket hub, the routes and the HTTP server (not listening yet). */
+export interface Transport {
+  /** The live transcript folds: ops, batch counters, the op journal (projections/transcript/live/). */
+  liveTranscripts: LiveTranscripts;
+  /** What the hub is built from (a second hub in tests is built from the same). */
+  hubDeps: WsHubDeps;
+  hub: WsHub;
+  /** Every route of the server, as declared (the served /openapi.json is generated from them). */
+  routes: RouteDef[];
+  server: http.Server;
+  /** Aborted when a client asks the server to stop (POST /api/v1/shutdown). */
+  shutdown: AbortSignal;
+}
+
+/** Builds the hub, gives each route factory its declared part (src/http/routes/index.ts), and the HTTP server. */
+export function buildTransport(p: TransportInput, checker?: ContractChecker): Transport {
+  const { options, token, journal, clock, ids, log } = p;
+  const ban = newAuthBan(options.host);
+  const access = accessPolicy(options);
+  const shutdown = new AbortController();
+  // The live transcripts: constructed and wired here only.
+  const liveTranscripts = createLiveTranscripts({ journal, clock, log }, process.env);
+  const hubDeps: WsHubDeps = {
+    token, options, journal, liveTranscripts, wire: p.wire, clock, ids, log, sessions: p.sessions, workspaces: p.workspaces, instances: p.instances, terminals: p.terminals,
+  };
+  const hub = new WsHub(hubDeps, ban, access);
+  const deps: RouteDeps = {
+    ...p, version: SERVER_VERSION, liveTranscripts,
+    connections: () => hub.connections(),
+    requestShutdown: () => shutdown.abort(),
+  };
+  const routes = allRoutes(deps);
+  const koa = createHttpApp({ log, ids, token, options }, routes, ban, access, checker);
+  const server = http.createServer(koa.callback());
+  server.keepAliveTimeout = 5_000;
+  hub.attach(server);
+  return { liveTranscripts, hubDeps, hub, routes, server, shutdown: shutdown.signal };
+}
