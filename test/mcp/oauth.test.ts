@@ -2,7 +2,6 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import { startOAuthMcp, type OAuthMcp } from '../../fixtures/mcp/oauth.mjs';
-import { until } from '../helpers/wait.ts';
 import { serverStatus, startSessionServers, stdioServer, writeMcpFile } from '../helpers/mcp.ts';
 import { startTestServer, tempHome, type TestServer, newSession } from '../helpers/server.ts';
 
@@ -163,15 +162,20 @@ test('auth:complete: closing the connection aborts the wait, not the flow', asyn
 });
 
 test('expiry and refresh: an expired grant reports oauth-expired offline; a probe refreshes it; a refused refresh stays expired or invalidated', async (t) => {
-  const { oauth, s } = await setup(t, { ttlSec: 1 });
+  // The daemon judges expiry by its clock (the test's): the grant expires when the clock passes it, never because
+  // the machine was slow between the sign-in and the next check (a 1 s token did on a loaded run).
+  const ttlSec = 600;
+  const { oauth, s } = await setup(t, { ttlSec });
   await signIn(s);
   t.is((await statuses(s, '?verify=false')).secure, 'oauth-authorized');
-  await until(async () => (await statuses(s, '?verify=false')).secure === 'oauth-expired', 30_000);
+  s.clock.advance((ttlSec + 1) * 1000);
+  t.is((await statuses(s, '?verify=false')).secure, 'oauth-expired');
   t.is((await s.get('/api/v2/mcp/auth-statuses?verify=true')).data.find((x: any) => x.name === 'secure').authStatus, 'oauth-authorized');
   t.true(oauth.provider.refreshes >= 1);
 
   oauth.provider.opts.refuseRefresh = true;
-  await until(async () => (await statuses(s, '?verify=false')).secure === 'oauth-expired', 30_000);
+  s.clock.advance((ttlSec + 1) * 1000);
+  t.is((await statuses(s, '?verify=false')).secure, 'oauth-expired');
   t.true(['oauth-expired', 'oauth-required'].includes((await statuses(s, '?verify=true')).secure));
   t.not((await statuses(s, '?verify=false')).secure, 'oauth-authorized');
 });
