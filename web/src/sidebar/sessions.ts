@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { activityStatusOf } from '../../../protocol/activity.ts';
 import { api } from '../api.ts';
 
 export type Workspace = { id: string; root: string; name: string };
@@ -28,13 +29,6 @@ export function useBranch(workspaceId: string | undefined): string | null | unde
 type Group = { workspace: { id: string }; sessions: SessionRow[]; total: number };
 type GroupsPage = { groups: Group[]; total: number; has_more: boolean; next_page_token: string | null };
 type FlatPage = { items: SessionRow[]; total: number; next_page_token: string | null };
-
-/** The v2 list's `activity.status` (src/sessions/list/v2-query.ts) from a session's work fields. */
-function activityOf(p: { busy?: boolean; pending_interaction?: string | null; last_turn_reason?: string | null }): string {
-  if (p.pending_interaction === 'approval' || p.pending_interaction === 'question') return p.pending_interaction;
-  if (p.busy) return 'running';
-  return p.last_turn_reason === 'failed' ? 'failed' : 'idle';
-}
 
 /** Sessions shown per workspace before "Show more"; each click shows this many more. */
 export const GROUP_PAGE = 10;
@@ -123,7 +117,7 @@ export function useSessionList(active: string | null) {
   async function rowOf(id: string): Promise<SessionRow | null> {
     try {
       const s = await api('GET', `/api/v1/sessions/${id}`);
-      const status = activityOf(s);
+      const status = activityStatusOf(s);
       const updated = Date.parse(s.updated_at ?? '');
       return {
         id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, activity: { status },
@@ -155,7 +149,7 @@ export function useSessionList(active: string | null) {
    * `last_turn_reason`, as the v2 list derives `activity.status`; no list read.
    */
   function applyWork(sessionId: string, p: { busy?: boolean; pending_interaction?: string; last_turn_reason?: string }): void {
-    const status = activityOf(p);
+    const status = activityStatusOf(p);
     live.current.set(sessionId, { status, gen: generation.current });
     const patch = (r: SessionRow): SessionRow => r.id === sessionId && r.activity.status !== status ? { ...r, activity: { ...r.activity, status } } : r;
     setRows((x) => {
