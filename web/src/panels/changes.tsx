@@ -73,8 +73,8 @@ export function ChangesPanel(props: { sid: string; socket: Socket; onError: (e: 
     // A turn that ended may have changed files: read again (a burst of ops reads once).
     let timer: number | undefined;
     const off = props.socket.listen((f) => {
-      if (f.session_id !== sid || f.type !== 'transcript.ops') return;
-      const ended = (f.payload?.ops ?? []).some((o: { op?: string; turn?: { state?: string } }) => o.op === 'turn.upsert' && o.turn?.state !== 'running');
+      if (f.type !== 'transcript.ops' || f.session_id !== sid) return;
+      const ended = f.payload.ops.some((o) => o.op === 'turn.upsert' && o.turn.state !== 'running');
       if (!ended) return;
       clearTimeout(timer);
       timer = window.setTimeout(() => void load(), 300);
