@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { PayloadOf } from '../contract.ts';
-import { marker, mergeMeta, patchTool, turnOf } from './records.ts';
-import { emit, recAgent, stepUsage, type RecordsState, type RecTask } from './records-state.ts';
+import { marker, mergeMeta, patchTool, turnOf } from './records-write.ts';
+import { recAgent, stepUsage, type OpsOut, type RecordsState, type RecTask } from './records-state.ts';
 import { agentIdOf, type Family } from './state.ts';
 
 // The agent's status in `meta` (spec/clients.md B5, C2 "agent status"): `meta.agent` {permission, thinkingEffort,
@@ -29,12 +29,12 @@ function where(s: RecordsState, agentId: string, engineTurnId: string | undefine
   return t ? { t, turnId: t.ordinal, step: t.steps.at(-1) } : undefined;
 }
 
-function phase(s: RecordsState, agentId: string, ph: Record<string, unknown>): void {
-  mergeMeta(s, agentId, { agent: { phase: ph } });
+function phase(s: RecordsState, o: OpsOut, agentId: string, ph: Record<string, unknown>): void {
+  mergeMeta(s, o, agentId, { agent: { phase: ph } });
 }
 
 /** agent_config keys (session.created, session.profile_updated) as meta keys of the main agent. */
-function fromAgentConfig(s: RecordsState, cfg: Record<string, unknown> | undefined): void {
+function fromAgentConfig(s: RecordsState, o: OpsOut, cfg: Record<string, unknown> | undefined): void {
   if (!cfg) return;
   const agent: Record<string, unknown> = {};
   const modes: Record<string, unknown> = {};
@@ -46,7 +46,7 @@ function fromAgentConfig(s: RecordsState, cfg: Record<string, unknown> | undefin
   const patch: Record<string, unknown> = {};
   if (Object.keys(agent).length) patch.agent = agent;
   if (Object.keys(modes).length) patch.modes = modes;
-  if (Object.keys(patch).length) mergeMeta(s, 'main', patch);
+  if (Object.keys(patch).length) mergeMeta(s, o, 'main', patch);
 }
 
 /** `modes.plan` while plan mode is on: `{version}` = the plans reviewed so far (ExitPlanMode), else `{}`; null when off. */
@@ -56,7 +56,7 @@ function planMode(s: RecordsState, on: boolean): Record<string, unknown> | null 
   return plans ? { version: plans } : {};
 }
 
-function stepCompleted(s: RecordsState, p: PayloadOf<'turn.step.completed'>): void {
+function stepCompleted(s: RecordsState, o: OpsOut, p: PayloadOf<'turn.step.completed'>): void {
   const agentId = agentIdOf(p);
   const w = where(s, agentId, p.turn_id);
   // The step record's usage (records.ts set it from this event just before), not converted a second time.
@@ -70,10 +70,10 @@ function stepCompleted(s: RecordsState, p: PayloadOf<'turn.step.completed'>): vo
   };
   const max = typeof meta.maxContextTokens === 'number' ? meta.maxContextTokens : undefined;
   const extra = { usage, ...(max ? { contextUsage: Math.min(1, p.context_tokens / max) } : {}) };
-  mergeMeta(s, agentId, { agent: extra });
+  mergeMeta(s, o, agentId, { agent: extra });
 }
 
-function turnStarted(s: RecordsState, p: PayloadOf<'turn.started'>): void {
+function turnStarted(s: RecordsState, o: OpsOut, p: PayloadOf<'turn.started'>): void {
   const agentId = agentIdOf(p);
   const agent: Record<string, unknown> = { usage: { ...(agentMeta(s, agentId).usage as AgentUsage | undefined), currentTurn: { ...ZERO } } };
   if (p.permission_mode) agent.permission = p.permission_mode;
@@ -82,26 +82,26 @@ function turnStarted(s: RecordsState, p: PayloadOf<'turn.started'>): void {
   const modes: Record<string, unknown> = {};
   if (p.plan_mode !== undefined) modes.plan = planMode(s, p.plan_mode);
   if (p.swarm_mode !== undefined) modes.swarm = p.swarm_mode ? {} : null;
-  mergeMeta(s, agentId, { agent, ...(Object.keys(modes).length ? { modes } : {}) });
+  mergeMeta(s, o, agentId, { agent, ...(Object.keys(modes).length ? { modes } : {}) });
 }
 
-function turnEnded(s: RecordsState, p: PayloadOf<'turn.ended'>): void {
+function turnEnded(s: RecordsState, o: OpsOut, p: PayloadOf<'turn.ended'>): void {
   const agentId = agentIdOf(p);
   const w = where(s, agentId, p.turn_id);
   if (!w) return;
   const reason = p.error?.kind === 'hook_blocked' ? 'blocked' : p.reason;
-  phase(s, agentId, { kind: 'ended', turnId: w.turnId, reason, at: Date.parse(p.ended_at), ...(w.t.durationMs !== undefined ? { durationMs: w.t.durationMs } : {}) });
+  phase(s, o, agentId, { kind: 'ended', turnId: w.turnId, reason, at: Date.parse(p.ended_at), ...(w.t.durationMs !== undefined ? { durationMs: w.t.durationMs } : {}) });
 }
 
 /** A subagent's outcome on its task record (B4: resultSummary, usage, error, stateReason; timed_out / lost states). */
-function taskOutcome(s: RecordsState, taskId: string | undefined, outcome: Partial<RecTask>): void {
+function taskOutcome(s: RecordsState, o: OpsOut, taskId: string | undefined, outcome: Partial<RecTask>): void {
   if (!taskId) return;
   s.taskOutcomes.set(taskId, outcome);
   const task = s.tasks.get(taskId);
   if (!task) return;
   const rec = { ...task, ...outcome };
   s.tasks.set(taskId, rec);
-  emit(s, 'main', { op: 'task.upsert', task: { ...rec } });
+  o.emit('main', { op: 'task.upsert', task: { ...rec } });
 }
 
 const FAILED_STATE: Partial<Record<string, RecTask['state']>> = { timed_out: 'timed_out', interrupted: 'lost' };
@@ -110,16 +110,16 @@ const SUMMARY_CHARS = 2000;
 
 /** The agent family: phases, usage, settings and modes, skill and plan markers, subagent outcomes. */
 export const recordsAgent = {
-  'session.created': ({ rec: s }, p) => {
+  'session.created': ({ rec: s }, p, _e, o) => {
     s.cwd = p.session.cwd;
-    fromAgentConfig(s, p.session.agent_config);
-    mergeMeta(s, 'main', { agent: { phase: { kind: 'idle' } } });
+    fromAgentConfig(s, o, p.session.agent_config);
+    mergeMeta(s, o, 'main', { agent: { phase: { kind: 'idle' } } });
   },
-  'session.profile_updated': ({ rec: s }, p) => fromAgentConfig(s, p.agent_config),
-  'prompt.accepted': ({ rec: s }, p) => {
+  'session.profile_updated': ({ rec: s }, p, _e, o) => fromAgentConfig(s, o, p.agent_config),
+  'prompt.accepted': ({ rec: s }, p, _e, o) => {
     if (p.source) recAgent(s, agentIdOf(p)).origins.set(p.prompt_id, { source: p.source, skills: [], ...(p.task_ids ? { taskIds: p.task_ids } : {}) });
   },
-  'skill.activated': ({ rec: s }, p, e) => {
+  'skill.activated': ({ rec: s }, p, e, o) => {
     const skill = { skillName: p.skill_name, ...(p.args ? { skillArgs: p.args } : {}) };
     const a = recAgent(s, p.agent_id);
     if (p.prompt_id) {
@@ -127,54 +127,54 @@ export const recordsAgent = {
       o.skills.push(skill);
       a.origins.set(p.prompt_id, o);
     }
-    marker(s, p.agent_id, 'skill', {
+    marker(s, o, p.agent_id, 'skill', {
       origin: { kind: 'skill_activation', trigger: p.prompt_id ? 'user-slash' : 'model', ...skill, source: p.source },
       ...(p.prompt_id ? { promptId: p.prompt_id } : {}), ...(p.tool_call_id ? { toolCallId: p.tool_call_id } : {}),
     }, e.ts);
   },
   'plugin_command.activated': ({ rec: s }, p) => {
     const a = recAgent(s, p.agent_id);
-    const o = a.origins.get(p.prompt_id) ?? { skills: [] };
-    o.command = { pluginId: p.plugin_id, commandName: p.command_name, ...(p.args ? { commandArgs: p.args } : {}) };
-    a.origins.set(p.prompt_id, o);
+    const origin = a.origins.get(p.prompt_id) ?? { skills: [] };
+    origin.command = { pluginId: p.plugin_id, commandName: p.command_name, ...(p.args ? { commandArgs: p.args } : {}) };
+    a.origins.set(p.prompt_id, origin);
   },
-  'turn.started': ({ rec: s }, p) => turnStarted(s, p),
-  'turn.step.started': ({ rec: s }, p, e) => {
+  'turn.started': ({ rec: s }, p, _e, o) => turnStarted(s, o, p),
+  'turn.step.started': ({ rec: s }, p, e, o) => {
     const agentId = agentIdOf(p);
     const w = where(s, agentId, p.turn_id);
-    if (w) phase(s, agentId, { kind: 'running', turnId: w.turnId, step: p.step, stepId: `${w.t.turnId}.${p.step}`, since: at(e) });
+    if (w) phase(s, o, agentId, { kind: 'running', turnId: w.turnId, step: p.step, stepId: `${w.t.turnId}.${p.step}`, since: at(e) });
   },
-  'turn.step.completed': ({ rec: s }, p) => stepCompleted(s, p),
-  'turn.step.retrying': ({ rec: s }, p, e) => {
+  'turn.step.completed': ({ rec: s }, p, _e, o) => stepCompleted(s, o, p),
+  'turn.step.retrying': ({ rec: s }, p, e, o) => {
     const agentId = agentIdOf(p);
     const w = where(s, agentId, p.turn_id);
     if (!w) return;
-    phase(s, agentId, {
+    phase(s, o, agentId, {
       kind: 'retrying', turnId: w.turnId, step: p.step, stepId: `${w.t.turnId}.${p.step}`, failedAttempt: p.attempt, nextAttempt: p.next_attempt,
       maxAttempts: p.max_attempts ?? p.next_attempt, delayMs: p.delay_ms, since: at(e), errorName: p.error.kind,
       ...(p.error.status !== undefined ? { statusCode: p.error.status } : {}),
     });
   },
-  'turn.step.interrupted': ({ rec: s }, p, e) => {
+  'turn.step.interrupted': ({ rec: s }, p, e, o) => {
     const agentId = agentIdOf(p);
     const w = where(s, agentId, p.turn_id);
     if (!w) return;
-    phase(s, agentId, {
+    phase(s, o, agentId, {
       kind: 'interrupted', turnId: w.turnId, reason: p.reason === 'cancelled' ? 'aborted' : 'error', at: at(e), step: p.step,
       ...(p.error ? { message: p.error.message } : {}),
     });
   },
-  'turn.ended': ({ rec: s }, p) => turnEnded(s, p),
-  'tool.call.started': ({ rec: s }, p, e) => {
+  'turn.ended': ({ rec: s }, p, _e, o) => turnEnded(s, o, p),
+  'tool.call.started': ({ rec: s }, p, e, o) => {
     const agentId = agentIdOf(p);
     const w = where(s, agentId, p.turn_id);
-    if (w) phase(s, agentId, { kind: 'tool_call', turnId: w.turnId, step: w.step?.ordinal ?? 0, toolCallId: p.tool_call_id, name: p.tool_name, since: at(e) });
+    if (w) phase(s, o, agentId, { kind: 'tool_call', turnId: w.turnId, step: w.step?.ordinal ?? 0, toolCallId: p.tool_call_id, name: p.tool_name, since: at(e) });
   },
-  'event.approval.requested': ({ rec: s }, p, e) => {
+  'event.approval.requested': ({ rec: s }, p, e, o) => {
     const agentId = agentIdOf(p);
     const w = where(s, agentId, p.turn_id);
     if (w) {
-      phase(s, agentId, {
+      phase(s, o, agentId, {
         kind: 'awaiting_approval', turnId: w.turnId, since: at(e), ...(w.step ? { step: w.step.ordinal } : {}),
         approval: { approvalId: p.approval_id, toolCallId: p.tool_call_id, toolName: p.tool_name },
       });
@@ -183,32 +183,32 @@ export const recordsAgent = {
     // A plan put up for review: one revision more; plan mode, when on, carries the count.
     const a = recAgent(s, agentId);
     a.plans += 1;
-    marker(s, agentId, 'plan.revision', { version: a.plans, approvalId: p.approval_id, toolCallId: p.tool_call_id }, e.ts);
+    marker(s, o, agentId, 'plan.revision', { version: a.plans, approvalId: p.approval_id, toolCallId: p.tool_call_id }, e.ts);
     const modes = a.meta.modes as Record<string, unknown> | undefined;
-    if (agentId === 'main' && modes?.plan) mergeMeta(s, agentId, { modes: { plan: { version: a.plans } } });
+    if (agentId === 'main' && modes?.plan) mergeMeta(s, o, agentId, { modes: { plan: { version: a.plans } } });
   },
-  'event.approval.resolved': ({ rec: s }, p, e) => {
+  'event.approval.resolved': ({ rec: s }, p, e, o) => {
     const agentId = agentIdOf(p);
     const meta = agentMeta(s, agentId);
     const ph = meta.phase as { kind?: string; turnId?: number; step?: number; approval?: { approvalId?: string; toolName?: string } } | undefined;
     if (ph?.kind !== 'awaiting_approval' || ph.approval?.approvalId !== p.approval_id) return;
-    phase(s, agentId, { kind: 'tool_call', turnId: ph.turnId ?? 0, step: ph.step ?? 0, toolCallId: p.tool_call_id, name: ph.approval.toolName ?? '', since: at(e) });
+    phase(s, o, agentId, { kind: 'tool_call', turnId: ph.turnId ?? 0, step: ph.step ?? 0, toolCallId: p.tool_call_id, name: ph.approval.toolName ?? '', since: at(e) });
   },
-  'task.started': ({ rec: s }, p) => {
+  'task.started': ({ rec: s }, p, _e, o) => {
     // The tool frame that started the task names it (B3 tool frame `taskId`): a subagent's Agent call, a
     // background Bash call (started so, or moved to the background on timeout / :detach).
     const call = p.task.parent_tool_call_id;
     if (!call) return;
     for (const [agentId, a] of s.agents) {
-      if (a.tools.has(call)) return patchTool(s, agentId, call, { taskId: p.task.id });
+      if (a.tools.has(call)) return patchTool(s, o, agentId, call, { taskId: p.task.id });
     }
   },
-  'subagent.completed': ({ rec: s }, p) => taskOutcome(s, p.task_id, {
+  'subagent.completed': ({ rec: s }, p, _e, o) => taskOutcome(s, o, p.task_id, {
     resultSummary: p.result.slice(0, SUMMARY_CHARS),
     usage: stepUsage(p.usage),
   }),
-  'subagent.failed': ({ rec: s }, p) => {
+  'subagent.failed': ({ rec: s }, p, _e, o) => {
     const state = FAILED_STATE[p.reason];
-    taskOutcome(s, p.task_id, { stateReason: p.reason, ...(state ? { state } : {}), ...(p.error ? { error: p.error.message } : {}) });
+    taskOutcome(s, o, p.task_id, { stateReason: p.reason, ...(state ? { state } : {}), ...(p.error ? { error: p.error.message } : {}) });
   },
 } satisfies Family;

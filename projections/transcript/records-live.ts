@@ -1,8 +1,8 @@
-import { applyDelta, patchTool, toolFrame } from './records.ts';
-import { emit, recAgent, type RecordsState, type RecToolProgress } from './records-state.ts';
+import { applyDelta, patchTool, toolFrame } from './records-write.ts';
+import { OpList, recAgent, type EmittedOp, type OpsOut, type RecordsState, type RecToolProgress } from './records-state.ts';
 import type { PayloadOf } from '../contract.ts';
 
-// The volatile inputs of the live fold (src/ws/transcript/live.ts), never journaled: streamed deltas (records.ts
+// The volatile inputs of the live fold (projections/transcript/live/), never journaled: streamed deltas (records.ts
 // applyDelta), a running tool's progress (spec/clients.md B3 tool `progress`, C2 "tool progress": `frame.upsert`
 // of the tool frame with `progress`) and a background task's output (`append` to the task). A fold of the journal
 // has none of them; each is replaced by a durable event later (the step's message.created, the call's tool.result,
@@ -19,14 +19,20 @@ const PROGRESS_DATA_CHARS = 4096;
 type Progress = RecToolProgress;
 type ProgressPayload = PayloadOf<'tool.progress'>;
 
-/** Applies one volatile event the transcript channel carries (registry `transcript: 'delta'`). */
-export function applyVolatile(s: RecordsState, type: string, p: Record<string, unknown>): void {
-  if (type === 'tool.progress') return toolProgress(s, p as ProgressPayload);
+/** Applies one volatile event the transcript channel carries (registry `transcript: 'delta'`); returns the ops it made. */
+export function applyVolatile(s: RecordsState, type: string, p: Record<string, unknown>): EmittedOp[] {
+  const o = new OpList();
+  volatileInput(s, o, type, p);
+  return o.ops;
+}
+
+function volatileInput(s: RecordsState, o: OpsOut, type: string, p: Record<string, unknown>): void {
+  if (type === 'tool.progress') return toolProgress(s, o, p as ProgressPayload);
   if (type === 'shell.output') {
     const out = p as PayloadOf<'shell.output'>;
-    return shellOutput(s, out.task_id, out.data);
+    return shellOutput(s, o, out.task_id, out.data);
   }
-  applyDelta(s, type, p as never);
+  applyDelta(s, o, type, p as never);
 }
 
 /**
@@ -35,18 +41,18 @@ export function applyVolatile(s: RecordsState, type: string, p: Record<string, u
  * once it would pass OUTPUT_TAIL_MAX characters it is cut to its last OUTPUT_TAIL_KEEP (from a line start) and sent
  * whole as `task.upsert`. task.terminated then carries the durable tail (`output_preview`), which replaces it.
  */
-function shellOutput(s: RecordsState, taskId: string, data: string): void {
+function shellOutput(s: RecordsState, o: OpsOut, taskId: string, data: string): void {
   const task = s.tasks.get(taskId);
   if (!task || task.state !== 'running' || !data) return;
   const grown = task.outputTail + data;
   if (grown.length > OUTPUT_TAIL_MAX) {
     const rec = { ...task, outputTail: tailLines(grown, OUTPUT_TAIL_KEEP) };
     s.tasks.set(taskId, rec);
-    emit(s, 'main', { op: 'task.upsert', task: { ...rec } });
+    o.emit('main', { op: 'task.upsert', task: { ...rec } });
     return;
   }
   s.tasks.set(taskId, { ...task, outputTail: grown });
-  emit(s, 'main', { op: 'append', target: { type: 'task', taskId }, offset: task.outputTail.length, text: data });
+  o.emit('main', { op: 'append', target: { type: 'task', taskId }, offset: task.outputTail.length, text: data });
 }
 
 /** The last `max` characters of `text`, starting after a newline when the cut falls inside a line that has one before it. */
@@ -79,7 +85,7 @@ function progressOf(prev: Progress | undefined, p: ProgressPayload): Progress {
   return { kind: 'custom', customKind: name, ...(small ? { customData: data } : {}) };
 }
 
-function toolProgress(s: RecordsState, p: ProgressPayload): void {
+function toolProgress(s: RecordsState, o: OpsOut, p: ProgressPayload): void {
   const agentId = p.agent_id ?? 'main';
   const a = recAgent(s, agentId);
   const at = toolFrame(a, p.tool_call_id);
@@ -90,5 +96,5 @@ function toolProgress(s: RecordsState, p: ProgressPayload): void {
   }
   // Progress of a finished call is dropped.
   if (at.frame.state !== 'running') return;
-  patchTool(s, agentId, p.tool_call_id, { progress: progressOf(at.frame.progress, p) });
+  patchTool(s, o, agentId, p.tool_call_id, { progress: progressOf(at.frame.progress, p) });
 }

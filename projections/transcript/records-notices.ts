@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
-import { marker } from './records.ts';
-import type { RecordsState } from './records-state.ts';
+import { marker } from './records-write.ts';
+import type { OpsOut, RecordsState } from './records-state.ts';
 import { agentIdOf, type Family } from './state.ts';
 
 // `notice` markers (spec/clients.md B6 `{level, message, event: {code, name, retryable, details}}`, C2 "error /
@@ -17,8 +17,8 @@ import { agentIdOf, type Family } from './state.ts';
 
 type Details = { statusCode?: number; [k: string]: unknown };
 
-function warning(s: RecordsState, agentId: string, e: JournalEvent, message: string, source: string, event: { code: string; name: string; retryable: boolean; details?: Details }): void {
-  marker(s, agentId, 'notice', { level: 'warning', message, source, event: { ...event, details: event.details ?? {} } }, e.ts);
+function warning(s: RecordsState, o: OpsOut, agentId: string, e: JournalEvent, message: string, source: string, event: { code: string; name: string; retryable: boolean; details?: Details }): void {
+  marker(s, o, agentId, 'notice', { level: 'warning', message, source, event: { ...event, details: event.details ?? {} } }, e.ts);
 }
 
 const status = (st: number | undefined): Details => (st !== undefined ? { statusCode: st } : {});
@@ -29,31 +29,31 @@ const FINISH_WARNINGS: Record<string, { name: string; message: string }> = {
 };
 
 export const recordsNotices = {
-  'turn.step.retrying': ({ rec: s }, p, e) => {
+  'turn.step.retrying': ({ rec: s }, p, e, o) => {
     if (p.error.kind === 'context_overflow') {
-      warning(s, agentIdOf(p), e, `The request was too long for the model's context window (${p.error.message}): the context is compacted and the step retried once.`, 'llm', {
+      warning(s, o, agentIdOf(p), e, `The request was too long for the model's context window (${p.error.message}): the context is compacted and the step retried once.`, 'llm', {
         code: p.error.kind, name: 'context_overflow', retryable: true, details: { ...status(p.error.status), attempt: p.attempt, nextAttempt: p.next_attempt },
       });
       return;
     }
     const max = p.max_attempts !== undefined ? ` of ${p.max_attempts}` : '';
-    warning(s, agentIdOf(p), e, `${p.error.message} (retrying: attempt ${p.next_attempt}${max} in ${Math.round(p.delay_ms / 100) / 10} s)`, 'llm', {
+    warning(s, o, agentIdOf(p), e, `${p.error.message} (retrying: attempt ${p.next_attempt}${max} in ${Math.round(p.delay_ms / 100) / 10} s)`, 'llm', {
       code: p.error.kind, name: 'step_retrying', retryable: true, details: { ...status(p.error.status), attempt: p.attempt, nextAttempt: p.next_attempt },
     });
   },
-  'turn.step.completed': ({ rec: s }, p, e) => {
+  'turn.step.completed': ({ rec: s }, p, e, o) => {
     const w = FINISH_WARNINGS[p.finish_reason];
-    if (w) warning(s, agentIdOf(p), e, w.message, 'llm', { code: p.finish_reason, name: w.name, retryable: false, details: { step: p.step } });
+    if (w) warning(s, o, agentIdOf(p), e, w.message, 'llm', { code: p.finish_reason, name: w.name, retryable: false, details: { step: p.step } });
   },
-  'hook.result': ({ rec: s }, p, e) => {
+  'hook.result': ({ rec: s }, p, e, o) => {
     if (p.outcome !== 'error' && p.outcome !== 'timed_out') return;
     const what = p.outcome === 'timed_out' ? 'timed out' : `failed${p.exit_code !== undefined && p.exit_code !== null ? ` (exit code ${p.exit_code})` : ''}`;
-    warning(s, agentIdOf(p), e, `${p.hook_event} hook ${what}: ${p.command}`, 'hook', {
+    warning(s, o, agentIdOf(p), e, `${p.hook_event} hook ${what}: ${p.command}`, 'hook', {
       code: p.outcome, name: 'hook_failed', retryable: false,
       details: { hookEvent: p.hook_event, ...(p.exit_code !== undefined && p.exit_code !== null ? { exitCode: p.exit_code } : {}), ...(p.reason ? { reason: p.reason } : {}) },
     });
   },
-  'compaction.failed': ({ rec: s }, p, e) => warning(s, agentIdOf(p), e, `Compaction failed: ${p.error.message}`, 'compaction', {
+  'compaction.failed': ({ rec: s }, p, e, o) => warning(s, o, agentIdOf(p), e, `Compaction failed: ${p.error.message}`, 'compaction', {
     code: p.error.kind, name: 'compaction_failed', retryable: false, details: { ...status(p.error.status), compactionId: p.compaction_id },
   }),
 } satisfies Family;

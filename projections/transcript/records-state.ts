@@ -82,8 +82,6 @@ export interface RecordsState {
   tasks: Map<string, RecTask>;
   /** How a subagent's task ended (resultSummary, usage, error, stateReason), kept for the task record in either event order. */
   taskOutcomes: Map<string, Partial<RecTask>>;
-  /** Set by the live transcript while it applies one event: the ops that event makes, in order. Null when folding. */
-  sink: EmittedOp[] | null;
   /** The session's working directory (`session.created`): Bash runs there, its `command` block says so. */
   cwd?: string;
 }
@@ -97,7 +95,7 @@ export function newRecAgent(): RecAgent {
 }
 
 export function newRecordsState(): RecordsState {
-  return { agents: new Map(), tasks: new Map(), taskOutcomes: new Map(), sink: null };
+  return { agents: new Map(), tasks: new Map(), taskOutcomes: new Map() };
 }
 
 export function recAgent(s: RecordsState, agentId: string): RecAgent {
@@ -106,22 +104,33 @@ export function recAgent(s: RecordsState, agentId: string): RecAgent {
   return a;
 }
 
+/** Where the record handlers put the ops an input makes (spec/clients.md C2): a live fold keeps them, a fold of the journal drops them. */
+export interface OpsOut {
+  emit(agentId: string, op: RecOp): void;
+}
+
+/** A fold of the journal (GET /transcript pages, restores, the export): no ops. */
+export const NO_OPS: OpsOut = { emit: () => {} };
+
 /**
- * Adds an op to the event's batch. The `meta.merge` ops one event makes for an agent (several families patch
- * `meta`) join into one, at the place of the first: merges compose (C: `goal` and plain keys replaced, `modes`
- * merged key by key, `agent` shallow-merged), and no other op reads `meta`, so the client's result is the same.
+ * The ops of one input, in order (what applyLive / applyVolatile return). The `meta.merge` ops one input makes for
+ * an agent (several families patch `meta`) join into one, at the place of the first: merges compose (C: `goal` and
+ * plain keys replaced, `modes` merged key by key, `agent` shallow-merged), and no other op reads `meta`, so the
+ * client's result is the same.
  */
-export function emit(s: RecordsState, agentId: string, op: RecOp): void {
-  const sink = s.sink;
-  if (!sink) return;
-  if (op.op === 'meta.merge') {
-    const prev = sink.find((o) => o.agentId === agentId && o.op.op === 'meta.merge');
-    if (prev?.op.op === 'meta.merge') {
-      prev.op = { op: 'meta.merge', meta: composeMeta(prev.op.meta, op.meta) };
-      return;
+export class OpList implements OpsOut {
+  readonly ops: EmittedOp[] = [];
+
+  emit(agentId: string, op: RecOp): void {
+    if (op.op === 'meta.merge') {
+      const prev = this.ops.find((o) => o.agentId === agentId && o.op.op === 'meta.merge');
+      if (prev?.op.op === 'meta.merge') {
+        prev.op = { op: 'meta.merge', meta: composeMeta(prev.op.meta, op.meta) };
+        return;
+      }
     }
+    this.ops.push({ agentId, op });
   }
-  sink.push({ agentId, op });
 }
 
 type MetaPatch = Extract<RecOp, { op: 'meta.merge' }>['meta'];

@@ -4,7 +4,7 @@ import { DEFAULT_TURN_PAGE } from './records-view.ts';
 
 export type { TrimmedTurns } from './records-state.ts';
 
-// A live fold keeps the newest turns of each agent (src/ws/transcript/live.ts): the older ended turns leave its
+// A live fold keeps the newest turns of each agent (projections/transcript/live/): the older ended turns leave its
 // records, and come back from a fold of the journal (`restoreTurns`) when something needs them: a GET /transcript
 // page that reaches them, or an event that names one of them (a late tool result, an undo). While they are out
 // nothing changes them (every event that could is such an event), so the journal's fold holds them exactly as the

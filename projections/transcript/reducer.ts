@@ -6,6 +6,7 @@ import { records } from './records.ts';
 import { recordsAgent } from './records-agent.ts';
 import { recordsNotices } from './records-notices.ts';
 import { roster } from './roster.ts';
+import { NO_OPS, OpList, type EmittedOp, type OpsOut } from './records-state.ts';
 import { newTranscriptState, type Family, type TranscriptState } from './state.ts';
 import { tasks } from './tasks.ts';
 import { turns } from './turns.ts';
@@ -18,7 +19,7 @@ import { users } from './users.ts';
  */
 const FAMILIES: readonly Family[] = [turns, users, interactions, roster, tasks, progress];
 
-type AnyHandler = (s: TranscriptState, payload: unknown, e: JournalEvent) => void;
+type AnyHandler = (s: TranscriptState, payload: unknown, e: JournalEvent, o: OpsOut) => void;
 
 function handlers(families: readonly Family[]): Map<string, AnyHandler[]> {
   const out = new Map<string, AnyHandler[]>();
@@ -42,13 +43,14 @@ export const transcriptReducer: StreamReducer<TranscriptState> = {
   init: newTranscriptState,
   apply(state, event) {
     const hs = HANDLERS.get(event.type);
-    if (hs) for (const h of hs) h(state, event.payload, event);
+    if (hs) for (const h of hs) h(state, event.payload, event, NO_OPS);
   },
 };
 
 /**
  * The same fold restricted to the families GET /transcript and the transcript channel read (records, roster,
- * compactions): the live folds (src/ws/transcript/live.ts) do not hold the messages a second time.
+ * compactions): the live folds (projections/transcript/live/) do not hold the messages a second time. A fold of
+ * the journal drops the ops; applyLive returns them.
  */
 export const liveTranscriptReducer: StreamReducer<TranscriptState> = {
   name: 'transcript-live',
@@ -56,6 +58,15 @@ export const liveTranscriptReducer: StreamReducer<TranscriptState> = {
   init: newTranscriptState,
   apply(state, event) {
     const hs = LIVE_HANDLERS.get(event.type);
-    if (hs) for (const h of hs) h(state, event.payload, event);
+    if (hs) for (const h of hs) h(state, event.payload, event, NO_OPS);
   },
 };
+
+/** Applies one committed event to a live fold; returns the ops it made (spec/clients.md C2), in order. */
+export function applyLive(state: TranscriptState, event: JournalEvent): EmittedOp[] {
+  const hs = LIVE_HANDLERS.get(event.type);
+  if (!hs) return [];
+  const o = new OpList();
+  for (const h of hs) h(state, event.payload, event, o);
+  return o.ops;
+}

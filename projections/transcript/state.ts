@@ -2,7 +2,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type {
   AgentRec, AttachmentRec, ContentPart, DurableType, InteractionRec, Message, PayloadOf, StepRec, TaskRec, TodoRec, TurnRec, UserMessageRec,
 } from '../contract.ts';
-import { newRecordsState, type RecordsState } from './records-state.ts';
+import { newRecordsState, type OpsOut, type RecordsState } from './records-state.ts';
 
 /** One user message of an agent while folding: its turn's state is looked up when viewed. */
 export interface UserEntry {
@@ -85,8 +85,8 @@ export function agentIdOf(payload: unknown): string {
   return (payload as { agent_id?: string } | null | undefined)?.agent_id ?? 'main';
 }
 
-/** How one event type changes the transcript. */
-export type Handler<T extends DurableType> = (s: TranscriptState, p: PayloadOf<T>, e: JournalEvent) => void;
+/** How one event type changes the transcript; the record families put the ops it makes in `o` (records-state.ts). */
+export type Handler<T extends DurableType> = (s: TranscriptState, p: PayloadOf<T>, e: JournalEvent, o: OpsOut) => void;
 
 /**
  * One record family's reducer (turns, user messages, interactions, ...): a handler per event type it reads,

@@ -14,6 +14,8 @@ export type ContentPart = v.InferOutput<typeof ContentPart>;
 export type Message = v.InferOutput<typeof MessageObject>;
 
 const Turn = { agent_id: AgentId, turn_id: v.string() };
+/** A step of the turn (1-based; the turn's model requests in order). */
+const Step = v.pipe(v.number(), v.integer());
 
 /** How the step's model request went, measured by the engine (ms; each known value only). */
 const LlmTiming = v.pipe(v.object({
@@ -124,7 +126,7 @@ const turnStarted = defineEvent({
 const stepStarted = defineEvent({
   type: 'turn.step.started', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A model request of the turn started',
-  payload: v.object({ ...Turn, step: v.number() }),
+  payload: v.object({ ...Turn, step: Step }),
   turn: 'step',
 });
 
@@ -132,7 +134,7 @@ const stepCompleted = defineEvent({
   type: 'turn.step.completed', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A model request completed; usage is summed into the session usage',
   payload: v.object({
-    ...Turn, step: v.number(), finish_reason: v.string(), usage: Usage,
+    ...Turn, step: Step, finish_reason: v.string(), usage: Usage,
     context_tokens: v.pipe(v.number(), v.description('context size measured after this step')), message_id: v.optional(v.string()),
     llm_timing: v.optional(LlmTiming),
   }),
@@ -165,7 +167,7 @@ const stepCompleted = defineEvent({
 const stepInterrupted = defineEvent({
   type: 'turn.step.interrupted', stream: 'session', durability: 'durable', receivers: 'subscribers', transcript: 'block',
   summary: 'A step stopped before completing (abort or failure)',
-  payload: v.object({ ...Turn, step: v.number(), reason: v.picklist(['cancelled', 'failed']), error: v.optional(Failure) }),
+  payload: v.object({ ...Turn, step: Step, reason: v.picklist(['cancelled', 'failed']), error: v.optional(Failure) }),
   turn: 'step',
 });
 
@@ -175,7 +177,7 @@ const stepRetrying = defineEvent({
     + 'attempt had streamed was saved just before, as an assistant message.created with metadata {interrupted: true, retried: true} '
     + '(left out of the model context), so the turn\'s delta offsets keep growing and match the journaled messages',
   payload: v.object({
-    ...Turn, step: v.number(), attempt: v.pipe(v.number(), v.description('the attempt that failed (1-based)')),
+    ...Turn, step: Step, attempt: v.pipe(v.number(), v.description('the attempt that failed (1-based)')),
     next_attempt: v.pipe(v.number(), v.description('the attempt about to run after delay_ms')), delay_ms: v.number(), error: Failure,
     max_attempts: v.optional(v.pipe(v.number(), v.description('attempts allowed per step (loop_control)'))),
   }),

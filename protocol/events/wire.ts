@@ -132,7 +132,10 @@ function sessionEntries(def: EventDef, entries: Record<string, PayloadSchema>): 
   entries.turnId = optional(described(Ordinal, 'the agent\'s turn as its 0-based ordinal (transcript `t<ordinal>`); `turn_id` is the engine\'s id'), inTurn);
   if (def.turn !== 'step') return;
   if (!obj.entries!.step) entries.step = v.optional(described(v.pipe(v.number(), v.integer(), v.minValue(1)), 'the step of the turn the event falls in (1-based), once one started'));
-  entries.stepId = v.optional(described(v.string(), '`t<turnId>.<step>` (transcript step id)'));
+  // Required where the payload names its step (`turn.step.*`): the turn's place gives `turnId`, the step the id.
+  const stepId = described(v.string(), '`t<turnId>.<step>` (transcript step id)');
+  const ownStep = obj.entries!.step as { type?: string } | undefined;
+  entries.stepId = ownStep && ownStep.type !== 'optional' && inTurn ? stepId : v.optional(stepId);
 }
 
 /** The schema of the wire payload (for /asyncapi.json and the contract checks): the registry's plus the superset keys. */

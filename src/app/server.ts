@@ -17,8 +17,8 @@ import { TerminalService } from '../terminals/service.ts';
 import { TaskNotifier } from '../tasks/notify.ts';
 import { TaskService } from '../tasks/service.ts';
 import { WorkspaceDirs } from '../workspaces/extra-dirs.ts';
-import { LiveTranscripts, liveRetrimMsFromEnv, liveTurnsFromEnv } from '../ws/transcript/live.ts';
-import { coalesceMsFromEnv } from '../ws/coalesce.ts';
+import type { LiveTranscripts } from '../../projections/transcript/live/live-transcripts.ts';
+import { createLiveTranscripts } from './live-transcripts.ts';
 import { WsHub } from '../ws/hub.ts';
 import { UploadService } from '../uploads/service.ts';
 import { createAutoTitle, type AutoTitle } from '../engine/titles/auto.ts';
@@ -100,7 +100,7 @@ export interface Services extends Omit<Projections, 'all'> {
   journal: EventJournal;
   bus: VolatileBus;
   config: ConfigService;
-  /** The live transcript folds: ops, batch counters, the op journal (src/ws/transcript/live.ts). */
+  /** The live transcript folds: ops, batch counters, the op journal (projections/transcript/live/). */
   liveTranscripts: LiveTranscripts;
   /** What v1 frames read besides their events: their place in their agent's turns, the session's cwd (spec/clients.md F). */
   wire: WireContext;
@@ -240,8 +240,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const ban = newAuthBan(options.host);
   const access = accessPolicy(options);
   const shutdown = new AbortController();
-  const liveTranscripts = new LiveTranscripts({ journal, clock, log }, coalesceMsFromEnv(process.env), undefined, liveTurnsFromEnv(process.env));
-  liveTranscripts.retrimMs = liveRetrimMsFromEnv(process.env);
+  const liveTranscripts = createLiveTranscripts({ journal, clock, log }, process.env);
   const hub = new WsHub({ token, options, journal, liveTranscripts, wire, clock, ids, log, sessions, workspaces, instances, terminals }, ban, access);
   const services: Services = {
     home, serverId, version: SERVER_VERSION, startedAt, options, token, clock, ids, log, logTap, journal, bus, config, sessions, workspaces,
@@ -263,7 +262,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   hub.attach(server);
 
   // Reactions to committed events (src/app/subscribers.ts) and to volatile publishes.
-  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, wakeups: core.wakeups, tasks, engine, hub, autoTitle, mcp, configWatchers, goals, hooks, search }), log);
+  const unsubscribe = registerSubscribers(journal, committedSubscribers({ commits, instances, terminals, wakeups: core.wakeups, tasks, engine, liveTranscripts, hub, autoTitle, mcp, configWatchers, goals, hooks, search }), log);
+  // The live transcripts first: a delta's ops leave no later than its legacy frame.
+  const unlistenLive = bus.subscribe(liveTranscripts.onVolatile);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
   void search.start();
 
@@ -295,6 +296,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       });
       await core.closeStores();
       unlistenVolatile();
+      unlistenLive();
       unsubscribe();
       await rm(instanceFile, { force: true });
       resolveClosed();

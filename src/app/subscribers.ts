@@ -7,6 +7,7 @@ import type { TaskWakeups } from '../tasks/wakeups.ts';
 import type { TaskService } from '../tasks/service.ts';
 import type { TerminalService } from '../terminals/service.ts';
 import type { WsHub } from '../ws/hub.ts';
+import type { LiveTranscripts } from '../../projections/transcript/live/live-transcripts.ts';
 import type { McpService } from '../mcp/service.ts';
 import type { ConfigWatchers } from '../config/watchers.ts';
 import type { GoalDriver } from '../goals/driver.ts';
@@ -58,6 +59,7 @@ export function engineReactions(s: EngineReactionParts) {
  */
 export function committedSubscribers(s: EngineReactionParts & {
   terminals: Pick<TerminalService, 'onCommitted'>;
+  liveTranscripts: Pick<LiveTranscripts, 'onCommitted'>;
   hub: Pick<WsHub, 'onCommitted'>;
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
   configWatchers: Pick<ConfigWatchers, 'onCommitted'>;
@@ -73,6 +75,8 @@ export function committedSubscribers(s: EngineReactionParts & {
     e.wakeups,
     e.tasks,
     e.engine,
+    // The live transcripts (projections/transcript/live/): their ops batches leave before the event's durable frame.
+    { name: 'live transcripts', onCommitted: s.liveTranscripts.onCommitted },
     // Every event: durable frames to the WebSocket connections.
     { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
     // prompt.accepted of an untitled session: its first prompt titles it; turn.ended: a title is generated (auto_session_title).

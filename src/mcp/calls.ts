@@ -61,8 +61,9 @@ async function asTask(client: Client, params: Params, options: Options, timeoutM
     throw new Error('the task ended without a result');
   } catch (err) {
     if (taskId && whole.aborted) {
-      await client.experimental.tasks.cancelTask(taskId, { timeout: 5000 }).catch(() => undefined);
-      if (!options.signal.aborted) throw new Error(`the task did not finish within ${timeoutMs} ms (timed out; cancelled)`);
+      // The cancel is best effort; its failure goes into the error the caller gets instead of being dropped.
+      const cancel = await client.experimental.tasks.cancelTask(taskId, { timeout: 5000 }).then(() => 'cancelled', (e: Error) => `the cancel failed: ${e.message}`);
+      if (!options.signal.aborted) throw new Error(`the task did not finish within ${timeoutMs} ms (timed out; ${cancel})`);
     }
     throw err;
   }

@@ -7,13 +7,13 @@ const SUFFIX = 9;
 
 /**
  * The name a server's tool is offered to the model under: `mcp__<server>__<tool>`, characters model APIs
- * refuse replaced by `_`. A name over 64 characters is cut and ends with `_` plus 8 hex digits of the full
+ * refuse (anything but letters, digits, `_` and `-`, in the server's name as in the tool's) replaced by `_`. A name over 64 characters is cut and ends with `_` plus 8 hex digits of the full
  * name's hash, so it stays the same across restarts and two long names sharing a prefix still differ. The
  * cut takes the tool part first: `mcp__<server>__` is kept whenever the server name leaves room (up to 48
  * characters), so `mcp__<server>__*` globs keep matching.
  */
 export function exposedName(server: string, tool: string): string {
-  const full = `mcp__${server}__${tool.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  const full = `mcp__${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, '_');
   if (full.length <= MAX_TOOL_NAME) return full;
   const suffix = `_${createHash('sha256').update(full).digest('hex').slice(0, SUFFIX - 1)}`;
   return full.slice(0, MAX_TOOL_NAME - SUFFIX) + suffix;

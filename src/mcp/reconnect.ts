@@ -1,3 +1,5 @@
+import { numberFromEnv } from '../lib/env-number.ts';
+
 /** How a remote server that failed or dropped is tried again: `baseMs`, doubled each time up to `maxMs`, `attempts` times. */
 export interface ReconnectPolicy {
   baseMs: number;
@@ -10,9 +12,8 @@ export const DEFAULT_RECONNECT: ReconnectPolicy = { baseMs: 1000, maxMs: 60_000,
 
 /** The policy with `SVC_MCP_RECONNECT_BASE_MS` (tests shorten the delays), read at the edge. */
 export function reconnectPolicyFromEnv(env: NodeJS.ProcessEnv): ReconnectPolicy {
-  const raw = env.SVC_MCP_RECONNECT_BASE_MS?.trim();
-  if (!raw || !/^\d+$/.test(raw)) return DEFAULT_RECONNECT;
-  const baseMs = Number(raw);
+  const baseMs = numberFromEnv(env, 'SVC_MCP_RECONNECT_BASE_MS', DEFAULT_RECONNECT.baseMs, { min: 0 });
+  if (baseMs === DEFAULT_RECONNECT.baseMs) return DEFAULT_RECONNECT;
   return { ...DEFAULT_RECONNECT, baseMs, maxMs: Math.max(baseMs, Math.min(DEFAULT_RECONNECT.maxMs, baseMs * 60)) };
 }
 

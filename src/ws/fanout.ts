@@ -7,7 +7,8 @@ import type { WsConnection } from './connection.ts';
 import { DEFAULT_COALESCE_MS, DeltaCoalescer } from './coalesce.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
-import type { LiveTranscripts, OpBatch } from './transcript/live.ts';
+import type { LiveTranscripts, OpBatch } from '../../projections/transcript/live/live-transcripts.ts';
+import { TranscriptPacing } from './transcript/pacing.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 import type { WireContext } from '../../protocol/events/wire.ts';
 
@@ -22,20 +23,24 @@ const DURABLE_FLUSH_MS = 16;
  */
 export class FanOut {
   private readonly coalescer: DeltaCoalescer;
+  /** The transcript channel's batches: paced here, delivered by sendBatch (the live transcripts apply the events). */
+  private readonly pacing: TranscriptPacing;
   constructor(
     private readonly deps: { journal: Journal; clock: Clock; log: Logger; liveTranscripts: LiveTranscripts; wire: WireContext },
     private readonly connections: () => Iterable<WsConnection>,
     coalesceMs = DEFAULT_COALESCE_MS,
   ) {
     this.coalescer = new DeltaCoalescer(coalesceMs, this.sendVolatile);
-    deps.liveTranscripts.onBatch = this.sendBatch;
-    deps.liveTranscripts.wanted = (sid) => {
-      for (const c of this.connections()) if (c.transcripts.has(sid)) return true;
-      return false;
-    };
+    this.pacing = new TranscriptPacing({
+      live: deps.liveTranscripts, log: deps.log, coalesceMs, deliver: this.sendBatch,
+      wanted: (sid) => {
+        for (const c of this.connections()) if (c.transcripts.has(sid)) return true;
+        return false;
+      },
+    });
   }
 
-  /** A transcript ops batch of the live folds (transcript/live.ts) to the connections whose grade carries it. */
+  /** A transcript ops batch (transcript/pacing.ts) to the connections whose grade carries it. */
   private readonly sendBatch = (b: OpBatch): void => {
     let scheduled = false;
     for (const c of this.connections()) {
@@ -57,8 +62,8 @@ export class FanOut {
     if (conns.length) this.flushWithin(DURABLE_FLUSH_MS);
     for (const c of conns) this.cork(c);
     try {
-      // Transcript ops first: a client that reads both sees the ops of an event no later than its legacy frame.
-      this.deps.liveTranscripts.onCommitted(events);
+      // The transcript ops of these events already left: the live transcripts' subscriber runs before this one
+      // (src/app/subscribers.ts), so a client that reads both sees the ops of an event no later than its legacy frame.
       // Held deltas of a session leave before its next durable frame.
       for (const e of events) {
         this.coalescer.flush(e.stream);
@@ -73,11 +78,11 @@ export class FanOut {
 
   /** A volatile frame to a session's subscribers: never journaled, never replayed; later deltas of a step coalesced. */
   publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void {
-    this.deps.liveTranscripts.onVolatile(sessionId, type, payload);
     if (!this.coalescer.push(sessionId, type, payload, offset)) this.sendVolatile(sessionId, type, payload, offset);
   }
 
   close(): void {
+    this.pacing.close();
     this.coalescer.close();
     this.clearFlushTimer();
     this.flushAt = Infinity;

@@ -16,7 +16,7 @@ import { handleClientMessage, type ClientFrameDeps } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
 import { coalesceMsFromEnv } from './coalesce.ts';
 import { FanOut } from './fanout.ts';
-import type { LiveTranscripts } from './transcript/live.ts';
+import type { LiveTranscripts } from '../../projections/transcript/live/live-transcripts.ts';
 import { serverHello } from './server-frames.ts';
 import { bearerProtocol, checkUpgrade, refuseUpgrade, type UpgradeAuth } from './upgrade.ts';
 import { numberFromEnv } from '../lib/env-number.ts';

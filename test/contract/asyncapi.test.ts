@@ -47,15 +47,15 @@ test('/asyncapi.json documents the wire payloads clients read and the connection
   // F: the v1 payloads as the reference server sends them, required with its types, on every session event.
   const F: Record<string, Record<string, string>> = {
     'turn.started': { turnId: 'integer', promptId: 'string', origin: 'object', prompt: 'string' },
-    'turn.step.started': { turnId: 'integer', step: 'number' },
+    'turn.step.started': { turnId: 'integer', step: 'integer', stepId: 'string' },
     'assistant.delta': { turnId: 'integer', delta: 'string' },
     'thinking.delta': { turnId: 'integer', delta: 'string' },
     'tool.call.delta': { turnId: 'integer', toolCallId: 'string', name: 'string', argumentsPart: 'string' },
     'tool.call.started': { toolCallId: 'string', name: 'string', args: 'object', description: 'string', display: 'object' },
     'tool.progress': { toolCallId: 'string', update: 'object' },
     'tool.result': { toolCallId: 'string', output: 'string' },
-    'turn.step.completed': { turnId: 'integer', step: 'number', usage: 'object', finishReason: 'string' },
-    'turn.step.interrupted': { turnId: 'integer', step: 'number', reason: 'string' },
+    'turn.step.completed': { turnId: 'integer', step: 'integer', stepId: 'string', usage: 'object', finishReason: 'string' },
+    'turn.step.interrupted': { turnId: 'integer', step: 'integer', stepId: 'string', reason: 'string' },
     'turn.ended': { turnId: 'integer', reason: 'string' },
     'permission.approval.requested': { id: 'string', toolCallId: 'string', toolName: 'string', action: 'string', display: 'object' },
     'permission.approval.resolved': { id: 'string', toolCallId: 'string', decision: 'string' },

@@ -92,7 +92,8 @@ export const Task = v.object({
   detached: v.boolean(), outputTail: Str, description: opt(Str), agentId: opt(Id), startedAt: opt(Iso), endedAt: opt(Iso),
   resultSummary: opt(Str), error: opt(Str), stateReason: opt(Str), usage: opt(StepUsage), model: opt(Str), thinkingEffort: opt(Str),
 });
-const ApprovalRequest = v.object({ toolName: Str, action: Str });
+// The block the published web UI renders the card from (clients.md F: a plain string left the card without its command).
+const ApprovalRequest = v.object({ toolName: Str, action: Str, display: v.looseObject({ kind: Str }) });
 const QuestionRequest = v.object({ questions: v.array(Any) });
 export const Interaction = v.pipe(
   v.object({

@@ -1,4 +1,6 @@
 import test from 'ava';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { prompt, startEngine, type EngineEnv } from '../helpers/engine.ts';
 import { agentCall, say, turnEnded } from '../helpers/subagents.ts';
 import type { WsClient } from '../helpers/server.ts';
@@ -41,10 +43,11 @@ async function journey(env: EngineEnv, late: WsClient) {
   env.llm.setScript(toolCall('q1', 'AskUserQuestion', QUESTION), say('noted'));
   await prompt(env, 'ask me');
   const q = await ws.waitFor((f) => f.type === 'event.question.requested');
+  const asking = (await s.get(`/api/v1/sessions/${sid}/snapshot`)).data;
   await post(`/questions/${q.payload.question_id}`, { answers: { q_0: { kind: 'single', option_id: 'o_1' } } });
   await turnEnded(env, 3);
   // 4. A subagent.
-  env.llm.setScript(agentCall('c1', { description: 'look around', prompt: 'look at the files' }), say('sub done'), say('main done'));
+  env.llm.setScript(agentCall('c1', { description: 'look around', prompt: 'look at the files' }), toolCall('g1', 'Glob', { pattern: '*.txt' }), say('sub done'), say('main done'));
   await prompt(env, 'delegate');
   await turnEnded(env, 4);
   // 5. An abort while the model has not answered.
@@ -54,7 +57,7 @@ async function journey(env: EngineEnv, late: WsClient) {
   await post(':abort');
   await turnEnded(env, 5);
   await ws.waitFor((f) => f.type === 'prompt.completed' && f.payload.reason === 'cancelled');
-  return { first, snapshot, cursor };
+  return { first, snapshot, asking, cursor };
 }
 
 test('an SDK-style client follows a session through subscribe and the v1 frames: every field of clients.md F with its type', async (t) => {
@@ -63,7 +66,7 @@ test('an SDK-style client follows a session through subscribe and the v1 frames:
   const cwd = (await s.get(`/api/v1/sessions/${sid}`)).data.metadata.cwd;
   const late = await s.ws();
   await late.request('subscribe', { session_ids: [sid] });
-  const { first, snapshot, cursor } = await journey(env, late);
+  const { first, snapshot, asking, cursor } = await journey(env, late);
 
   // Resume: the late client's cursor on `subscribe`, and on `client_hello` (how web clients reconnect).
   const head = durable(ws, sid).at(-1).seq;
@@ -95,6 +98,10 @@ test('an SDK-style client follows a session through subscribe and the v1 frames:
   for (const f of frames.filter((x) => x.payload?.stepId !== undefined)) t.is(f.payload.stepId, `t${f.payload.turnId}.${f.payload.step}`, `${f.type} stepId`);
   const sub = frames.find((f) => f.type === 'turn.started' && f.payload.agent_id !== 'main');
   t.like(sub.payload, { turnId: 0, agentId: sub.payload.agent_id, prompt: 'look at the files', origin: { kind: 'other' } });
+  t.like(frames.find((f) => f.type === 'tool.call.started' && f.payload.toolCallId === 'g1').payload, {
+    agentId: sub.payload.agent_id, turnId: 0, step: 1, stepId: 't0.1', name: 'Glob', args: { pattern: '*.txt' }, display: { kind: 'search', query: '*.txt' },
+  });
+  t.like(frames.find((f) => f.type === 'tool.result' && f.payload.toolCallId === 'g1').payload, { agentId: sub.payload.agent_id, turnId: 0, step: 1 });
   t.like(started[0].payload, { type: 'turn.started', sessionId: sid, agentId: 'main', promptId: first.prompt_id, prompt: 'say hello', origin: { kind: 'user' } });
   t.true(Math.abs(started[0].payload.time - Date.parse(started[0].timestamp)) < 1, 'time is the event\'s time in epoch ms');
 
@@ -132,6 +139,8 @@ test('an SDK-style client follows a session through subscribe and the v1 frames:
   // The question, then the abort.
   t.like(frames.find((f) => f.type === 'event.question.requested').payload, { turnId: 2, toolCallId: 'q1' });
   t.like(frames.find((f) => f.type === 'event.question.answered').payload, { turnId: 2, toolCallId: 'q1' });
+  t.like(asking.pending_questions[0], { turnId: 2, toolCallId: 'q1', questionId: frames.find((f) => f.type === 'event.question.requested').payload.question_id });
+  t.is(asking.in_flight_turn.turnId, 2);
   t.like(inTurn('turn.step.interrupted', 4)[0].payload, { step: 1, stepId: 't4.1' });
   t.like(inTurn('turn.ended', 4)[0].payload, { reason: 'cancelled' });
   t.like(frames.filter((f) => f.type === 'prompt.completed' && f.payload.agentId === 'main').at(-1).payload, { turnId: 4, reason: 'cancelled' });
@@ -146,4 +155,38 @@ test('the F check fails a frame that breaks it (the check can fail)', (t) => {
     ...common, type: 'turn.step.completed', turnId: 0, step: 1, stepId: 't0.1', finishReason: 'stop', usage: { input_tokens: 1, output_tokens: 1 },
   } }).join(), /inputOther/);
   t.regex(v1Issues({ type: 'tool.result', session_id: 's', seq: 1, payload: { ...common, time: 1.5, type: 'tool.result' } }).join(), /time/);
+});
+
+test('v1 frames of a running command\'s output, of an aborted queued prompt, and a replay from the start after a restart', async (t) => {
+  const env = await startEngine(t, { extraToml: 'default_permission_mode = "yolo"' });
+  const { sid, ws } = env;
+  const cwd = (await env.s.get(`/api/v1/sessions/${sid}`)).data.metadata.cwd as string;
+  // A command that prints, then waits for a file the test writes once it has seen the output (tool.progress).
+  env.llm.setScript(toolCall('b1', 'Bash', { command: 'echo first-line; while [ ! -f go ]; do sleep 0.05; done; echo last-line', description: 'wait' }), say('ran'));
+  const running = (await prompt(env, 'run it')).data;
+  const progress = await ws.waitFor((f) => f.type === 'tool.progress' && f.payload.toolCallId === 'b1' && /first-line/.test(f.payload.update?.text ?? ''));
+  t.like(progress.payload, { type: 'tool.progress', sessionId: sid, agentId: 'main', turnId: 0, toolCallId: 'b1', update: { kind: 'stdout' } });
+  // A prompt queued behind the running turn, then aborted: prompt.aborted with abortedAt.
+  const queued = (await prompt(env, 'later')).data;
+  t.is((await env.s.post(`/api/v1/sessions/${sid}/prompts/${queued.prompt_id}:abort`)).code, 0);
+  const aborted = await ws.waitFor((f) => f.type === 'prompt.aborted' && f.payload.promptId === queued.prompt_id);
+  t.is(aborted.payload.abortedAt, new Date(aborted.payload.time).toISOString());
+  await writeFile(path.join(cwd, 'go'), '');
+  await turnEnded(env, 1);
+  t.like(ws.frames.find((f) => f.type === 'tool.result' && f.payload.toolCallId === 'b1').payload, { turnId: 0, step: 1, output: 'first-line\nlast-line\n' });
+  t.like(ws.frames.find((f) => f.type === 'prompt.completed').payload, { promptId: running.prompt_id, turnId: 0, reason: 'completed' });
+  t.deepEqual(ws.frames.flatMap(v1Issues), []);
+
+  // After a restart, a replay from the start (client_hello, cursor 0) gives every durable frame as it was sent live:
+  // turnId, step and stepId come from the turn index the daemon kept, not from memory.
+  const live = durable(ws, sid);
+  await ws.close();
+  env.s = await env.s.restart();
+  const again = await env.s.ws();
+  t.teardown(() => again.close());
+  t.is((await again.request('client_hello', { client_id: 'sdk_2', subscriptions: [sid], cursors: { [sid]: { seq: 0 } } })).code, 0);
+  await again.waitFor((f) => f.session_id === sid && f.seq === live.at(-1).seq);
+  const replayed = new Map(durable(again, sid).map((f) => [f.seq, f]));
+  t.deepEqual(live.map((f) => [f.seq, f.type, replayed.get(f.seq)?.payload]), live.map((f) => [f.seq, f.type, f.payload]), 'a replay after a restart is the frames as sent live');
+  t.deepEqual(again.frames.flatMap(v1Issues), []);
 });

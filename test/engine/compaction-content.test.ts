@@ -7,8 +7,8 @@ import { until } from '../helpers/wait.ts';
 
 // What a compaction keeps and how it fits: a history larger than the compaction model's window is summarized
 // in parts, then the part summaries merged; the recent turns stay verbatim (every kept tool call with its result);
-// the running turn's large results are cut with a note; the todo list survives; subagents and :btw agents compact
-// their own histories. All on a 32,000-token model behind the window rule.
+// the running turn's large results are cut with a note; the todo list and the last plan survive; subagents and
+// :btw agents compact their own histories. All on a 32,000-token model behind the window rule.
 
 const WINDOW = 32_000;
 const ASK = 'Your context window is being compacted';
@@ -152,6 +152,41 @@ test('the todo list survives compaction, twice (carried in the summary)', async 
   t.regex(String(context[0].content), list);
   const summary = (await journalOf(env)).filter((e) => e.type === 'message.created' && e.payload.message.metadata?.compaction).at(-1)!;
   t.deepEqual(summary.payload.message.metadata.compaction.carried, { todos });
+});
+
+test('the plan presented with ExitPlanMode survives compaction, twice (carried in the summary)', async (t) => {
+  const plan = '# Plan\n\n1. Split the parser into lexer and grammar\n2. Cover the edge cases with tests';
+  let summaries = 0;
+  const respond = (a: Asked): Reply => {
+    const last = lastMessage(a);
+    if (last.text.includes(ASK)) return say(`SUMMARY ${++summaries}`);
+    if (last.role === 'tool') return say('plan approved');
+    if (last.text.endsWith('plan it')) return { events: [{ tool_call: { id: 'plan_1', name: 'ExitPlanMode', args: { plan } } }] };
+    return say('ok');
+  };
+  const env = await windowSession(t, { protocol: 'chat', window: WINDOW, respond, extraToml: 'default_plan_mode = true' });
+  const compact = async (n: number) => {
+    t.is((await env.s.post(`/api/v1/sessions/${env.sid}:compact`, {})).code, 0);
+    await until(async () => (await journalOf(env)).filter((e) => e.type === 'compaction.completed').length === n, 15_000);
+    await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy === false, 15_000);
+  };
+  // The plan review is an approval: the user approves it while the turn waits.
+  const turn = runTurns(env, ['plan it']);
+  const review = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000, 'the plan review');
+  t.is((await env.s.post(`/api/v1/sessions/${env.sid}/approvals/${review.approval_id}`, { decision: 'approved', selected_label: 'Approve' })).code, 0);
+  t.is((await turn).at(-1).reason, 'completed');
+  await compact(1);
+  await runTurns(env, ['go on']);
+  const carried = /The plan you last presented with ExitPlanMode:\n# Plan\n\n1\. Split the parser into lexer and grammar\n2\. Cover the edge cases with tests/;
+  t.regex(String(chatMessages(env.llm.requests.at(-1)!.body)[0].content), carried);
+  // The second compaction replaces the first summary (no ExitPlanMode call left in the context): the plan is carried again.
+  await compact(2);
+  await runTurns(env, ['and again']);
+  const context = chatMessages(env.llm.requests.at(-1)!.body);
+  t.regex(String(context[0].content), /SUMMARY 2[\s\S]*The plan you last presented/);
+  t.regex(String(context[0].content), carried);
+  const summary = (await journalOf(env)).filter((e) => e.type === 'message.created' && e.payload.message.metadata?.compaction).at(-1)!;
+  t.deepEqual(summary.payload.message.metadata.compaction.carried, { plan });
 });
 
 test('a subagent compacts its own history on its model\'s window and completes', async (t) => {

@@ -3,7 +3,8 @@ import { longSession } from '../../fixtures/llm/scripts/long-session.ts';
 import { journalOf, PROTOCOLS, runTurns, windowSession } from '../helpers/context-window.ts';
 
 // Issue 23 scenario table rows 1-3: a working session with 20 KB tool outputs on a small window, on
-// both wire protocols. Every turn must complete: the engine compacts before a step that would not fit.
+// both wire protocols. Every turn must complete: the engine compacts before a step that would not fit, so the
+// provider never sees a request over its window.
 
 const prompts = (n: number) => Array.from({ length: n }, (_, i) => `turn ${i + 1}: run the command and report`);
 
@@ -26,6 +27,10 @@ for (const protocol of PROTOCOLS) {
       const done = events.filter((e) => e.type === 'compaction.completed');
       t.true(done.length > 0, 'the session compacted');
       t.false(events.some((e) => e.type === 'compaction.failed'));
+      // The compactions came before the steps that would not fit (the default reserve), not after the provider
+      // refused one: the compact-and-retry on a context-length error is the fallback, not what keeps the session alive.
+      t.deepEqual(env.llm.refusals.map((r) => r.message), [], 'no request over the window reached the provider');
+      t.false(events.some((e) => e.type === 'turn.step.retrying' && e.payload.error?.kind === 'context_overflow'), 'no step retried after a refusal');
       // Each compaction brought the context back under the window, with room to work.
       for (const d of done) t.true(d.payload.tokens_after < row.window / 2, `tokens_after ${d.payload.tokens_after}`);
     });

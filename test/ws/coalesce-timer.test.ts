@@ -2,7 +2,7 @@ import test from 'ava';
 import { Coalescer } from '../../src/ws/coalesce.ts';
 import { until } from '../helpers/wait.ts';
 
-// The coalescer's timer for a part `split` holds back (the transcript's tool-input spacing, src/ws/transcript/live.ts):
+// The coalescer's timer for a part `split` holds back (the transcript's tool-input spacing, src/ws/transcript/pacing.ts):
 // armed once for the time the part may leave, instead of firing every window until then (review of session 6).
 
 const WINDOW = 16;

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { TOOL_INPUT_CHARS_PER_MS } from '../../src/ws/transcript/live.ts';
+import { TOOL_INPUT_CHARS_PER_MS } from '../../src/ws/transcript/pacing.ts';
 import { deltaBatch, legacyDelta, spanMs, windowBound } from '../helpers/coalesce.ts';
 import { prompt, startEngine, turnEnded } from '../helpers/engine.ts';
 
@@ -48,7 +48,7 @@ test('a streamed answer reaches a subscriber in fewer frames than the model sent
 
 // Issue 13 (session 6): a streamed tool call re-sent its whole input in a frame.upsert every window (quadratic:
 // a large Write filled the 1 MiB op journal). The contract has no append for tool frames (spec/clients.md C), so
-// the updates of one tool frame are spaced by its length (src/ws/transcript/live.ts TOOL_INPUT_CHARS_PER_MS).
+// the updates of one tool frame are spaced by its length (src/ws/transcript/pacing.ts TOOL_INPUT_CHARS_PER_MS).
 test('a streamed tool call: its input re-sent at a bounded rate on the transcript channel, exact on the legacy frames', async (t) => {
   const env = await startEngine(t, { extraToml: 'default_permission_mode = "yolo"' });
   const v2 = await env.s.ws();

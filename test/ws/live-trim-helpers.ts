@@ -1,7 +1,7 @@
 import type { StreamReply } from '../../fixtures/llm/index.ts';
 import { prompt, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 
-// Shared by the live-trim tests (src/ws/transcript/live.ts keeps the newest turns of a live fold; each test file sets
+// Shared by the live-trim tests (projections/transcript/live/ keeps the newest turns of a live fold; each test file sets
 // SVC_CODE_LIVE_TURNS / SVC_CODE_LIVE_RETRIM_MS before its server starts).
 
 export const reply = (text: string): StreamReply => ({ events: [{ text }], usage: { input: 10, output: 2 } });

@@ -5,7 +5,7 @@ import { held, live, page, reply, turnIds, turns } from './live-trim-helpers.ts'
 import { until } from '../helpers/wait.ts';
 
 // Turns a read put back from the journal stay while a reader walks back page by page (one restore, not a journal
-// fold per page) and leave once no read came for a while (RETRIM_IDLE_MS, src/ws/transcript/live.ts).
+// fold per page) and leave once no read came for a while (RETRIM_IDLE_MS, projections/transcript/live/entry.ts).
 process.env.SVC_CODE_LIVE_TURNS = '3';
 delete process.env.SVC_CODE_LIVE_RETRIM_MS;
 
@@ -30,7 +30,7 @@ test('walking back page by page restores once; the turns put back leave after th
   t.is(held(env)?.trimmed, 0, 'the turns put back are held after the walk');
 
   // No read for the delay: they leave again; a client fed by the ops still equals GET /transcript.
-  live(env).retrimMs = 100;
+  live(env).settings.retrimMs = 100;
   await page(env, 'page_size=2');
   await until(() => (held(env)?.trimmed ?? 0) > 0, 30_000, 'trimmed again after the idle delay');
   await sameAsRest(t, c, env.s, env.sid, 'after the re-trim');

@@ -5,7 +5,7 @@ import { ended, held, live, reply, turnIds } from './live-trim-helpers.ts';
 import { until } from '../helpers/wait.ts';
 
 // The production ratio: the fold keeps more turns than the newest page (20), so a reset snapshot and the newest page
-// never need a restore (src/ws/transcript/live.ts LIVE_TURNS). 21 kept here, trimmed at 32 (slack 11).
+// never need a restore (projections/transcript/live/entry.ts LIVE_TURNS). 21 kept here, trimmed at 32 (slack 11).
 process.env.SVC_CODE_LIVE_TURNS = '21';
 // Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
 process.env.SVC_CODE_LIVE_RETRIM_MS = '0';

@@ -4,7 +4,7 @@ import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engin
 import { ended, getTranscript as get, held, live, reply, turnIds, turns } from './live-trim-helpers.ts';
 import { until } from '../helpers/wait.ts';
 
-// Restores of trimmed turns (src/ws/transcript/live.ts, projections/transcript/records-trim.ts): inputs that arrive
+// Restores of trimmed turns (projections/transcript/live/restores.ts, projections/transcript/records-trim.ts): inputs that arrive
 // while one runs, failures while it runs, the turns leaving again after the read.
 process.env.SVC_CODE_LIVE_TURNS = '3';
 // Turns a read put back leave as it ends (30 s later by default; test/ws/live-trim-hold.test.ts).
@@ -114,7 +114,7 @@ test('pages from trimmed state: page_size == turns held, after_turn, before_turn
 
 test('inputs past the queue bound during a restore drop the fold as a failed apply; the read folds again and answers', async (t) => {
   const env = await trimmedSession(t, 8);
-  (live(env) as any).maxQueue = 2;
+  live(env).settings.maxQueue = 2;
   let calls = 0;
   live(env).restoreHook = async () => {
     if (++calls > 1) return;
@@ -127,7 +127,7 @@ test('inputs past the queue bound during a restore drop the fold as a failed app
   t.is(r.code, 0, JSON.stringify(r));
   t.deepEqual(turnIds(r.data), ['t0', 't1']);
   t.true(live(env).stats().queue_overflows >= 1);
-  (live(env) as any).maxQueue = 20_000;
+  live(env).settings.maxQueue = 20_000;
   live(env).restoreHook = undefined;
   await idle(env);
   const all = await get(env, 'page_size=100');

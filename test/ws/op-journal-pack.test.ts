@@ -1,10 +1,10 @@
 import test, { type ExecutionContext } from 'ava';
 import { scripts, type StreamReply } from '../../fixtures/llm/index.ts';
-import { OP_JOURNAL_BYTES, PACK_BYTES, RAW_BYTES } from '../../src/ws/transcript/live.ts';
+import { OP_JOURNAL_BYTES, PACK_BYTES, RAW_BYTES } from '../../projections/transcript/live/op-log.ts';
 import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 import type { WsClient } from '../helpers/server.ts';
 
-// The op journal packs its older batches (src/ws/transcript/live.ts, docs/transcript.md): a resume that reaches
+// The op journal packs its older batches (projections/transcript/live/op-log.ts, docs/transcript.md): a resume that reaches
 // into packed batches gets them exactly as they were sent, over the WebSocket and over REST.
 
 async function client(t: ExecutionContext, env: EngineEnv): Promise<WsClient> {

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { isLoopbackHost, type ServeOptions } from '../../app/options.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { SearchService } from '../../search/service.ts';
-import type { LiveTranscripts } from '../../ws/transcript/live.ts';
+import type { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
 import { route, type RouteDef } from '../route.ts';

@@ -2,7 +2,7 @@ import type { TranscriptProjection } from '../../../projections/transcript/proje
 import { agentOf, plans, userMessages } from '../../../projections/transcript/views.ts';
 import { recordsPage } from '../../../projections/transcript/records-view.ts';
 import { pageReachesTrimmed } from '../../../projections/transcript/records-trim.ts';
-import type { LiveTranscripts } from '../../ws/transcript/live.ts';
+import type { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';
 import { findSession, type SessionLookup } from '../../sessions/lookup.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound, validationError } from '../../../protocol/errors.ts';

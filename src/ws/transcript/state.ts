@@ -47,7 +47,7 @@ export function isDeltaType(type: string): boolean {
 /**
  * The agent an event belongs to, as GET /transcript/ops counts it: `agent_id`, `main` when absent.
  * Volatile frames without `agent_id` (shell.*) suppress no agent's legacy frames (shell.output's task appends are
- * still folded onto main's channel by src/ws/transcript/live.ts, since task ops go to main).
+ * still folded onto main's channel by projections/transcript/live/, since task ops go to main).
  */
 export function transcriptAgent(agentId: unknown, volatile: boolean): string | undefined {
   if (typeof agentId === 'string') return agentId;

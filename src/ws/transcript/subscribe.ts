@@ -9,7 +9,7 @@ import type { WsConnection } from '../connection.ts';
 import type { SubscribeV2Payload, UnsubscribeV2Payload } from '../frames.ts';
 import { errorOutcome, ok, type Outcome } from '../outcome.ts';
 import { resetFrame } from './frames.ts';
-import type { LiveTranscripts } from './live.ts';
+import type { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';
 import { carriesRank, gradeOf, type Grade, type TranscriptSub } from './state.ts';
 
 /** What the transcript channel reads; the session lookup answers 40401, or 40901 for a session another daemon holds. */

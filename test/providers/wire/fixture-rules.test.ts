@@ -215,3 +215,26 @@ test('the token estimate counts images by their header dimensions, not their byt
   t.is(estimateInputTokens('messages', body(3000, 2000)), 8004);
   t.is(estimateInputTokens('chat', { messages: [{ role: 'user', content: 'abcd'.repeat(100) }] }), 104);
 });
+
+const toolNamed = (name: string) => ({ name, description: 'x', inputSchema: { type: 'object', properties: {} } });
+const LONG = `mcp__${'s'.repeat(70)}__read`;
+
+test('chat_compat and chat_compat_responses: tool_names: a function name over 64 characters, or with a dot', async (t) => {
+  for (const [type, param] of [['chat_compat', 'tools[1].function.name'], ['chat_compat_responses', 'tools[1].name']] as const) {
+    const long = await fixture(t);
+    await refused(t, long, type, { messages: [user(text('hi'))], tools: [toolNamed('Read'), toolNamed(LONG)] }, 'tool_names',
+      `Invalid '${param}': string too long. Expected a string with maximum length 64, but got a string with length ${LONG.length} instead.`);
+    const dotted = await fixture(t);
+    await refused(t, dotted, type, { messages: [user(text('hi'))], tools: [toolNamed('Read'), toolNamed('fs.read')] }, 'tool_names',
+      `Invalid '${param}': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`);
+  }
+});
+
+test('messages_api: tool_names: a custom tool name over 128 characters (64 pass)', async (t) => {
+  const f = await fixture(t);
+  const ok = await collect(fixtureClient(f.url, 'messages_api'), { messages: [user(text('hi'))], tools: [toolNamed('x'.repeat(128))] });
+  t.is(ok.error, undefined, 'Anthropic takes names up to 128 characters');
+  const g = await fixture(t);
+  await refused(t, g, 'messages_api', { messages: [user(text('hi'))], tools: [toolNamed('x'.repeat(129))] }, 'tool_names',
+    "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
+});
