@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { ACTIVITY_STATUSES } from '../activity.ts';
 import { Id, LIMITS, PathString, QueryBool, Unreadable, boundedString, queryInt, queryList } from './common.ts';
 
 /** Most ids one v2 batch call takes (after duplicates collapse). */
@@ -7,7 +8,7 @@ export const BATCH_MAX_IDS = 5000;
 export const V2_PAGE_MAX = 100;
 export const V2_PAGE_MAX_PROJECTED = 10000;
 
-export const ActivityStatus = v.picklist(['running', 'approval', 'question', 'failed', 'idle']);
+export const ActivityStatus = v.picklist(ACTIVITY_STATUSES);
 export type ActivityStatus = v.InferOutput<typeof ActivityStatus>;
 
 /** One query value as the served spec (input types) sees it: the URL bounds it anyway, this says so. */

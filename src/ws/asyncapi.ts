@@ -7,10 +7,10 @@ import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
   SubscribeV2AckPayload, TerminalResizeAckPayload, TerminalCloseAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
 } from './frames.ts';
-import { TranscriptOpsFrame, TranscriptResetFrame } from './transcript/frames.ts';
 import {
-  AckFrame, EventFrame, GLOBAL_SESSION_ID, ResyncRequiredFrame, ServerHelloFrame, TerminalExitFrame, TerminalOutputFrame, VolatileFrame,
-} from './server-frames.ts';
+  AckFrame, EventFrame, ResyncRequiredFrame, ServerHelloFrame, TerminalExitFrame, TerminalOutputFrame, TranscriptOpsFrame, TranscriptResetFrame, VolatileFrame,
+} from '../../protocol/ws/server-frames.ts';
+import { GLOBAL_SESSION_ID } from './server-frames.ts';
 
 type Json = Record<string, any>;
 const CHANNEL = '#/channels/events';

@@ -4,7 +4,8 @@ import type { Logger } from '../lib/logger.ts';
 import { passesFilter, type Subscription, type WsConnection } from './connection.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
 import type { WireContext } from '../../protocol/events/wire.ts';
-import { durableFrame, MAX_EVENT_BUFFER_SIZE, type ResyncReason } from './server-frames.ts';
+import { MAX_EVENT_BUFFER_SIZE, type ResyncReason } from '../../protocol/ws/server-frames.ts';
+import { durableFrame } from './server-frames.ts';
 
 /** Why a cursor cannot be replayed, or undefined when it can. */
 export function resyncReason(cursor: { seq: number; epoch: string }, head: StreamHead | undefined): ResyncReason | undefined {

@@ -1,5 +1,6 @@
 // REST and WebSocket access to the daemon (same origin). The token comes from the URL fragment
 // (#token=...), is removed from the address bar and kept in localStorage for later visits.
+import type { AckFrame, ServerFrame } from '../../protocol/ws/server-frames.ts';
 
 const TOKEN_KEY = 'svc-code.token';
 
@@ -94,7 +95,8 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   return env.data as T;
 }
 
-export type Frame = { type: string; id?: string; seq?: number; epoch?: string; session_id?: string; code?: number; payload?: any };
+/** A server frame, typed from protocol/ (the event registry's names and payloads, the transcript and terminal frames). */
+export type Frame = ServerFrame;
 
 /**
  * One WebSocket with reconnect (1 s·2^n up to 30 s, clients.md A4). `onOpen` runs after each
@@ -106,7 +108,7 @@ export class Socket {
   private n = 0;
   private closed = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private waiting = new Map<string, (f: Frame) => void>();
+  private waiting = new Map<string, (f: AckFrame) => void>();
   /** The panels listening while mounted (terminal output, tasks), beside the owner's `onFrame`. */
   private listeners = new Set<(f: Frame) => void>();
   connected = false;
@@ -148,12 +150,11 @@ export class Socket {
         this.onOpen();
         return;
       }
-      if (f.type === 'ack' && f.id && this.waiting.has(f.id)) {
+      if (f.type === 'ack' && typeof f.id === 'string' && this.waiting.has(f.id)) {
         this.waiting.get(f.id)!(f);
         this.waiting.delete(f.id);
         return;
       }
-      if (f.type === 'ping') return this.send('pong', { nonce: f.payload?.nonce });
       for (const fn of this.listeners) {
         try {
           fn(f);
@@ -180,7 +181,7 @@ export class Socket {
   }
 
   /** Sends a request frame; resolves with its ack. */
-  request(type: string, payload: unknown): Promise<Frame> {
+  request(type: string, payload: unknown): Promise<AckFrame> {
     const id = `c_${++this.n}`;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);

@@ -1,10 +1,10 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, problemOf, setToken, Socket, storeToken, whenUnauthorized, type Frame, type Problem } from './api.ts';
-import { applyOps, fromSnapshot, Gap, rebase, type Transcript, type Turn } from './transcript.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError, problemOf, setToken, storeToken, whenUnauthorized, type Problem, type Socket } from './api.ts';
 import { Chat, type JumpTo } from './chat/chat.tsx';
 import { NoSession, Welcome } from './empty.tsx';
 import { Icon } from './icons.tsx';
-import { NARROW, useMedia } from './media.ts';
+import { useFeed } from './feed.ts';
+import { useLayout } from './layout.ts';
 import { usePref } from './prefs.ts';
 import { SessionBar } from './session-bar.tsx';
 import { useShortcuts } from './shortcuts.ts';
@@ -12,8 +12,7 @@ import { Dock, type PanelTab } from './panels/dock.tsx';
 import { SettingsDialog } from './panels/settings.tsx';
 import { Sidebar } from './sidebar/sidebar.tsx';
 import { FolderPicker } from './sidebar/folder-picker.tsx';
-import { useBranch, useSessionList } from './sidebar/sessions.ts';
-import { rememberFirstPrompt } from './sidebar/titles.ts';
+import { useBranch, useSessionList, type SessionRow } from './sidebar/sessions.ts';
 
 const sessionFromPath = () => /^\/s\/([^/]+)/.exec(location.pathname)?.[1] ?? null;
 
@@ -52,170 +51,123 @@ function TokenForm(props: { refused: boolean; onToken: (t: string) => void }) {
   );
 }
 
+type Act = (fn: () => Promise<unknown>, doing?: string) => Promise<boolean>;
+
 function Main(props: { title: string; theme: string; toggleTheme: () => void }) {
   const [active, setActive] = useState<string | null>(sessionFromPath());
   const list = useSessionList(active);
-  const sessions = list.all;
   const [connected, setConnected] = useState(false);
   /** Connected once, or long enough since the page opened: a closed socket now means offline (not "still starting"). */
   const [settled, setSettled] = useState(false);
   const [error, setError] = useState<Problem | null>(null);
   const [showArchived, setShowArchived] = useState(false);
-  const [panelOpen, setPanelOpen] = usePref('panel.open', '0');
-  const showFiles = panelOpen === '1';
-  const setShowFiles = (on: boolean) => setPanelOpen(on ? '1' : '0');
-  const [panelTab, setPanelTab] = usePref('panel.tab', 'files');
-  const [panelWidth, setPanelWidth] = usePref('panel.width', '380');
-  // The sidebar: a column the reader may fold away on a wide window (kept), a drawer over the chat on a narrow one.
-  const narrow = useMedia(NARROW);
-  const [sidebarPref, setSidebarPref] = usePref('sidebar.open', '1');
-  const [drawer, setDrawer] = useState(false);
-  const sidebarShown = narrow ? drawer : sidebarPref === '1';
-  const toggleSidebar = () => (narrow ? setDrawer(!drawer) : setSidebarPref(sidebarPref === '1' ? '0' : '1'));
+  const ui = useLayout();
   const [picking, setPicking] = useState(false);
   const [settings, setSettings] = useState(false);
   const searchRef = useRef<HTMLInputElement>(null);
   const archivedRef = useRef(showArchived);
   archivedRef.current = showArchived;
-  const [, setVersion] = useState(0);
-  const tr = useRef<{ sid: string; t: Transcript } | null>(null);
-  const activeRef = useRef(active);
-  activeRef.current = active;
-  const rerender = () => setVersion((v) => v + 1);
-
   const loadSidebar = () => {
     list.setArchived(archivedRef.current);
     return list.load();
   };
-  const sidebarTimer = useRef<number | undefined>(undefined);
-  const refreshSidebar = () => {
-    clearTimeout(sidebarTimer.current);
-    sidebarTimer.current = window.setTimeout(() => void loadSidebar().catch((e) => console.warn('session list not read', e)), 100);
+  const refreshSidebar = useDebounced(() => void loadSidebar().catch((e) => console.warn('session list not read', e)), 100);
+  const feed = useFeed(active, {
+    onOpen: () => { setSettled(true); setError(null); refreshSidebar(); }, // a banner raised while the daemon was out of reach is stale now
+    onState: setConnected,
+    onWork: (id, p) => list.applyWork(id, p),
+    onListChanged: refreshSidebar,
+  });
+  const socket = feed.socket;
+  useStartup(socket, loadSidebar, setSettled, setError, () => setActive(sessionFromPath()));
+  useReads(showArchived, loadSidebar, active, feed, setError);
+
+  /** A turn to bring into view in the chat (a search hit), for the session it belongs to. */
+  const [jump, setJump] = useState<(JumpTo & { sid: string }) | null>(null);
+  const jumps = useRef(0);
+  const open = (sid: string, turn?: string) => {
+    feed.leave(sid);
+    history.pushState(null, '', `/s/${sid}`);
+    setActive(sid);
+    ui.setDrawer(false);
+    setJump(turn ? { sid, turn, n: ++jumps.current } : null);
   };
-
-  /** The first prompt of a transcript that holds its first turn: the session's name until it has a title. */
-  const noteFirstPrompt = (sid: string, t: Transcript) => {
-    if (t.hasMoreOlder) return;
-    const first = t.items.find((i): i is Turn => i.kind === 'turn');
-    if (first?.prompt && rememberFirstPrompt(sid, first.prompt, true)) rerender();
+  const act = actWith(setError);
+  const showError = (e: unknown) => setError(problemOf(e));
+  const newSessionIn = async (workspace_id: string) => {
+    const s = await api('POST', '/api/v1/sessions', { workspace_id });
+    await loadSidebar();
+    open(s.id);
   };
+  useMainShortcuts(ui, searchRef, setPicking, setSettings, props.toggleTheme);
 
-  const reload = async (sid: string) => {
-    const data = await api('GET', `/api/v1/sessions/${sid}/transcript?agent_id=main&page_size=50`);
-    if (activeRef.current !== sid) return;
-    tr.current = { sid, t: fromSnapshot(data, data.seq, data.has_more) };
-    noteFirstPrompt(sid, tr.current.t);
-    rerender();
-    subscribe(sid);
+  const t = feed.t;
+  const row = list.all.find((r) => r.id === active);
+  const branch = useBranch(active ? row?.workspace.id : undefined);
+  const offline = settled && !connected;
+  const layout = ['layout', active && ui.showFiles ? 'with-files' : '', ui.sidebarShown ? (ui.narrow ? 'sidebar-open' : '') : 'no-sidebar'].filter(Boolean).join(' ');
+  const start = (id: string) => void act(() => newSessionIn(id), 'start a session');
+  const startIn = (root: string) => void act(async () => newSessionIn((await api('POST', '/api/v1/workspaces', { root })).id), 'start a session in that folder');
+  return (
+    <div class={layout}>
+      <Sidebar title={props.title} connected={connected} theme={props.theme} toggleTheme={props.toggleTheme} openSettings={() => setSettings(true)}
+        list={list} active={active} open={open} showArchived={showArchived} setShowArchived={setShowArchived} searchRef={searchRef} onError={showError}
+        addWorkspace={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); }, 'add the folder')}
+        newSession={(workspace_id) => act(() => newSessionIn(workspace_id), 'start a session')} pickFolder={() => setPicking(true)} />
+      <div class="scrim" onClick={() => ui.setDrawer(false)} />
+      <main class="chat">
+        <TopBar title={props.title} active={active} held={!!t} row={row} branch={branch} ui={ui} act={act} loadSidebar={loadSidebar} closed={() => setActive(null)} />
+        <Banners offline={offline} retry={() => socket.retryNow()} error={error} dismiss={() => setError(null)} />
+        {!active && list.loaded && list.workspaces.length === 0 && <Welcome title={props.title} pickFolder={() => setPicking(true)} />}
+        {!active && list.loaded && list.workspaces.length > 0 && <NoSession workspaces={list.workspaces} start={start} />}
+        {active && !t && <div class="empty muted">Loading…</div>}
+        {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => feed.loadOlder(active), 'load older turns').then(() => undefined)} offline={offline}
+          cwd={row?.workspace.cwd} branch={branch}
+          jumpTo={jump?.sid === active ? jump : null} />}
+      </main>
+      {active && ui.showFiles && <Dock sid={active} cwd={row?.workspace.cwd} socket={socket} connected={connected} theme={props.theme}
+        tab={ui.panelTab} setTab={ui.setPanelTab} width={ui.panelWidth} setWidth={ui.setPanelWidth} onClose={() => ui.setShowFiles(false)} onError={showError} />}
+      {picking && <FolderPicker onClose={() => setPicking(false)} onError={showError} onPick={startIn} />}
+      {settings && <SettingsDialog onClose={() => setSettings(false)} onError={showError} />}
+    </div>
+  );
+}
+
+/** The list read again when archived sessions are shown or hidden; the transcript read when another session opens. */
+function useReads(showArchived: boolean, loadSidebar: () => Promise<void>, active: string | null, feed: ReturnType<typeof useFeed>, setError: (p: Problem) => void) {
+  useEffect(() => void loadSidebar().catch((e) => console.warn('session list not read', e)), [showArchived]);
+  useEffect(() => {
+    feed.clear();
+    if (active) feed.reload(active).catch((e) => setError(problemOf(e, 'open the session')));
+  }, [active]);
+}
+
+/** `fn` run again `ms` after the last call (a burst of list events reads the list once). */
+function useDebounced(fn: () => void, ms: number): () => void {
+  const timer = useRef<number | undefined>(undefined);
+  return () => {
+    clearTimeout(timer.current);
+    timer.current = window.setTimeout(fn, ms);
   };
+}
 
-  /** The page of turns before the oldest one held (clients.md B7: before_turn). */
-  const loadOlder = async (sid: string) => {
-    const cur = tr.current;
-    const first = cur?.t.items.find((i) => i.kind === 'turn') as Turn | undefined;
-    if (!cur || cur.sid !== sid || !first) return;
-    const data = await api('GET', `/api/v1/sessions/${sid}/transcript?agent_id=main&page_size=50&before_turn=${encodeURIComponent(first.turnId)}`);
-    if (tr.current !== cur) return;
-    const older = fromSnapshot(data, cur.t.seq, data.has_more);
-    cur.t.items = [...older.items, ...cur.t.items];
-    for (const [k, v] of older.interactions) if (!cur.t.interactions.has(k)) cur.t.interactions.set(k, v);
-    for (const [k, v] of older.prompts) if (!cur.t.prompts.has(k)) cur.t.prompts.set(k, v);
-    for (const [k, v] of older.attachments) if (!cur.t.attachments.has(k)) cur.t.attachments.set(k, v);
-    cur.t.hasMoreOlder = !!data.has_more;
-    noteFirstPrompt(sid, cur.t);
-    rerender();
-  };
-
-  const socket = useMemo(() => new Socket(
-    (f) => onFrame(f),
-    () => {
-      const sid = activeRef.current;
-      setSettled(true);
-      setError(null); // a banner raised while the daemon was out of reach is stale now
-      void socket.request('client_hello', { client_id: 'web_ui' });
-      if (sid) subscribe(sid);
-      refreshSidebar();
-    },
-    setConnected,
-  ), []);
-
-  const subscribe = (sid: string) => {
-    if (!socket.connected) return;
-    const seq = tr.current?.sid === sid ? tr.current.t.seq : undefined;
-    void socket.request('subscribe_v2', { session_id: sid, transcript: { main: 'delta' }, ...(seq !== undefined ? { transcript_since: { main: seq } } : {}) });
-  };
-
-  const onFrame = (f: Frame) => {
-    // Every session's busy / approval / question changes come to every connection: the row's badge is set
-    // from the frame (a list read happens only on other session events and after a reconnect).
-    if (f.type === 'event.session.status_changed' || f.type === 'event.session.work_changed') {
-      const id = f.payload?.session_id ?? f.session_id;
-      if (typeof id === 'string') list.applyWork(id, f.payload ?? {});
-      return;
-    }
-    if (f.type === 'transcript.reset' || f.type === 'transcript.ops') {
-      const cur = tr.current;
-      const p = f.payload ?? {};
-      if (!cur || f.session_id !== cur.sid || p.agent_id !== 'main') return;
-      if (f.type === 'transcript.reset') {
-        if (!p.snapshot?.items?.length && cur.t.items.length) return void reload(cur.sid);
-        cur.t = rebase(cur.t, fromSnapshot(p.snapshot, p.seq, !!p.has_more_older));
-        return rerender();
-      }
-      if (typeof p.seq === 'number' && cur.t.seq !== undefined) {
-        if (p.seq <= cur.t.seq) return;
-        if (p.seq !== cur.t.seq + 1) return void reload(cur.sid);
-      }
-      try {
-        applyOps(cur.t, p.ops ?? []);
-        if (typeof p.seq === 'number') cur.t.seq = p.seq;
-      } catch (e) {
-        if (e instanceof Gap) return void reload(cur.sid);
-        throw e;
-      }
-      noteFirstPrompt(cur.sid, cur.t);
-      return rerender();
-    }
-    if (f.type.startsWith('event.session.') || f.type.startsWith('event.workspace.') || f.type === 'session.meta.updated') refreshSidebar();
-  };
-
+/** On mount: the first list read, the socket started, "settled" after 3 s, back / forward and the browser coming online. */
+function useStartup(socket: Socket, loadSidebar: () => Promise<void>, setSettled: (on: boolean) => void, setError: (p: Problem) => void, onPop: () => void) {
   useEffect(() => {
     loadSidebar().catch((e) => setError(problemOf(e, 'read the list of sessions')));
     socket.start();
     const settle = window.setTimeout(() => setSettled(true), 3000);
-    const onPop = () => setActive(sessionFromPath());
     const onOnline = () => socket.retryNow();
     window.addEventListener('popstate', onPop);
     window.addEventListener('online', onOnline);
     (window as unknown as { __svcSocket: Socket }).__svcSocket = socket; // browser tests cut the connection through this
     return () => { socket.stop(); clearTimeout(settle); window.removeEventListener('popstate', onPop); window.removeEventListener('online', onOnline); };
   }, []);
+}
 
-  useEffect(() => {
-    void loadSidebar().catch((e) => console.warn('session list not read', e));
-  }, [showArchived]);
-
-  useEffect(() => {
-    tr.current = null;
-    rerender();
-    if (active) {
-      reload(active).catch((e) => setError(problemOf(e, 'open the session')));
-    }
-  }, [active]);
-
-  /** A turn to bring into view in the chat (a search hit), for the session it belongs to. */
-  const [jump, setJump] = useState<(JumpTo & { sid: string }) | null>(null);
-  const jumps = useRef(0);
-  const open = (sid: string, turn?: string) => {
-    if (tr.current && tr.current.sid !== sid) socket.send('unsubscribe_v2', { session_id: tr.current.sid });
-    history.pushState(null, '', `/s/${sid}`);
-    setActive(sid);
-    setDrawer(false);
-    setJump(turn ? { sid, turn, n: ++jumps.current } : null);
-  };
-
-  /** Runs `fn`; a failure shows the error banner, saying what was being done. True when it succeeded. */
-  const act = async (fn: () => Promise<unknown>, doing?: string): Promise<boolean> => {
+/** Runs `fn`; a failure shows the error banner, saying what was being done. True when it succeeded. */
+function actWith(setError: (p: Problem | null) => void): Act {
+  return async (fn, doing) => {
     setError(null);
     try {
       await fn();
@@ -225,86 +177,71 @@ function Main(props: { title: string; theme: string; toggleTheme: () => void }) 
       return false;
     }
   };
+}
 
-  const showError = (e: unknown) => setError(problemOf(e));
-  const newSessionIn = async (workspace_id: string) => {
-    const s = await api('POST', '/api/v1/sessions', { workspace_id });
-    await loadSidebar();
-    open(s.id);
-  };
+function useMainShortcuts(ui: ReturnType<typeof useLayout>, searchRef: { current: HTMLInputElement | null }, setPicking: (on: boolean) => void,
+  setSettings: (on: boolean) => void, toggleTheme: () => void) {
   useShortcuts({
     search: () => {
       // At once when the box is there (a key pressed next goes to it); after the sidebar opened otherwise.
-      if (sidebarShown) return searchRef.current?.focus();
-      toggleSidebar();
+      if (ui.sidebarShown) return searchRef.current?.focus();
+      ui.toggleSidebar();
       requestAnimationFrame(() => searchRef.current?.focus());
     },
     newSession: () => setPicking(true),
     panel: (tab: PanelTab) => {
-      if (showFiles && panelTab === tab) return setShowFiles(false);
-      setPanelTab(tab);
-      setShowFiles(true);
+      if (ui.showFiles && ui.panelTab === tab) return ui.setShowFiles(false);
+      ui.setPanelTab(tab);
+      ui.setShowFiles(true);
     },
     settings: () => setSettings(true),
-    theme: props.toggleTheme,
+    theme: toggleTheme,
   });
+}
 
-  const t = tr.current?.sid === active ? tr.current.t : null;
-  const row = sessions.find((r) => r.id === active);
-  const branch = useBranch(active ? row?.workspace.id : undefined);
-  const offline = settled && !connected;
-  const layout = ['layout', active && showFiles ? 'with-files' : '', sidebarShown ? (narrow ? 'sidebar-open' : '') : 'no-sidebar'].filter(Boolean).join(' ');
+/** The bar over the chat: the sidebar toggle and the open session's bar (rename, archive, delete). */
+function TopBar(props: {
+  title: string; active: string | null; held: boolean; row: SessionRow | undefined; branch: string | null | undefined; ui: ReturnType<typeof useLayout>;
+  act: Act; loadSidebar: () => Promise<void>; closed: () => void;
+}) {
+  const { active, ui, act, loadSidebar } = props;
   return (
-    <div class={layout}>
-      <Sidebar title={props.title} connected={connected} theme={props.theme} toggleTheme={props.toggleTheme} openSettings={() => setSettings(true)}
-        list={list} active={active} open={open} showArchived={showArchived} setShowArchived={setShowArchived} searchRef={searchRef} onError={showError}
-        addWorkspace={(root) => act(async () => { await api('POST', '/api/v1/workspaces', { root }); await loadSidebar(); }, 'add the folder')}
-        newSession={(workspace_id) => act(() => newSessionIn(workspace_id), 'start a session')} pickFolder={() => setPicking(true)} />
-      <div class="scrim" onClick={() => setDrawer(false)} />
-      <main class="chat">
-        <header class="topbar session-bar">
-          <button class="icon" aria-label="Toggle sidebar" aria-expanded={sidebarShown} title="Sessions" onClick={toggleSidebar}><Icon name="sidebar" /></button>
-          {active && t
-            ? <SessionBar sid={active} row={row} branch={branch} panel={showFiles} togglePanel={() => setShowFiles(!showFiles)}
-                rename={(title) => void act(async () => { await api('POST', `/api/v1/sessions/${active}/profile`, { title }); await loadSidebar(); }, 'rename the session')}
-                archive={(archived) => void act(async () => { await api('POST', `/api/v1/sessions/${active}:${archived ? 'archive' : 'restore'}`); await loadSidebar(); }, archived ? 'archive the session' : 'restore the session')}
-                remove={() => void act(async () => {
-                  await api('POST', `/api/v1/sessions/${active}:delete`);
-                  history.pushState(null, '', '/');
-                  setActive(null);
-                  await loadSidebar();
-                }, 'delete the session')} />
-            : <span class="s-name muted">{active || sidebarShown ? '' : props.title}</span>}
-        </header>
-        {offline && (
-          <div class="banner banner-offline" role="status">
-            <span class="grow"><strong>Offline.</strong> The daemon can't be reached; reconnecting by itself. Sending is paused until then.</span>
-            <button class="small" onClick={() => socket.retryNow()}>Retry now</button>
+    <header class="topbar session-bar">
+      <button class="icon" aria-label="Toggle sidebar" aria-expanded={ui.sidebarShown} title="Sessions" onClick={ui.toggleSidebar}><Icon name="sidebar" /></button>
+      {active && props.held
+        ? <SessionBar sid={active} row={props.row} branch={props.branch} panel={ui.showFiles} togglePanel={() => ui.setShowFiles(!ui.showFiles)}
+            rename={(title) => void act(async () => { await api('POST', `/api/v1/sessions/${active}/profile`, { title }); await loadSidebar(); }, 'rename the session')}
+            archive={(archived) => void act(async () => { await api('POST', `/api/v1/sessions/${active}:${archived ? 'archive' : 'restore'}`); await loadSidebar(); }, archived ? 'archive the session' : 'restore the session')}
+            remove={() => void act(async () => {
+              await api('POST', `/api/v1/sessions/${active}:delete`);
+              history.pushState(null, '', '/');
+              props.closed();
+              await loadSidebar();
+            }, 'delete the session')} />
+        : <span class="s-name muted">{active || ui.sidebarShown ? '' : props.title}</span>}
+    </header>
+  );
+}
+
+function Banners(props: { offline: boolean; retry: () => void; error: Problem | null; dismiss: () => void }) {
+  const { error } = props;
+  return (
+    <>
+      {props.offline && (
+        <div class="banner banner-offline" role="status">
+          <span class="grow"><strong>Offline.</strong> The daemon can't be reached; reconnecting by itself. Sending is paused until then.</span>
+          <button class="small" onClick={props.retry}>Retry now</button>
+        </div>
+      )}
+      {error && (
+        <div class="banner banner-error" role="alert">
+          <div class="grow">
+            <strong>{error.message}</strong>
+            {error.details && <details><summary>Details</summary><pre>{error.details}</pre></details>}
           </div>
-        )}
-        {error && (
-          <div class="banner banner-error" role="alert">
-            <div class="grow">
-              <strong>{error.message}</strong>
-              {error.details && <details><summary>Details</summary><pre>{error.details}</pre></details>}
-            </div>
-            <button class="icon" aria-label="Dismiss the error" onClick={() => setError(null)}><Icon name="x" /></button>
-          </div>
-        )}
-        {!active && list.loaded && list.workspaces.length === 0 && <Welcome title={props.title} pickFolder={() => setPicking(true)} />}
-        {!active && list.loaded && list.workspaces.length > 0 && <NoSession workspaces={list.workspaces} start={(id) => void act(() => newSessionIn(id), 'start a session')} />}
-        {active && !t && <div class="empty muted">Loading…</div>}
-        {active && t && <Chat sid={active} t={t} act={act} loadOlder={() => act(() => loadOlder(active), 'load older turns').then(() => undefined)} offline={offline}
-          cwd={row?.workspace.cwd} branch={branch}
-          jumpTo={jump?.sid === active ? jump : null} />}
-      </main>
-      {active && showFiles && <Dock sid={active} cwd={row?.workspace.cwd} socket={socket} connected={connected} theme={props.theme}
-        tab={panelTab} setTab={setPanelTab} width={panelWidth} setWidth={setPanelWidth} onClose={() => setShowFiles(false)} onError={showError} />}
-      {picking && <FolderPicker onClose={() => setPicking(false)} onError={showError} onPick={(root) => void act(async () => {
-        const ws = await api('POST', '/api/v1/workspaces', { root });
-        await newSessionIn(ws.id);
-      }, 'start a session in that folder')} />}
-      {settings && <SettingsDialog onClose={() => setSettings(false)} onError={showError} />}
-    </div>
+          <button class="icon" aria-label="Dismiss the error" onClick={props.dismiss}><Icon name="x" /></button>
+        </div>
+      )}
+    </>
   );
 }

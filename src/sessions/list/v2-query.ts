@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SessionRecord, SessionSort } from '../../../projections/session-index/session-index.ts';
+import { activityStatusOf } from '../../../protocol/activity.ts';
 import { validationError, type FieldIssue } from '../../../protocol/errors.ts';
 import { V2_PAGE_MAX, V2_PAGE_MAX_PROJECTED, type ActivityStatus, type SessionListV2QueryOut } from '../../../protocol/schemas/sessions-v2.ts';
 import { workspaceIdFor } from '../../workspaces/ids.ts';
@@ -89,10 +90,7 @@ export function normaliseListQuery(q: SessionListV2QueryOut): ListRequest {
 /** Status of a session for `activity.status`; a cold session is never busy and has no pending interaction. */
 export function activityStatus(s: SessionRecord, live: LiveSessions): ActivityStatus {
   const state = live.get(s.id);
-  if (state?.pending_interaction === 'approval') return 'approval';
-  if (state?.pending_interaction === 'question') return 'question';
-  if (state?.busy) return 'running';
-  return s.last_turn_reason === 'failed' ? 'failed' : 'idle';
+  return activityStatusOf({ busy: state?.busy, pending_interaction: state?.pending_interaction, last_turn_reason: s.last_turn_reason });
 }
 
 /** Resolved workspace filter: ids as given, absolute root paths mapped to their id. */

@@ -5,8 +5,9 @@ import type { Prompt } from '../transcript.ts';
 import type { Act } from './cards.tsx';
 
 /** A queued prompt's text: its text parts, attachments by name. */
+type Part = { type?: string; text?: string; name?: string } | null;
 const promptText = (p: Prompt): string => Array.isArray(p.content)
-  ? p.content.map((c) => c?.type === 'text' ? c.text : c?.name ? `[${c.name}]` : '').filter(Boolean).join(' ')
+  ? (p.content as Part[]).map((c) => c?.type === 'text' ? c.text : c?.name ? `[${c.name}]` : '').filter(Boolean).join(' ')
   : '';
 
 /**

@@ -53,47 +53,82 @@ function ComposerView(props: ComposerProps) {
   const act: Act = (fn, doing) => latest.current.act(fn, doing);
   const { sid } = props;
   const [text, setText] = useState('');
-  const [files, setFiles] = useState<Upload[]>([]);
-  const [uploading, setUploading] = useState(0);
-  const [popup, setPopup] = useState<Popup | null>(null);
-  const [skills, setSkills] = useState<Skill[] | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
-  const fileInput = useRef<HTMLInputElement>(null);
-  const searchSeq = useRef(0);
-
-  // Prompts on their way to the daemon (text and attachments as a key): the same one is not sent twice (a
-  // double Enter), another one waits for those before it (`chain`), so a quick follow-up is neither dropped nor
-  // overtaken.
-  const [, setSending] = useState(0);
-  const flying = useRef(new Set<string>());
-  const chain = useRef<Promise<boolean>>(Promise.resolve(true));
+  const att = useAttachments(act);
+  const pop = usePopup(sid, text, setText, area, act);
+  const { files, uploading } = att;
+  const { popup } = pop;
+  const sender = useSend(sid, act);
   // Another session: its own skills, nothing attached; the prompt takes the focus.
   useEffect(() => {
-    setSkills(null);
-    setPopup(null);
-    setFiles([]);
+    pop.setSkills(null);
+    pop.setPopup(null);
+    att.setFiles([]);
     // Not away from a pending approval, which took the focus first.
     if (!document.activeElement?.closest('[aria-label="Approval"]')) area.current?.focus();
   }, [sid]);
 
-  const loadSkills = async (): Promise<Skill[]> => {
-    if (skills) return skills;
-    const d = await api<{ skills: Skill[] }>('GET', `/api/v1/sessions/${sid}/skills`);
-    const list = d.skills.filter(userSkill).sort((a, b) => a.name.localeCompare(b.name));
-    setSkills(list);
-    return list;
+  const send = () => sender.send(text, files, uploading > 0 || props.offline, pop, () => {
+    // Cleared only if not edited meanwhile (what was typed since stays).
+    setText((cur) => (cur === text ? '' : cur));
+    att.setFiles((cur) => cur.filter((f) => !files.includes(f)));
+    latest.current.onSent();
+  });
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (pop.onKey(e)) return;
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      void send();
+    }
   };
 
+  const offline = props.offline;
+  const inFlight = sender.flying.has(keyOf(text, files));
+  return (
+    <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}
+      onDragOver={(e) => e.preventDefault()} onDrop={(e) => { e.preventDefault(); void att.attach(e.dataTransfer?.files ?? null); }}>
+      {popup && <PopupList popup={popup} choose={pop.choose} />}
+      <div class={`composer-box${offline ? ' offline' : ''}`}>
+        {(files.length > 0 || uploading > 0) && <Attached files={files} uploading={uploading} remove={(id) => att.setFiles(files.filter((x) => x.id !== id))} />}
+        <textarea ref={area} aria-label="Prompt" value={text} rows={2} data-sending={inFlight ? '' : undefined}
+          placeholder={offline ? 'Offline: sending resumes once the daemon is back' : props.busy ? 'Queue a follow-up, or steer the running turn' : 'Ask anything (@ a file, / a skill)'}
+          aria-autocomplete="list" aria-expanded={!!popup}
+          onInput={(e) => { const v = e.currentTarget.value; setText(v); pop.lookup(v, e.currentTarget.selectionStart ?? v.length); }}
+          onKeyDown={onKeyDown} onBlur={() => pop.setPopup(null)} />
+        <div class="composer-bar">
+          <input ref={att.fileInput} type="file" multiple hidden aria-label="Attachment file" onChange={(e) => void att.attach(e.currentTarget.files)} />
+          <button type="button" class="icon" onClick={() => att.fileInput.current?.click()} aria-label="Attach files" title="Attach files"><Icon name="clip" /></button>
+          <button type="button" class="ghost small" aria-pressed={popup?.kind === 'skill'} onClick={() => void pop.toggleSkills()}>Skills</button>
+          <Pickers sid={sid} act={act} refreshKey={`${props.busy}|${props.modesKey}`} />
+          <span class="spacer" />
+          {props.busy && <button type="button" class="stop" onClick={() => latest.current.onAbort()} title="Stop the running turn"><Icon name="stop" size={14} />Abort</button>}
+          <button type="submit" class="primary send" aria-label="Send" disabled={uploading > 0 || inFlight || offline}
+            title={offline ? 'Offline: the daemon cannot be reached' : props.busy ? 'Queued behind the running turn (Enter)' : 'Send (Enter)'}><Icon name="up" /></button>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+/**
+ * Prompts on their way to the daemon (text and attachments as a key): the same one is not sent twice (a
+ * double Enter), another one waits for those before it (`chain`), so a quick follow-up is neither dropped nor
+ * overtaken.
+ */
+function useSend(sid: string, act: Act) {
+  const [, setSending] = useState(0);
+  const flying = useRef(new Set<string>());
+  const chain = useRef<Promise<boolean>>(Promise.resolve(true));
   /**
-   * Sends the prompt; the text and the attachments stay until the daemon accepted it (a failure says why in
-   * the banner and leaves them to send again). Nothing goes out while offline, nor the same prompt twice while it
-   * is on its way; a different one sent meanwhile goes after it.
+   * Sends the prompt; the text and the attachments stay until the daemon accepted it (`done` clears them; a
+   * failure says why in the banner and leaves them to send again). Nothing goes out while `held` (offline,
+   * uploading), nor the same prompt twice while it is on its way; a different one sent meanwhile goes after it.
    */
-  const send = async () => {
+  const send = async (text: string, files: Upload[], held: boolean, pop: ReturnType<typeof usePopup>, done: () => void) => {
     const v = text.trim();
     if (!v && !files.length) return;
     const key = keyOf(text, files);
-    if (uploading || flying.current.has(key) || props.offline) return;
+    if (held || flying.current.has(key)) return;
     flying.current.add(key);
     const content: unknown[] = [];
     if (v) content.push({ type: 'text', text: v });
@@ -101,26 +136,56 @@ function ComposerView(props: ComposerProps) {
     const body: Record<string, unknown> = { content };
     const slash = /^\/([\w.:-]+)(?:\s+([\s\S]*))?$/.exec(v);
     if (slash) {
-      const list = await loadSkills().catch(() => [] as Skill[]);
+      const list = await pop.loadSkills().catch(() => [] as Skill[]);
       if (list.some((s) => s.name === slash[1])) body.skills = [{ name: slash[1], ...(slash[2]?.trim() ? { args: slash[2].trim() } : {}) }];
     }
-    setPopup(null);
+    pop.setPopup(null);
     setSending((n) => n + 1);
-    const before = chain.current;
-    const sent = before.then(() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, body), 'send your message'));
+    const sent = chain.current.then(() => act(() => api('POST', `/api/v1/sessions/${sid}/prompts`, body), 'send your message'));
     chain.current = sent;
     const ok = await sent;
     flying.current.delete(key);
     setSending((n) => n - 1);
-    if (!ok) return;
-    // Cleared only if not edited meanwhile (what was typed since stays).
-    setText((cur) => (cur === text ? '' : cur));
-    setFiles((cur) => cur.filter((f) => !files.includes(f)));
-    latest.current.onSent();
+    if (ok) done();
   };
+  return { send, flying: flying.current };
+}
 
-  const onInput = (value: string, caret: number) => {
-    setText(value);
+/** Attachments: uploaded one by one as they are picked or dropped (POST /api/v1/files). */
+function useAttachments(act: Act) {
+  const [files, setFiles] = useState<Upload[]>([]);
+  const [uploading, setUploading] = useState(0);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const attach = async (list: FileList | null) => {
+    if (!list?.length) return;
+    const picked = [...list];
+    setUploading((n) => n + picked.length);
+    for (const f of picked) {
+      await act(async () => {
+        const u = await upload(f);
+        setFiles((cur) => [...cur, u]);
+      });
+      setUploading((n) => n - 1);
+    }
+    if (fileInput.current) fileInput.current.value = '';
+  };
+  return { files, setFiles, uploading, fileInput, attach };
+}
+
+/** The popup under the prompt: `@` mentions (fs:search) and skills (GET /skills, the Skills button or `/` first). */
+function usePopup(sid: string, text: string, setText: (t: string) => void, area: { current: HTMLTextAreaElement | null }, act: Act) {
+  const [popup, setPopup] = useState<Popup | null>(null);
+  const [skills, setSkills] = useState<Skill[] | null>(null);
+  const searchSeq = useRef(0);
+  const loadSkills = async (): Promise<Skill[]> => {
+    if (skills) return skills;
+    const d = await api<{ skills: Skill[] }>('GET', `/api/v1/sessions/${sid}/skills`);
+    const list = d.skills.filter(userSkill).sort((a, b) => a.name.localeCompare(b.name));
+    setSkills(list);
+    return list;
+  };
+  /** The text changed: a mention or a skill being typed opens its popup; anything else closes it. */
+  const lookup = (value: string, caret: number) => {
     const m = mentionAt(value, caret);
     if (m) {
       const seq = ++searchSeq.current;
@@ -140,7 +205,11 @@ function ComposerView(props: ComposerProps) {
     }
     setPopup(null);
   };
-
+  const insert = (next: string, caret: number) => {
+    setText(next);
+    const el = area.current;
+    if (el) requestAnimationFrame(() => { el.focus(); el.selectionStart = el.selectionEnd = caret; });
+  };
   const choose = (i: number) => {
     const p = popup;
     const el = area.current;
@@ -148,111 +217,60 @@ function ComposerView(props: ComposerProps) {
     if (p.kind === 'mention') {
       const hit = p.items[i]!;
       const caret = el.selectionStart ?? text.length;
-      const insert = `@${hit.path}${hit.kind === 'directory' ? '/' : ''} `;
-      const next = text.slice(0, p.start) + insert + text.slice(caret);
-      setText(next);
-      requestAnimationFrame(() => { el.focus(); el.selectionStart = el.selectionEnd = p.start + insert.length; });
-    } else insertSkill(p.items[i]!.name);
+      const mention = `@${hit.path}${hit.kind === 'directory' ? '/' : ''} `;
+      insert(text.slice(0, p.start) + mention + text.slice(caret), p.start + mention.length);
+    } else {
+      const next = `/${p.items[i]!.name} ${text.replace(/^\/[\w.:-]*\s?/, '')}`;
+      insert(next, next.length);
+    }
     setPopup(null);
   };
-
-  const insertSkill = (name: string) => {
-    const rest = text.replace(/^\/[\w.:-]*\s?/, '');
-    const next = `/${name} ${rest}`;
-    setText(next);
-    setPopup(null);
-    const el = area.current;
-    if (el) requestAnimationFrame(() => { el.focus(); el.selectionStart = el.selectionEnd = next.length; });
-  };
-
-  const onKeyDown = (e: KeyboardEvent) => {
-    if (popup) {
-      const n = popup.items.length;
-      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-        e.preventDefault();
-        setPopup({ ...popup, at: (popup.at + (e.key === 'ArrowDown' ? 1 : n - 1)) % n } as Popup);
-        return;
-      }
-      if (e.key === 'Enter' || e.key === 'Tab') {
-        e.preventDefault();
-        return choose(popup.at);
-      }
-      if (e.key === 'Escape') {
-        e.preventDefault();
-        return setPopup(null);
-      }
-    }
-    if (e.key === 'Enter' && !e.shiftKey) {
-      e.preventDefault();
-      void send();
-    }
-  };
-
-  const attach = async (list: FileList | null) => {
-    if (!list?.length) return;
-    const picked = [...list];
-    setUploading((n) => n + picked.length);
-    for (const f of picked) {
-      await act(async () => {
-        const u = await upload(f);
-        setFiles((cur) => [...cur, u]);
-      });
-      setUploading((n) => n - 1);
-    }
-    if (fileInput.current) fileInput.current.value = '';
-  };
-
   const toggleSkills = () => act(async () => {
     if (popup?.kind === 'skill') return setPopup(null);
     const list = await loadSkills();
     setPopup({ kind: 'skill', items: list, at: 0 });
   });
+  /** Arrows, Enter / Tab and Escape while the popup is open; true when the key was the popup's. */
+  const onKey = (e: KeyboardEvent): boolean => {
+    if (!popup) return false;
+    const n = popup.items.length;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') setPopup({ ...popup, at: (popup.at + (e.key === 'ArrowDown' ? 1 : n - 1)) % n } as Popup);
+    else if (e.key === 'Enter' || e.key === 'Tab') choose(popup.at);
+    else if (e.key === 'Escape') setPopup(null);
+    else return false;
+    e.preventDefault();
+    return true;
+  };
+  return { popup, setPopup, setSkills, loadSkills, lookup, choose, toggleSkills, onKey };
+}
 
-  const offline = props.offline;
+function PopupList(props: { popup: Popup; choose: (i: number) => void }) {
+  const { popup, choose } = props;
   return (
-    <form class="composer" onSubmit={(e) => { e.preventDefault(); void send(); }}
-      onDragOver={(e) => e.preventDefault()} onDrop={(e) => { e.preventDefault(); void attach(e.dataTransfer?.files ?? null); }}>
-      {popup && (
-        <ul class="popup" role="listbox" aria-label={popup.kind === 'mention' ? 'Files' : 'Skills'}>
-          {popup.kind === 'mention'
-            ? popup.items.map((h, i) => (
-                <li key={h.path} role="option" aria-selected={i === popup.at} class={i === popup.at ? 'sel' : ''} onMouseDown={(e) => { e.preventDefault(); choose(i); }}>
-                  <span class="p-name">{h.name}</span> <span class="muted">{h.path}</span>
-                </li>))
-            : popup.items.map((s, i) => (
-                <li key={s.name} role="option" aria-selected={i === popup.at} class={i === popup.at ? 'sel' : ''} onMouseDown={(e) => { e.preventDefault(); choose(i); }}>
-                  <span class="p-name">/{s.name}</span> <span class="muted">{s.description}</span>
-                </li>))}
-          {popup.kind === 'skill' && popup.items.length === 0 && <li class="muted">No skills</li>}
-        </ul>
-      )}
-      <div class={`composer-box${offline ? ' offline' : ''}`}>
-        {(files.length > 0 || uploading > 0) && (
-          <div class="attached" aria-label="Attachments">
-            {files.map((f) => (
-              <span key={f.id} class="chip">{f.name}
-                <button type="button" class="ghost" aria-label={`Remove ${f.name}`} onClick={() => setFiles(files.filter((x) => x.id !== f.id))}><Icon name="x" size={12} /></button>
-              </span>
-            ))}
-            {uploading > 0 && <span class="chip muted">uploading…</span>}
-          </div>
-        )}
-        <textarea ref={area} aria-label="Prompt" value={text} rows={2} data-sending={flying.current.has(keyOf(text, files)) ? '' : undefined}
-          placeholder={offline ? 'Offline: sending resumes once the daemon is back' : props.busy ? 'Queue a follow-up, or steer the running turn' : 'Ask anything (@ a file, / a skill)'}
-          aria-autocomplete="list" aria-expanded={!!popup}
-          onInput={(e) => onInput(e.currentTarget.value, e.currentTarget.selectionStart ?? e.currentTarget.value.length)}
-          onKeyDown={onKeyDown} onBlur={() => setPopup(null)} />
-        <div class="composer-bar">
-          <input ref={fileInput} type="file" multiple hidden aria-label="Attachment file" onChange={(e) => void attach(e.currentTarget.files)} />
-          <button type="button" class="icon" onClick={() => fileInput.current?.click()} aria-label="Attach files" title="Attach files"><Icon name="clip" /></button>
-          <button type="button" class="ghost small" aria-pressed={popup?.kind === 'skill'} onClick={() => void toggleSkills()}>Skills</button>
-          <Pickers sid={sid} act={act} refreshKey={`${props.busy}|${props.modesKey}`} />
-          <span class="spacer" />
-          {props.busy && <button type="button" class="stop" onClick={() => latest.current.onAbort()} title="Stop the running turn"><Icon name="stop" size={14} />Abort</button>}
-          <button type="submit" class="primary send" aria-label="Send" disabled={uploading > 0 || flying.current.has(keyOf(text, files)) || offline}
-            title={offline ? 'Offline: the daemon cannot be reached' : props.busy ? 'Queued behind the running turn (Enter)' : 'Send (Enter)'}><Icon name="up" /></button>
-        </div>
-      </div>
-    </form>
+    <ul class="popup" role="listbox" aria-label={popup.kind === 'mention' ? 'Files' : 'Skills'}>
+      {popup.kind === 'mention'
+        ? popup.items.map((h, i) => (
+            <li key={h.path} role="option" aria-selected={i === popup.at} class={i === popup.at ? 'sel' : ''} onMouseDown={(e) => { e.preventDefault(); choose(i); }}>
+              <span class="p-name">{h.name}</span> <span class="muted">{h.path}</span>
+            </li>))
+        : popup.items.map((s, i) => (
+            <li key={s.name} role="option" aria-selected={i === popup.at} class={i === popup.at ? 'sel' : ''} onMouseDown={(e) => { e.preventDefault(); choose(i); }}>
+              <span class="p-name">/{s.name}</span> <span class="muted">{s.description}</span>
+            </li>))}
+      {popup.kind === 'skill' && popup.items.length === 0 && <li class="muted">No skills</li>}
+    </ul>
+  );
+}
+
+function Attached(props: { files: Upload[]; uploading: number; remove: (id: string) => void }) {
+  return (
+    <div class="attached" aria-label="Attachments">
+      {props.files.map((f) => (
+        <span key={f.id} class="chip">{f.name}
+          <button type="button" class="ghost" aria-label={`Remove ${f.name}`} onClick={() => props.remove(f.id)}><Icon name="x" size={12} /></button>
+        </span>
+      ))}
+      {props.uploading > 0 && <span class="chip muted">uploading…</span>}
+    </div>
   );
 }

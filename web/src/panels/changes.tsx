@@ -73,8 +73,8 @@ export function ChangesPanel(props: { sid: string; socket: Socket; onError: (e: 
     // A turn that ended may have changed files: read again (a burst of ops reads once).
     let timer: number | undefined;
     const off = props.socket.listen((f) => {
-      if (f.session_id !== sid || f.type !== 'transcript.ops') return;
-      const ended = (f.payload?.ops ?? []).some((o: { op?: string; turn?: { state?: string } }) => o.op === 'turn.upsert' && o.turn?.state !== 'running');
+      if (f.type !== 'transcript.ops' || f.session_id !== sid) return;
+      const ended = f.payload.ops.some((o) => o.op === 'turn.upsert' && o.turn.state !== 'running');
       if (!ended) return;
       clearTimeout(timer);
       timer = window.setTimeout(() => void load(), 300);
@@ -94,34 +94,43 @@ export function ChangesPanel(props: { sid: string; socket: Socket; onError: (e: 
         <button class="icon" aria-label="Refresh changes" title="Read the changes again" onClick={() => void load()}><Icon name="refresh" size={15} /></button>
       </div>
       {problem && <p class="muted">{problem}</p>}
-      {status && !problem && (
-        <div class="summary">
-          {entries.length === 0
-            ? <span>No uncommitted changes{status.branch ? ` on ${status.branch}` : ''}.</span>
-            : <span>{entries.length} file{entries.length === 1 ? '' : 's'} changed · <span class="diffstat"><span class="plus">+{status.additions}</span> <span class="minus">−{status.deletions}</span></span></span>}
-          {(status.ahead > 0 || status.behind > 0) && <span>{status.ahead > 0 ? `${status.ahead} ahead` : ''}{status.ahead > 0 && status.behind > 0 ? ', ' : ''}{status.behind > 0 ? `${status.behind} behind` : ''}</span>}
-          {truncated && <span>(the diff was cut: too large)</span>}
-        </div>
-      )}
+      {status && !problem && <Summary status={status} changed={entries.length} truncated={truncated} />}
       {files.map((f) => {
         const isOpen = open[f.path] ?? !big;
-        const st = stateOf(f.path);
-        return (
-          <div class="file" key={f.path}>
-            <button aria-expanded={isOpen} onClick={() => setOpen({ ...open, [f.path]: !isOpen })} title={`${f.path} (${st})`}>
-              <Icon name="chevron" size={13} class="caret" />
-              <span class={`fc-status ${st}`} title={st}>{LETTER[st] ?? 'M'}</span>
-              <span class="path"><bdi>{f.path}</bdi></span>
-              <span class="diffstat"><span class="plus">+{f.add}</span> <span class="minus">−{f.del}</span></span>
-            </button>
-            {isOpen && (
-              <pre class="diff" aria-label={`changes to ${f.path}`}>
-                {f.lines.map((l, i) => <div key={i} class={l.kind}>{l.text}</div>)}
-              </pre>
-            )}
-          </div>
-        );
+        return <FileRow key={f.path} f={f} state={stateOf(f.path)} isOpen={isOpen} toggle={() => setOpen({ ...open, [f.path]: !isOpen })} />;
       })}
     </section>
+  );
+}
+
+function Summary(props: { status: GitStatus; changed: number; truncated: boolean }) {
+  const { status, changed } = props;
+  return (
+    <div class="summary">
+      {changed === 0
+        ? <span>No uncommitted changes{status.branch ? ` on ${status.branch}` : ''}.</span>
+        : <span>{changed} file{changed === 1 ? '' : 's'} changed · <span class="diffstat"><span class="plus">+{status.additions}</span> <span class="minus">−{status.deletions}</span></span></span>}
+      {(status.ahead > 0 || status.behind > 0) && <span>{status.ahead > 0 ? `${status.ahead} ahead` : ''}{status.ahead > 0 && status.behind > 0 ? ', ' : ''}{status.behind > 0 ? `${status.behind} behind` : ''}</span>}
+      {props.truncated && <span>(the diff was cut: too large)</span>}
+    </div>
+  );
+}
+
+function FileRow(props: { f: FileDiff; state: string; isOpen: boolean; toggle: () => void }) {
+  const { f, state: st, isOpen } = props;
+  return (
+    <div class="file">
+      <button aria-expanded={isOpen} onClick={props.toggle} title={`${f.path} (${st})`}>
+        <Icon name="chevron" size={13} class="caret" />
+        <span class={`fc-status ${st}`} title={st}>{LETTER[st] ?? 'M'}</span>
+        <span class="path"><bdi>{f.path}</bdi></span>
+        <span class="diffstat"><span class="plus">+{f.add}</span> <span class="minus">−{f.del}</span></span>
+      </button>
+      {isOpen && (
+        <pre class="diff" aria-label={`changes to ${f.path}`}>
+          {f.lines.map((l, i) => <div key={i} class={l.kind}>{l.text}</div>)}
+        </pre>
+      )}
+    </div>
   );
 }

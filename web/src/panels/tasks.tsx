@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Socket } from '../api.ts';
+import { isTaskEvent, sessionOf } from '../frames.ts';
 
 type Task = { id: string; kind: string; description: string; status: string; run_in_background: boolean; command?: string; created_at: string; output_preview?: string };
 
@@ -14,8 +15,8 @@ export function TasksPanel(props: { sid: string; socket: Socket; onError: (e: un
     setOutput(null);
     load().catch(props.onError);
     return props.socket.listen((f) => {
-      if (f.session_id !== sid) return;
-      const changed = /^(event\.)?task\./.test(f.type) || (f.type === 'transcript.ops' && (f.payload?.ops ?? []).some((o: any) => o.op === 'task.upsert' || o.op === 'taskref.upsert'));
+      if (sessionOf(f) !== sid) return;
+      const changed = isTaskEvent(f) || (f.type === 'transcript.ops' && f.payload.ops.some((o) => o.op === 'task.upsert' || o.op === 'taskref.upsert'));
       if (changed) void load().catch(() => {});
     });
   }, [sid]);

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Socket } from '../api.ts';
+import { isTerminalEvent } from '../frames.ts';
 import type { XtermView } from './xterm-view.ts';
 
 type TerminalInfo = { id: string; cwd: string; shell: string; status: 'running' | 'exited'; exit_code?: number | null };
@@ -19,7 +20,7 @@ export function TerminalPanel(props: { sid: string; socket: Socket; connected: b
     setCurrent(null);
     load().catch(props.onError);
     return props.socket.listen((f) => {
-      if (f.session_id === sid && /^event\.terminal\.|^terminal\.(opened|exited|closed)$/.test(f.type)) void load().catch(() => {});
+      if (isTerminalEvent(f) && f.session_id === sid) void load().catch(() => {});
     });
   }, [sid]);
 

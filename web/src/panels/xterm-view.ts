@@ -39,16 +39,19 @@ export class XtermView {
   }
 
   onFrame(f: Frame): void {
-    const p = f.payload ?? {};
+    if (f.type !== 'terminal_output' && f.type !== 'terminal_exit') return;
+    const p = f.payload;
     if (p.terminal_id !== this.id) return;
-    if (f.type === 'terminal_output' && typeof p.data === 'string' && typeof p.offset === 'number') {
+    if (f.type === 'terminal_output') {
+      const p = f.payload;
       const stop = p.offset + p.data.length;
       if (stop <= this.end) return; // already written (a replay overlapping what we hold)
       this.term.write(p.offset < this.end ? p.data.slice(this.end - p.offset) : p.data);
       this.end = stop;
-    } else if (f.type === 'terminal_exit') {
+    } else {
+      const code = f.payload.exit_code;
       this.exited = true;
-      this.term.write(`\r\n[exited${p.exit_code === null || p.exit_code === undefined ? '' : ` with code ${p.exit_code}`}]\r\n`);
+      this.term.write(`\r\n[exited${code === null || code === undefined ? '' : ` with code ${code}`}]\r\n`);
       this.onExit();
     }
   }

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { activityStatusOf, type SessionWork } from '../../../protocol/activity.ts';
 import { api } from '../api.ts';
 
 export type Workspace = { id: string; root: string; name: string };
@@ -29,16 +30,77 @@ type Group = { workspace: { id: string }; sessions: SessionRow[]; total: number 
 type GroupsPage = { groups: Group[]; total: number; has_more: boolean; next_page_token: string | null };
 type FlatPage = { items: SessionRow[]; total: number; next_page_token: string | null };
 
-/** The v2 list's `activity.status` (src/sessions/list/v2-query.ts) from a session's work fields. */
-function activityOf(p: { busy?: boolean; pending_interaction?: string | null; last_turn_reason?: string | null }): string {
-  if (p.pending_interaction === 'approval' || p.pending_interaction === 'question') return p.pending_interaction;
-  if (p.busy) return 'running';
-  return p.last_turn_reason === 'failed' ? 'failed' : 'idle';
-}
-
 /** Sessions shown per workspace before "Show more"; each click shows this many more. */
 export const GROUP_PAGE = 10;
 const MAX_PAGES = 50;
+
+/** A workspace's sessions, flat (`workspace.id=`, paged by token), up to `limit`. */
+async function workspaceRows(wsId: string, limit: number, filter: string): Promise<{ rows: SessionRow[]; total: number }> {
+  const out: SessionRow[] = [];
+  let token: string | null = null;
+  let total = 0;
+  for (let i = 0; i < MAX_PAGES && out.length < limit; i++) {
+    const page: FlatPage = await api('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(wsId)}&page_size=${Math.min(100, limit - out.length)}${filter}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+    out.push(...page.items);
+    total = page.total;
+    token = page.next_page_token;
+    if (!token) break;
+  }
+  return { rows: out, total };
+}
+
+/** Every workspace's first GROUP_PAGE sessions (`view=by_workspace`, groups paged by token), and each one's total. */
+async function groupedRows(filter: string): Promise<{ byWs: Record<string, SessionRow[]>; tot: Record<string, number> }> {
+  const byWs: Record<string, SessionRow[]> = {};
+  const tot: Record<string, number> = {};
+  let token: string | null = null;
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const page: GroupsPage = await api('GET', `/api/v2/sessions?view=by_workspace&group.page_size=${GROUP_PAGE}&page_size=100${filter}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+    for (const g of page.groups) {
+      byWs[g.workspace.id] = g.sessions;
+      tot[g.workspace.id] = g.total;
+    }
+    token = page.next_page_token;
+    if (!token) break;
+  }
+  return { byWs, tot };
+}
+
+/** Workspaces whose list was extended ("Show more") keep their length: read again flat, up to their limit. */
+async function keepLengths(byWs: Record<string, SessionRow[]>, tot: Record<string, number>, limits: Record<string, number>, filter: string): Promise<void> {
+  await Promise.all(Object.entries(limits).map(async ([id, limit]) => {
+    if (limit <= GROUP_PAGE || (tot[id] ?? 0) <= GROUP_PAGE) return;
+    const r = await workspaceRows(id, limit, filter);
+    byWs[id] = r.rows;
+    tot[id] = r.total;
+  }));
+}
+
+/** One session's row from GET /api/v1/sessions/{id} (the v2 list has no id filter). */
+async function rowOf(id: string): Promise<SessionRow | null> {
+  try {
+    const s = await api('GET', `/api/v1/sessions/${id}`);
+    const status = activityStatusOf(s);
+    const updated = Date.parse(s.updated_at ?? '');
+    return {
+      id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, activity: { status },
+      meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived, ...(Number.isFinite(updated) ? { updated_at: updated } : {}) },
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The rows with one session's status set; the same object when nothing changed. */
+function withStatus(x: Record<string, SessionRow[]>, patch: (r: SessionRow) => SessionRow): Record<string, SessionRow[]> {
+  let changed = false;
+  const next: Record<string, SessionRow[]> = {};
+  for (const [ws, list] of Object.entries(x)) {
+    next[ws] = list.map(patch);
+    changed ||= next[ws]!.some((r, i) => r !== list[i]);
+  }
+  return changed ? next : x;
+}
 
 /**
  * The sidebar's data: every workspace (GET /workspaces) and its sessions from the v2 list grouped by
@@ -65,44 +127,13 @@ export function useSessionList(active: string | null) {
 
   const filter = () => (archived.current ? '&meta.archived=all' : '');
 
-  async function workspaceRows(wsId: string, limit: number): Promise<{ rows: SessionRow[]; total: number }> {
-    const out: SessionRow[] = [];
-    let token: string | null = null;
-    let total = 0;
-    for (let i = 0; i < MAX_PAGES && out.length < limit; i++) {
-      const page: FlatPage = await api('GET', `/api/v2/sessions?workspace.id=${encodeURIComponent(wsId)}&page_size=${Math.min(100, limit - out.length)}${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
-      out.push(...page.items);
-      total = page.total;
-      token = page.next_page_token;
-      if (!token) break;
-    }
-    return { rows: out, total };
-  }
-
   async function load(): Promise<void> {
     const gen = ++generation.current;
     for (const [id, o] of live.current) if (o.gen < gen) live.current.delete(id);
     const ws = api<{ items: Workspace[] }>('GET', '/api/v1/workspaces');
     ws.catch(() => {}); // awaited below; a failure of the list first must not leave it unhandled
-    const byWs: Record<string, SessionRow[]> = {};
-    const tot: Record<string, number> = {};
-    let token: string | null = null;
-    for (let i = 0; i < MAX_PAGES; i++) {
-      const page: GroupsPage = await api('GET', `/api/v2/sessions?view=by_workspace&group.page_size=${GROUP_PAGE}&page_size=100${filter()}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
-      for (const g of page.groups) {
-        byWs[g.workspace.id] = g.sessions;
-        tot[g.workspace.id] = g.total;
-      }
-      token = page.next_page_token;
-      if (!token) break;
-    }
-    // Workspaces whose list was extended keep their length.
-    await Promise.all(Object.entries(limits.current).map(async ([id, limit]) => {
-      if (limit <= GROUP_PAGE || (tot[id] ?? 0) <= GROUP_PAGE) return;
-      const r = await workspaceRows(id, limit);
-      byWs[id] = r.rows;
-      tot[id] = r.total;
-    }));
+    const { byWs, tot } = await groupedRows(filter());
+    await keepLengths(byWs, tot, limits.current, filter());
     const list = await ws;
     const open = activeRef.current;
     const missing = open && !Object.values(byWs).some((r) => r.some((x) => x.id === open)) ? await rowOf(open) : null;
@@ -119,21 +150,6 @@ export function useSessionList(active: string | null) {
     setLoaded(true);
   }
 
-  /** One session's row from GET /api/v1/sessions/{id} (the v2 list has no id filter). */
-  async function rowOf(id: string): Promise<SessionRow | null> {
-    try {
-      const s = await api('GET', `/api/v1/sessions/${id}`);
-      const status = activityOf(s);
-      const updated = Date.parse(s.updated_at ?? '');
-      return {
-        id: s.id, workspace: { id: s.workspace_id, cwd: s.metadata?.cwd ?? '' }, activity: { status },
-        meta: { title: s.title, last_prompt: s.last_prompt ?? null, archived: s.archived, ...(Number.isFinite(updated) ? { updated_at: updated } : {}) },
-      };
-    } catch {
-      return null;
-    }
-  }
-
   useEffect(() => {
     if (!active || Object.values(shown.current).some((r) => r.some((x) => x.id === active))) return void setExtra(null);
     let live = true;
@@ -144,7 +160,7 @@ export function useSessionList(active: string | null) {
   async function more(wsId: string): Promise<void> {
     const limit = Math.max(limits.current[wsId] ?? GROUP_PAGE, (rows[wsId] ?? []).length) + GROUP_PAGE * 2;
     limits.current[wsId] = limit;
-    const r = await workspaceRows(wsId, limit);
+    const r = await workspaceRows(wsId, limit, filter());
     setRows((x) => ({ ...x, [wsId]: r.rows }));
     setTotals((x) => ({ ...x, [wsId]: r.total }));
   }
@@ -152,21 +168,13 @@ export function useSessionList(active: string | null) {
   /**
    * A session's `event.session.status_changed` / `work_changed` frame (broadcast to every connection,
    * docs/websocket.md): its row's badge set from the frame's `pending_interaction`, `busy` and
-   * `last_turn_reason`, as the v2 list derives `activity.status`; no list read.
+   * `last_turn_reason` by the v2 list's rule (protocol/activity.ts); no list read.
    */
-  function applyWork(sessionId: string, p: { busy?: boolean; pending_interaction?: string; last_turn_reason?: string }): void {
-    const status = activityOf(p);
+  function applyWork(sessionId: string, p: SessionWork): void {
+    const status = activityStatusOf(p);
     live.current.set(sessionId, { status, gen: generation.current });
     const patch = (r: SessionRow): SessionRow => r.id === sessionId && r.activity.status !== status ? { ...r, activity: { ...r.activity, status } } : r;
-    setRows((x) => {
-      let changed = false;
-      const next: Record<string, SessionRow[]> = {};
-      for (const [ws, list] of Object.entries(x)) {
-        next[ws] = list.map(patch);
-        changed ||= next[ws]!.some((r, i) => r !== list[i]);
-      }
-      return changed ? next : x;
-    });
+    setRows((x) => withStatus(x, patch));
     setExtra((r) => r && patch(r));
   }
 
