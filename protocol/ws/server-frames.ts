@@ -7,7 +7,8 @@ import {
 /**
  * The frames the server sends on `/api/v1/ws` (Core "Connection and frames"; spec/clients.md A, C): their schemas
  * (for /asyncapi.json, the contract tests) and the types clients read, the web UI included (web/src/api.ts). The
- * builders that write them are in src/ws/server-frames.ts and src/ws/transcript/frames.ts.
+ * builders that write them are in src/ws/server-frames.ts, src/ws/transcript/frames.ts (the reset) and
+ * projections/transcript/live/op-log.ts (`opsFrame`).
  */
 
 export const PROTOCOL_VERSION = 2;

@@ -3,7 +3,7 @@ import { numberFromEnv } from '../lib/env-number.ts';
 /**
  * Delta coalescing, one rule for both channels (docs/websocket.md "Transcript channel"): the legacy delta frames
  * (`assistant.delta`, `thinking.delta`, `tool.call.delta`, fanout.ts) and the transcript delta batches
- * (transcript/live.ts). The first delta of a step leaves at once; later ones are merged into what is held for
+ * (transcript/pacing.ts). The first delta of a step leaves at once; later ones are merged into what is held for
  * their lane and leave together once the held item is `windowMs` old and carries at least `minSize` characters,
  * or once it is `maxMs` old whatever its size. A fast stream thus leaves in chunks of about `minSize`
  * characters (a frame's envelope is ~250 bytes: sending 50-character frames doubled the bytes), a slow one

@@ -122,7 +122,7 @@ test('the client store folded from REST + ops equals GET /transcript after every
   await idle(env.s, sid);
   await same(t, c, env.s, sid, 'subagent');
 
-  // A large tool input streamed over many deltas: its tool frame updates are spaced (live.ts), not lost.
+  // A large tool input streamed over many deltas: its tool frame updates are spaced (src/ws/transcript/pacing.ts), not lost.
   const big = { file_path: 'big.txt', content: 'line\n'.repeat(8_000) };
   env.llm.setScript({ events: [{ tool_call: { id: 'w1b', name: 'Write', args: big, chunks: 300 } }], delay_ms: 1 }, scripts.helloText);
   await prompt(env, { content: [{ type: 'text', text: 'write a big one' }], permission_mode: 'yolo' });

@@ -63,7 +63,7 @@ export interface AgentLog {
 
 export const emptyLog = (seq: number): AgentLog => ({ seq, packed: [], batches: [], bytes: 0, rawBytes: 0, count: 0 });
 
-/** The `transcript.ops` frame of a batch (src/ws/transcript/frames.ts TranscriptOpsFrame, spec/clients.md C). */
+/** The `transcript.ops` frame of a batch (protocol/ws/server-frames.ts TranscriptOpsFrame, spec/clients.md C). */
 export function opsFrame(f: { sessionId: string; agentId: string; seq: number; volatile: boolean; ops: unknown[]; ts: string }): string {
   const payload: Record<string, unknown> = { agent_id: f.agentId, seq: f.seq };
   if (f.volatile) payload.volatile = true;

@@ -34,7 +34,7 @@ export function carries(grade: Grade, type: string, volatile: boolean): boolean 
   return RANK[grade] >= ROLE_RANK[transcriptRole(type, volatile)];
 }
 
-/** Whether a grade carries an ops batch of this rank (1 turn, 2 block, 3 delta: live.ts). */
+/** Whether a grade carries an ops batch of this rank (1 turn, 2 block, 3 delta: projections/transcript/live/op-log.ts). */
 export function carriesRank(grade: Grade, rank: number): boolean {
   return RANK[grade] >= rank;
 }

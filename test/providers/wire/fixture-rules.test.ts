@@ -230,7 +230,7 @@ test('chat_compat and chat_compat_responses: tool_names: a function name over 64
   }
 });
 
-test('messages_api: tool_names: a custom tool name over 128 characters (64 pass)', async (t) => {
+test('messages_api: tool_names: a custom tool name over 128 characters (128 pass)', async (t) => {
   const f = await fixture(t);
   const ok = await collect(fixtureClient(f.url, 'messages_api'), { messages: [user(text('hi'))], tools: [toolNamed('x'.repeat(128))] });
   t.is(ok.error, undefined, 'Anthropic takes names up to 128 characters');
