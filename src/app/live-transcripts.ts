@@ -3,12 +3,12 @@ import { LIVE_TURNS, RETRIM_IDLE_MS, type LiveTranscriptOptions } from '../../pr
 import { numberFromEnv } from '../lib/env-number.ts';
 
 /** SVC_CODE_LIVE_RETRIM_MS (an integer >= 0) replaces RETRIM_IDLE_MS (tests: 0 re-trims as the last read ends). */
-export function liveRetrimMsFromEnv(env: NodeJS.ProcessEnv): number {
+function liveRetrimMsFromEnv(env: NodeJS.ProcessEnv): number {
   return numberFromEnv(env, 'SVC_CODE_LIVE_RETRIM_MS', RETRIM_IDLE_MS, { min: 0 });
 }
 
 /** SVC_CODE_LIVE_TURNS (an integer >= 1) replaces LIVE_TURNS (tests: trimming after a few turns). */
-export function liveTurnsFromEnv(env: NodeJS.ProcessEnv): number {
+function liveTurnsFromEnv(env: NodeJS.ProcessEnv): number {
   return numberFromEnv(env, 'SVC_CODE_LIVE_TURNS', LIVE_TURNS);
 }
 

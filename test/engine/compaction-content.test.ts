@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type { Asked } from '../../fixtures/llm/responder.ts';
 import type { Reply } from '../../fixtures/llm/index.ts';
 import { lastMessage, linesFor, longSession } from '../../fixtures/llm/scripts/long-session.ts';
@@ -123,6 +123,13 @@ test('a turn whose own tool results outgrow the window keeps them, cut with a no
   for (const o of outputs.filter((x) => CUT_NOTE.test(x))) t.regex(o, new RegExp(`line 00001[\\s\\S]*cut when[\\s\\S]*line ${String(linesFor(20_000)).padStart(5, '0')}`));
 });
 
+/** `:compact` the session, then wait for its n-th compaction to be journaled and the session idle again. */
+async function compactAndWait(t: ExecutionContext, env: Awaited<ReturnType<typeof windowSession>>, n: number): Promise<void> {
+  t.is((await env.s.post(`/api/v1/sessions/${env.sid}:compact`, {})).code, 0);
+  await until(async () => (await journalOf(env)).filter((e) => e.type === 'compaction.completed').length === n, 15_000);
+  await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy === false, 15_000);
+}
+
 test('the todo list survives compaction, twice (carried in the summary)', async (t) => {
   const todos = [{ content: 'Write the parser', status: 'in_progress' }, { content: 'Add the tests', status: 'pending' }];
   let summaries = 0;
@@ -134,11 +141,7 @@ test('the todo list survives compaction, twice (carried in the summary)', async 
     return say('ok');
   };
   const env = await windowSession(t, { protocol: 'chat', window: WINDOW, respond });
-  const compact = async (n: number) => {
-    t.is((await env.s.post(`/api/v1/sessions/${env.sid}:compact`, {})).code, 0);
-    await until(async () => (await journalOf(env)).filter((e) => e.type === 'compaction.completed').length === n, 15_000);
-    await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy === false, 15_000);
-  };
+  const compact = (n: number) => compactAndWait(t, env, n);
   await runTurns(env, ['plan it']);
   await compact(1);
   await runTurns(env, ['go on']);
@@ -165,11 +168,7 @@ test('the plan presented with ExitPlanMode survives compaction, twice (carried i
     return say('ok');
   };
   const env = await windowSession(t, { protocol: 'chat', window: WINDOW, respond, extraToml: 'default_plan_mode = true' });
-  const compact = async (n: number) => {
-    t.is((await env.s.post(`/api/v1/sessions/${env.sid}:compact`, {})).code, 0);
-    await until(async () => (await journalOf(env)).filter((e) => e.type === 'compaction.completed').length === n, 15_000);
-    await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/status`)).data.busy === false, 15_000);
-  };
+  const compact = (n: number) => compactAndWait(t, env, n);
   // The plan review is an approval: the user approves it while the turn waits.
   const turn = runTurns(env, ['plan it']);
   const review = await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/approvals?status=pending`)).data.items[0], 30_000, 'the plan review');

@@ -23,7 +23,7 @@ export interface FeedHooks {
  * Applies a transcript frame of the held session to it: `reload` when the client must read the transcript again
  * (a batch seq that is not watermark+1, an ops gap, an empty reset over turns held), `changed`, or `ignored`.
  */
-export function applyTranscriptFrame(cur: Held, f: TranscriptResetFrame | TranscriptOpsFrame): { t: Transcript; result: 'reload' | 'changed' | 'ignored' } {
+function applyTranscriptFrame(cur: Held, f: TranscriptResetFrame | TranscriptOpsFrame): { t: Transcript; result: 'reload' | 'changed' | 'ignored' } {
   const ignored = { t: cur.t, result: 'ignored' as const };
   if (f.session_id !== cur.sid || f.payload.agent_id !== 'main') return ignored;
   if (f.type === 'transcript.reset') {

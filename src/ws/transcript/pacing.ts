@@ -10,7 +10,6 @@ import { Coalescer, DEFAULT_COALESCE_MS } from '../coalesce.ts';
  */
 
 /** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
-export const COALESCE_MS = DEFAULT_COALESCE_MS;
 /**
  * A streamed tool call's input: the contract has no `append` for tool frames (spec/clients.md C: text and
  * thinking frames only, any other target is a gap), so each update re-sends the whole `inputText`. Updates of
@@ -40,7 +39,7 @@ export class TranscriptPacing implements LiveListener {
   private readonly unlisten: () => void;
 
   constructor(private readonly deps: TranscriptPacingDeps) {
-    this.coalesceMs = deps.coalesceMs ?? COALESCE_MS;
+    this.coalesceMs = deps.coalesceMs ?? DEFAULT_COALESCE_MS;
     this.coalescer = new Coalescer<RecOp[]>({
       windowMs: this.coalesceMs,
       onError: (err) => deps.log.error({ err }, 'transcript delta coalescer: a timed release failed'),
