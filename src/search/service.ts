@@ -188,9 +188,10 @@ export class SearchService {
           this.recycleFailed = true;
           return this.build();
         }
-        this.applyWaiting(backend, reached);
       }
     }
+    // Events committed while the snapshot was written (and the worker replaced) waited: applied before `ready`.
+    this.applyWaiting(backend, reached);
     this.state = 'ready';
     this.lastStart = { from, events: n, ms: Math.round(performance.now() - started) };
     const heap = getHeapStatistics();
