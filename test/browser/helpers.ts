@@ -35,6 +35,11 @@ export async function journey(t: { title: string; teardown(fn: () => unknown): v
   await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url, extraToml));
   const daemon = await launch([...startScriptArgv(), '--port', '0', ...extraArgs], { cwd: ROOT, env: daemonEnv(home) });
   t.teardown(() => daemon.stop());
+  // The daemon's warnings and errors (pino levels 40+), printed with the test's title: what a failure needs.
+  t.teardown(() => {
+    const bad = daemon.stderr().split('\n').filter((l) => /"level":(40|50|60)\b/.test(l));
+    if (bad.length) console.error(`daemon warnings in "${t.title}":\n${bad.join('\n')}`);
+  });
   const url: string = await until(() => /web UI: (\S+)/.exec(daemon.stdout())?.[1] ?? '', 10_000, 'the web UI line on stdout');
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   t.teardown(() => browser.close());

@@ -97,11 +97,24 @@ test('the search box finds a message of another session and opens it', async (t)
   await page.getByRole('button', { name: /^New session in / }).first().click();
   await page.waitForURL((u) => u.pathname !== first && /^\/s\/[^/]+$/.test(u.pathname));
 
+  // An index still being built (a start, a rebuild) answers what it has and says so: the box says so too and
+  // asks again by itself until the index is ready.
+  let building = true;
+  await page.route('**/api/v1/search', async (route) => {
+    if (!building) return route.continue();
+    const index_state = { state: 'building', indexed_sessions: 0, total_sessions: 2, documents: 0 };
+    await route.fulfill({ contentType: 'application/json', body: JSON.stringify({ code: 0, msg: 'ok', data: { items: [], has_more: false, index_state, source: 'index' } }) });
+  });
   await page.getByLabel('Search sessions').fill('quokka');
   await page.getByLabel('Search sessions').press('Enter');
+  const results = page.getByRole('list', { name: 'Search results' });
+  await results.getByRole('status').filter({ hasText: 'Still indexing' }).waitFor();
+  t.is(await results.getByText('No matches').count(), 0, 'no "No matches" while the index is incomplete');
+  building = false;
   // The message's hit (the session is also titled with its first prompt, a hit of its own).
-  const hit = page.getByRole('list', { name: 'Search results' }).locator('a[data-turn]', { hasText: 'quokka' });
+  const hit = results.locator('a[data-turn]', { hasText: 'quokka' });
   await hit.waitFor();
+  await results.getByRole('status').waitFor({ state: 'detached' });
   await shot('search');
   await hit.click();
   await page.waitForURL((u) => u.pathname === first);

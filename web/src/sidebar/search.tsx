@@ -4,11 +4,13 @@ import { api } from '../api.ts';
 import { Icon } from '../icons.tsx';
 
 interface SearchHit { session_id: string; session_title: string; role: string; snippet: string; time: number; turn?: string; agent_id?: string }
-interface SearchPage { items: SearchHit[]; has_more: boolean; page_token?: string }
+interface SearchPage { items: SearchHit[]; has_more: boolean; page_token?: string; index_state?: { state: string } }
 
 const PAGE = 20;
 /** Typing pauses this long before the search runs (Enter runs it at once). */
 const TYPING_MS = 250;
+/** While the index is still being built (a start, a rebuild), the shown search is asked again this often. */
+const BUILDING_MS = 1000;
 
 /** `text` with every occurrence of the query's words marked. */
 export function highlight(text: string, query: string): ComponentChildren {
@@ -34,6 +36,8 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
   const [token, setToken] = useState<string | null>(null);
   /** The query the hits are for (the marks), and the newest search asked: an older answer arriving late is dropped. */
   const [shown, setShown] = useState('');
+  /** The answer came from an index still being built: hits may be missing, the search is asked again. */
+  const [partial, setPartial] = useState(false);
   const seq = useRef(0);
   const timer = useRef<number | undefined>(undefined);
   const run = async (q: string, more = false) => {
@@ -46,6 +50,9 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
       setHits(more ? [...(hits ?? []), ...r.items] : r.items);
       setToken(r.has_more && r.page_token ? r.page_token : null);
       setShown(q.trim());
+      const building = r.index_state?.state === 'building';
+      setPartial(building);
+      if (building && !more) timer.current = window.setTimeout(() => void run(q), BUILDING_MS);
     } catch (e) {
       if (n === seq.current) props.onError(e);
     }
@@ -60,7 +67,7 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
     }
     timer.current = window.setTimeout(() => void run(q), TYPING_MS);
   };
-  const close = () => { setHits(null); setToken(null); };
+  const close = () => { clearTimeout(timer.current); setHits(null); setToken(null); setPartial(false); };
   return (
     <div class="search" onKeyDown={(e) => { if (e.key === 'Escape' && hits) { e.preventDefault(); seq.current++; close(); props.inputRef?.current?.focus(); } }}>
       <form role="search" onSubmit={(e) => { e.preventDefault(); void run(query); }}>
@@ -69,7 +76,8 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
       </form>
       {hits && (
         <ul class="hits" aria-label="Search results">
-          {hits.length === 0 && <li class="none">No matches</li>}
+          {partial && <li class="none" role="status">Still indexing: more results may come</li>}
+          {hits.length === 0 && !partial && <li class="none">No matches</li>}
           {hits.map((h, i) => (
             <li key={`${h.session_id}-${i}`}>
               <a href={`/s/${h.session_id}`} data-turn={h.turn} onClick={(e) => { e.preventDefault(); close(); props.open(h.session_id, mainTurnOf(h)); }}>
