@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -66,6 +66,8 @@ export function readRecord(home: string, id: string): InstallRecord | undefined 
 export function installedPlugins(home: string): InstalledPlugin[] {
   let ids: string[];
   try {
+    // Read per model request: no plugins folder (the usual case) costs a stat, not a thrown ENOENT.
+    if (!statSync(pluginsRoot(home), { throwIfNoEntry: false })?.isDirectory()) return [];
     ids = readdirSync(pluginsRoot(home), { withFileTypes: true })
       .filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
   } catch {

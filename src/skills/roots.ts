@@ -23,7 +23,7 @@ const BUILTIN_ROOT = existsSync(BUILTIN_SKILLS_DIR) ? BUILTIN_SKILLS_DIR : undef
 
 const isDir = (d: string) => {
   try {
-    return statSync(d).isDirectory();
+    return statSync(d, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
