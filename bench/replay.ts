@@ -8,6 +8,7 @@ import { round } from './lib/stats.ts';
 import { startFixtureLlm } from '../fixtures/llm/index.ts';
 import { defaultServeOptions } from '../src/app/options.ts';
 import { startServer } from '../src/app/server.ts';
+import { readSettings } from '../src/app/settings.ts';
 import { replaySession, type ReplayReport } from '../src/replay/run.ts';
 import type { JournalEvent } from '../journal/types.ts';
 
@@ -25,7 +26,7 @@ runBench('replay', 5 * 60_000, async (scope) => {
   const cwd = await scope.tempDir('replay-ws');
   // Every Bash call runs without an approval (a top-level key, so before the config's tables).
   await writeFile(path.join(home, 'config.toml'), `default_permission_mode = "yolo"\n${engineConfig(llm.url)}`);
-  const server = await startServer({ home, options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 }, log: pino({ level: 'silent' }) });
+  const server = await startServer({ home, settings: readSettings(process.env), options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 }, log: pino({ level: 'silent' }) });
   scope.defer(() => server.close());
   const auth = { Authorization: `Bearer ${server.parts.token}`, 'Content-Type': 'application/json' };
   const post = async (url: string, body: unknown) => (await fetch(server.baseUrl + url, { method: 'POST', headers: auth, body: JSON.stringify(body) })).json() as Promise<any>;
@@ -54,7 +55,7 @@ runBench('replay', 5 * 60_000, async (scope) => {
   progress(`recorded ${TURNS} turns in ${Math.round(recordMs)} ms, export ${zip.length} bytes`);
   const run = async (tools: 'record' | 'live') => {
     const t0 = performance.now();
-    const report: ReplayReport = await replaySession({ zip, tools, workspace: cwd, log: pino({ level: 'silent' }) });
+    const report: ReplayReport = await replaySession({ zip, tools, workspace: cwd, log: pino({ level: 'silent' }), settings: readSettings(process.env) });
     const ms = performance.now() - t0;
     if (report.divergence || report.stopped) throw new Error(`replay ${tools} diverged: ${JSON.stringify(report.divergence ?? report.stopped).slice(0, 500)}`);
     progress(`replay --tools ${tools}: ${Math.round(ms)} ms`);

@@ -17,6 +17,7 @@ import { intEnv, progress } from './lib/report.ts';
 import { summarize } from './lib/stats.ts';
 import { defaultServeOptions } from '../src/app/options.ts';
 import { startServer } from '../src/app/server.ts';
+import { readSettings } from '../src/app/settings.ts';
 import { createSession } from '../src/sessions/commands.ts';
 import { dropSearchIndexes } from '../src/search/service.ts';
 import { prng } from '../fixtures/prng.ts';
@@ -46,7 +47,7 @@ const sentence = (n: number) => Array.from({ length: n }, word).join(' ');
 /** 10,000 sessions x 50 messages written through the real commands by a daemon run in this process, then stopped. */
 async function populate(home: string, roots: string[]): Promise<{ ms: number; documents: number }> {
   const t0 = performance.now();
-  const server = await startServer({ home, options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'warn' }, pino.destination(2)) });
+  const server = await startServer({ home, settings: readSettings(process.env), options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'warn' }, pino.destination(2)) });
   const s = server.parts;
   const base = Date.parse('2026-01-01T00:00:00.000Z');
   let documents = 0;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { defaultServeOptions } from '../../src/app/options.ts';
 import { startServer, type RunningServer } from '../../src/app/server.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { ROOT } from './daemon.ts';
 import { BENCH_TOKEN } from './http.ts';
 import type { Scope } from './lifecycle.ts';
@@ -17,7 +18,7 @@ export async function startMcpDaemon(scope: Scope, servers: Record<string, unkno
   await writeFile(path.join(home, 'mcp.json'), JSON.stringify({ mcpServers: servers }));
   await writeFile(path.join(home, 'config.toml'), configToml);
   process.env.SVC_CODE_SERVER_TOKEN = BENCH_TOKEN;
-  const server = await startServer({ home, options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'silent' }) });
+  const server = await startServer({ home, settings: readSettings(process.env), options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'silent' }) });
   scope.defer(() => server.close());
   const api = async (method: string, url: string, body?: unknown) => {
     const res = await fetch(server.baseUrl + url, { method, headers: { Authorization: `Bearer ${BENCH_TOKEN}`, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -7,6 +7,7 @@
 import pino from 'pino';
 import { defaultServeOptions } from '../../src/app/options.ts';
 import { startServer } from '../../src/app/server.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { SessionEvents } from '../../protocol/events/types.ts';
 import { runBounded } from './pool.ts';
 
@@ -18,7 +19,7 @@ const home = process.env.SVC_CODE_HOME;
 if (!home || !process.send) throw new Error('server-child needs SVC_CODE_HOME and an IPC channel');
 const send = (msg: unknown) => process.send!(msg);
 
-const server = await startServer({ home, options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'warn' }, pino.destination(2)) });
+const server = await startServer({ home, settings: readSettings(process.env), options: { ...defaultServeOptions(), port: 0 }, log: pino({ level: 'warn' }, pino.destination(2)) });
 const { journal } = server.parts;
 
 /** Appends `count` profile-update events in appends of `batch` events, `inflight` appends at a time. */

@@ -13,16 +13,18 @@ export interface AccessPolicy {
   allowedOrigins: string[];
 }
 
-function listFromEnv(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+/** The environment's additions, read at start: `SVC_CODE_ALLOWED_HOSTS` / `_ORIGINS` as lists (src/app/settings.ts). */
+export interface AccessAdditions {
+  allowedHosts: readonly string[];
+  allowedOrigins: readonly string[];
 }
 
-/** The policy of a daemon started with these options, plus `SVC_CODE_ALLOWED_HOSTS` / `_ORIGINS`. */
-export function accessPolicy(opts: { host: string; allowedHosts?: string[] }, env: NodeJS.ProcessEnv = process.env): AccessPolicy {
+/** The policy of a daemon started with these options, plus the environment's hosts and origins. */
+export function accessPolicy(opts: { host: string; allowedHosts?: string[] }, extra: AccessAdditions = { allowedHosts: [], allowedOrigins: [] }): AccessPolicy {
   return {
     boundHost: opts.host,
-    allowedHosts: [...(opts.allowedHosts ?? []), ...listFromEnv(env.SVC_CODE_ALLOWED_HOSTS)].map((h) => h.toLowerCase()),
-    allowedOrigins: listFromEnv(env.SVC_CODE_ALLOWED_ORIGINS),
+    allowedHosts: [...(opts.allowedHosts ?? []), ...extra.allowedHosts].map((h) => h.toLowerCase()),
+    allowedOrigins: [...extra.allowedOrigins],
   };
 }
 

@@ -6,6 +6,7 @@ import type { ToolReplay } from '../tools/executor.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Settings } from './settings.ts';
 import { openStorage, type Storage } from './phases/storage.ts';
 import { startReadModels, type ReadModels } from './phases/read-models.ts';
 import { buildEngine, type EngineParts } from './phases/engine.ts';
@@ -29,10 +30,8 @@ export interface CoreOptions {
   rebuildProjections?: boolean;
   /** `svc-code replay`: model clients that serve recorded answers, and tool calls answered from the record (docs/replay.md). */
   replay?: { clients: ClientCache; tools?: ToolReplay };
-  /** Base delay of model-request retries (ms; default: `SVC_CODE_RETRY_BASE_MS`, else 500). Replay passes 0. */
-  retryBaseMs?: number;
-  /** The environment config overrides are read from (default process.env; print mode adds its timeout defaults). */
-  configEnv?: NodeJS.ProcessEnv;
+  /** What the environment said at start (src/app/settings.ts; print mode's has its timeout defaults added). */
+  settings: Settings;
   /** Where MCP OAuth redirects land (the daemon's loopback callback once it listens; print mode has none). */
   mcpRedirectUrl(): string;
   /**

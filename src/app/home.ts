@@ -1,22 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../lib/fs-atomic.ts';
 import { processAlive } from '../lib/process.ts';
 
 export { writeFileAtomic };
 
-export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
-  return path.resolve(env.SVC_CODE_HOME || path.join(os.homedir(), '.svc-code'));
-}
-
 /**
- * The access token: SVC_CODE_SERVER_TOKEN when set, else `<home>/server.token`
+ * The access token: `given` (SVC_CODE_SERVER_TOKEN, settings.serverToken) when set, else `<home>/server.token`
  * (mode 0600), generated with 32 random bytes on first start.
  */
-export async function loadOrCreateToken(home: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  if (env.SVC_CODE_SERVER_TOKEN) return env.SVC_CODE_SERVER_TOKEN;
+export async function loadOrCreateToken(home: string, given: string | undefined): Promise<string> {
+  if (given) return given;
   const file = path.join(home, 'server.token');
   try {
     const existing = (await readFile(file, 'utf8')).trim();

@@ -13,11 +13,6 @@ import { createProjections, type Projections } from './projections.ts';
 // daemon (`svc-code import`): one place for how the slots are claimed, the journal opened and its projections
 // started, so an offline write lands exactly as the daemon's would.
 
-/** `SVC_CODE_JOURNAL_FSYNC=1`: every journal batch is fsynced (power-loss durability; kill -9 holds either way). */
-export function journalFsync(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.SVC_CODE_JOURNAL_FSYNC === '1';
-}
-
 export interface OpenedJournal {
   /** The slot written to. */
   primary: Slot;

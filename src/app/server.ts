@@ -9,34 +9,30 @@ import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { SessionLogTap, tappedLogger } from '../archive/log-tap.ts';
-import { numberFromEnv } from '../lib/env-number.ts';
 import { startCore, type Core } from './core.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
 import { buildDaemonParts, type DaemonParts } from './phases/daemon.ts';
 import { buildTransport, type Transport, type TransportInput } from './phases/transport.ts';
+import type { Settings } from './settings.ts';
 import { SERVER_VERSION } from './version.ts';
 
 export interface StartOptions {
   home: string;
   options: ServeOptions;
+  /** What the environment said, read once at the edge (src/app/settings.ts): the CLI, the test helper, the benches. */
+  settings: Settings;
   log?: Logger;
   /** Stamps every time the daemon records (tests pass one they move). */
   clock?: Clock;
   /** Mints every id (tests may pass a deterministic one). */
   ids?: Ids;
-  /** How often to reconcile with other daemons on the same home (ms; 0 = never). */
-  reconcileIntervalMs?: number;
   /** Test runs: every appended and published event is checked against the registry (docs/events.md). */
   checker?: ContractChecker;
   /** `svc-code replay`: model clients that serve recorded answers, and tool calls answered from the record (docs/replay.md). */
   replay?: { clients: ClientCache; tools?: ToolReplay };
-  /** Base delay of model-request retries (ms; default: `SVC_CODE_RETRY_BASE_MS`, else 500). Replay passes 0. */
-  retryBaseMs?: number;
 }
-
-const DEFAULT_RECONCILE_MS = 30_000;
 
 /**
  * What startServer built, by phase: the engine (src/app/core.ts), the daemon's parts, the transports. No module
@@ -87,7 +83,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { home, options, checker } = opts;
   // Every line also goes to the tap, which keeps each session's recent lines for its export.
   const logTap = new SessionLogTap();
-  const log = tappedLogger(opts.log ?? createLogger(), logTap);
+  const log = tappedLogger(opts.log ?? createLogger(opts.settings.logLevel), logTap);
+  for (const warning of opts.settings.warnings) log.warn(warning);
   // MCP OAuth redirects come back to this daemon's own loopback callback, known once it listens.
   let listeningOn = '';
   const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
@@ -111,7 +108,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const instanceFile = await registerInstance(home, {
     server_id: input.serverId, pid: process.pid, host: options.host, port, started_at: input.startedAt.toISOString(), base_url: baseUrl, journal_slot: input.primary.id,
   });
-  instances.start(baseUrl, opts.reconcileIntervalMs ?? numberFromEnv(process.env, 'SVC_CODE_RECONCILE_INTERVAL_MS', DEFAULT_RECONCILE_MS));
+  instances.start(baseUrl, opts.settings.reconcileIntervalMs);
   void instances.reconcile();
 
   const stop = stopper(input, transport, async () => {
@@ -129,10 +126,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 async function startDaemonCore(opts: StartOptions, log: Logger, redirectUrl: () => string): Promise<{ token: string; core: Core }> {
   const { home, options } = opts;
   await mkdir(home, { recursive: true });
-  const token = await loadOrCreateToken(home);
+  const token = await loadOrCreateToken(home, opts.settings.serverToken);
   const core = await startCore({
-    home, log, clock: opts.clock, ids: opts.ids, checker: opts.checker, rebuildProjections: options.rebuildProjections, replay: opts.replay,
-    retryBaseMs: opts.retryBaseMs, mcpRedirectUrl: redirectUrl,
+    home, log, settings: opts.settings, clock: opts.clock, ids: opts.ids, checker: opts.checker, rebuildProjections: options.rebuildProjections,
+    replay: opts.replay, mcpRedirectUrl: redirectUrl,
   });
   return { token, core };
 }

@@ -10,7 +10,7 @@ import { deleteCredential, readCredential, writeCredential, type StoredCredentia
 import { LoginFlow, type FlowSnapshot, type FlowStatus } from './flow.ts';
 import { HostError, OAuthClient, type Token } from './oauth-client.ts';
 import { removeManagedProvider, writeManagedProvider } from './provider-entry.ts';
-import { hostFor, readOAuthSettings, regionFile, resolveRegion, type Region } from './settings.ts';
+import { hostFor, readOAuthSettings, regionFile, resolveRegion, type OAuthEnv, type Region } from './settings.ts';
 
 /** The one provider that logs in through the device flow (Core "Login and usage"). */
 export const MANAGED_PROVIDER = 'managed';
@@ -21,7 +21,8 @@ export interface AuthServiceDeps {
   log: Logger;
   clock: Clock;
   ids: Ids;
-  env?: NodeJS.ProcessEnv;
+  /** `SVC_CODE_OAUTH_HOST` / `SVC_CODE_OAUTH_POLL_UNIT_MS`, read at start (src/app/settings.ts); default none. */
+  oauthEnv?: OAuthEnv;
 }
 
 export type LoginStart = FlowSnapshot | { flow_id: string; provider: string; status: 'authenticated' };
@@ -41,7 +42,7 @@ export class AuthService {
   }
 
   private settings() {
-    return readOAuthSettings(this.deps.config.rawDocument(), this.deps.env ?? process.env);
+    return readOAuthSettings(this.deps.config.rawDocument(), this.deps.oauthEnv ?? {});
   }
 
   /** Region of GET /api/v1/oauth/region. */

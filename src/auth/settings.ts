@@ -27,13 +27,19 @@ export interface OAuthSettings {
   pollUnitMs: number;
 }
 
+/** The environment's word on the `[oauth]` table: a pinned host, the poll unit (as set; checked here). */
+export interface OAuthEnv {
+  host?: string;
+  pollUnitMs?: string;
+}
+
 const isRegion = (x: unknown): x is Region => typeof x === 'string' && (REGIONS as readonly string[]).includes(x);
 const trimHost = (h: string) => h.trim().replace(/\/+$/, '');
 
-export function readOAuthSettings(raw: Doc, env: NodeJS.ProcessEnv): OAuthSettings {
+export function readOAuthSettings(raw: Doc, env: OAuthEnv): OAuthSettings {
   const t = isTable(raw.oauth) ? raw.oauth : {};
-  const host = env.SVC_CODE_OAUTH_HOST?.trim() || (typeof t.host === 'string' ? t.host : '');
-  const unit = Number(env.SVC_CODE_OAUTH_POLL_UNIT_MS ?? t.poll_unit_ms);
+  const host = env.host?.trim() || (typeof t.host === 'string' ? t.host : '');
+  const unit = Number(env.pollUnitMs ?? t.poll_unit_ms);
   return {
     pinnedHost: host ? trimHost(host) : undefined,
     region: isRegion(t.region) ? t.region : undefined,

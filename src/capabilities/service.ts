@@ -9,7 +9,6 @@ import type { Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { platform } from './checks.ts';
 import type { CapabilityDef } from './defs.ts';
-import { numberFromEnv } from '../lib/env-number.ts';
 
 export interface CapabilityDeps {
   home: string;
@@ -17,6 +16,8 @@ export interface CapabilityDeps {
   defs: readonly CapabilityDef[];
   journal: EventJournal;
   log: Logger;
+  /** A pause before each install step, ms (tests watch a running install; SVC_CODE_CAPABILITY_STEP_DELAY_MS); default 0. */
+  stepDelayMs?: number;
 }
 
 type Install = CapabilityStatus['install'];
@@ -81,7 +82,7 @@ export class CapabilityService {
   }
 
   private async run(c: CapabilityDef): Promise<void> {
-    const delay = numberFromEnv(process.env, 'SVC_CODE_CAPABILITY_STEP_DELAY_MS', 0, { min: 0 });
+    const delay = this.deps.stepDelayMs ?? 0;
     const dir = this.dir(c.id);
     try {
       for (const [i, s] of c.steps.entries()) {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import pino from 'pino';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { importArchive, type ImportResult } from '../archive/import.ts';
-import { journalFsync, openHomeJournal, startProjections } from '../app/journal-boot.ts';
+import { openHomeJournal, startProjections } from '../app/journal-boot.ts';
+import { readSettings } from '../app/settings.ts';
 import { systemClock } from '../lib/clock.ts';
 import { ulidIds } from '../lib/ids.ts';
 import { LiveSessions } from '../sessions/live.ts';
@@ -51,7 +52,7 @@ export async function importCommand(home: string, argv: string[]): Promise<numbe
 export async function importOffline(home: string, zip: Uint8Array, checker?: ContractChecker): Promise<ImportResult> {
   const ids = ulidIds();
   const log = pino({ level: 'warn' }, pino.destination(2));
-  const opened = await openHomeJournal(home, { ids, clock: systemClock, checker, fsync: journalFsync() });
+  const opened = await openHomeJournal(home, { ids, clock: systemClock, checker, fsync: readSettings(process.env).journalFsync });
   const { journal } = opened;
   try {
     const projections = await startProjections(home, opened, { log });

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { resolveHome } from '../app/home.ts';
 import { DEFAULT_PORT, defaultServeOptions, type ServeOptions } from '../app/options.ts';
+import type { Settings } from '../app/settings.ts';
 
 // Each command loads only what it runs (dynamic imports): `svc-code -p` never loads the HTTP and WebSocket stack,
 // and `--help` loads nothing (docs/benchmarks.md "Print mode").
@@ -50,14 +50,19 @@ function parseServe(argv: string[]): ServeOptions {
   return opts;
 }
 
+/** The process environment, read once here (the edge) into the settings every command is given (docs/settings.md). */
+async function settingsFromProcess(): Promise<Settings> {
+  return (await import('../app/settings.ts')).readSettings(process.env);
+}
+
 async function serve(argv: string[]): Promise<void> {
-  const [{ createLogger }, { startServer }, { ContractChecker }] = await Promise.all([
-    import('../lib/logger.ts'), import('../app/server.ts'), import('../../protocol/contract-check.ts'),
+  const [{ createLogger }, { startServer }, { ContractChecker }, settings] = await Promise.all([
+    import('../lib/logger.ts'), import('../app/server.ts'), import('../../protocol/contract-check.ts'), settingsFromProcess(),
   ]);
-  const log = createLogger();
-  const home = resolveHome();
+  const log = createLogger(settings.logLevel);
+  const { home } = settings;
   // Test runs of the CLI (SVC_CODE_CHECK_EVENTS=1) check events against the registry; a mismatch is logged and refused.
-  const checker = process.env.SVC_CODE_CHECK_EVENTS === '1'
+  const checker = settings.checkEvents
     ? new ContractChecker((violation) => log.error({ violation }, 'event does not match its registry entry'))
     : undefined;
   // The handlers go in before the daemon announces itself: a supervisor that reads the token and stops the daemon at
@@ -76,7 +81,7 @@ async function serve(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  server = await startServer({ home, options: parseServe(argv), log, checker });
+  server = await startServer({ home, settings, options: parseServe(argv), log, checker });
   // A signal during start-up: stop as soon as there is something to stop.
   if (stopping) void server.close();
   const { version, token } = server.parts;
@@ -106,8 +111,8 @@ function printFlag(argv: string[]): boolean {
 async function main(argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv;
   if (command === 'serve') return serve(rest);
-  if (command !== 'print' && printFlag(argv)) return exit(await (await TOOLS.print!())(resolveHome(), argv));
-  if (TOOLS[command]) return exit(await (await TOOLS[command]())(resolveHome(), rest));
+  if (command !== 'print' && printFlag(argv)) return exit(await (await TOOLS.print!())((await settingsFromProcess()).home, argv));
+  if (TOOLS[command]) return exit(await (await TOOLS[command]())((await settingsFromProcess()).home, rest));
   if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return;

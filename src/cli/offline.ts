@@ -1,11 +1,12 @@
 import { liveInstances, loadOrCreateToken, type InstanceRecord } from '../app/home.ts';
+import { readSettings } from '../app/settings.ts';
 import { listSlotDirs, tryOpenSlot, type Slot } from '../../journal/slots.ts';
 
 /** The daemon serving this home, if one runs (commands that need the journal talk to it instead). */
 export async function runningDaemon(home: string): Promise<{ instance: InstanceRecord; token: string } | undefined> {
   const [instance] = await liveInstances(home);
   if (!instance) return undefined;
-  return { instance, token: await loadOrCreateToken(home) };
+  return { instance, token: await loadOrCreateToken(home, readSettings(process.env).serverToken) };
 }
 
 /** Opens every journal slot of the home that no daemon holds; `locked` counts the others. */

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { readSettings } from '../app/settings.ts';
 import { replaySession, type ReplayReport, type ToolsMode } from '../replay/run.ts';
 
 const USAGE = 'usage: svc-code replay <export.zip> [--tools record|live] [--workspace DIR] [--json] [--keep] [--stall-ms N]';
@@ -37,7 +38,7 @@ export async function replayCommand(_home: string, argv: string[]): Promise<numb
   }
   let report: ReplayReport;
   try {
-    report = await replaySession({ zip, tools, workspace: values.workspace, keep: values.keep, stallMs, log: pino({ level: 'warn' }, pino.destination(2)) });
+    report = await replaySession({ zip, tools, workspace: values.workspace, keep: values.keep, stallMs, log: pino({ level: 'warn' }, pino.destination(2)), settings: readSettings(process.env) });
   } catch (err) {
     const details = (err as { details?: unknown }).details;
     process.stderr.write(`replay refused: ${(err as Error).message}${details ? ` ${JSON.stringify(details)}` : ''}\n`);

@@ -40,8 +40,13 @@ export interface EnvOverrides {
   services: Partial<Record<ServiceKey, { base_url?: string; api_key?: string }>>;
   /** Temporary model of `SVC_MODEL_*` (in memory only). */
   model?: EnvModel;
+  /** `SVC_CODE_MARKETPLACE_URL`: the default plugin catalog when config.toml names none. */
+  marketplace_url?: string;
   warnings: string[];
 }
+
+/** No override (a config service built without the environment). */
+export const NO_ENV_OVERRIDES: EnvOverrides = { domains: {}, services: {}, warnings: [] };
 
 function convert(raw: string, kind: Kind): unknown {
   const s = raw.trim();
@@ -51,7 +56,7 @@ function convert(raw: string, kind: Kind): unknown {
   return kind.includes(s) ? s : undefined;
 }
 
-/** Reads every override of Part B from `env`; invalid values are ignored with a warning. */
+/** Reads every override of Part B from `env` (src/app/settings.ts, at start); invalid values are ignored with a warning. */
 export function readEnvOverrides(env: NodeJS.ProcessEnv): EnvOverrides {
   const out: EnvOverrides = { domains: {}, services: {}, warnings: [] };
   const set = (name: string, domain: string, field: string, kind: Kind) => {
@@ -78,5 +83,7 @@ export function readEnvOverrides(env: NodeJS.ProcessEnv): EnvOverrides {
   const temp = readEnvModel(env);
   out.model = temp.model;
   out.warnings.push(...temp.warnings);
+  const marketplace = env.SVC_CODE_MARKETPLACE_URL;
+  if (marketplace) out.marketplace_url = marketplace;
   return out;
 }

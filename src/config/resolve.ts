@@ -254,7 +254,7 @@ export function resolveConfig(raw: Doc, env: EnvOverrides): { config: ResolvedCo
       max_wall_clock_ms: r.int(t('goal'), 'max_wall_clock_ms', 'goal.max_wall_clock_ms') ?? Defaults.goal.max_wall_clock_ms,
     },
     plugins: ((url) => ({
-      marketplace_url: url ?? (process.env.SVC_CODE_MARKETPLACE_URL || Defaults.plugins.marketplace_url), default_catalog: url === undefined,
+      marketplace_url: url ?? (env.marketplace_url || Defaults.plugins.marketplace_url), default_catalog: url === undefined,
     }))(r.str(t('plugins'), 'marketplace_url', 'plugins.marketplace_url')),
   };
   mergeEnvModel(config, env, r.warnings);

@@ -11,7 +11,7 @@ import type { ConfigPatch } from '../../protocol/schemas/config.ts';
 import type { PermissionModeName } from '../../protocol/schemas/enums.ts';
 import { ChangeBatcher } from './changes.ts';
 import { CHANGE_WINDOW_MS, FIRST_RUN_DOCUMENT } from './defaults.ts';
-import { readEnvOverrides, type EnvOverrides } from './env.ts';
+import { NO_ENV_OVERRIDES, type EnvOverrides } from './env.ts';
 import { stringify } from 'smol-toml';
 import { writeFileAtomic } from '../lib/fs-atomic.ts';
 import { LockTimeoutError, withFileLock } from '../lib/file-lock.ts';
@@ -23,12 +23,11 @@ import { patchToml } from './toml-edit.ts';
 import { sameData } from './toml-value.ts';
 import { ensureTuiFile } from './tui.ts';
 import { toConfigView } from './view.ts';
-import { numberFromEnv } from '../lib/env-number.ts';
 
 export interface ConfigServiceOptions {
-  /** Environment to read overrides from (default process.env); read once, never written back. */
-  env?: NodeJS.ProcessEnv;
-  /** Window merging changes into one `event.config.changed`. */
+  /** Part B's environment overrides, read once at start (src/app/settings.ts); default none. Never written back. */
+  overrides?: EnvOverrides;
+  /** Window merging changes into one `event.config.changed` (default CHANGE_WINDOW_MS; env SVC_CODE_CONFIG_EVENT_WINDOW_MS). */
   changeWindowMs?: number;
   /** How long a write waits for another process's lock on config.toml (default 10 s; env SVC_CODE_CONFIG_LOCK_TIMEOUT_MS). */
   lockTimeoutMs?: number;
@@ -71,11 +70,9 @@ export class ConfigService extends EventEmitter {
     super();
     this.log = deps.log;
     this.journal = deps.journal;
-    const env = opts.env ?? process.env;
-    this.env = readEnvOverrides(env);
-    const window = opts.changeWindowMs ?? numberFromEnv(env, 'SVC_CODE_CONFIG_EVENT_WINDOW_MS', CHANGE_WINDOW_MS);
-    this.batcher = new ChangeBatcher(window, (fields) => this.publish(fields));
-    this.lockTimeoutMs = opts.lockTimeoutMs ?? numberFromEnv(env, 'SVC_CODE_CONFIG_LOCK_TIMEOUT_MS', 10_000);
+    this.env = opts.overrides ?? NO_ENV_OVERRIDES;
+    this.batcher = new ChangeBatcher(opts.changeWindowMs ?? CHANGE_WINDOW_MS, (fields) => this.publish(fields));
+    this.lockTimeoutMs = opts.lockTimeoutMs ?? 10_000;
   }
 
   static async load(home: string, deps: { journal: EventJournal; log: Logger }, opts?: ConfigServiceOptions): Promise<ConfigService> {

@@ -1,18 +1,14 @@
 import type { LiveSessions } from '../sessions/live.ts';
 import type { SessionRuntime } from './runtime.ts';
 
-const DEFAULT_RUNTIME_IDLE_MS = 30 * 60_000;
+/**
+ * How long a loaded session may sit idle before its runtime is unloaded: 30 minutes, unless
+ * `SVC_CODE_RUNTIME_IDLE_MS` says otherwise (read at start, src/app/settings.ts; `0` keeps every runtime).
+ */
+export const DEFAULT_RUNTIME_IDLE_MS = 30 * 60_000;
 /** The sweep runs at most this far apart (sooner with a shorter idle time). */
 const MAX_SWEEP_MS = 60_000;
 
-/**
- * How long a loaded session may sit idle before its runtime is unloaded:
- * `SVC_CODE_RUNTIME_IDLE_MS` (read at start; `0` keeps every runtime), default 30 minutes.
- */
-export function runtimeIdleMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.SVC_CODE_RUNTIME_IDLE_MS?.trim();
-  return raw && /^\d+$/.test(raw) ? Number(raw) : DEFAULT_RUNTIME_IDLE_MS;
-}
 
 export function sweepEveryMs(idleMs: number): number {
   return Math.max(10, Math.min(MAX_SWEEP_MS, Math.floor(idleMs / 2)));

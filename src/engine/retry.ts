@@ -1,21 +1,12 @@
-import { numberFromEnv } from '../lib/env-number.ts';
-
 /** Backoff of loop_control retries: exponential with full jitter, capped; `retry_after_ms` wins when larger. */
 export const DEFAULT_RETRY_BASE_MS = 500;
 const MAX_DELAY_MS = 30_000;
 
-/** Base delay; `SVC_CODE_RETRY_BASE_MS` shortens it (tests). Read once per runtime registry. */
-export function retryBaseMs(env: NodeJS.ProcessEnv = process.env): number {
-  return numberFromEnv(env, 'SVC_CODE_RETRY_BASE_MS', DEFAULT_RETRY_BASE_MS, { min: 0 });
-}
-
-/** Part B loop_control: a model request with no stream part for this long (or no first byte) times out, transiently. */
+/**
+ * Part B loop_control: a model request with no stream part for this long (or no first byte) times out, transiently.
+ * `SVC_CODE_MODEL_IDLE_TIMEOUT_MS` replaces it (0 turns the timeout off; src/app/settings.ts).
+ */
 export const DEFAULT_MODEL_IDLE_TIMEOUT_MS = 300_000;
-
-/** `SVC_CODE_MODEL_IDLE_TIMEOUT_MS` (0 turns the timeout off). Read once per runtime registry. */
-export function modelIdleTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  return numberFromEnv(env, 'SVC_CODE_MODEL_IDLE_TIMEOUT_MS', DEFAULT_MODEL_IDLE_TIMEOUT_MS, { min: 0 });
-}
 
 export function backoffMs(attempt: number, baseMs: number, retryAfterMs?: number, random = Math.random): number {
   const ceiling = Math.min(MAX_DELAY_MS, baseMs * 2 ** (attempt - 1));

@@ -7,7 +7,7 @@ import { EngineEvents } from './events.ts';
 import type { PromptAcceptedPayload, TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
 import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
-import { quiet, runtimeIdleMs, sweepEveryMs } from './idle-runtimes.ts';
+import { quiet, sweepEveryMs } from './idle-runtimes.ts';
 import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { Subagents, type SubagentDeps } from '../agents/spawn.ts';
 import { validationError } from '../../protocol/errors.ts';
@@ -19,7 +19,6 @@ import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
 import type { ClientCache, TokenSource } from './model-resolve.ts';
 import type { CompactionDeps } from './compaction/compact.ts';
 import { finishedPrompt } from './prompt-state.ts';
-import { modelIdleTimeoutMs, retryBaseMs } from './retry.ts';
 import { SessionRuntime, type RuntimeDeps } from './runtime.ts';
 import type { ToolExecutor } from './tools.ts';
 import type { HookRunner } from '../hooks/runner.ts';
@@ -57,8 +56,15 @@ export interface EngineDeps extends CompactionDeps {
   hooks?: Pick<HookRunner, 'run'>;
   /** Task notes waiting for a session's main agent (its turns take them before each step). */
   notes?: RuntimeDeps['notes'];
-  /** Base delay of retried model requests (ms); default `retryBaseMs()` (the environment's knob). */
-  retryBaseMs?: number;
+  /** The loop's timings (src/app/settings.ts, read at start; replay retries at once). */
+  timings: EngineTimings;
+}
+
+/** The agent loop's timings: retries' base delay, a quiet model stream's timeout and an idle runtime's unload (0: never). */
+export interface EngineTimings {
+  retryBaseMs: number;
+  modelIdleTimeoutMs: number;
+  runtimeIdleMs: number;
 }
 
 /**
@@ -70,7 +76,7 @@ export class EngineRegistry {
   private readonly runtimes: LoadedRuntimes;
   private readonly loading = new Map<string, Promise<SessionRuntime>>();
   private readonly retryBase: number;
-  private readonly idleTimeout = modelIdleTimeoutMs();
+  private readonly idleTimeout: number;
   private readonly subagents: Subagents;
   /** What every runtime of this engine runs with. */
   private readonly runtimeDeps: RuntimeDeps;
@@ -83,12 +89,14 @@ export class EngineRegistry {
 
   /** When each loaded session was last used or seen busy (ms). */
   private readonly lastUsed = new Map<string, number>();
-  private readonly idleMs = runtimeIdleMs();
+  private readonly idleMs: number;
   private readonly sweeper?: NodeJS.Timeout;
 
   constructor(private readonly deps: EngineDeps) {
     this.runtimes = deps.runtimes;
-    this.retryBase = deps.retryBaseMs ?? retryBaseMs();
+    this.retryBase = deps.timings.retryBaseMs;
+    this.idleTimeout = deps.timings.modelIdleTimeoutMs;
+    this.idleMs = deps.timings.runtimeIdleMs;
     this.identity = { ...deps.config.current().identity };
     if (this.idleMs > 0) {
       this.sweeper = setInterval(() => void this.unloadIdle().catch((err) => deps.log.warn({ err }, 'unloading idle runtimes failed')), sweepEveryMs(this.idleMs));

@@ -8,15 +8,19 @@ export interface EnvNumberRule {
 
 /**
  * The number in environment variable `name`, or `fallback` when it is unset, blank, not a number, or breaks `rule`:
- * the one reading of a numeric knob (tests and benchmarks tune the daemon through them; a typo never turns into 0
- * or NaN inside the daemon).
+ * the one reading of a numeric knob (src/app/settings.ts reads them all at start; a typo never turns into 0 or NaN
+ * inside the daemon). A value set but not taken is reported to `warn`, naming the variable and the default used.
  */
-export function numberFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, rule: EnvNumberRule = {}): number {
+export function numberFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number, rule: EnvNumberRule = {}, warn?: (message: string) => void): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const n = Number(raw);
-  const ok = Number.isFinite(n) && n >= (rule.min ?? 1) && (rule.integer === false || Number.isInteger(n));
-  return ok ? n : fallback;
+  const min = rule.min ?? 1;
+  const whole = rule.integer !== false;
+  if (Number.isFinite(n) && n >= min && (!whole || Number.isInteger(n))) return n;
+  const bound = min === Number.MIN_VALUE ? 'above 0' : `>= ${min}`;
+  warn?.(`${name}=${JSON.stringify(raw)} is not ${whole ? 'a whole number' : 'a number'} ${bound}; using the default ${fallback}`);
+  return fallback;
 }
 
 /** Any number above zero (a fraction too): `numberFromEnv(env, name, d, ANY_POSITIVE)`. */

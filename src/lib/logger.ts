@@ -5,8 +5,8 @@ export type Logger = pino.Logger;
 /** Fields never written to a log (a second line of defence behind not logging secrets at all). */
 export const LOG_REDACT_PATHS = ['token', 'api_key', '*.api_key', 'authorization', '*.authorization', 'headers.authorization'];
 
-/** Structured logs to stderr; secrets are redacted by path as a second line of defence. */
-export function createLogger(level = process.env.SVC_CODE_LOG_LEVEL ?? 'info'): Logger {
+/** Structured logs to stderr; secrets are redacted by path as a second line of defence. The level: `SVC_CODE_LOG_LEVEL` at the edge. */
+export function createLogger(level = 'info'): Logger {
   return pino(
     {
       level,

@@ -1,5 +1,3 @@
-import { numberFromEnv } from '../lib/env-number.ts';
-
 /** How a remote server that failed or dropped is tried again: `baseMs`, doubled each time up to `maxMs`, `attempts` times. */
 export interface ReconnectPolicy {
   baseMs: number;
@@ -10,9 +8,8 @@ export interface ReconnectPolicy {
 /** 1 s, 2 s, 4 s ... capped at 60 s, 10 attempts: about 5 minutes before giving up. */
 export const DEFAULT_RECONNECT: ReconnectPolicy = { baseMs: 1000, maxMs: 60_000, attempts: 10 };
 
-/** The policy with `SVC_MCP_RECONNECT_BASE_MS` (tests shorten the delays), read at the edge. */
-export function reconnectPolicyFromEnv(env: NodeJS.ProcessEnv): ReconnectPolicy {
-  const baseMs = numberFromEnv(env, 'SVC_MCP_RECONNECT_BASE_MS', DEFAULT_RECONNECT.baseMs, { min: 0 });
+/** The policy with another first delay (`SVC_MCP_RECONNECT_BASE_MS`: tests shorten the delays; src/app/settings.ts). */
+export function reconnectPolicy(baseMs: number): ReconnectPolicy {
   if (baseMs === DEFAULT_RECONNECT.baseMs) return DEFAULT_RECONNECT;
   return { ...DEFAULT_RECONNECT, baseMs, maxMs: Math.max(baseMs, Math.min(DEFAULT_RECONNECT.maxMs, baseMs * 60)) };
 }

@@ -14,7 +14,7 @@ const CATALOG_MAX_ENTRIES = 5000;
 
 export interface MarketplaceDeps {
   config: ConfigService;
-  plugins: { list(): Promise<PluginSummary[]> };
+  plugins: { list(): Promise<PluginSummary[]>; readonly allowsLoopbackHttp: boolean };
   capabilities: { list(): CapabilityStatus[] };
 }
 
@@ -54,14 +54,14 @@ function newer(a: string, b: string): boolean {
   return false;
 }
 
-async function fetchCatalog(url: string): Promise<unknown[]> {
+async function fetchCatalog(url: string, allowLoopbackHttp: boolean): Promise<unknown[]> {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
     throw new Error('the configured marketplace URL is not a URL');
   }
-  if (u.protocol !== 'https:' && !plainHttpAllowed(u)) throw new Error('the marketplace URL must be https');
+  if (u.protocol !== 'https:' && !plainHttpAllowed(u, allowLoopbackHttp)) throw new Error('the marketplace URL must be https');
   const res = await fetch(u, { signal: AbortSignal.timeout(MARKETPLACE_TIMEOUT_MS), headers: { accept: 'application/json' } });
   if (!res.ok) throw new Error(`HTTP ${res.status}`);
   const body = await readBoundedBody(res, CATALOG_MAX_BYTES, () => new Error('catalog too large'));
@@ -80,7 +80,7 @@ export async function marketplace(deps: MarketplaceDeps): Promise<MarketplaceEnt
   const { marketplace_url: url, default_catalog: isDefault } = deps.config.current().plugins;
   let rows: unknown[];
   try {
-    rows = await fetchCatalog(url);
+    rows = await fetchCatalog(url, deps.plugins.allowsLoopbackHttp);
   } catch (err) {
     const why = (err as Error).name === 'TimeoutError' ? `no answer within ${MARKETPLACE_TIMEOUT_MS / 1000} s` : (err as Error).message;
     throw new ApiError(Codes.INTERNAL, `marketplace catalog fetch failed: ${why}`, { details: { reason: why } });

@@ -29,13 +29,13 @@ const REF = /^[A-Za-z0-9._\/-]{1,200}$/;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-/** Plain http is taken only for a loopback host and only when the test setting allows it. */
-export function plainHttpAllowed(url: URL): boolean {
-  return url.protocol === 'http:' && LOOPBACK.has(url.hostname) && process.env.SVC_CODE_PLUGINS_ALLOW_LOOPBACK_HTTP === '1';
+/** Plain http is taken only for a loopback host and only when the test setting allows it (SVC_CODE_PLUGINS_ALLOW_LOOPBACK_HTTP). */
+export function plainHttpAllowed(url: URL, allowLoopbackHttp: boolean): boolean {
+  return url.protocol === 'http:' && LOOPBACK.has(url.hostname) && allowLoopbackHttp;
 }
 
 /** Reads a `source` string: an absolute path, a zip URL, or a repository URL with an optional pin. */
-export function parseSource(source: string): ParsedSource {
+export function parseSource(source: string, allowLoopbackHttp = false): ParsedSource {
   if (path.isAbsolute(source) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return { kind: 'local-path', path: path.resolve(source) };
   let url: URL;
   try {
@@ -43,7 +43,7 @@ export function parseSource(source: string): ParsedSource {
   } catch {
     throw new SourceError('source must be an absolute local path or an http(s) URL');
   }
-  if (url.protocol !== 'https:' && !plainHttpAllowed(url)) {
+  if (url.protocol !== 'https:' && !plainHttpAllowed(url, allowLoopbackHttp)) {
     throw new SourceError(url.protocol === 'http:' ? 'plain http is refused; use https' : 'source must be an absolute local path or an http(s) URL');
   }
   if (url.username || url.password) throw new SourceError('credentials in the URL are refused');

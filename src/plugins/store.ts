@@ -20,6 +20,8 @@ export interface PluginStoreDeps {
   clock: Clock;
   ids: Ids;
   log: Logger;
+  /** Plain http to a loopback host for sources and the marketplace (tests; SVC_CODE_PLUGINS_ALLOW_LOOPBACK_HTTP). */
+  allowLoopbackHttp?: boolean;
 }
 
 const notInstalled = (id: string) => new ApiError(Codes.PLUGIN_NOT_INSTALLED, `plugin not installed: ${id}`, { details: { plugin_id: id } });
@@ -34,6 +36,11 @@ export class PluginStore {
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: PluginStoreDeps) {}
+
+  /** Whether plain http to a loopback host is taken (sources here, the marketplace catalog). */
+  get allowsLoopbackHttp(): boolean {
+    return this.deps.allowLoopbackHttp ?? false;
+  }
 
   /** Removes what an interrupted install or replace left (staging and trash folders). */
   async open(): Promise<void> {
@@ -79,7 +86,7 @@ export class PluginStore {
     return this.serial(async () => {
       let parsed;
       try {
-        parsed = parseSource(source);
+        parsed = parseSource(source, this.allowsLoopbackHttp);
       } catch (err) {
         throw new ApiError(Codes.VALIDATION, (err as Error).message, { details: [{ field: 'source', message: (err as Error).message }] });
       }

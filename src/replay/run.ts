@@ -5,6 +5,7 @@ import { stringify } from 'smol-toml';
 import type { Logger } from '../lib/logger.ts';
 import { defaultServeOptions } from '../app/options.ts';
 import { startServer, type ServerParts } from '../app/server.ts';
+import { withSettings, type Settings } from '../app/settings.ts';
 import { acceptPrompt, type PromptSource } from '../engine/prompt-intake.ts';
 import { ClientCache } from '../engine/model-resolve.ts';
 import type { JournalEvent } from '../../journal/types.ts';
@@ -28,6 +29,8 @@ export interface ReplayOptions {
   /** Give up waiting when the replay appends nothing for this long (ms). */
   stallMs?: number;
   log: Logger;
+  /** The environment's settings (src/app/settings.ts); the replay's daemon retries without backoff whatever they say. */
+  settings: Settings;
 }
 
 export interface ReplayReport {
@@ -71,7 +74,7 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
       home, clock, log: opts.log, options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 },
       replay: { clients: new ClientCache(64, models.client), ...(tools ? { tools } : {}) },
       // Recorded retries are replayed without their backoff.
-      retryBaseMs: 0,
+      settings: withSettings(opts.settings, (s) => void (s.engine.retryBaseMs = 0)),
     });
     let replayed: JournalEvent[] = [];
     let stopped: string | null = null;

@@ -68,7 +68,7 @@ export type FromWorker = { t: 'reply'; id: number; reply?: unknown; error?: stri
  * semi-spaces). It parses the posted ops and keeps few short-lived objects; with the daemon's 8 MB semi-spaces its
  * heap ended bench/stream-load.ts at 6-26 MB committed, 25-26 in five runs of twelve (its 16 MB young generation
  * grown; docs/benchmarks.md "Session 8 — stream-load memory"). SVC_CODE_SEARCH_WORKER_YOUNG_MB replaces it (A/B runs;
- * read by startServer, searchWorkerYoungMbFromEnv). It holds only once the daemon's `--max-semi-space-size` is
+ * read at start, src/app/settings.ts). It holds only once the daemon's `--max-semi-space-size` is
  * cleared for new isolates (src/app/worker-heap.ts, called by startServer).
  */
 export const DEFAULT_WORKER_YOUNG_MB = 6;

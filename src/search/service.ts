@@ -14,10 +14,9 @@ import type { SearchBody, SearchData } from '../../protocol/schemas/search.ts';
 import type { Logger } from '../lib/logger.ts';
 import { fingerprint } from '../sessions/list/page-token.ts';
 import type { Ids } from '../lib/ids.ts';
-import { DEFAULT_WORKER_YOUNG_MB, inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
+import { inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
 import { dropIndexFiles, hasSnapshot } from './host.ts';
 import { collectGarbage } from './gc.ts';
-import { ANY_POSITIVE, numberFromEnv } from '../lib/env-number.ts';
 
 /** Events per build chunk: the server answers requests between chunks. */
 const BUILD_CHUNK = 2000;
@@ -35,28 +34,14 @@ export interface SearchDeps {
   log: Logger;
   /** `[database] search`: the index in a worker thread (true) or in the server process. */
   useWorker: boolean;
+  /** Benches and tests tighten them (`SVC_CODE_SEARCH_*`, src/app/settings.ts); default DEFAULT_BUDGETS. */
   budgets?: SearchBudgets;
-  /** The worker's young generation, MB (default DEFAULT_WORKER_YOUNG_MB; searchWorkerYoungMbFromEnv). */
+  /** The worker's young generation, MB (default DEFAULT_WORKER_YOUNG_MB; `SVC_CODE_SEARCH_WORKER_YOUNG_MB`). */
   workerYoungMb?: number;
   /** Where the index persists (its snapshot and texts); none keeps it in memory and rebuilds it every start. */
   dir?: string;
   /** `--rebuild-projections`: the snapshot is dropped and the index built from seq 0. */
   rebuild?: boolean;
-}
-
-/** Search budgets from the environment (benches and tests tighten them). */
-export function budgetsFromEnv(env: NodeJS.ProcessEnv = process.env): SearchBudgets {
-  const n = (name: string, dflt: number) => numberFromEnv(env, name, dflt, ANY_POSITIVE);
-  return {
-    candidateCap: n('SVC_CODE_SEARCH_CANDIDATE_CAP', DEFAULT_BUDGETS.candidateCap),
-    postingsBudget: n('SVC_CODE_SEARCH_POSTINGS_BUDGET', DEFAULT_BUDGETS.postingsBudget),
-    deadlineMs: n('SVC_CODE_SEARCH_DEADLINE_MS', DEFAULT_BUDGETS.deadlineMs),
-  };
-}
-
-/** `SVC_CODE_SEARCH_WORKER_YOUNG_MB`: the search worker's young generation, MB (A/B runs); a positive number, else the default. */
-export function searchWorkerYoungMbFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  return numberFromEnv(env, 'SVC_CODE_SEARCH_WORKER_YOUNG_MB', DEFAULT_WORKER_YOUNG_MB, ANY_POSITIVE);
 }
 
 export { searchIndexDir } from './index-dir.ts';

@@ -9,7 +9,7 @@ import type { Ids } from '../lib/ids.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, notFound } from '../../protocol/errors.ts';
 import { isMissing, UploadDisk } from './disk.ts';
-import { FILE_ID_RE, UploadEvents, uploadLimitsFromEnv, type UploadLimits, type UploadMeta } from './types.ts';
+import { DEFAULT_UPLOAD_LIMITS, FILE_ID_RE, UploadEvents, type UploadLimits, type UploadMeta } from './types.ts';
 
 export interface UploadDeps {
   home: string;
@@ -66,7 +66,7 @@ export class UploadService {
   }
 
   static async open(deps: UploadDeps): Promise<UploadService> {
-    const service = new UploadService(deps, deps.limits ?? uploadLimitsFromEnv());
+    const service = new UploadService(deps, deps.limits ?? DEFAULT_UPLOAD_LIMITS);
     await service.disk.prepare();
     for (const meta of await service.disk.loadAll()) service.index.set(meta.id, meta);
     service.startSweeper();

@@ -34,19 +34,8 @@ export interface UploadLimits {
   sweepIntervalMs: number;
 }
 
-function positiveInt(raw: string | undefined): number | undefined {
-  if (!raw || !/^\d+$/.test(raw.trim())) return undefined;
-  const n = Number(raw);
-  return n > 0 ? n : undefined;
-}
-
-/** SVC_CODE_UPLOAD_MAX_BYTES and SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS (both optional, positive integers). */
-export function uploadLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): UploadLimits {
-  return {
-    maxBytes: positiveInt(env.SVC_CODE_UPLOAD_MAX_BYTES) ?? DEFAULT_MAX_UPLOAD_BYTES,
-    sweepIntervalMs: positiveInt(env.SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS) ?? DEFAULT_SWEEP_INTERVAL_MS,
-  };
-}
+/** The defaults; SVC_CODE_UPLOAD_MAX_BYTES and SVC_CODE_UPLOAD_SWEEP_INTERVAL_MS replace them (src/app/settings.ts). */
+export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { maxBytes: DEFAULT_MAX_UPLOAD_BYTES, sweepIntervalMs: DEFAULT_SWEEP_INTERVAL_MS };
 
 /** "512 MiB" / "1024 bytes", for messages and route summaries. */
 export function formatBytes(n: number): string {

@@ -3,7 +3,6 @@ import type { Network } from './addresses.ts';
 import { decodeBody, kindOf, mediaType } from './body.ts';
 import { htmlToMarkdown, type ConvertLimits } from './convert.ts';
 import { fetchUrl, FetchError, type FetchLimits } from './http.ts';
-import { numberFromEnv } from '../lib/env-number.ts';
 
 export { FetchError };
 
@@ -21,13 +20,6 @@ export const DEFAULT_WEB_FETCH_LIMITS: WebFetchLimits = {
   convert: { timeoutMs: 30_000, heapMb: 512 },
 };
 
-/**
- * The limits with `SVC_CODE_WEB_FETCH_TIMEOUT_MS` (the whole fetch's deadline) applied: read once by startServer.
- * A value that is not a positive integer is ignored.
- */
-export function webFetchLimitsFromEnv(env: NodeJS.ProcessEnv): WebFetchLimits {
-  return { ...DEFAULT_WEB_FETCH_LIMITS, timeoutMs: numberFromEnv(env, 'SVC_CODE_WEB_FETCH_TIMEOUT_MS', DEFAULT_WEB_FETCH_LIMITS.timeoutMs) };
-}
 
 export interface PageOptions {
   limits: WebFetchLimits;

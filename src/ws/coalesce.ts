@@ -1,4 +1,3 @@
-import { numberFromEnv } from '../lib/env-number.ts';
 
 /**
  * Delta coalescing, one rule for both channels (docs/websocket.md "Transcript channel"): the legacy delta frames
@@ -11,16 +10,12 @@ import { numberFromEnv } from '../lib/env-number.ts';
  * overtake the held item (a durable frame, another volatile frame of the session).
  */
 
-/** The window's default: about one animation frame. SVC_CODE_WS_COALESCE_MS overrides it (0: no coalescing). */
+/** The window's default: about one animation frame. SVC_CODE_WS_COALESCE_MS overrides it (0: no coalescing; src/app/settings.ts). */
 export const DEFAULT_COALESCE_MS = 16;
 /** Characters a held item gathers before it leaves at the end of its window. */
 export const COALESCE_MIN_CHARS = 192;
 /** The longest a held item waits, in windows (4 x 16 ms: a slow stream still moves about 15 times a second). */
 export const COALESCE_MAX_WINDOWS = 4;
-
-export function coalesceMsFromEnv(env: NodeJS.ProcessEnv): number {
-  return numberFromEnv(env, 'SVC_CODE_WS_COALESCE_MS', DEFAULT_COALESCE_MS, { min: 0 });
-}
 
 export interface CoalescePolicy<T> {
   /** 0: nothing is held. */

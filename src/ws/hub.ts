@@ -14,22 +14,20 @@ import type { AuthBan } from '../../protocol/access/token.ts';
 import type { AccessPolicy } from '../../protocol/access/host.ts';
 import { handleClientMessage, type ClientFrameDeps } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
-import { coalesceMsFromEnv } from './coalesce.ts';
 import { FanOut } from './fanout.ts';
 import type { LiveTranscripts } from '../../projections/transcript/live/live-transcripts.ts';
 import { serverHello } from './server-frames.ts';
 import { bearerProtocol, checkUpgrade, refuseUpgrade, type UpgradeAuth } from './upgrade.ts';
-import { numberFromEnv } from '../lib/env-number.ts';
 
-const DEFAULT_HIGH_WATER = 8 * 1024 * 1024;
 const CLOSE_GRACE_MS = 10_000;
 const SHUTDOWN_GRACE_MS = 1_000;
 /** Client frames are small JSON requests. */
 const MAX_CLIENT_FRAME = 1024 * 1024;
 
-/** SVC_CODE_WS_MAX_BUFFERED_BYTES overrides the per-client high-water mark (tests set it tiny). */
-function limitsFromEnv(env: NodeJS.ProcessEnv): ConnectionLimits {
-  return { highWater: numberFromEnv(env, 'SVC_CODE_WS_MAX_BUFFERED_BYTES', DEFAULT_HIGH_WATER), closeGraceMs: CLOSE_GRACE_MS };
+/** The hub's tuning (src/app/settings.ts): a client's high-water mark (default 8 MiB) and the delta coalescing window. */
+export interface WsSettings {
+  maxBufferedBytes: number;
+  coalesceMs: number;
 }
 
 export type WsHubDeps = ClientFrameDeps & {
@@ -38,6 +36,8 @@ export type WsHubDeps = ClientFrameDeps & {
   options: Pick<ServeOptions, 'dangerousBypassAuth'>;
   journal: Journal;
   liveTranscripts: LiveTranscripts;
+  /** `settings.ws`: `SVC_CODE_WS_MAX_BUFFERED_BYTES` (tests set it tiny), `SVC_CODE_WS_COALESCE_MS`. */
+  wsSettings: WsSettings;
   clock: Clock;
   ids: Ids;
   log: Logger;
@@ -57,7 +57,7 @@ export class WsHub {
   private closed = false;
 
   constructor(private readonly deps: WsHubDeps, ban: AuthBan, access: AccessPolicy) {
-    this.limits = limitsFromEnv(process.env);
+    this.limits = { highWater: deps.wsSettings.maxBufferedBytes, closeGraceMs: CLOSE_GRACE_MS };
     this.auth = { token: deps.token, bypass: deps.options.dangerousBypassAuth, ban, access };
     this.wss = new WebSocketServer({
       noServer: true,
@@ -67,7 +67,7 @@ export class WsHub {
       // Browsers must get back the bearer subprotocol they offered, or they drop the connection.
       handleProtocols: (offered) => bearerProtocol(offered) ?? false,
     });
-    this.fanout = new FanOut(deps, () => this.conns.values(), coalesceMsFromEnv(process.env));
+    this.fanout = new FanOut(deps, () => this.conns.values(), deps.wsSettings.coalesceMs);
   }
 
   attach(server: Server): void {

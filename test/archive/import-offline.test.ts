@@ -1,6 +1,7 @@
 import test from 'ava';
 import { ContractChecker } from '../../protocol/contract-check.ts';
-import { journalFsync, openHomeJournal } from '../../src/app/journal-boot.ts';
+import { openHomeJournal } from '../../src/app/journal-boot.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { importOffline } from '../../src/cli/import.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { ulidIds } from '../../src/lib/ids.ts';
@@ -30,9 +31,9 @@ test('offline import goes through the serve bootstrap: every appended event meet
 });
 
 test('the journal bootstrap takes the fsync option that SVC_CODE_JOURNAL_FSYNC sets (serve and offline import alike)', async (t) => {
-  t.true(journalFsync({ SVC_CODE_JOURNAL_FSYNC: '1' }));
-  t.false(journalFsync({ SVC_CODE_JOURNAL_FSYNC: '0' }));
-  t.false(journalFsync({}));
+  t.true(readSettings({ SVC_CODE_JOURNAL_FSYNC: '1' }).journalFsync);
+  t.false(readSettings({ SVC_CODE_JOURNAL_FSYNC: '0' }).journalFsync);
+  t.false(readSettings({}).journalFsync);
   for (const fsync of [true, false]) {
     const opened = await openHomeJournal(await tempHome(), { ids: ulidIds(), clock: systemClock, fsync });
     t.is((opened.journal as unknown as { sync: boolean }).sync, fsync);

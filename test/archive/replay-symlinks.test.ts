@@ -6,6 +6,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { replaySession } from '../../src/replay/run.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { exportZip } from '../helpers/archive.ts';
 import { journal, prompt, startEngine, turnEnded } from '../helpers/engine.ts';
 
@@ -70,7 +71,7 @@ test('replay --tools live: the roll-back neither writes, creates nor removes any
   await symlink(path.join(outside, 'b.txt'), path.join(cwd, 'b.txt'));
   const before = await tree(outside);
 
-  const report = await replaySession({ zip, tools: 'live', keep: true, stallMs: 10_000, log: pino({ level: 'silent' }) });
+  const report = await replaySession({ zip, tools: 'live', keep: true, stallMs: 10_000, log: pino({ level: 'silent' }), settings: readSettings(process.env) });
   t.teardown(() => rm(report.home!, { recursive: true, force: true }));
   const scratch = report.workspace.scratch;
   t.is(report.workspace.source, cwd);

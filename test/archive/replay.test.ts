@@ -5,6 +5,7 @@ import { scripts } from '../../fixtures/llm/index.ts';
 import pino from 'pino';
 import { firstDivergence, normalize, NOT_COMPARED } from '../../src/replay/compare.ts';
 import { replaySession } from '../../src/replay/run.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { exportZip, recordSession } from '../helpers/archive.ts';
 import { cli } from '../helpers/cli.ts';
 import { journal, prompt, startEngine } from '../helpers/engine.ts';
@@ -121,7 +122,7 @@ test('replay of a subagent, a todo list, thinking, a retried step, an answered q
   t.true(recorded.some((e) => e.type === 'system_prompt.recorded' && e.payload.text.includes('Always answer in haiku.')));
 
   // --tools record: the empty workspace gets the recorded AGENTS.md (the system prompt is compared); --keep keeps the home.
-  const report = await replaySession({ zip, tools: 'record', keep: true, log: pino({ level: 'silent' }) });
+  const report = await replaySession({ zip, tools: 'record', keep: true, log: pino({ level: 'silent' }), settings: readSettings(process.env) });
   t.teardown(() => rm(report.home!, { recursive: true, force: true }));
   t.is((await readFile(path.join(report.workspace.scratch, 'AGENTS.md'), 'utf8')).trim(), 'Always answer in haiku.');
   t.true(report.workspace.scratch.startsWith(report.home!));

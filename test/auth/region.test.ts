@@ -9,7 +9,7 @@ const CN_HOST = 'https://auth.svc-code.cn';
 
 const region = async (h: { s: { get(u: string): Promise<any> } }) => (await h.s.get(REGION)).data.region;
 
-// Serial: one test sets SVC_CODE_OAUTH_HOST, which every server of this process reads.
+// SVC_CODE_OAUTH_HOST is read when a server starts: the tests that need it start their server with it.
 test.serial('default region is mainland-cn; the home marker file is next-to-last', async (t) => {
   const h = await startLoginHarness();
   t.teardown(() => h.stop());
@@ -31,22 +31,25 @@ test.serial('the configured [oauth] region beats the marker file', async (t) => 
 });
 
 test.serial('a pinned host of a known region beats the configured region', async (t) => {
+  const pin = async (h: Awaited<ReturnType<typeof startLoginHarness>>) => {
+    const file = path.join(h.s.home, 'config.toml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('[oauth]\n', `[oauth]\nhost = "${GLOBAL_HOST}/"\nregion = "mainland-cn"\n`));
+    await h.s.config.reload();
+  };
   const h = await startLoginHarness({ pinHost: false, extraToml: '' });
   t.teardown(() => h.stop());
-  const file = path.join(h.s.home, 'config.toml');
-  await writeFile(file, (await readFile(file, 'utf8')).replace('[oauth]\n', `[oauth]\nhost = "${GLOBAL_HOST}/"\nregion = "mainland-cn"\n`));
-  await h.s.config.reload();
+  await pin(h);
   t.is(await region(h), 'global');
-  process.env.SVC_CODE_OAUTH_HOST = CN_HOST;
-  t.teardown(() => void delete process.env.SVC_CODE_OAUTH_HOST);
-  t.is(await region(h), 'mainland-cn');
+  // The environment's host beats the file's.
+  const env = await startLoginHarness({ pinHost: false, extraToml: '', envHost: CN_HOST });
+  t.teardown(() => env.stop());
+  await pin(env);
+  t.is(await region(env), 'mainland-cn');
 });
 
 test.serial('the environment host is used for the login and the body region is recorded in the marker', async (t) => {
-  const h = await startLoginHarness({ pinHost: false });
+  const h = await startLoginHarness({ pinHost: false, envHost: 'fixture' });
   t.teardown(() => h.stop());
-  process.env.SVC_CODE_OAUTH_HOST = h.fixture.url;
-  t.teardown(() => void delete process.env.SVC_CODE_OAUTH_HOST);
   t.is(await region(h), 'mainland-cn');
   const snap = await loginApproved(h, { region: 'global' });
   t.is(snap.status, 'authenticated');

@@ -1,7 +1,8 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
-import { runtimeIdleMs, sweepEveryMs } from '../../src/engine/idle-runtimes.ts';
+import { sweepEveryMs } from '../../src/engine/idle-runtimes.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { until } from '../helpers/wait.ts';
 
 // Read when each test's server starts: runtimes of sessions quiet for 250 ms are unloaded.
@@ -86,6 +87,7 @@ test('a :btw agent is unloaded with its session and rebuilt from the journal on 
 });
 
 test('SVC_CODE_RUNTIME_IDLE_MS: default 30 minutes, 0 keeps every runtime; the sweep runs at most a minute apart', (t) => {
+  const runtimeIdleMs = (env: NodeJS.ProcessEnv) => readSettings(env).engine.runtimeIdleMs;
   t.is(runtimeIdleMs({}), 30 * 60_000);
   t.is(runtimeIdleMs({ SVC_CODE_RUNTIME_IDLE_MS: '0' }), 0);
   t.is(runtimeIdleMs({ SVC_CODE_RUNTIME_IDLE_MS: 'soon' }), 30 * 60_000);

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
-import { modelIdleTimeoutMs } from '../../src/engine/retry.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { prompt, startEngine, turnEnded, type EngineEnv } from '../helpers/engine.ts';
 
 /** A server whose model requests time out after 150 ms without a stream part (read when it starts). */
@@ -56,6 +56,7 @@ test.serial('a stream that stalls after its headers and first frame times out to
 });
 
 test('the idle timeout defaults to 5 minutes and reads the env override', (t) => {
+  const modelIdleTimeoutMs = (env: NodeJS.ProcessEnv) => readSettings(env).engine.modelIdleTimeoutMs;
   t.is(modelIdleTimeoutMs({}), 300_000);
   t.is(modelIdleTimeoutMs({ SVC_CODE_MODEL_IDLE_TIMEOUT_MS: '2500' }), 2500);
   t.is(modelIdleTimeoutMs({ SVC_CODE_MODEL_IDLE_TIMEOUT_MS: 'soon' }), 300_000);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { defaultServeOptions, type ServeOptions } from '../../src/app/options.ts';
 import { startServer, type RunningServer, type ServerParts } from '../../src/app/server.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
@@ -60,11 +61,16 @@ export async function tempHome(): Promise<string> {
   return mkdtemp(path.join(os.tmpdir(), 'svc-code-test-'));
 }
 
-/** A test server stopped when the test ends; `config` is written to its home's config.toml before it starts. */
-export async function serverFor(t: { teardown(fn: () => unknown): void }, opts: { config?: string; options?: Partial<ServeOptions> } = {}): Promise<TestServer> {
+/**
+ * A test server stopped when the test ends; `config` is written to its home's config.toml before it starts; `env`
+ * is added to the process environment the server's settings are read from (src/app/settings.ts), for it alone.
+ */
+export async function serverFor(
+  t: { teardown(fn: () => unknown): void }, opts: { config?: string; options?: Partial<ServeOptions>; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestServer> {
   const home = await tempHome();
   if (opts.config !== undefined) await writeFile(path.join(home, 'config.toml'), opts.config);
-  const s = await startTestServer({ home, options: opts.options });
+  const s = await startTestServer({ home, options: opts.options, env: opts.env });
   t.teardown(() => s.stop());
   return s;
 }
@@ -76,14 +82,20 @@ export async function newSession(s: TestServer, body: Record<string, unknown> = 
   return res.data.id;
 }
 
-/** Starts the real server on an ephemeral loopback port with a temp home. */
-export async function startTestServer(opts: { home?: string; options?: Partial<ServeOptions>; keepHome?: boolean; log?: pino.Logger } = {}): Promise<TestServer> {
+/**
+ * Starts the real server on an ephemeral loopback port with a temp home. Its settings are read from the process
+ * environment as it is now, plus `env` (for this server alone): a variable set after the start changes nothing.
+ */
+export async function startTestServer(
+  opts: { home?: string; options?: Partial<ServeOptions>; keepHome?: boolean; log?: pino.Logger; env?: NodeJS.ProcessEnv } = {},
+): Promise<TestServer> {
   const home = opts.home ?? (await tempHome());
   process.env.SVC_CODE_SERVER_TOKEN = TEST_TOKEN;
+  const settings = readSettings({ ...process.env, ...opts.env });
   const options = { ...defaultServeOptions(), port: 0, ...opts.options };
   const checker = new ContractChecker();
   const clock = new TestClock();
-  const server = await startServer({ home, options, log: opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker, clock });
+  const server = await startServer({ home, settings, options, log: opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker, clock });
   const baseUrl = server.baseUrl;
   const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
   const req: TestServer['req'] = async (method, url, body, headers = {}) => {
@@ -121,7 +133,7 @@ export async function startTestServer(opts: { home?: string; options?: Partial<S
     restart: async (options) => {
       await server.close();
       assertNoViolations(checker);
-      return startTestServer({ home, options: { ...opts.options, ...options }, keepHome: opts.keepHome });
+      return startTestServer({ home, options: { ...opts.options, ...options }, keepHome: opts.keepHome, env: opts.env });
     },
   };
   return ts;

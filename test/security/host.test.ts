@@ -1,6 +1,7 @@
 import test from 'ava';
 import WebSocket from 'ws';
 import { accessPolicy, hostName, isAllowedHost } from '../../protocol/access/host.ts';
+import { readSettings } from '../../src/app/settings.ts';
 import { rawRequest } from '../helpers/raw-http.ts';
 import { serverFor, startTestServer, type TestServer } from '../helpers/server.ts';
 
@@ -26,15 +27,15 @@ test('hostName and isAllowedHost: IP literals, localhost, the bound name and all
   t.is(hostName('Example.COM:8080'), 'example.com');
   t.is(hostName('[::1]:58627'), '::1');
   t.is(hostName('[::1]x'), undefined);
-  const policy = accessPolicy({ host: '127.0.0.1', allowedHosts: ['devbox.lan'] }, { SVC_CODE_ALLOWED_HOSTS: '.corp.example, Other.Example' });
+  const policy = accessPolicy({ host: '127.0.0.1', allowedHosts: ['devbox.lan'] }, readSettings({ SVC_CODE_ALLOWED_HOSTS: '.corp.example, Other.Example' }).access);
   for (const h of ['127.0.0.1:58627', '10.1.2.3', '[::1]:1', '[fe80::1]', 'localhost:58627', 'LOCALHOST', 'devbox.lan:58627', 'corp.example', 'a.b.corp.example', 'other.example', undefined]) {
     t.true(isAllowedHost(h, policy), String(h));
   }
   for (const h of ['evil.example', 'localhost.evil.example', 'devbox.lan.evil', 'xcorp.example', 'localhost.', '127.1', 'a:b:c']) {
     t.false(isAllowedHost(h, policy), h);
   }
-  t.true(isAllowedHost('myhost:1', accessPolicy({ host: 'myhost' }, {})), 'the bound host name');
-  t.true(isAllowedHost('anything.example', accessPolicy({ host: '127.0.0.1', allowedHosts: ['*'] }, {})), '* allows any name');
+  t.true(isAllowedHost('myhost:1', accessPolicy({ host: 'myhost' })), 'the bound host name');
+  t.true(isAllowedHost('anything.example', accessPolicy({ host: '127.0.0.1', allowedHosts: ['*'] })), '* allows any name');
 });
 
 test('a foreign Host is refused on every HTTP path, with or without the token (DNS rebinding)', async (t) => {

@@ -10,7 +10,7 @@ import { OAuthFlows } from '../../mcp/oauth-flows.ts';
 import { UserMcpFile } from '../../mcp/user-file.ts';
 import { SNAPSHOT_PATH } from '../../providers/catalog/directory.ts';
 import { ModelPricing } from '../../providers/catalog/pricing.ts';
-import { SearchService, budgetsFromEnv, searchIndexDir, searchWorkerYoungMbFromEnv } from '../../search/service.ts';
+import { SearchService, searchIndexDir } from '../../search/service.ts';
 import { TerminalService } from '../../terminals/service.ts';
 import type { Core } from '../core.ts';
 import type { ServeOptions } from '../options.ts';
@@ -46,7 +46,7 @@ export interface DaemonOptions {
 export async function buildDaemonParts(core: Core, o: DaemonOptions): Promise<DaemonParts> {
   const { home, journal, config, mcp, grants, clock, ids, log } = core;
   const terminals = new TerminalService({ journal, options: o.options, clock, ids, log });
-  const capabilities = new CapabilityService({ home, journal, log, defs: CAPABILITIES });
+  const capabilities = new CapabilityService({ home, journal, log, defs: CAPABILITIES, stepDelayMs: core.settings.capabilityStepDelayMs });
   const pricing = await ModelPricing.load(SNAPSHOT_PATH).catch((err: unknown) => {
     log.warn({ err: (err as Error).message, path: SNAPSHOT_PATH }, 'model prices unreadable: usage total_cost_usd stays absent');
     return new ModelPricing(new Map());
@@ -80,7 +80,7 @@ function searchService(core: Core, options: ServeOptions): SearchService {
   const useWorker = core.config.current().database.search;
   if (useWorker) releaseSemiSpaceFlagForWorkers();
   return new SearchService({
-    journal: core.journal, sessions: core.sessions, engine: core.engine, ids: core.ids, log: core.log, useWorker, budgets: budgetsFromEnv(),
-    workerYoungMb: searchWorkerYoungMbFromEnv(process.env), dir: searchIndexDir(core.home, core.primary.id), rebuild: options.rebuildProjections,
+    journal: core.journal, sessions: core.sessions, engine: core.engine, ids: core.ids, log: core.log, useWorker, budgets: core.settings.search.budgets,
+    workerYoungMb: core.settings.search.workerYoungMb, dir: searchIndexDir(core.home, core.primary.id), rebuild: options.rebuildProjections,
   });
 }

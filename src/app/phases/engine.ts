@@ -7,7 +7,6 @@ import { EngineRegistry, type LoadedRuntimes } from '../../engine/runtime-regist
 import { VolatileBus } from '../../events/volatile-bus.ts';
 import { HookRunner } from '../../hooks/runner.ts';
 import { GrantStore } from '../../mcp/grants.ts';
-import { reconnectPolicyFromEnv } from '../../mcp/reconnect.ts';
 import { McpService } from '../../mcp/service.ts';
 import { ImagePipeline } from '../../media/images/pipeline.ts';
 import { PermissionService } from '../../permissions/service.ts';
@@ -22,7 +21,6 @@ import { BuiltinToolExecutor, type ToolReplay } from '../../tools/executor.ts';
 import { ReadStamps } from '../../tools/read-stamps.ts';
 import { BUILTIN_TOOLS } from '../../tools/registry.ts';
 import { UploadService } from '../../uploads/service.ts';
-import { webFetchLimitsFromEnv } from '../../webfetch/page.ts';
 import { WorkspaceDirs } from '../../workspaces/extra-dirs.ts';
 import { Instances } from '../instances.ts';
 import { SERVER_VERSION } from '../version.ts';
@@ -33,8 +31,6 @@ export interface EngineOptions {
   checker?: ContractChecker;
   /** `svc-code replay`: model clients that serve recorded answers, and tool calls answered from the record (docs/replay.md). */
   replay?: { clients: ClientCache; tools?: ToolReplay };
-  /** Base delay of model-request retries (ms; default: `SVC_CODE_RETRY_BASE_MS`, else 500). Replay passes 0. */
-  retryBaseMs?: number;
   /** Where MCP OAuth redirects land (the daemon's loopback callback once it listens; print mode has none). */
   mcpRedirectUrl(): string;
   /** Whether finished background work may start a follow-up turn now (src/tasks/wakeups.ts); default always. */
@@ -122,13 +118,13 @@ export async function buildEngine(below: Below, o: EngineOptions): Promise<Engin
 }
 
 async function baseParts(b: Below, o: EngineOptions): Promise<BaseParts> {
-  const { home, journal, sessions, workspaces, config, clock, ids, log } = b;
+  const { home, journal, sessions, workspaces, config, clock, ids, log, settings } = b;
   const serverId = ids.next('srv');
   const startedAt = clock.now();
   const instances = new Instances({ home, serverId, primary: b.primary, journal, sessions, workspaces, clock, log });
   const bus = new VolatileBus({ checker: o.checker });
-  const uploads = await UploadService.open({ home, journal, clock, ids, log });
-  const auth = new AuthService({ home, config, clock, ids, log });
+  const uploads = await UploadService.open({ home, journal, clock, ids, log, limits: settings.uploads });
+  const auth = new AuthService({ home, config, clock, ids, log, oauthEnv: settings.oauth });
   const workspaceDirs = new WorkspaceDirs();
   const live = new LiveSessions();
   const clients = o.replay?.clients ?? new ClientCache();
@@ -148,13 +144,14 @@ function gateParts(b: Below & BaseParts): GateParts {
 
 async function runParts(b: Below & BaseParts & GateParts, o: EngineOptions): Promise<RunParts> {
   const { home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, clock, ids, log } = b;
+  const { engine: timings, pluginsAllowLoopbackHttp } = b.settings;
   // Plugins: their skills, MCP servers and hooks are read from the store's folder as each part needs them.
-  const plugins = new PluginStore({ home, journal, clock, ids, log });
+  const plugins = new PluginStore({ home, journal, clock, ids, log, allowLoopbackHttp: pluginsAllowLoopbackHttp });
   await plugins.open();
   const hooks = new HookRunner({ home, config, journal, log });
   const grants = new GrantStore(home, clock);
   const mcp = new McpService({
-    home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: reconnectPolicyFromEnv(process.env), version: SERVER_VERSION,
+    home, config, sessions, workspaces, workspaceDirs, questions, grants, log, reconnect: timings.mcpReconnect, version: SERVER_VERSION,
     redirectUrl: o.mcpRedirectUrl,
   });
   // The tools, then the engine that runs them (its subagent launcher reaches the tools per call).
@@ -162,12 +159,11 @@ async function runParts(b: Below & BaseParts & GateParts, o: EngineOptions): Pro
   const agents = new AgentCatalog({ home, config, workspaces, log, knownTools: BUILTIN_TOOLS.map((t) => t.name) });
   const tools = new BuiltinToolExecutor({
     home, journal, bus, config, sessions, workspaces, workspaceDirs, live, tasks, questions, permissions, auth, log, external: mcp, hooks,
-    fileHistory: b.fileHistory, replay: o.replay?.tools, webFetch: webFetchLimitsFromEnv(process.env), stamps, agents,
+    fileHistory: b.fileHistory, replay: o.replay?.tools, webFetch: timings.webFetch, stamps, agents,
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads: b.uploads, images: b.images, sessions, live, config, auth, log, clients: b.clients, tools, tasks,
-    runtimes: b.runtimes, lifecycle: mcp, hooks, notes: b.notes,
-    ...(o.retryBaseMs !== undefined ? { retryBaseMs: o.retryBaseMs } : {}),
+    runtimes: b.runtimes, lifecycle: mcp, hooks, notes: b.notes, timings,
   });
   return { plugins, hooks, grants, mcp, stamps, agents, tools, engine };
 }

@@ -6,7 +6,8 @@ import type { EventJournal } from '../../events/journal.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import { ulidIds, type Ids } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { journalFsync, openHomeJournal, type OpenedJournal } from '../journal-boot.ts';
+import { openHomeJournal, type OpenedJournal } from '../journal-boot.ts';
+import type { Settings } from '../settings.ts';
 
 export interface StorageOptions {
   home: string;
@@ -17,8 +18,8 @@ export interface StorageOptions {
   ids?: Ids;
   /** Test runs: every appended event is checked against the registry (docs/events.md). */
   checker?: ContractChecker;
-  /** The environment config overrides are read from (default process.env; print mode adds its timeout defaults). */
-  configEnv?: NodeJS.ProcessEnv;
+  /** What the environment said at start (src/app/settings.ts; print mode's has its timeout defaults added). */
+  settings: Settings;
 }
 
 /** Phase 1: what is on disk. The home, the journal slot and its journal, the config that journals its changes. */
@@ -27,6 +28,8 @@ export interface Storage {
   clock: Clock;
   ids: Ids;
   log: Logger;
+  /** Read once at start; each later phase hands its parts the values they use. */
+  settings: Settings;
   /** The journal slot this process writes to. */
   primary: Slot;
   journal: EventJournal;
@@ -37,12 +40,12 @@ export interface Storage {
 
 /** Claims the home's journal slots, opens the primary's journal (heads loaded) and loads the config. */
 export async function openStorage(o: StorageOptions): Promise<Storage> {
-  const { home, log } = o;
+  const { home, log, settings } = o;
   const clock = o.clock ?? systemClock;
   const ids = o.ids ?? ulidIds();
   await mkdir(home, { recursive: true });
-  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: journalFsync() });
+  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync });
   const { primary, journal } = opened;
-  const config = await ConfigService.load(home, { journal, log }, o.configEnv ? { env: o.configEnv } : undefined);
-  return { home, clock, ids, log, primary, journal, config, opened };
+  const config = await ConfigService.load(home, { journal, log }, settings.config);
+  return { home, clock, ids, log, settings, primary, journal, config, opened };
 }

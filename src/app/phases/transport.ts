@@ -5,8 +5,7 @@ import { createHttpApp, newAuthBan } from '../../http/app.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { allRoutes, type RouteDeps } from '../../http/routes/index.ts';
 import { accessPolicy } from '../../../protocol/access/host.ts';
-import type { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';
-import { createLiveTranscripts } from '../live-transcripts.ts';
+import { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';
 import { WsHub, type WsHubDeps } from '../../ws/hub.ts';
 import type { Core } from '../core.ts';
 import type { ServeOptions } from '../options.ts';
@@ -38,14 +37,14 @@ export interface Transport {
 
 /** Builds the hub, gives each route factory its declared part (src/http/routes/index.ts), and the HTTP server. */
 export function buildTransport(p: TransportInput, checker?: ContractChecker): Transport {
-  const { options, token, journal, clock, ids, log } = p;
+  const { options, token, journal, clock, ids, log, settings } = p;
   const ban = newAuthBan(options.host);
-  const access = accessPolicy(options);
+  const access = accessPolicy(options, settings.access);
   const shutdown = new AbortController();
   // The live transcripts: constructed and wired here only.
-  const liveTranscripts = createLiveTranscripts({ journal, clock, log }, process.env);
+  const liveTranscripts = new LiveTranscripts({ journal, clock, log, liveTurns: settings.live.turns, retrimMs: settings.live.retrimMs });
   const hubDeps: WsHubDeps = {
-    token, options, journal, liveTranscripts, wire: p.wire, clock, ids, log, sessions: p.sessions, workspaces: p.workspaces, instances: p.instances, terminals: p.terminals,
+    token, options, journal, liveTranscripts, wsSettings: settings.ws, wire: p.wire, clock, ids, log, sessions: p.sessions, workspaces: p.workspaces, instances: p.instances, terminals: p.terminals,
   };
   const hub = new WsHub(hubDeps, ban, access);
   const deps: RouteDeps = {

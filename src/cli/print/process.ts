@@ -1,5 +1,6 @@
 import { createReadStream, fstatSync } from 'node:fs';
 import { ContractChecker } from '../../../protocol/contract-check.ts';
+import { readSettings } from '../../app/settings.ts';
 import { printCommand, type PrintIO } from './run.ts';
 
 /**
@@ -30,7 +31,7 @@ export function printFromProcess(home: string, argv: string[]): Promise<number> 
     },
     exitNow: (code) => process.exit(code),
     // Test runs of the CLI (SVC_CODE_CHECK_EVENTS=1) check events against the registry, as `serve` does.
-    ...(process.env.SVC_CODE_CHECK_EVENTS === '1'
+    ...(readSettings(process.env).checkEvents
       ? { checker: new ContractChecker((violation) => process.stderr.write(`svc-code: event does not match its registry entry: ${JSON.stringify(violation)}\n`)) }
       : {}),
   };

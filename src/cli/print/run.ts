@@ -1,5 +1,6 @@
 import { startCore, type Core } from '../../app/core.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { readSettings } from '../../app/settings.ts';
 import type { ContractChecker } from '../../../protocol/contract-check.ts';
 import { parsePrintArgs, PRINT_USAGE, UsageError, type PrintArgs } from './args.ts';
 import { drive, type Driven } from './drive.ts';
@@ -25,8 +26,6 @@ export interface PrintIO {
   checker?: ContractChecker;
 }
 
-const DEFAULT_RECONCILE_MS = 30_000;
-
 /** `svc-code -p` (docs/print-mode.md): exit status 0 completed, 1 failed, 2 usage error, 130 interrupted. */
 export async function printCommand(home: string, argv: string[], io: PrintIO): Promise<number> {
   const started = performance.now();
@@ -46,12 +45,15 @@ export async function printCommand(home: string, argv: string[], io: PrintIO): P
   }
   const raw = await rawConfig(home);
   // The daemon's log lines (JSON) only for errors by default: the run's own warnings are one-line messages on stderr.
-  const log = createLogger(io.env.SVC_CODE_LOG_LEVEL ?? 'error');
+  // The environment read once, with print mode's timeout defaults added (src/app/settings.ts, ./settings.ts).
+  const settings = readSettings(printConfigEnv(raw, io.env));
+  for (const warning of settings.warnings) io.stderr(`svc-code: ${warning}`);
+  const log = createLogger(settings.logLevel ?? 'error');
   // Follow-up turns of the engine (src/tasks/wakeups.ts): none until drive() opens the gate as the background mode says.
   const followUps = new FollowUpGate();
   let core: Core;
   try {
-    core = await startCore({ home, log, configEnv: printConfigEnv(raw, io.env), checker: io.checker, mcpRedirectUrl: () => '', admitFollowUp: followUps.admit });
+    core = await startCore({ home, log, settings, checker: io.checker, mcpRedirectUrl: () => '', admitFollowUp: followUps.admit });
   } catch (err) {
     return failed(io, err);
   }
@@ -60,10 +62,9 @@ export async function printCommand(home: string, argv: string[], io: PrintIO): P
   let code: number;
   try {
     const c = core.config.current();
-    const interval = Number(io.env.SVC_CODE_RECONCILE_INTERVAL_MS) || DEFAULT_RECONCILE_MS;
     // The sessions of other processes on the home show (a session they hold cannot be resumed here), and ours shows to them.
     await core.instances.reconcile();
-    core.instances.start('', interval);
+    core.instances.start('', settings.reconcileIntervalMs);
     const resumed = findResumed(core, { ...args, cwd });
     await checkModel(core, args.model, resumed);
     const sessionId = resumed?.id ?? await newSession(core, cwd);

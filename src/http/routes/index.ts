@@ -52,7 +52,7 @@ export type RouteDeps =
   & DepsOf<typeof mediaRoutes> & DepsOf<typeof toolRoutes> & DepsOf<typeof approvalRoutes> & DepsOf<typeof questionRoutes>
   & DepsOf<typeof taskRoutes> & DepsOf<typeof skillRoutes> & DepsOf<typeof transcriptRoutes> & DepsOf<typeof fileHistoryRoutes> & DepsOf<typeof debugRoutes>
   & DepsOf<typeof mcpRoutes> & DepsOf<typeof mcpV2Routes> & DepsOf<typeof mcpAuthRoutes> & DepsOf<typeof pluginRoutes> & DepsOf<typeof capabilityRoutes>
-  & DepsOf<typeof sessionArchiveRoutes> & DepsOf<typeof searchRoutes>;
+  & DepsOf<typeof sessionArchiveRoutes> & DepsOf<typeof searchRoutes> & Parameters<typeof modelDirectory>[0];
 
 /** Every route of the server: every file of this folder, one factory each. */
 export function allRoutes(deps: RouteDeps): RouteDef[] {

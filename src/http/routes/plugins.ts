@@ -5,7 +5,7 @@ import type { PluginStore } from '../../plugins/store.ts';
 import { route, type RouteDef } from '../route.ts';
 
 export interface PluginRouteDeps extends MarketplaceDeps {
-  plugins: Pick<PluginStore, 'list' | 'install' | 'setEnabled' | 'remove'>;
+  plugins: Pick<PluginStore, 'list' | 'install' | 'setEnabled' | 'remove' | 'allowsLoopbackHttp'>;
 }
 
 /** Part B "Capabilities and plugins": installed plugins (docs/plugins.md). */

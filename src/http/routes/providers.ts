@@ -1,4 +1,5 @@
-import { DEFAULT_DIRECTORY_URL, ModelDirectory, SNAPSHOT_PATH } from '../../providers/catalog/directory.ts';
+import { ModelDirectory } from '../../providers/catalog/directory.ts';
+import type { Settings } from '../../app/settings.ts';
 import { importCatalog } from '../../providers/catalog/import.ts';
 import { listProviderItems, toProviderItem } from '../../providers/models/items.ts';
 import { refreshAll, refreshOne, type RefreshDeps } from '../../providers/models/refresh.ts';
@@ -19,15 +20,11 @@ export type ProviderRouteDeps = RefreshDeps & { log: Logger };
 
 /**
  * This server's public model directory, shared by the provider refreshes and imports and the
- * catalog routes (catalog.ts); built once by the route index. Its URL: env
- * SVC_CODE_MODEL_DIRECTORY_URL; its snapshot: SVC_CODE_MODEL_DIRECTORY_SNAPSHOT.
+ * catalog routes (catalog.ts); built once by the route index. Its URL and snapshot: `settings.modelDirectory`
+ * (SVC_CODE_MODEL_DIRECTORY_URL, SVC_CODE_MODEL_DIRECTORY_SNAPSHOT).
  */
-export function modelDirectory(deps: { log: Logger }): ModelDirectory {
-  return new ModelDirectory({
-    url: process.env.SVC_CODE_MODEL_DIRECTORY_URL || DEFAULT_DIRECTORY_URL,
-    snapshotPath: process.env.SVC_CODE_MODEL_DIRECTORY_SNAPSHOT || SNAPSHOT_PATH,
-    log: deps.log,
-  });
+export function modelDirectory(deps: { log: Logger; settings: Pick<Settings, 'modelDirectory'> }): ModelDirectory {
+  return new ModelDirectory({ ...deps.settings.modelDirectory, log: deps.log });
 }
 
 /** Core "Models and providers": provider CRUD, refreshes and imports (models: models.ts; the directory: catalog.ts). */

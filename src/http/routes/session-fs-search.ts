@@ -3,7 +3,7 @@ import type Koa from 'koa';
 import { confine, confiner } from '../../fs/confine.ts';
 import { gitDiff } from '../../fs/git/diff.ts';
 import { gitStatus } from '../../fs/git/status.ts';
-import { DEFAULT_GREP_TIMEOUT_MS, runGrep } from '../../fs/grep.ts';
+import { runGrep } from '../../fs/grep.ts';
 import { DEFAULT_INDEX_CACHE, FileIndexCache } from '../../fs/search/cache.ts';
 import { assertRuntime, searchSlotRoot, sessionRoot } from '../../fs/search/target.ts';
 import { searchIndex } from '../../fs/search/search.ts';
@@ -17,11 +17,16 @@ import { SessionIdParams } from '../../../protocol/schemas/sessions.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { SessionFsDeps } from '../../fs/scope.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { numberFromEnv } from '../../lib/env-number.ts';
+import type { Settings } from '../../app/settings.ts';
 
 const tags = ['file system'];
 
-export type FsSearchRouteDeps = SessionFsDeps & { journal: EventJournal; clock: Clock };
+export type FsSearchRouteDeps = SessionFsDeps & {
+  journal: EventJournal;
+  clock: Clock;
+  /** `SVC_CODE_GREP_TIMEOUT_MS`: a fs:grep longer than this is 41305 (default DEFAULT_GREP_TIMEOUT_MS). */
+  settings: Pick<Settings, 'grepTimeoutMs'>;
+};
 
 /** The file-index cache fs:search of a session and of a workspace (workspace-fs.ts) share; built once by the route index. */
 export function fileIndexes(deps: { clock: Clock }): FileIndexCache {
@@ -39,7 +44,7 @@ function clientGone(ctx: Koa.Context): AbortSignal {
 
 /** fs:search/grep/git_status/diff of a session. */
 export function sessionFsSearchRoutes(deps: FsSearchRouteDeps, indexes: FileIndexCache): RouteDef[] {
-  const grepTimeoutMs = numberFromEnv(process.env, 'SVC_CODE_GREP_TIMEOUT_MS', DEFAULT_GREP_TIMEOUT_MS);
+  const { grepTimeoutMs } = deps.settings;
   return [
     route({
       method: 'POST', path: '/api/v1/sessions/{session_id}/fs:search', operationId: 'sessionFsSearch', summary: 'Fuzzy path search in the session root (or a draft session\'s workspace)', tags,
