@@ -31,6 +31,11 @@ type AnyEvent = (typeof ALL)[number];
 export type EventType = AnyEvent['type'];
 export type DurableType = Extract<AnyEvent, { durability: 'durable' }>['type'];
 export type VolatileType = Extract<AnyEvent, { durability: 'volatile' }>['type'];
+/**
+ * Some of the registry's names, as a type: `EventTypes<'turn.ended' | 'turn.started'>` fails to compile on a name the
+ * registry does not define, where a bare union of literals would not.
+ */
+export type EventTypes<T extends EventType> = T;
 /** The payload of an event type, inferred from its schema. */
 export type PayloadOf<T extends EventType> = PayloadOfDef<Extract<AnyEvent, { type: T }>>;
 

@@ -6,7 +6,6 @@ import type { StoredEvent } from '../../journal/types.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import { eventDef } from '../../protocol/events/registry.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import { validationError } from '../../protocol/errors.ts';
 import type * as vt from 'valibot';
 import type { SessionObject as SessionObjectSchema } from '../../protocol/schemas/sessions.ts';
@@ -130,7 +129,7 @@ export async function importArchive(deps: ImportDeps, zip: Uint8Array): Promise<
     // Imported events are never broadcast: clients hear of the session (and its workspace) from these.
     const root = manifest.workspace?.id === record.workspace_id ? manifest.workspace.root : record.cwd;
     const ws = deps.workspaces.get(record.workspace_id) ? [] : workspaceUpsertEvents(deps, root, { reopen: false, name: manifest.workspace?.name }).events;
-    await deps.journal.append([...ws, { stream: GLOBAL_STREAM, type: GlobalEvents.sessionCreated, payload: toSessionObject(record, deps.live) }]);
+    await deps.journal.append([...ws, { stream: GLOBAL_STREAM, type: 'event.session.created', payload: toSessionObject(record, deps.live) }]);
   }
   const id = rename.get(manifest.session_id) ?? manifest.session_id;
   const record = deps.sessions.get(id);

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { McpService } from '../mcp/service.ts';
 import { PROJECT_LOCAL_FILE, PROJECT_ROOT_FILE, userFile } from '../mcp/layers.ts';
@@ -24,7 +23,7 @@ type Target =
   | { kind: 'project-mcp'; workspaceId: string }
   | { kind: 'local'; workspaceId: string };
 
-const WORKSPACE_EVENTS = new Set<string>([GlobalEvents.workspaceCreated, GlobalEvents.workspaceDeleted, GlobalEvents.workspaceTrustChanged]);
+const WORKSPACE_EVENTS = new Set<string>(['event.workspace.created', 'event.workspace.deleted', 'workspace.trust_changed']);
 
 /**
  * `[watch] enabled` (Part B "watch"): filesystem watchers that reload config.toml, the MCP config

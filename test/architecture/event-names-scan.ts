@@ -49,11 +49,13 @@ function comparedWith(n: ts.Node): ts.Expression | 'member' | undefined {
   return undefined;
 }
 
-/** A literal type (`PayloadOf<'turn.ended'>`) is checked when it is the argument of a type parameter constrained to names. */
+/** A literal type (`PayloadOf<'turn.ended'>`, `EventTypes<'a.b' | 'c.d'>`) is checked when it is (in) the argument of a type parameter constrained to names. */
 function typeArgumentChecked(checker: ts.TypeChecker, lit: ts.LiteralTypeNode): boolean {
-  const ref = lit.parent;
+  let arg: ts.TypeNode = lit;
+  while (ts.isUnionTypeNode(arg.parent) || ts.isParenthesizedTypeNode(arg.parent)) arg = arg.parent;
+  const ref = arg.parent;
   if (!ts.isTypeReferenceNode(ref) || !ref.typeArguments) return false;
-  const i = ref.typeArguments.indexOf(lit);
+  const i = ref.typeArguments.indexOf(arg);
   const symbol = checker.getSymbolAtLocation(ref.typeName);
   const decl = (symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol)?.declarations?.[0];
   const param = decl && (ts.isTypeAliasDeclaration(decl) || ts.isInterfaceDeclaration(decl)) ? decl.typeParameters?.[i] : undefined;

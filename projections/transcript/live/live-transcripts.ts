@@ -3,7 +3,6 @@ import { foldStream } from '../../lazy-projection.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
-import { GlobalEvents } from '../../../protocol/events/types.ts';
 import { applyVolatile } from '../records-live.ts';
 import { recAgent, type EmittedOp, type RecOp } from '../records-state.ts';
 import { anyTrimmed, touchesTrimmed, trimTurns } from '../records-trim.ts';
@@ -90,7 +89,7 @@ export class LiveTranscripts {
   readonly onCommitted = (events: JournalEvent[]): void => {
     for (const ev of events) {
       if (ev.imported) continue;
-      if (ev.type === GlobalEvents.sessionDeleted) {
+      if (ev.type === 'event.session.deleted') {
         this.forget((ev.payload as { session_id: string }).session_id);
         continue;
       }
