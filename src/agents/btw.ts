@@ -8,6 +8,7 @@ import type { PromptAcceptedPayload } from '../../protocol/events/turns.ts';
 import type { SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
 import { SYSTEM_PROMPT_EVENT } from '../engine/system-prompt.ts';
 import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** `:btw` agents may only read (Core: "limited to read-only tools Read, Grep, Glob"). */
 export const BTW_TOOLS = ['Read', 'Grep', 'Glob'] as const;
@@ -46,7 +47,7 @@ export async function createBtwAgent(
 export async function rebuildBtwAgent(deps: RuntimeDeps, session: SessionRecord, agentId: string): Promise<SessionRuntime | undefined> {
   // One read: the agent's own messages, and every event to replay the main context as it was at the fork.
   const own = await loadMessages(deps.journal, session.id, agentId);
-  const at = own.events.findIndex((e) => e.type === 'subagent.spawned' && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
+  const at = own.events.findIndex((e) => known(e).type === 'subagent.spawned' && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
   if (at < 0) return undefined;
   const mainAtFork: Message[] = [];
   for (const e of own.events.slice(0, at)) replayContext(mainAtFork, e, 'main');
@@ -59,7 +60,7 @@ export async function rebuildBtwAgent(deps: RuntimeDeps, session: SessionRecord,
     id: agentId, toolScope: { only: BTW_TOOLS }, ...recordedSystem(own.events, agentId),
   });
   for (const e of own.events) {
-    if (e.type === 'prompt.accepted' && e.payload?.agent_id === agentId) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
+    if (known(e).type === 'prompt.accepted' && e.payload?.agent_id === agentId) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
   }
   return rt;
 }

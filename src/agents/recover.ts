@@ -5,6 +5,7 @@ import { subagentNotice } from './subagent-task.ts';
 import type { CompactionFailedPayload } from '../../protocol/events/compaction.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
 import type { Ids } from '../lib/ids.ts';
+import { known } from '../../protocol/events/known.ts';
 
 const ZERO = { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 };
 
@@ -23,12 +24,12 @@ export function settleOrphans(events: readonly Ev[], now: string, sessionId: str
   const openCompactions = new Map<string, { compaction_id: string; agent_id: string }>();
   for (const e of events) {
     const p = e.payload ?? {};
-    if (e.type === 'turn.started' && p.agent_id !== 'main') openTurns.set(p.turn_id, p);
-    else if (e.type === 'turn.ended') openTurns.delete(p.turn_id);
-    else if (e.type === 'subagent.spawned' && p.kind === 'task') openAgents.set(p.agent_id, p);
-    else if (e.type === 'subagent.completed' || e.type === 'subagent.failed') openAgents.delete(p.agent_id);
-    else if (e.type === 'compaction.started') openCompactions.set(p.compaction_id, p);
-    else if (e.type === 'compaction.completed' || e.type === 'compaction.failed') openCompactions.delete(p.compaction_id);
+    if (known(e).type === 'turn.started' && p.agent_id !== 'main') openTurns.set(p.turn_id, p);
+    else if (known(e).type === 'turn.ended') openTurns.delete(p.turn_id);
+    else if (known(e).type === 'subagent.spawned' && p.kind === 'task') openAgents.set(p.agent_id, p);
+    else if (known(e).type === 'subagent.completed' || known(e).type === 'subagent.failed') openAgents.delete(p.agent_id);
+    else if (known(e).type === 'compaction.started') openCompactions.set(p.compaction_id, p);
+    else if (known(e).type === 'compaction.completed' || known(e).type === 'compaction.failed') openCompactions.delete(p.compaction_id);
   }
   // Each open turn's unanswered tool calls get their results before its end (a `:btw` agent's history is rebuilt from them).
   const out: NewEvent[] = [...openTurns.values()].flatMap((t): NewEvent[] => [

@@ -7,6 +7,8 @@ import { PROJECT_LOCAL_FILE, PROJECT_ROOT_FILE, userFile } from '../mcp/layers.t
 import { localConfigPath } from '../workspaces/local-config.ts';
 import type { ConfigService } from './service.ts';
 import { FilesWatcher } from './watch.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 export interface ConfigWatchDeps {
   home: string;
@@ -23,7 +25,7 @@ type Target =
   | { kind: 'project-mcp'; workspaceId: string }
   | { kind: 'local'; workspaceId: string };
 
-const WORKSPACE_EVENTS = new Set<string>(['event.workspace.created', 'event.workspace.deleted', 'workspace.trust_changed']);
+const WORKSPACE_EVENTS = new Set<EventType>(['event.workspace.created', 'event.workspace.deleted', 'workspace.trust_changed']);
 
 /**
  * `[watch] enabled` (Part B "watch"): filesystem watchers that reload config.toml, the MCP config
@@ -65,7 +67,7 @@ export class ConfigWatchers {
 
   /** Subscriber of committed events: a workspace registered, removed, trusted or untrusted changes what is watched. */
   readonly onCommitted = (events: JournalEvent[]): void => {
-    if (events.some((e) => WORKSPACE_EVENTS.has(e.type))) this.sync();
+    if (events.some((e) => WORKSPACE_EVENTS.has(known(e).type))) this.sync();
   };
 
   private changed(file: string): void {

@@ -2,6 +2,7 @@ import type { Ids } from '../lib/ids.ts';
 import type { ContentPart, Message, MessageCreatedPayload } from '../../protocol/events/turns.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
 import { INTERRUPTED_RESULT } from './tool-pairing.ts';
+import { known } from '../../protocol/events/known.ts';
 
 interface Ev { type: string; payload: any }
 
@@ -29,8 +30,8 @@ export function answerOpenCalls(events: readonly Ev[], site: OpenCallsSite): New
   const messages: Message[] = [];
   const recorded = new Map<string, Outcome>();
   for (const e of events) {
-    if (e.type === 'message.created' && mine(e.payload) && e.payload.turn_id === site.turnId) messages.push((e.payload as MessageCreatedPayload).message);
-    else if (e.type === 'tool.result' && mine(e.payload)) recorded.set(e.payload.tool_call_id, { content: e.payload.content, is_error: e.payload.is_error });
+    if (known(e).type === 'message.created' && mine(e.payload) && e.payload.turn_id === site.turnId) messages.push((e.payload as MessageCreatedPayload).message);
+    else if (known(e).type === 'tool.result' && mine(e.payload)) recorded.set(e.payload.tool_call_id, { content: e.payload.content, is_error: e.payload.is_error });
   }
   const open = unansweredCalls(messages);
   if (!open.length) return [];

@@ -23,6 +23,7 @@ import type { ToolExecutor } from './tools.ts';
 import type { HookRunner } from '../hooks/runner.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Newly created sessions remembered for a read-free first load (older ones load from the journal). */
 const FRESH_MAX = 10_000;
@@ -101,7 +102,7 @@ export class EngineRegistry {
   /** Subscriber of committed events (src/app/subscribers.ts): sessions created here load without a journal read. */
   readonly onCommitted = (events: JournalEvent[]): void => {
     for (const e of events) {
-      if (e.type !== 'session.created') continue;
+      if (known(e).type !== 'session.created') continue;
       this.fresh.set(e.stream, e.seq);
       if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!);
     }
@@ -177,8 +178,8 @@ export class EngineRegistry {
     for (const e of orphans) if (e.type === 'message.created' && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
     const rt = new SessionRuntime(this.runtimeDeps, session.id, session.workspace_id, messages, { id: MAIN_AGENT, system });
     for (const e of events) {
-      if (e.type === 'prompt.accepted' && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
-      if (e.type === 'prompt.aborted') {
+      if (known(e).type === 'prompt.accepted' && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
+      if (known(e).type === 'prompt.aborted') {
         const p = rt.prompts.get(e.payload.prompt_id);
         if (p) p.status = 'aborted';
       }
@@ -310,10 +311,10 @@ export class EngineRegistry {
 function queuedPrompts(events: Array<{ type: string; payload: any }>): Array<{ prompt_id: string; agent_id: string }> {
   const open = new Map<string, { prompt_id: string; agent_id: string }>();
   for (const e of events) {
-    if (e.type === 'prompt.accepted') open.set(e.payload.prompt_id, { prompt_id: e.payload.prompt_id, agent_id: e.payload.agent_id ?? MAIN_AGENT });
-    else if (e.type === 'turn.started') open.delete((e.payload as TurnStartedPayload).prompt_id);
-    else if (e.type === 'prompt.steered') for (const id of e.payload.prompt_ids as string[]) open.delete(id);
-    else if (e.type === 'prompt.aborted') open.delete(e.payload.prompt_id);
+    if (known(e).type === 'prompt.accepted') open.set(e.payload.prompt_id, { prompt_id: e.payload.prompt_id, agent_id: e.payload.agent_id ?? MAIN_AGENT });
+    else if (known(e).type === 'turn.started') open.delete((e.payload as TurnStartedPayload).prompt_id);
+    else if (known(e).type === 'prompt.steered') for (const id of e.payload.prompt_ids as string[]) open.delete(id);
+    else if (known(e).type === 'prompt.aborted') open.delete(e.payload.prompt_id);
   }
   return [...open.values()];
 }

@@ -15,6 +15,7 @@ import { logFailure } from '../lib/logger.ts';
 import { agentSettings } from '../sessions/agent-settings.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload, PermissionRequestedPayload, PermissionResolvedPayload } from '../../protocol/events/approvals.ts';
 import { callDisplay } from '../../protocol/display.ts';
+import { known } from '../../protocol/events/known.ts';
 
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const ABORTED: PermissionDecision = { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
@@ -256,8 +257,8 @@ export class PermissionService implements PermissionGate {
     for (const e of await this.deps.journal.readRange(sessionId, 1)) {
       const payload = e.payload as { approval_id?: string; reason?: string };
       if (payload.approval_id !== approvalId) continue;
-      if (e.type === 'event.approval.requested') requested = true;
-      else if (e.type === 'event.approval.resolved' && requested) return payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
+      if (known(e).type === 'event.approval.requested') requested = true;
+      else if (known(e).type === 'event.approval.resolved' && requested) return payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
     }
     return requested ? 'already_resolved' : 'not_found';
   }

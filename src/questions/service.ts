@@ -8,6 +8,7 @@ import type { LiveSessions } from '../sessions/live.ts';
 import type { QuestionOutcome } from './types.ts';
 import type { AnswerBody, DismissReason, QuestionDismissedPayload, QuestionEntry, QuestionItem } from '../../protocol/events/questions.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Default lifetime of a pending question, like approvals (24 h); `new QuestionService(deps, {timeoutMs})` overrides it. */
 export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -206,9 +207,10 @@ export class QuestionService {
     for (const e of await this.deps.journal.readRange(sessionId, 1)) {
       const payload = e.payload as { question_id?: string; reason?: string };
       if (payload.question_id !== questionId) continue;
-      if (e.type === 'event.question.requested') requested = true;
-      else if (requested && (e.type === 'event.question.dismissed' || e.type === 'event.question.answered')) {
-        return e.type === 'event.question.dismissed' && payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
+      const type = known(e).type;
+      if (type === 'event.question.requested') requested = true;
+      else if (requested && (type === 'event.question.dismissed' || type === 'event.question.answered')) {
+        return type === 'event.question.dismissed' && payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
       }
     }
     return requested ? 'already_resolved' : 'not_found';

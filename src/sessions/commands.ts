@@ -18,7 +18,8 @@ import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { ensureNotBusy, findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
-import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import type { EventType, NewStreamEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** What the session commands read, append to and stamp with. */
 export interface SessionCommandDeps extends OwnedSessionLookup {
@@ -127,7 +128,7 @@ export async function forkSession(
   if (state.last_turn_reason === undefined) delete state.last_turn_reason;
   // A fork copies the conversation, not the source's own lifecycle, its terminals or its broadcast status (work/status/meta name the source).
   const history = (await deps.journal.readStream(src.id))
-    .filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.') && eventDef(e.type)?.receivers !== 'broadcast');
+    .filter((e) => !LIFECYCLE.has(known(e).type) && !e.type.startsWith('terminal.') && eventDef(e.type)?.receivers !== 'broadcast');
   // Copies of journaled events: they matched the registry when first appended.
   const copies = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }) as NewStreamEvent);
   const [first, ...rest] = creationEvents(deps, state);
@@ -144,7 +145,7 @@ export async function forkSession(
 }
 
 /** Events that describe a session's own lifecycle; a fork starts its own instead of copying them. */
-const LIFECYCLE = new Set<string>([
+const LIFECYCLE = new Set<EventType>([
   'session.created',
   'session.profile_updated',
   'session.archived',

@@ -14,6 +14,7 @@ import { BashTask, type LiveTask, type TaskObject, type TaskOutput } from './tas
 import type { TaskNotifier } from './notify.ts';
 import { trackWork } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** The output tail a Bash task's task.terminated carries. */
 const TERMINATED_PREVIEW_BYTES = 4096;
@@ -58,7 +59,7 @@ export class TaskService {
 
   /** Subscriber of committed events (src/app/subscribers.ts): archiving a session ends its tasks, so no process is left behind. */
   readonly onCommitted = (events: JournalEvent[]): void => {
-    for (const e of events) if (e.type === 'session.archived') void this.killSession(e.stream);
+    for (const e of events) if (known(e).type === 'session.archived') void this.killSession(e.stream);
   };
 
   list(sessionId: string): LiveTask[] {

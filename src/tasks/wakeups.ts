@@ -8,6 +8,7 @@ import type { TaskNotifier } from './notify.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { trackWork } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** What a follow-up turn is made of: the notes it delivers and the tasks they are about. */
 export interface FollowUp {
@@ -52,9 +53,9 @@ export class TaskWakeups {
   readonly onCommitted = (events: JournalEvent[]): Promise<unknown> | void => {
     const due = new Map<string, string | undefined>();
     for (const e of events) {
-      if (e.type === 'task.terminated') due.set(e.stream, due.get(e.stream));
-      else if (e.type === 'turn.ended' && ((e.payload as TurnEndedPayload).agent_id ?? MAIN_AGENT) === MAIN_AGENT) due.set(e.stream, (e.payload as TurnEndedPayload).turn_id);
-      else if (e.type === 'compaction.completed' || e.type === 'compaction.failed') due.set(e.stream, due.get(e.stream));
+      if (known(e).type === 'task.terminated') due.set(e.stream, due.get(e.stream));
+      else if (known(e).type === 'turn.ended' && ((e.payload as TurnEndedPayload).agent_id ?? MAIN_AGENT) === MAIN_AGENT) due.set(e.stream, (e.payload as TurnEndedPayload).turn_id);
+      else if (known(e).type === 'compaction.completed' || known(e).type === 'compaction.failed') due.set(e.stream, due.get(e.stream));
     }
     if (!due.size) return;
     return Promise.all([...due].map(([sid, ended]) => this.consider(sid, ended)));

@@ -10,6 +10,7 @@ import type { TerminalObject } from '../../protocol/schemas/terminals.ts';
 import type { WsConnection } from '../ws/connection.ts';
 import { Terminal, type CloseReason, type TerminalSpec } from './terminal.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Characters of output kept per terminal for replay on attach (~256 KiB of ASCII). */
 export const SCROLLBACK_CHARS = 256 * 1024;
@@ -120,7 +121,7 @@ export class TerminalService {
   readonly onCommitted = (events: JournalEvent[]): void => {
     if (this.stopping) return;
     for (const e of events) {
-      if (e.type !== 'session.archived' || e.imported || !this.bySession.has(e.stream)) continue;
+      if (known(e).type !== 'session.archived' || e.imported || !this.bySession.has(e.stream)) continue;
       this.closeSession(e.stream, 'session_archived').catch((err) => this.deps.log.error({ err, session_id: e.stream }, 'closing terminals of an archived session failed'));
     }
   };

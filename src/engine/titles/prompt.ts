@@ -4,6 +4,7 @@ import type { MessageCreatedPayload, PromptAcceptedPayload } from '../../../prot
 import { textOf } from '../../../protocol/schemas/messages.ts';
 
 import type { TitleSource } from '../../../protocol/schemas/enums.ts';
+import { known } from '../../../protocol/events/known.ts';
 
 export type { TitleSource };
 
@@ -30,12 +31,12 @@ const isMain = (agentId: unknown) => agentId === undefined || agentId === 'main'
 export function conversationOf(events: JournalEvent[]): Entry[] {
   const byId = new Map<string, Entry>();
   for (const e of events) {
-    if (e.type === 'prompt.accepted') {
+    if (known(e).type === 'prompt.accepted') {
       const p = e.payload as PromptAcceptedPayload;
       if (!isMain(p.agent_id)) continue;
       const id = p.user_message_id || `prompt:${p.prompt_id}`;
       if (!byId.has(id)) byId.set(id, { id, role: 'user', text: textOf(p.content).trim() });
-    } else if (e.type === 'message.created') {
+    } else if (known(e).type === 'message.created') {
       const p = e.payload as MessageCreatedPayload;
       const m = p.message;
       if (!isMain(p.agent_id) || !m || (m.role !== 'user' && m.role !== 'assistant')) continue;
