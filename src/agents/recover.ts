@@ -24,12 +24,13 @@ export function settleOrphans(events: readonly Ev[], now: string, sessionId: str
   const openCompactions = new Map<string, { compaction_id: string; agent_id: string }>();
   for (const e of events) {
     const p = e.payload ?? {};
-    if (known(e).type === 'turn.started' && p.agent_id !== 'main') openTurns.set(p.turn_id, p);
-    else if (known(e).type === 'turn.ended') openTurns.delete(p.turn_id);
-    else if (known(e).type === 'subagent.spawned' && p.kind === 'task') openAgents.set(p.agent_id, p);
-    else if (known(e).type === 'subagent.completed' || known(e).type === 'subagent.failed') openAgents.delete(p.agent_id);
-    else if (known(e).type === 'compaction.started') openCompactions.set(p.compaction_id, p);
-    else if (known(e).type === 'compaction.completed' || known(e).type === 'compaction.failed') openCompactions.delete(p.compaction_id);
+    const type = known(e).type;
+    if (type === 'turn.started' && p.agent_id !== 'main') openTurns.set(p.turn_id, p);
+    else if (type === 'turn.ended') openTurns.delete(p.turn_id);
+    else if (type === 'subagent.spawned' && p.kind === 'task') openAgents.set(p.agent_id, p);
+    else if (type === 'subagent.completed' || type === 'subagent.failed') openAgents.delete(p.agent_id);
+    else if (type === 'compaction.started') openCompactions.set(p.compaction_id, p);
+    else if (type === 'compaction.completed' || type === 'compaction.failed') openCompactions.delete(p.compaction_id);
   }
   // Each open turn's unanswered tool calls get their results before its end (a `:btw` agent's history is rebuilt from them).
   const out: NewEvent[] = [...openTurns.values()].flatMap((t): NewEvent[] => [
