@@ -8,8 +8,8 @@ import pino from 'pino';
 import { defaultServeOptions } from '../../src/app/options.ts';
 import { startServer } from '../../src/app/server.ts';
 import { readSettings } from '../../src/app/settings.ts';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import { runBounded } from './pool.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 export type HarnessRequest =
   | { id: number; op: 'append'; stream: string; count: number; batch: number; inflight: number }
@@ -28,8 +28,8 @@ async function append(stream: string, count: number, batch: number, inflight: nu
   const t0 = performance.now();
   await runBounded(appends, inflight, async (a) => {
     const n = Math.min(batch, count - a * batch);
-    const events = Array.from({ length: n }, (_, k) => ({
-      stream, type: SessionEvents.profileUpdated, payload: { title: `bench title ${a * batch + k}` },
+    const events = Array.from({ length: n }, (_, k): NewStreamEvent => ({
+      stream, type: 'session.profile_updated', payload: { title: `bench title ${a * batch + k}` },
     }));
     await journal.append(events);
   });

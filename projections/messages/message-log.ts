@@ -1,7 +1,7 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { padSeq, projectionKey } from '../../journal/keys.ts';
 import type { Db } from '../../journal/slots.ts';
-import { known, type KnownEvent, type Message } from '../contract.ts';
+import { known, type KnownEventOf, type Message } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { undoOf } from '../undo.ts';
 
@@ -68,7 +68,7 @@ export class MessageLog implements Projection {
    * `:undo`: the event names message ids, not seqs (a fork's copy of it lands at other seqs), so the
    * ids are recorded as hidden and their index entries dropped; pages skip hidden messages.
    */
-  private undone(e: Extract<KnownEvent, { type: 'session.undone' }>): RecordWrite[] {
+  private undone(e: KnownEventOf<'session.undone'>): RecordWrite[] {
     const undo = undoOf(e.payload);
     if (undo.agentId !== MAIN_AGENT || !undo.messageIds.size) return [];
     const ids = [...undo.messageIds];

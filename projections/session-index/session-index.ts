@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from '../../journal/keys.ts';
-import { known, type DurableType, type RememberedCall, type SessionState } from '../contract.ts';
+import { known, type DurableType, type KnownEvent, type RememberedCall, type SessionState } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { undoOf } from '../undo.ts';
 import { SortedList } from '../sorted-list.ts';
@@ -57,7 +57,7 @@ export class SessionIndex implements Projection {
   }
 
   apply(event: JournalEvent): RecordWrite[] {
-    if (event.type === 'event.session.deleted') {
+    if (known(event).type === 'event.session.deleted') {
       // POST /sessions/{id}:delete: gone from every list and read (its stream is removed in the same batch).
       const id = (event.payload as { session_id: string }).session_id;
       if (!this.byId.has(id)) return [];
@@ -231,13 +231,13 @@ export class SessionIndex implements Projection {
 }
 
 /** An event that changes nothing of the record but its time: a new `updated_at`, or undefined when not newer. */
-function touched(cur: SessionRecord, e: ReturnType<typeof known>): SessionRecord | undefined {
+function touched(cur: SessionRecord, e: KnownEvent): SessionRecord | undefined {
   if (!touchesSession(e.type)) return undefined;
   return cur.updated_at < e.ts ? { ...cur, updated_at: e.ts } : undefined;
 }
 
 /** The approvals and questions waiting for an answer, and the calls an approval remembered for the session. */
-function pendingInteractions(cur: SessionRecord, e: ReturnType<typeof known>): SessionRecord | undefined {
+function pendingInteractions(cur: SessionRecord, e: KnownEvent): SessionRecord | undefined {
   switch (e.type) {
     case 'event.approval.requested': {
       const a = e.payload;

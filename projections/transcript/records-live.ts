@@ -1,6 +1,6 @@
 import { applyDelta, patchTool, toolFrame } from './records-write.ts';
 import { OpList, recAgent, type EmittedOp, type OpsOut, type RecordsState, type RecToolProgress } from './records-state.ts';
-import type { PayloadOf } from '../contract.ts';
+import type { PayloadOf, VolatileType } from '../contract.ts';
 
 // The volatile inputs of the live fold (projections/transcript/live/), never journaled: streamed deltas (records.ts
 // applyDelta), a running tool's progress (spec/clients.md B3 tool `progress`, C2 "tool progress": `frame.upsert`
@@ -20,13 +20,13 @@ type Progress = RecToolProgress;
 type ProgressPayload = PayloadOf<'tool.progress'>;
 
 /** Applies one volatile event the transcript channel carries (registry `transcript: 'delta'`); returns the ops it made. */
-export function applyVolatile(s: RecordsState, type: string, p: Record<string, unknown>): EmittedOp[] {
+export function applyVolatile(s: RecordsState, type: VolatileType, p: Record<string, unknown>): EmittedOp[] {
   const o = new OpList();
   volatileInput(s, o, type, p);
   return o.ops;
 }
 
-function volatileInput(s: RecordsState, o: OpsOut, type: string, p: Record<string, unknown>): void {
+function volatileInput(s: RecordsState, o: OpsOut, type: VolatileType, p: Record<string, unknown>): void {
   if (type === 'tool.progress') return toolProgress(s, o, p as ProgressPayload);
   if (type === 'shell.output') {
     const out = p as PayloadOf<'shell.output'>;

@@ -1,4 +1,5 @@
 import type { JournalEvent } from '../../journal/types.ts';
+import { known } from '../contract.ts';
 import type { RecAgent, RecItem, RecordsState, RecTurn } from './records-state.ts';
 import { DEFAULT_TURN_PAGE } from './records-view.ts';
 
@@ -118,12 +119,13 @@ export function anyTrimmed(s: RecordsState): boolean {
  * is an undo (which removes turns by their opening message). A false positive costs a fold of the journal.
  */
 export function touchesTrimmed(s: RecordsState, e: JournalEvent): boolean {
-  if (e.type === 'session.undone') return true;
+  const type = known(e).type;
+  if (type === 'session.undone') return true;
   const p = e.payload as Record<string, unknown> | null;
   if (!p || typeof p !== 'object') return false;
   const agent = s.agents.get(typeof p.agent_id === 'string' ? p.agent_id : 'main');
   // A turn being opened names a turn no fold holds yet (subagent.started comes before its turn.started).
-  if (typeof p.turn_id === 'string' && e.type !== 'turn.started' && e.type !== 'subagent.started') {
+  if (typeof p.turn_id === 'string' && type !== 'turn.started' && type !== 'subagent.started') {
     if (agent?.trimmed && !agent.byEngineTurn.has(p.turn_id)) return true;
     // A call of a turn held is held with it (a tool frame lives in its turn's steps).
     if (agent?.byEngineTurn.has(p.turn_id)) return false;
@@ -132,9 +134,9 @@ export function touchesTrimmed(s: RecordsState, e: JournalEvent): boolean {
   if (typeof p.tool_call_id === 'string') calls.push(p.tool_call_id);
   // A task started patches its parent call's frame; a task's later events (task.terminated ...) do not touch it.
   const task = p.task as { parent_tool_call_id?: unknown } | undefined;
-  if (e.type === 'task.started' && typeof task?.parent_tool_call_id === 'string') calls.push(task.parent_tool_call_id);
+  if (type === 'task.started' && typeof task?.parent_tool_call_id === 'string') calls.push(task.parent_tool_call_id);
   // A subagent spawned patches its parent call's frame (agentRefs; records.ts 'subagent.spawned').
-  if (e.type === 'subagent.spawned' && typeof p.parent_tool_call_id === 'string') calls.push(p.parent_tool_call_id);
+  if (type === 'subagent.spawned' && typeof p.parent_tool_call_id === 'string') calls.push(p.parent_tool_call_id);
   // An interaction resolved: the tool frame of its call gets the answer (records.ts resolveInteraction).
   for (const [k, v] of Object.entries(p)) {
     if (typeof v !== 'string' || !k.endsWith('_id')) continue;

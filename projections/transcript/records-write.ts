@@ -1,6 +1,7 @@
 import {
   recAgent, stepHeader, turnHeader, type OpsOut, type RecAgent, type RecFrame, type RecordsState, type RecStep, type RecTurn, type StepSide,
 } from './records-state.ts';
+import type { VolatileType } from '../contract.ts';
 
 // The writers of the client records (spec/clients.md B): each change of a record puts its op (C2) in `o`. The
 // streamed deltas (applyDelta, live folds only) open and grow the frames a step's message.created later completes:
@@ -105,7 +106,7 @@ type DeltaPayload = { agent_id?: string; turn_id: string; step: number };
  * A streamed delta (live channel only; deltas are never journaled): the first of a frame opens it
  * (`frame.upsert` with empty text, then `append` at 0), later ones `append` at the frame's length.
  */
-export function applyDelta(s: RecordsState, o: OpsOut, type: string, p: DeltaPayload & Record<string, unknown>): void {
+export function applyDelta(s: RecordsState, o: OpsOut, type: VolatileType, p: DeltaPayload & Record<string, unknown>): void {
   const agentId = p.agent_id ?? 'main';
   const a = recAgent(s, agentId);
   const t = turnOf(a, p.turn_id);

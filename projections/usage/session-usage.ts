@@ -85,7 +85,7 @@ export class UsageProjection implements Projection {
   }
 
   apply(event: JournalEvent): RecordWrite[] {
-    if (event.type === 'event.session.deleted') {
+    if (known(event).type === 'event.session.deleted') {
       const id = (event.payload as { session_id: string }).session_id;
       if (!this.bySession.delete(id)) return [];
       return [{ key: id, delete: true }];

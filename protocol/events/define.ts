@@ -19,6 +19,7 @@ export interface EventDef<
   T extends string = string,
   D extends Durability = Durability,
   S extends PayloadSchema = PayloadSchema,
+  C extends string = string,
 > {
   /** The spec's dotted name, a fact in the past tense. */
   readonly type: T;
@@ -55,11 +56,13 @@ export interface EventDef<
    * Events journaled with this one, at the end of its batch (src/events/journal.ts): the same fact under the names
    * other clients read (spec/clients.md F: `prompt.submitted` beside `prompt.accepted`). Checked like any append.
    */
-  readonly companions?: (payload: Record<string, unknown>) => Array<{ type: string; payload: Record<string, unknown> }>;
+  readonly companions?: (payload: Record<string, unknown>) => Array<{ type: C; payload: Record<string, unknown> }>;
 }
 
 /** Declares one event type; `registry.ts` collects them and checks the combination of fields. */
-export function defineEvent<const T extends string, const D extends Durability, S extends PayloadSchema>(def: EventDef<T, D, S>): EventDef<T, D, S> {
+export function defineEvent<const T extends string, const D extends Durability, S extends PayloadSchema, const C extends string = never>(
+  def: EventDef<T, D, S, C>,
+): EventDef<T, D, S, C> {
   return Object.freeze({ ...def });
 }
 

@@ -1,7 +1,7 @@
 import { APPROVAL_EVENTS } from './approvals.ts';
 import { COMPACTION_EVENTS } from './compaction.ts';
 import { CONFIG_EVENTS } from './config.ts';
-import type { EventDef, PayloadOfDef, TranscriptRole } from './define.ts';
+import type { Durability, EventDef, PayloadOfDef, PayloadSchema, TranscriptRole } from './define.ts';
 import { DELTA_EVENTS } from './deltas.ts';
 import { FILE_EVENTS } from './files.ts';
 import { GUI_EVENTS } from './gui.ts';
@@ -31,8 +31,20 @@ type AnyEvent = (typeof ALL)[number];
 export type EventType = AnyEvent['type'];
 export type DurableType = Extract<AnyEvent, { durability: 'durable' }>['type'];
 export type VolatileType = Extract<AnyEvent, { durability: 'volatile' }>['type'];
+/**
+ * Some of the registry's names, as a type: `EventTypes<'turn.ended' | 'turn.started'>` fails to compile on a name the
+ * registry does not define, where a bare union of literals would not.
+ */
+export type EventTypes<T extends EventType> = T;
 /** The payload of an event type, inferred from its schema. */
 export type PayloadOf<T extends EventType> = PayloadOfDef<Extract<AnyEvent, { type: T }>>;
+
+/** The names entries journal as companions (`prompt.submitted` beside `prompt.accepted`). */
+type CompanionType = AnyEvent extends infer E ? (E extends EventDef<string, Durability, PayloadSchema, infer C> ? C : never) : never;
+/** Compiles only while every companion is a registered name (the definitions are outside the architecture test's reach). */
+export type CompanionsRegistered = Exclude<CompanionType, EventType> extends never ? true : never;
+const companionsRegistered: CompanionsRegistered = true;
+void companionsRegistered;
 
 /** A durable event as an emitter builds it: its type picks the payload's shape. */
 export type NewEvent = { [T in DurableType]: { type: T; payload: PayloadOf<T> } }[DurableType];

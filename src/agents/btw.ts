@@ -4,12 +4,11 @@ import { loadMessages, replayContext } from '../engine/history.ts';
 import { sessionModel } from '../engine/model-resolve.ts';
 import { finishedPrompt } from '../engine/prompt-state.ts';
 import { SessionRuntime, type RuntimeDeps } from '../engine/runtime.ts';
-import { EngineEvents } from '../engine/events.ts';
 import type { PromptAcceptedPayload } from '../../protocol/events/turns.ts';
-import { SubagentEvents } from './events.ts';
 import type { SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
 import { SYSTEM_PROMPT_EVENT } from '../engine/system-prompt.ts';
 import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** `:btw` agents may only read (Core: "limited to read-only tools Read, Grep, Glob"). */
 export const BTW_TOOLS = ['Read', 'Grep', 'Glob'] as const;
@@ -38,7 +37,7 @@ export async function createBtwAgent(
     thinking_effort: thinking.enabled ? thinking.effort ?? 'default' : 'off', background: false,
     forked_from_message_id: history.length ? history[history.length - 1]!.id : null, tools: [...BTW_TOOLS],
   };
-  await deps.journal.append([{ stream: session.id, type: SubagentEvents.spawned, payload }]);
+  await deps.journal.append([{ stream: session.id, type: 'subagent.spawned', payload }]);
   // The fork keeps the main agent's system prompt, recorded under its own id with its first turn.
   const system = main.system !== undefined ? { text: main.system, recorded: false, identity: main.identity } : undefined;
   return new SessionRuntime(deps, session.id, session.workspace_id, history, { id: agentId, toolScope: { only: BTW_TOOLS }, ...(system ? { system } : {}) });
@@ -48,7 +47,7 @@ export async function createBtwAgent(
 export async function rebuildBtwAgent(deps: RuntimeDeps, session: SessionRecord, agentId: string): Promise<SessionRuntime | undefined> {
   // One read: the agent's own messages, and every event to replay the main context as it was at the fork.
   const own = await loadMessages(deps.journal, session.id, agentId);
-  const at = own.events.findIndex((e) => e.type === SubagentEvents.spawned && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
+  const at = own.events.findIndex((e) => known(e).type === 'subagent.spawned' && e.payload?.agent_id === agentId && e.payload?.kind === 'btw');
   if (at < 0) return undefined;
   const mainAtFork: Message[] = [];
   for (const e of own.events.slice(0, at)) replayContext(mainAtFork, e, 'main');
@@ -61,7 +60,7 @@ export async function rebuildBtwAgent(deps: RuntimeDeps, session: SessionRecord,
     id: agentId, toolScope: { only: BTW_TOOLS }, ...recordedSystem(own.events, agentId),
   });
   for (const e of own.events) {
-    if (e.type === EngineEvents.promptAccepted && e.payload?.agent_id === agentId) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
+    if (known(e).type === 'prompt.accepted' && e.payload?.agent_id === agentId) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
   }
   return rt;
 }

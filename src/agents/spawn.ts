@@ -1,6 +1,5 @@
 import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
-import { EngineEvents } from '../engine/events.ts';
 import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import type { Usage } from '../../protocol/events/common.ts';
 import { clientFor, type ClientCache, type TokenSource } from '../engine/model-resolve.ts';
@@ -10,7 +9,6 @@ import { subagentSystemPrompt } from '../engine/system-prompt.ts';
 import { overheadTokens } from '../engine/compaction/budget.ts';
 import { budgetFor, ContextGauge, contextHooks } from '../engine/compaction/runtime.ts';
 import { truncateHead } from '../tools/truncate.ts';
-import { SubagentEvents } from './events.ts';
 import type { SubagentFailure, SubagentSpawnedPayload } from '../../protocol/events/subagents.ts';
 import type { BoundModel } from './pool.ts';
 import { SubagentTask } from './subagent-task.ts';
@@ -69,7 +67,7 @@ async function spawnSubagent(deps: SubagentDeps, launcher: SubagentLauncher, req
     model: req.bound.model.alias, thinking_effort: effortLabel(req.bound), task_id: taskId, background: req.background,
     ...(req.parentTurnId ? { parent_turn_id: req.parentTurnId } : {}), ...(req.parentToolCallId ? { parent_tool_call_id: req.parentToolCallId } : {}),
   };
-  await deps.journal.append([{ stream: req.sessionId, type: SubagentEvents.spawned, payload: spawned }]);
+  await deps.journal.append([{ stream: req.sessionId, type: 'subagent.spawned', payload: spawned }]);
   await deps.tasks.register(task);
   const settled = run(deps, launcher, req, task);
   return { task, settled };
@@ -91,9 +89,9 @@ async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnReq
     };
     history = [user];
     await emit([
-      { type: SubagentEvents.started, payload: { agent_id: agentId, turn_id: turnId } },
-      { type: EngineEvents.turnStarted, payload: { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, prompt_ids: [], model: req.bound.model.alias, started_at: user.created_at, prompt: req.prompt } },
-      { type: EngineEvents.messageCreated, payload: { agent_id: agentId, turn_id: turnId, message: user } },
+      { type: 'subagent.started', payload: { agent_id: agentId, turn_id: turnId } },
+      { type: 'turn.started', payload: { agent_id: agentId, turn_id: turnId, prompt_id: task.spec.id, prompt_ids: [], model: req.bound.model.alias, started_at: user.created_at, prompt: req.prompt } },
+      { type: 'message.created', payload: { agent_id: agentId, turn_id: turnId, message: user } },
     ]);
     const client = await clientFor(deps, req.bound.model, deps.clients);
     const parentSystem = deps.parentSystem(req.sessionId);
@@ -120,9 +118,9 @@ async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnReq
   if (outcome.reason === 'completed') {
     const result = finalText(history) || '(the subagent finished without a text answer)';
     await emit([
-      { type: EngineEvents.turnEnded, payload: ended },
+      { type: 'turn.ended', payload: ended },
       {
-        type: SubagentEvents.completed,
+        type: 'subagent.completed',
         payload: { agent_id: agentId, task_id: task.spec.id, turn_id: turnId, result: truncateHead(result, EVENT_RESULT_BUDGET), usage: outcome.usage, steps: outcome.steps, duration_ms: Date.now() - started },
       },
     ]);
@@ -133,8 +131,8 @@ async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnReq
   const message = reason === 'timed_out' ? `the subagent exceeded ${timeoutSetting} (${timeoutMs} ms)`
     : reason === 'cancelled' ? 'the subagent was cancelled' : outcome.error?.message ?? 'the subagent failed';
   await emit([
-    { type: EngineEvents.turnEnded, payload: ended },
-    { type: SubagentEvents.failed, payload: { agent_id: agentId, task_id: task.spec.id, turn_id: turnId, reason, ...(outcome.error ? { error: { kind: outcome.error.kind, message: outcome.error.message } } : {}) } },
+    { type: 'turn.ended', payload: ended },
+    { type: 'subagent.failed', payload: { agent_id: agentId, task_id: task.spec.id, turn_id: turnId, reason, ...(outcome.error ? { error: { kind: outcome.error.kind, message: outcome.error.message } } : {}) } },
   ]);
   await task.settle(reason === 'cancelled' ? 'cancelled' : 'failed', `[${reason}] ${message}`);
   return { status: 'failed', reason, message };
@@ -142,7 +140,7 @@ async function run(deps: SubagentDeps, launcher: SubagentLauncher, req: SpawnReq
 
 /** The daemon is stopping: the turn stays open in the journal and the next start reports it interrupted. */
 async function suspend(deps: SubagentDeps, req: SpawnRequest, task: SubagentTask, emit: (e: NewEvent[]) => Promise<unknown>): Promise<SubagentSettlement> {
-  await emit([{ type: SubagentEvents.suspended, payload: { agent_id: task.spec.agentId, task_id: task.spec.id, reason: 'daemon_stopping' } }])
+  await emit([{ type: 'subagent.suspended', payload: { agent_id: task.spec.agentId, task_id: task.spec.id, reason: 'daemon_stopping' } }])
     .catch((err) => deps.log.warn({ session_id: req.sessionId }, `subagent.suspended not journaled: ${String(err)}`));
   await task.settle('cancelled', '[interrupted] the daemon stopped while the subagent ran');
   return { status: 'failed', reason: 'interrupted', message: 'the daemon stopped while the subagent ran' };

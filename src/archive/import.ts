@@ -5,8 +5,8 @@ import type { Journal } from '../../journal/journal.ts';
 import type { StoredEvent } from '../../journal/types.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import { eventDef } from '../../protocol/events/registry.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
+import { eventDef, type NewStreamEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 import { validationError } from '../../protocol/errors.ts';
 import type * as vt from 'valibot';
 import type { SessionObject as SessionObjectSchema } from '../../protocol/schemas/sessions.ts';
@@ -122,7 +122,8 @@ export async function importArchive(deps: ImportDeps, zip: Uint8Array): Promise<
   const prepared = manifest.streams.map((s) => ({ s, id: rename.get(s.session_id) ?? s.session_id, records: streamRecords(rewrite(strFromU8(files[s.file])), s) }));
   let events = 0;
   for (const { s, id, records } of prepared) {
-    if (records[0]?.type !== 'session.created') throw invalid(`${s.file}: does not start with session.created`);
+    const first = records[0];
+    if (!first || known(first).type !== 'session.created') throw invalid(`${s.file}: does not start with session.created`);
     await deps.journal.importStream(id, { epoch: s.epoch, seq: s.head_seq, created_at: s.created_at }, records);
     events += records.length;
     const record = deps.sessions.get(id);
@@ -130,7 +131,7 @@ export async function importArchive(deps: ImportDeps, zip: Uint8Array): Promise<
     // Imported events are never broadcast: clients hear of the session (and its workspace) from these.
     const root = manifest.workspace?.id === record.workspace_id ? manifest.workspace.root : record.cwd;
     const ws = deps.workspaces.get(record.workspace_id) ? [] : workspaceUpsertEvents(deps, root, { reopen: false, name: manifest.workspace?.name }).events;
-    await deps.journal.append([...ws, { stream: GLOBAL_STREAM, type: GlobalEvents.sessionCreated, payload: toSessionObject(record, deps.live) }]);
+    await deps.journal.append([...ws, { stream: GLOBAL_STREAM, type: 'event.session.created', payload: toSessionObject(record, deps.live) } satisfies NewStreamEvent]);
   }
   const id = rename.get(manifest.session_id) ?? manifest.session_id;
   const record = deps.sessions.get(id);

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import type { CapabilityStatus } from '../../protocol/schemas/capabilities.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
@@ -111,7 +110,7 @@ export class CapabilityService {
   private async set(c: CapabilityDef, install: Install): Promise<void> {
     this.installs.set(c.id, install);
     const s = this.status(c);
-    await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.capabilityChanged, payload: { capability_id: c.id, install, state: s.state } }]);
+    await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: 'event.capability.changed', payload: { capability_id: c.id, install, state: s.state } }]);
   }
 }
 

@@ -4,7 +4,6 @@ import type { EventJournal } from '../events/journal.ts';
 import type { PayloadOf } from '../../protocol/events/registry.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { Logger } from '../lib/logger.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
 import type { ConfigPatch } from '../../protocol/schemas/config.ts';
@@ -269,8 +268,8 @@ export class ConfigService extends EventEmitter {
   private async publish(fields: string[]): Promise<void> {
     try {
       // The view is built and redacted as a plain document: its shape is checked against the schema in test runs (docs/events.md).
-      const config = this.view() as PayloadOf<typeof GlobalEvents.configChanged>['config'];
-      await this.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.configChanged, payload: { changedFields: fields, config } }]);
+      const config = this.view() as PayloadOf<'event.config.changed'>['config'];
+      await this.journal.append([{ stream: GLOBAL_STREAM, type: 'event.config.changed', payload: { changedFields: fields, config } }]);
     } catch (err) {
       this.log.error({ err: (err as Error).message }, 'cannot record event.config.changed');
     }

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { McpService } from '../mcp/service.ts';
 import { PROJECT_LOCAL_FILE, PROJECT_ROOT_FILE, userFile } from '../mcp/layers.ts';
 import { localConfigPath } from '../workspaces/local-config.ts';
 import type { ConfigService } from './service.ts';
 import { FilesWatcher } from './watch.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 export interface ConfigWatchDeps {
   home: string;
@@ -24,7 +25,7 @@ type Target =
   | { kind: 'project-mcp'; workspaceId: string }
   | { kind: 'local'; workspaceId: string };
 
-const WORKSPACE_EVENTS = new Set<string>([GlobalEvents.workspaceCreated, GlobalEvents.workspaceDeleted, GlobalEvents.workspaceTrustChanged]);
+const WORKSPACE_EVENTS = new Set<EventType>(['event.workspace.created', 'event.workspace.deleted', 'workspace.trust_changed']);
 
 /**
  * `[watch] enabled` (Part B "watch"): filesystem watchers that reload config.toml, the MCP config
@@ -66,7 +67,7 @@ export class ConfigWatchers {
 
   /** Subscriber of committed events: a workspace registered, removed, trusted or untrusted changes what is watched. */
   readonly onCommitted = (events: JournalEvent[]): void => {
-    if (events.some((e) => WORKSPACE_EVENTS.has(e.type))) this.sync();
+    if (events.some((e) => WORKSPACE_EVENTS.has(known(e).type))) this.sync();
   };
 
   private changed(file: string): void {

@@ -2,12 +2,11 @@ import type { Journal } from '../../journal/journal.ts';
 import { filePartText } from '../media/file-part.ts';
 import { RequestMedia, type MediaModel, type ModelMediaFiles } from '../media/model-media.ts';
 import type { AssistantMessage, ImagePart, ModelMessage, TextPart, ToolResultPart, VideoPart } from '../providers/wire/types.ts';
-import { CompactionEvents } from './compaction/events.ts';
 import { applyTruncations } from './compaction/plan.ts';
 import type { CompactionCompletedPayload, SessionUndonePayload } from '../../protocol/events/compaction.ts';
 import { survivors, undoOf } from '../../projections/undo.ts';
-import { EngineEvents } from './events.ts';
 import type { ContentPart, Message, MessageCreatedPayload } from '../../protocol/events/turns.ts';
+import { known } from '../../protocol/events/known.ts';
 
 const PAGE = 1000;
 
@@ -18,15 +17,15 @@ const PAGE = 1000;
  */
 export function replayContext(messages: Message[], e: { type: string; payload: any }, agentId: string): void {
   if ((e.payload?.agent_id ?? 'main') !== agentId) return;
-  if (e.type === EngineEvents.messageCreated) {
+  if (known(e).type === 'message.created') {
     const m = (e.payload as MessageCreatedPayload).message;
     if (m.metadata?.compaction) messages.unshift(m);
     else messages.push(m);
-  } else if (e.type === CompactionEvents.completed) {
+  } else if (known(e).type === 'compaction.completed') {
     const p = e.payload as CompactionCompletedPayload;
     messages.splice(0, p.replaced_messages);
     applyTruncations(messages, p.truncated_results);
-  } else if (e.type === CompactionEvents.undone) {
+  } else if (known(e).type === 'session.undone') {
     const kept = survivors(messages, undoOf(e.payload as SessionUndonePayload), (m) => m.id);
     messages.splice(0, messages.length, ...kept);
   }

@@ -1,9 +1,8 @@
 import type { Ids } from '../lib/ids.ts';
-import { ToolEvents } from '../tools/events.ts';
 import type { ContentPart, Message, MessageCreatedPayload } from '../../protocol/events/turns.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
-import { EngineEvents } from './events.ts';
 import { INTERRUPTED_RESULT } from './tool-pairing.ts';
+import { known } from '../../protocol/events/known.ts';
 
 interface Ev { type: string; payload: any }
 
@@ -31,8 +30,8 @@ export function answerOpenCalls(events: readonly Ev[], site: OpenCallsSite): New
   const messages: Message[] = [];
   const recorded = new Map<string, Outcome>();
   for (const e of events) {
-    if (e.type === EngineEvents.messageCreated && mine(e.payload) && e.payload.turn_id === site.turnId) messages.push((e.payload as MessageCreatedPayload).message);
-    else if (e.type === ToolEvents.result && mine(e.payload)) recorded.set(e.payload.tool_call_id, { content: e.payload.content, is_error: e.payload.is_error });
+    if (known(e).type === 'message.created' && mine(e.payload) && e.payload.turn_id === site.turnId) messages.push((e.payload as MessageCreatedPayload).message);
+    else if (known(e).type === 'tool.result' && mine(e.payload)) recorded.set(e.payload.tool_call_id, { content: e.payload.content, is_error: e.payload.is_error });
   }
   const open = unansweredCalls(messages);
   if (!open.length) return [];
@@ -41,10 +40,10 @@ export function answerOpenCalls(events: readonly Ev[], site: OpenCallsSite): New
   const message = toolMessage(site, results.map(({ call, known }) => resultPart(call, known ?? { content: INTERRUPTED_RESULT, is_error: true })));
   return [
     ...results.filter((r) => !r.known).map((r): NewEvent => ({
-      type: ToolEvents.result,
+      type: 'tool.result',
       payload: { ...turn, tool_call_id: r.call.id, tool_name: r.call.name, is_error: true, content: INTERRUPTED_RESULT, duration_ms: 0 },
     })),
-    { type: EngineEvents.messageCreated, payload: { ...turn, message } },
+    { type: 'message.created', payload: { ...turn, message } },
   ];
 }
 

@@ -1,7 +1,6 @@
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
 import type { PromptInput } from '../../protocol/schemas/prompts.ts';
@@ -9,7 +8,6 @@ import { planPromptMedia, type PromptMediaDeps } from '../media/prompt-media.ts'
 import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import { promptSkillEvents, resolvePromptSkills, withSkills } from '../skills/activation.ts';
 import type { SkillDeps } from '../skills/catalog.ts';
-import { EngineEvents } from './events.ts';
 import type { PromptAcceptedPayload } from '../../protocol/events/turns.ts';
 import { checkCredential, checkThinkingValue, resolveModel, resolveThinking, type ClientCache, type TokenSource } from './model-resolve.ts';
 import { toPromptObject, type PromptRecord } from './prompt-state.ts';
@@ -21,6 +19,7 @@ import { takeLoopTurn } from '../lib/loop-turns.ts';
 import type { AgentCatalog } from '../agents/catalog.ts';
 import { bindProfile, narrowTools, turnInstructions } from '../agents/profile.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 function checkReservable(rt: SessionRuntime, id: string | undefined): void {
   if (id === undefined) return;
@@ -124,9 +123,9 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
     // appendNow: a refused append throws here, before the prompt is queued (its turn would journal it).
     try {
       record.accepted = deps.journal.appendNow([
-        { stream: sessionId, type: EngineEvents.promptAccepted, payload },
+        { stream: sessionId, type: 'prompt.accepted', payload },
         ...promptSkillEvents(sessionId, skills, MAIN_AGENT, promptId),
-        ...(Object.keys(sticky).length ? [{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: sticky } }] : []),
+        ...(Object.keys(sticky).length ? [{ stream: sessionId, type: 'session.profile_updated', payload: { agent_config: sticky } } satisfies NewStreamEvent] : []),
       ]).then(() => undefined);
     } catch (err) {
       await media.discard();

@@ -3,7 +3,6 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
-import { EngineEvents } from './events.ts';
 import type { PromptAcceptedPayload, TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
 import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
@@ -13,7 +12,6 @@ import { Subagents, type SubagentDeps } from '../agents/spawn.ts';
 import { validationError } from '../../protocol/errors.ts';
 import { loadMessages } from './history.ts';
 import { answerOpenCalls } from './open-calls.ts';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
 import type { ClientCache, TokenSource } from './model-resolve.ts';
@@ -24,6 +22,7 @@ import type { ToolExecutor } from './tools.ts';
 import type { HookRunner } from '../hooks/runner.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Newly created sessions remembered for a read-free first load (older ones load from the journal). */
 const FRESH_MAX = 10_000;
@@ -111,7 +110,7 @@ export class EngineRegistry {
   /** Subscriber of committed events (src/app/subscribers.ts): sessions created here load without a journal read. */
   readonly onCommitted = (events: JournalEvent[]): void => {
     for (const e of events) {
-      if (e.type !== SessionEvents.created) continue;
+      if (known(e).type !== 'session.created') continue;
       this.fresh.set(e.stream, e.seq);
       if (this.fresh.size > FRESH_MAX) this.fresh.delete(this.fresh.keys().next().value!);
     }
@@ -184,11 +183,11 @@ export class EngineRegistry {
     const system = this.mainSystem(session, events);
     const orphans = settleOrphans(events, this.deps.clock.now().toISOString(), session.id, this.deps.ids);
     if (orphans.length) await this.deps.journal.append(orphans.map((e) => ({ stream: session.id, ...e })));
-    for (const e of orphans) if (e.type === EngineEvents.messageCreated && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
+    for (const e of orphans) if (e.type === 'message.created' && e.payload.agent_id === MAIN_AGENT) messages.push(e.payload.message);
     const rt = new SessionRuntime(this.runtimeDeps, session.id, session.workspace_id, messages, { id: MAIN_AGENT, system });
     for (const e of events) {
-      if (e.type === EngineEvents.promptAccepted && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
-      if (e.type === EngineEvents.promptAborted) {
+      if (known(e).type === 'prompt.accepted' && (e.payload.agent_id ?? MAIN_AGENT) === MAIN_AGENT) rt.prompts.set(e.payload.prompt_id, finishedPrompt(e.payload as PromptAcceptedPayload));
+      if (known(e).type === 'prompt.aborted') {
         const p = rt.prompts.get(e.payload.prompt_id);
         if (p) p.status = 'aborted';
       }
@@ -243,14 +242,14 @@ export class EngineRegistry {
         // Calls the stop left unanswered get their results first: the history stays one the providers accept.
         ...answerOpenCalls(events, { sessionId: s.id, agentId: MAIN_AGENT, turnId: turn.turn_id, now, ids: this.deps.ids }).map((e) => ({ stream: s.id, ...e }) as NewStreamEvent),
         {
-          stream: s.id, type: EngineEvents.turnEnded,
+          stream: s.id, type: 'turn.ended',
           payload: {
             agent_id: MAIN_AGENT, turn_id: turn.turn_id, prompt_id: turn.prompt_id, reason: 'failed',
             error: { kind: 'interrupted', message: 'daemon restarted during the turn' },
             usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0, ended_at: now,
           } satisfies TurnEndedPayload,
         },
-        ...queuedPrompts(events).map((q): NewStreamEvent => ({ stream: s.id, type: EngineEvents.promptAborted, payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
+        ...queuedPrompts(events).map((q): NewStreamEvent => ({ stream: s.id, type: 'prompt.aborted', payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
         ...settleOrphans(events, now, s.id, this.deps.ids).map((e) => ({ stream: s.id, ...e })),
       ]);
       n++;
@@ -320,10 +319,10 @@ export class EngineRegistry {
 function queuedPrompts(events: Array<{ type: string; payload: any }>): Array<{ prompt_id: string; agent_id: string }> {
   const open = new Map<string, { prompt_id: string; agent_id: string }>();
   for (const e of events) {
-    if (e.type === EngineEvents.promptAccepted) open.set(e.payload.prompt_id, { prompt_id: e.payload.prompt_id, agent_id: e.payload.agent_id ?? MAIN_AGENT });
-    else if (e.type === EngineEvents.turnStarted) open.delete((e.payload as TurnStartedPayload).prompt_id);
-    else if (e.type === EngineEvents.promptSteered) for (const id of e.payload.prompt_ids as string[]) open.delete(id);
-    else if (e.type === EngineEvents.promptAborted) open.delete(e.payload.prompt_id);
+    if (known(e).type === 'prompt.accepted') open.set(e.payload.prompt_id, { prompt_id: e.payload.prompt_id, agent_id: e.payload.agent_id ?? MAIN_AGENT });
+    else if (known(e).type === 'turn.started') open.delete((e.payload as TurnStartedPayload).prompt_id);
+    else if (known(e).type === 'prompt.steered') for (const id of e.payload.prompt_ids as string[]) open.delete(id);
+    else if (known(e).type === 'prompt.aborted') open.delete(e.payload.prompt_id);
   }
   return [...open.values()];
 }

@@ -2,8 +2,6 @@ import { trackWork, workChangedEvents } from '../sessions/interaction.ts';
 import { CompactionSlot } from './compaction/slot.ts';
 import { budgetFor, compactAgent, ContextGauge, contextHooks, MANUAL_POLICY, type AgentContext } from './compaction/runtime.ts';
 import { overheadTokens } from './compaction/budget.ts';
-import { CompactionEvents } from './compaction/events.ts';
-import { EngineEvents } from './events.ts';
 import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import { clientNow, type ResolvedModel } from './model-resolve.ts';
@@ -131,7 +129,7 @@ export class SessionRuntime {
     const payload = undonePayload(plan, events);
     this.history.splice(0, this.history.length, ...plan.remaining);
     this.gauge.reset();
-    return { plan, written: this.deps.journal.append([{ stream: this.sessionId, type: CompactionEvents.undone, payload }]) };
+    return { plan, written: this.deps.journal.append([{ stream: this.sessionId, type: 'session.undone', payload }]) };
   }
 
   /** Queues an accepted prompt and starts the loop when idle. Returns its status at acceptance. */
@@ -182,7 +180,7 @@ export class SessionRuntime {
     if (i >= 0) {
       const [{ prompt }] = this.queue.splice(i, 1);
       prompt.status = 'aborted';
-      await this.deps.journal.append([{ stream: this.sessionId, type: EngineEvents.promptAborted, payload: { agent_id: this.agentId, prompt_id: promptId, reason: 'user' } }]);
+      await this.deps.journal.append([{ stream: this.sessionId, type: 'prompt.aborted', payload: { agent_id: this.agentId, prompt_id: promptId, reason: 'user' } }]);
       return;
     }
     if (this.active?.prompts.some((p) => p.prompt_id === promptId)) this.abortTurn();
@@ -295,14 +293,14 @@ export class SessionRuntime {
     return [
       ...this.systemPromptEvents(),
       {
-        stream: this.sessionId, type: EngineEvents.turnStarted,
+        stream: this.sessionId, type: 'turn.started',
         payload: {
           agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, prompt_ids: [], model: plan.model.alias, started_at: this.deps.clock.now().toISOString(),
           prompt: promptText(prompt.content), ...turnSettings(this.deps, this.sessionId, plan),
         },
       },
-      { stream: this.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
-      ...(stepOne ? [{ stream: this.sessionId, type: EngineEvents.stepStarted, payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } }] : []),
+      { stream: this.sessionId, type: 'message.created', payload: { agent_id: this.agentId, turn_id: turnId, message: user } },
+      ...(stepOne ? [{ stream: this.sessionId, type: 'turn.step.started', payload: { agent_id: this.agentId, turn_id: turnId, step: 1 } } satisfies NewStreamEvent] : []),
       ...(wasBusy ? [] : this.workEvents()),
     ];
   }
@@ -316,12 +314,12 @@ export class SessionRuntime {
     if (!more) this.live(false, plan.model.alias);
     const ended: TurnEndedPayload = { agent_id: this.agentId, turn_id: turnId, prompt_id: prompt.prompt_id, ...outcome, ended_at: deps.clock.now().toISOString() };
     await deps.journal.append([
-      { stream: this.sessionId, type: EngineEvents.turnEnded, payload: ended },
+      { stream: this.sessionId, type: 'turn.ended', payload: ended },
       ...(more ? [] : this.workEvents(ended.reason)),
     ]);
     this.active = undefined;
     deps.log.info({ session_id: this.sessionId, agent_id: this.agentId, turn_id: turnId, reason: outcome.reason, steps: outcome.steps }, 'turn ended');
-    mark(this.sessionId, 'turn.ended');
+    mark(this.sessionId, 'turn.end');
     flushTrace(this.sessionId);
     // Not awaited: a slow Stop hook never holds the next turn.
     if (deps.hooks) void deps.hooks.run('Stop', hookSite(deps, this.site(turnId)), { reason: outcome.reason }).catch(logFailure(deps.log, 'running Stop hooks', { session_id: this.sessionId }));
@@ -344,7 +342,7 @@ export class SessionRuntime {
     try {
       await deps.journal.append([
         ...answerOpenCalls(deps, at, this.history),
-        { stream: this.sessionId, type: EngineEvents.turnEnded, payload: crashedTurnEnded(deps, at, prompt.prompt_id, err) }, ...(more ? [] : this.workEvents('failed')),
+        { stream: this.sessionId, type: 'turn.ended', payload: crashedTurnEnded(deps, at, prompt.prompt_id, err) }, ...(more ? [] : this.workEvents('failed')),
       ]);
     } catch (appendErr) {
       deps.log.error({ err: { message: (appendErr as Error).message }, session_id: this.sessionId }, 'could not journal the end of a crashed turn');

@@ -1,10 +1,8 @@
 import type { SubagentLauncher } from '../agents/launcher.ts';
 import { toolResultContent } from '../media/tool-images.ts';
 import type { MediaStore } from '../media/session-media.ts';
-import { ToolEvents } from '../tools/events.ts';
 import type { ContentPart, Message } from '../../protocol/events/turns.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
-import { EngineEvents } from './events.ts';
 import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome, ToolScope } from './tools.ts';
 
 /** The tool whose consecutive calls of one step run concurrently (src/tools/agent.ts). */
@@ -55,7 +53,7 @@ export async function runToolCalls(s: ToolCallsInput, calls: readonly ToolCall[]
       if (!r) {
         const text = s.closing() ? NOT_RUN_RESULT : ABORTED_RESULT;
         content.push({ type: 'tool_result', tool_use_id: call.id, name: call.name, content: text, is_error: true });
-        skipped.push({ type: ToolEvents.result, payload: { ...turn, tool_call_id: call.id, tool_name: call.name, is_error: true, content: text, duration_ms: 0 } });
+        skipped.push({ type: 'tool.result', payload: { ...turn, tool_call_id: call.id, tool_name: call.name, is_error: true, content: text, duration_ms: 0 } });
         continue;
       }
       const result = await toolResultContent(s.deps, s.sessionId, r);
@@ -64,7 +62,7 @@ export async function runToolCalls(s: ToolCallsInput, calls: readonly ToolCall[]
   }
   const message: Message = { id: s.deps.ids.next('msg'), session_id: s.sessionId, role: 'tool', content, created_at: s.deps.clock.now().toISOString() };
   s.history.push(message);
-  await emit([...skipped, { type: EngineEvents.messageCreated, payload: { ...turn, message } }]);
+  await emit([...skipped, { type: 'message.created', payload: { ...turn, message } }]);
 }
 
 /**

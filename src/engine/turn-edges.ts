@@ -4,7 +4,6 @@ import { ApiError } from '../../protocol/errors.ts';
 import type { ModelClient } from '../providers/wire/types.ts';
 import { agentSettings } from '../sessions/agent-settings.ts';
 import { contextLimit } from '../sessions/info.ts';
-import { EngineEvents } from './events.ts';
 import { clientFor, type ResolvedModel } from './model-resolve.ts';
 import { interruptedToolMessage, unansweredCalls } from './open-calls.ts';
 import type { PromptRecord } from './prompt-state.ts';
@@ -87,5 +86,5 @@ export function answerOpenCalls(deps: Pick<RuntimeDeps, 'clock' | 'ids'>, at: Tu
   if (!open.length) return [];
   const message = interruptedToolMessage({ sessionId: at.sessionId, now: deps.clock.now().toISOString(), ids: deps.ids }, open);
   history.push(message);
-  return [{ stream: at.sessionId, type: EngineEvents.messageCreated, payload: { agent_id: at.agentId, turn_id: at.turnId, message } }];
+  return [{ stream: at.sessionId, type: 'message.created', payload: { agent_id: at.agentId, turn_id: at.turnId, message } }];
 }

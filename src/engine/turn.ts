@@ -5,17 +5,15 @@ import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import type { ModelMediaFiles } from '../media/model-media.ts';
 import type { ModelClient, ThinkingRequest, WireError } from '../providers/wire/types.ts';
-import { EngineEvents } from './events.ts';
 import type { ContentPart, Message, TurnReason } from '../../protocol/events/turns.ts';
 import type { Usage } from '../../protocol/events/common.ts';
 import { estimateTokens, toModelMessages } from './history.ts';
 import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
-import { ToolEvents } from '../tools/events.ts';
 import { runToolCalls } from './tool-calls.ts';
 import { mark, tracing } from './trace.ts';
-import type { NewEvent, PayloadOf } from '../../protocol/events/registry.ts';
+import type { EventTypes, NewEvent, PayloadOf } from '../../protocol/events/registry.ts';
 
 export const MAIN_AGENT = 'main';
 
@@ -109,7 +107,7 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
     await foldSteered(t, emit, carried);
     mark(t.sessionId, 'step.folded');
     // The request goes out while step.started is written; deltas wait for it (and turn.started).
-    const ready = preStarted ? Promise.resolve(t.started) : Promise.all([t.started, emit([{ type: EngineEvents.stepStarted, payload: { ...base, step } }])]);
+    const ready = preStarted ? Promise.resolve(t.started) : Promise.all([t.started, emit([{ type: 'turn.step.started', payload: { ...base, step } }])]);
     ready.catch(() => undefined); // awaited in attemptStep
     mark(t.sessionId, 'step.appendCalled');
     if (tracing) ready.then(() => mark(t.sessionId, 'step.ready'), () => undefined);
@@ -119,7 +117,7 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
       await saveAssistant(t, result.parts, emit, { interrupted: true });
       const reason = result.error.kind === 'aborted' ? 'cancelled' : 'failed';
       const error = reason === 'failed' ? errOf(result.error) : undefined;
-      await emit([{ type: EngineEvents.stepInterrupted, payload: { ...base, step, reason, ...(error ? { error } : {}) } }]);
+      await emit([{ type: 'turn.step.interrupted', payload: { ...base, step, reason, ...(error ? { error } : {}) } }]);
       return end(reason, step, error);
     }
     addUsage(usage, result);
@@ -128,9 +126,9 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
     t.context?.measured(result.usage.input + result.usage.output);
     const context_tokens = contextTokens(t, result);
     await emit([
-      { type: EngineEvents.messageCreated, payload: { ...base, message } },
+      { type: 'message.created', payload: { ...base, message } },
       {
-        type: EngineEvents.stepCompleted,
+        type: 'turn.step.completed',
         payload: {
           ...base, step, finish_reason: result.finish ?? 'other', usage: stepUsage(result), context_tokens, message_id: message.id,
           ...(result.timing ? { llm_timing: result.timing } : {}),
@@ -167,11 +165,11 @@ async function foldSteered(t: TurnInput, emit: Emit, carried: Steered): Promise<
   if (!items.length && !notes.length) return;
   for (const m of notes) t.history.push(m);
   for (const i of items) t.history.push(i.message);
-  const created = (message: Message): NewEvent => ({ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } });
+  const created = (message: Message): NewEvent => ({ type: 'message.created', payload: { agent_id: agentOf(t), turn_id: t.turnId, message } });
   await emit([
     ...notes.map(created),
     ...items.map((i) => created(i.message)),
-    ...(items.length ? [{ type: EngineEvents.promptSteered, payload: { agent_id: agentOf(t), turn_id: t.turnId, prompt_ids: items.map((i) => i.prompt_id) } }] : []),
+    ...(items.length ? [{ type: 'prompt.steered', payload: { agent_id: agentOf(t), turn_id: t.turnId, prompt_ids: items.map((i) => i.prompt_id) } } satisfies NewEvent] : []),
   ]);
 }
 
@@ -179,9 +177,9 @@ async function foldSteered(t: TurnInput, emit: Emit, carried: Steered): Promise<
 async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emit: Emit, ready: Promise<unknown>): Promise<AttemptResult> {
   const publish = gatedPublisher(t, ready);
   const sink = {
-    text: (text: string, offset: number) => publish(EngineEvents.assistantDelta, { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
-    thinking: (text: string, offset: number) => publish(EngineEvents.thinkingDelta, { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
-    toolArgs: (call: { id: string; name: string }, delta: string, offset: number) => publish(ToolEvents.callDelta, {
+    text: (text: string, offset: number) => publish('assistant.delta', { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
+    thinking: (text: string, offset: number) => publish('thinking.delta', { agent_id: agentOf(t), turn_id: t.turnId, step, text, offset }, offset),
+    toolArgs: (call: { id: string; name: string }, delta: string, offset: number) => publish('tool.call.delta', {
       agent_id: agentOf(t), turn_id: t.turnId, step, tool_call_id: call.id, tool_name: call.name, delta, offset,
     }, offset),
   };
@@ -219,7 +217,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
     // The failed attempt's deltas were live and offsets never go back (Core Events rule 3): journal
     // that text too, so a replay reads what a live client saw. Its metadata keeps it out of the model context.
     await emit([...partialEvents(t, result.parts, { interrupted: true, retried: true }), {
-      type: EngineEvents.stepRetrying,
+      type: 'turn.step.retrying',
       payload: {
         agent_id: agentOf(t), turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms, error: errOf(result.error), max_attempts: t.limits.maxAttempts,
       },
@@ -231,7 +229,7 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
 /** The provider refused the request as too long: journals the retry (a visible warning), then compacts. */
 async function retryCompacted(t: TurnInput, step: number, attempt: number, result: AttemptResult, emit: Emit): Promise<boolean> {
   await emit([...partialEvents(t, result.parts, { interrupted: true, retried: true }), {
-    type: EngineEvents.stepRetrying,
+    type: 'turn.step.retrying',
     payload: {
       agent_id: agentOf(t), turn_id: t.turnId, step, attempt, next_attempt: attempt + 1, delay_ms: 0, error: errOf(result.error!),
       max_attempts: Math.max(t.limits.maxAttempts, attempt + 1),
@@ -240,7 +238,7 @@ async function retryCompacted(t: TurnInput, step: number, attempt: number, resul
   return t.context!.overflow(step);
 }
 
-type DeltaType = typeof EngineEvents.assistantDelta | typeof EngineEvents.thinkingDelta | typeof ToolEvents.callDelta;
+type DeltaType = EventTypes<'assistant.delta' | 'thinking.delta' | 'tool.call.delta'>;
 
 /**
  * Volatile frames held until `ready` (the step's start events) is on disk, so a
@@ -282,7 +280,7 @@ function partialEvents(t: TurnInput, parts: ContentPart[], metadata: Record<stri
   if (!kept.length) return [];
   const message = buildMessage(t, kept, metadata);
   t.history.push(message);
-  return [{ type: EngineEvents.messageCreated, payload: { agent_id: agentOf(t), turn_id: t.turnId, message } }];
+  return [{ type: 'message.created', payload: { agent_id: agentOf(t), turn_id: t.turnId, message } }];
 }
 
 /** The step's tool calls (src/engine/tool-calls.ts: after an abort no further call starts, and every call gets a result). */

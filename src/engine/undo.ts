@@ -1,9 +1,8 @@
 import { messageChars } from '../../projections/usage/estimate.ts';
 import { undoOf } from '../../projections/undo.ts';
-import { CompactionEvents } from './compaction/events.ts';
 import type { SessionUndonePayload } from '../../protocol/events/compaction.ts';
-import { EngineEvents } from './events.ts';
 import type { Message, MessageCreatedPayload } from '../../protocol/events/turns.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /**
  * `:undo`: which messages the last `count` turns are. An undo point is a user prompt (a user
@@ -39,13 +38,13 @@ export function undonePayload(plan: Extract<UndoPlan, { ok: true }>, events: Arr
 function lastPrompt(events: Array<{ type: string; payload: any }>, undoing: Set<string>): string | null {
   const gone = new Set(undoing);
   for (const e of events) {
-    if (e.type !== CompactionEvents.undone) continue;
+    if (known(e).type !== 'session.undone') continue;
     const undo = undoOf(e.payload as SessionUndonePayload);
     if (undo.agentId === 'main') for (const id of undo.messageIds) gone.add(id);
   }
   for (let i = events.length - 1; i >= 0; i--) {
     const e = events[i]!;
-    if (e.type !== EngineEvents.messageCreated || (e.payload?.agent_id ?? 'main') !== 'main') continue;
+    if (known(e).type !== 'message.created' || (e.payload?.agent_id ?? 'main') !== 'main') continue;
     const m = (e.payload as MessageCreatedPayload).message;
     if (isPrompt(m) && !gone.has(m.id)) return promptText(m);
   }

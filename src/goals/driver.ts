@@ -1,15 +1,14 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { GoalSnapshot } from '../../protocol/events/session.ts';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import type { TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
-import { EngineEvents } from '../engine/events.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';
 import { budgetOf, reachedBudget } from './budget.ts';
 import { GOAL_TOOL } from './tool.ts';
+import { known } from '../../protocol/events/known.ts';
 
 interface OpenTurn {
   turnId: string;
@@ -51,18 +50,18 @@ export class GoalDriver {
 
   readonly onCommitted = (events: JournalEvent[]): void => {
     for (const e of events) {
-      if (e.type === EngineEvents.turnStarted) {
+      if (known(e).type === 'turn.started') {
         const p = e.payload as TurnStartedPayload;
         if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT) continue;
         const g = this.deps.sessions.get(e.stream)?.goal;
         this.turns.set(e.stream, { turnId: p.turn_id, startedAt: Date.parse(p.started_at) || Date.parse(e.ts), ...(g?.status === 'active' ? { goalId: g.goalId } : {}) });
-      } else if (e.type === EngineEvents.turnEnded) {
+      } else if (known(e).type === 'turn.ended') {
         const p = e.payload as TurnEndedPayload;
         if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT) continue;
         const open = this.turns.get(e.stream);
         this.turns.delete(e.stream);
         void this.turnEnded(e.stream, p, open).catch((err) => this.deps.log.warn({ err: (err as Error).message, session_id: e.stream }, 'goal bookkeeping failed'));
-      } else if (e.type === SessionEvents.goalUpdated) {
+      } else if (known(e).type === 'goal.updated') {
         const g = (e.payload as { goal: GoalSnapshot | null }).goal;
         const prev = this.seen.get(e.stream);
         if (g) this.seen.set(e.stream, { goalId: g.goalId, status: g.status });
@@ -83,7 +82,7 @@ export class GoalDriver {
   }
 
   private async update(sessionId: string, goal: GoalSnapshot): Promise<void> {
-    await this.deps.journal.append([{ stream: sessionId, type: SessionEvents.goalUpdated, payload: { goal: { ...goal, budget: budgetOf(goal) } } }]);
+    await this.deps.journal.append([{ stream: sessionId, type: 'goal.updated', payload: { goal: { ...goal, budget: budgetOf(goal) } } }]);
   }
 
   private async turnEnded(sessionId: string, p: TurnEndedPayload, open: OpenTurn | undefined): Promise<void> {

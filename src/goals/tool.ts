@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import { LIMITS, maxString } from '../../protocol/schemas/common.ts';
 import { defineTool, ToolError, type ToolDef } from '../tools/types.ts';
 
@@ -23,7 +22,7 @@ export const goalCompleteTool: ToolDef<v.InferOutput<typeof Input>> = defineTool
   async run(input, ctx) {
     const goal = ctx.session.goal;
     if (!goal || goal.status !== 'active') throw new ToolError('there is no active goal');
-    await ctx.deps.journal.append([{ stream: ctx.session.id, type: SessionEvents.goalUpdated, payload: { goal: { ...goal, status: 'complete', terminalReason: 'completed' } } }]);
+    await ctx.deps.journal.append([{ stream: ctx.session.id, type: 'goal.updated', payload: { goal: { ...goal, status: 'complete', terminalReason: 'completed' } } }]);
     return `Goal marked complete: ${input.summary}`;
   },
 });

@@ -1,7 +1,6 @@
 import { GUI_STREAM } from '../../journal/keys.ts';
 import type { GuiStore } from '../../projections/gui-store/gui-store.ts';
 import type { EventJournal } from '../events/journal.ts';
-import { GuiEvents } from '../../protocol/events/types.ts';
 
 /** The GUI projection (reads) and the journal (writes). */
 export interface GuiDeps {
@@ -17,16 +16,16 @@ export interface GuiDeps {
  */
 
 export async function setGuiItem(deps: GuiDeps, key: string, value: string): Promise<null> {
-  if (deps.gui.get(key) !== value) await deps.journal.append([{ stream: GUI_STREAM, type: GuiEvents.itemSet, payload: { key, value } }]);
+  if (deps.gui.get(key) !== value) await deps.journal.append([{ stream: GUI_STREAM, type: 'gui.item_set', payload: { key, value } }]);
   return null;
 }
 
 export async function removeGuiItem(deps: GuiDeps, key: string): Promise<null> {
-  if (deps.gui.get(key) !== null) await deps.journal.append([{ stream: GUI_STREAM, type: GuiEvents.itemRemoved, payload: { key } }]);
+  if (deps.gui.get(key) !== null) await deps.journal.append([{ stream: GUI_STREAM, type: 'gui.item_removed', payload: { key } }]);
   return null;
 }
 
 export async function clearGui(deps: GuiDeps): Promise<null> {
-  if (deps.gui.length > 0) await deps.journal.append([{ stream: GUI_STREAM, type: GuiEvents.cleared, payload: {} }]);
+  if (deps.gui.length > 0) await deps.journal.append([{ stream: GUI_STREAM, type: 'gui.cleared', payload: {} }]);
   return null;
 }

@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger.ts';
 import { enabledPlugins } from '../plugins/layout.ts';
 import { readPluginHooks } from '../plugins/load.ts';
 import { parseHooks, type HookEvent, type HookSpec } from './types.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Largest stdout / stderr kept of one hook run. */
 const OUTPUT_MAX = 64 * 1024;
@@ -62,7 +63,7 @@ export class HookRunner {
 
   /** `event.plugin.changed`: a plugin was installed, enabled, disabled or removed; its hooks are read again. */
   readonly onCommitted = (events: JournalEvent[]): void => {
-    if (events.some((e) => e.type === 'event.plugin.changed')) this.cached = undefined;
+    if (events.some((e) => known(e).type === 'event.plugin.changed')) this.cached = undefined;
   };
 
   /** The hooks of one event: the config's first, then each enabled plugin's, in plugin id order. */

@@ -23,6 +23,7 @@ import { parseReadResource, READ_MCP_RESOURCE, readResourceSpec, resourceOutcome
 import { DEFAULT_RECONNECT, type ReconnectPolicy } from './reconnect.ts';
 import { toToolOutcome, type ResultSite } from './results.ts';
 import { SessionServers } from './session-servers.ts';
+import { known } from '../../protocol/events/known.ts';
 
 export interface McpDeps {
   home: string;
@@ -130,8 +131,8 @@ export class McpService implements ExternalTools {
    * a plugin installed, enabled, disabled or removed reloads the plugin layer of every live session.
    */
   readonly onCommitted = (events: JournalEvent[]): Promise<unknown> | void => {
-    const ids = new Set(events.filter((e) => e.type === 'workspace.trust_changed').map((e) => (e.payload as { workspace_id: string }).workspace_id));
-    if (events.some((e) => e.type === 'event.plugin.changed')) return this.resync(() => true);
+    const ids = new Set(events.filter((e) => known(e).type === 'workspace.trust_changed').map((e) => (e.payload as { workspace_id: string }).workspace_id));
+    if (events.some((e) => known(e).type === 'event.plugin.changed')) return this.resync(() => true);
     if (ids.size) return Promise.all([...ids].map((id) => this.trustChanged(id)));
   };
 

@@ -10,11 +10,12 @@ import { decide } from './policy.ts';
 import { byScope, configRules, subjectOf } from './rules.ts';
 import { localConfigPath, readLocalConfig } from '../workspaces/local-config.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
-import { ApprovalEvents, type CheckContext, type PermissionDecision, type PermissionGate, type PermissionMode, type PermissionRule, type ReviewRequest, type ToolCallRef } from './types.ts';
+import type { CheckContext, PermissionDecision, PermissionGate, PermissionMode, PermissionRule, ReviewRequest, ToolCallRef } from './types.ts';
 import { logFailure } from '../lib/logger.ts';
 import { agentSettings } from '../sessions/agent-settings.ts';
 import type { ApprovalDecision, ApprovalItem, ApprovalResolvedPayload, PermissionRequestedPayload, PermissionResolvedPayload } from '../../protocol/events/approvals.ts';
 import { callDisplay } from '../../protocol/display.ts';
+import { known } from '../../protocol/events/known.ts';
 
 const APPROVAL_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const ABORTED: PermissionDecision = { decision: 'deny', message: 'Permission request cancelled: the turn was aborted.' };
@@ -150,8 +151,8 @@ export class PermissionService implements PermissionGate {
     setPendingInteraction(this.deps, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
     try {
       await this.deps.journal.append([
-        { stream: sessionId, type: ApprovalEvents.requested, payload: item },
-        { stream: sessionId, type: ApprovalEvents.permissionRequested, payload: permissionOf(item) },
+        { stream: sessionId, type: 'event.approval.requested', payload: item },
+        { stream: sessionId, type: 'permission.approval.requested', payload: permissionOf(item) },
         statusChangedEvent(this.deps, sessionId),
       ]);
     } catch (err) {
@@ -208,11 +209,11 @@ export class PermissionService implements PermissionGate {
       if (!s.pending_approvals?.length || s.foreign) continue;
       await this.deps.journal.append(s.pending_approvals.flatMap((a) => [
         {
-          stream: s.id, type: ApprovalEvents.resolved,
+          stream: s.id, type: 'event.approval.resolved',
           payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled', reason: 'daemon_restarted', resolved_at: at } satisfies ApprovalResolvedPayload,
         } as const,
         {
-          stream: s.id, type: ApprovalEvents.permissionResolved,
+          stream: s.id, type: 'permission.approval.resolved',
           payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled' } satisfies PermissionResolvedPayload,
         } as const,
       ]));
@@ -236,8 +237,8 @@ export class PermissionService implements PermissionGate {
     if (last) setPendingInteraction(this.deps, sessionId, 'approval', this.pendingItems(sessionId).length > 0);
     try {
       await this.deps.journal.append([
-        { stream: sessionId, type: ApprovalEvents.resolved, payload },
-        { stream: sessionId, type: ApprovalEvents.permissionResolved, payload: { ...permissionOf(p.item), decision } },
+        { stream: sessionId, type: 'event.approval.resolved', payload },
+        { stream: sessionId, type: 'permission.approval.resolved', payload: { ...permissionOf(p.item), decision } },
         ...(last ? [statusChangedEvent(this.deps, sessionId)] : []),
       ]);
     } finally {
@@ -256,8 +257,8 @@ export class PermissionService implements PermissionGate {
     for (const e of await this.deps.journal.readRange(sessionId, 1)) {
       const payload = e.payload as { approval_id?: string; reason?: string };
       if (payload.approval_id !== approvalId) continue;
-      if (e.type === ApprovalEvents.requested) requested = true;
-      else if (e.type === ApprovalEvents.resolved && requested) return payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
+      if (known(e).type === 'event.approval.requested') requested = true;
+      else if (known(e).type === 'event.approval.resolved' && requested) return payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
     }
     return requested ? 'already_resolved' : 'not_found';
   }

@@ -1,5 +1,4 @@
 import type { ApprovalOption } from '../../protocol/events/approvals.ts';
-import type { EventType } from '../../protocol/events/registry.ts';
 
 /**
  * The permission gate the tool executor calls before running each tool:
@@ -59,10 +58,3 @@ export interface ReviewRequest {
   plan?: string;
 }
 
-export const ApprovalEvents = {
-  requested: 'event.approval.requested',
-  resolved: 'event.approval.resolved',
-  /** The same facts under the reference server's names (spec/clients.md F), journaled beside them. */
-  permissionRequested: 'permission.approval.requested',
-  permissionResolved: 'permission.approval.resolved',
-} as const satisfies Record<string, EventType>;

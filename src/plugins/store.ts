@@ -3,7 +3,6 @@ import path from 'node:path';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import type { PluginSummary } from '../../protocol/schemas/plugins.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -162,7 +161,7 @@ export class PluginStore {
   }
 
   private async changed(id: string, change: 'installed' | 'enabled' | 'disabled' | 'removed'): Promise<void> {
-    await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.pluginChanged, payload: { plugin_id: id, change } }]);
+    await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: 'event.plugin.changed', payload: { plugin_id: id, change } }]);
   }
 }
 

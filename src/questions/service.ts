@@ -5,9 +5,10 @@ import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { setPendingInteraction, statusChangedEvent } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
-import { QuestionEvents, type QuestionOutcome } from './types.ts';
+import type { QuestionOutcome } from './types.ts';
 import type { AnswerBody, DismissReason, QuestionDismissedPayload, QuestionEntry, QuestionItem } from '../../protocol/events/questions.ts';
 import type { NewEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Default lifetime of a pending question, like approvals (24 h); `new QuestionService(deps, {timeoutMs})` overrides it. */
 export const QUESTION_TIMEOUT_MS = 24 * 60 * 60 * 1000;
@@ -69,7 +70,7 @@ export class QuestionService {
     this.pending.set(item.question_id, p);
     setPendingInteraction(this.deps, sessionId, 'question', this.pendingItems(sessionId).length > 0);
     try {
-      await this.deps.journal.append([{ stream: sessionId, type: QuestionEvents.requested, payload: item }, statusChangedEvent(this.deps, sessionId)]);
+      await this.deps.journal.append([{ stream: sessionId, type: 'event.question.requested', payload: item }, statusChangedEvent(this.deps, sessionId)]);
     } catch (err) {
       // Not on disk: no client may see or answer it (it was held only so an answer racing the write finds it).
       this.pending.delete(item.question_id);
@@ -111,7 +112,7 @@ export class QuestionService {
   async answer(sessionId: string, questionId: string, body: AnswerBody): Promise<ResolveResult<{ resolved_at: string }>> {
     const found = await this.lookup(sessionId, questionId);
     if (typeof found === 'string') return found;
-    const at = await this.finish(questionId, (base, ts) => ({ type: QuestionEvents.answered, payload: { ...base, ...body, answered_at: ts } }), { kind: 'answered', item: found, body });
+    const at = await this.finish(questionId, (base, ts) => ({ type: 'event.question.answered', payload: { ...base, ...body, answered_at: ts } }), { kind: 'answered', item: found, body });
     return { resolved_at: at };
   }
 
@@ -142,7 +143,7 @@ export class QuestionService {
     for (const s of [...this.deps.sessions.all()]) {
       if (!s.pending_questions?.length || s.foreign) continue;
       await this.deps.journal.append(s.pending_questions.map((q) => ({
-        stream: s.id, type: QuestionEvents.dismissed,
+        stream: s.id, type: 'event.question.dismissed',
         payload: { ...q, reason: 'daemon_restarted', dismissed_at: at } satisfies QuestionDismissedPayload,
       })));
       n += s.pending_questions.length;
@@ -152,7 +153,7 @@ export class QuestionService {
   }
 
   private dismiss(questionId: string, reason: DismissReason, failCall = false): Promise<string> {
-    return this.finish(questionId, (base, ts) => ({ type: QuestionEvents.dismissed, payload: { ...base, reason, dismissed_at: ts } }), { kind: 'dismissed', reason }, failCall);
+    return this.finish(questionId, (base, ts) => ({ type: 'event.question.dismissed', payload: { ...base, reason, dismissed_at: ts } }), { kind: 'dismissed', reason }, failCall);
   }
 
   /**
@@ -206,9 +207,10 @@ export class QuestionService {
     for (const e of await this.deps.journal.readRange(sessionId, 1)) {
       const payload = e.payload as { question_id?: string; reason?: string };
       if (payload.question_id !== questionId) continue;
-      if (e.type === QuestionEvents.requested) requested = true;
-      else if (requested && (e.type === QuestionEvents.dismissed || e.type === QuestionEvents.answered)) {
-        return e.type === QuestionEvents.dismissed && payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
+      const type = known(e).type;
+      if (type === 'event.question.requested') requested = true;
+      else if (requested && (type === 'event.question.dismissed' || type === 'event.question.answered')) {
+        return type === 'event.question.dismissed' && payload.reason === 'timed_out' ? 'timed_out' : 'already_resolved';
       }
     }
     return requested ? 'already_resolved' : 'not_found';

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** An event as both sides are compared: the recorded journal line or the replay's stored event. */
 export interface ComparedEvent {
@@ -12,7 +13,7 @@ export interface ComparedEvent {
  * the replay does not drive (title, archive, runtime binding, undo, goals, steering and aborting queued
  * prompts, terminals). `session.created` is the replay's own session, created with the scratch workspace.
  */
-export const NOT_COMPARED: ReadonlySet<string> = new Set([
+export const NOT_COMPARED: ReadonlySet<string> = new Set<EventType>([
   'session.created', 'session.archived', 'session.restored', 'session.runtime_bound', 'session.title_generated', 'session.meta.updated',
   'session.undone', 'goal.updated', 'prompt.steered', 'prompt.aborted', 'terminal.opened', 'terminal.exited', 'terminal.closed',
 ]);

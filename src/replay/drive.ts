@@ -9,6 +9,7 @@ import type { PromptInput } from '../../protocol/schemas/prompts.ts';
 import type { PromptSource } from '../engine/prompt-intake.ts';
 import { NOT_COMPARED } from './compare.ts';
 import type { Recording } from './record.ts';
+import { known } from '../../protocol/events/known.ts';
 
 export interface DriveDeps {
   journal: Pick<Journal, 'headSeq' | 'readRange'>;
@@ -53,7 +54,7 @@ export async function drive(deps: DriveDeps, sid: string, rec: Recording, stallM
     events.push(...more);
     for (const e of more) {
       const id = (e.payload as Payload)?.approval_id ?? (e.payload as Payload)?.question_id;
-      if (e.type === 'event.approval.requested' || e.type === 'event.question.requested') asked.add(String(id));
+      if (known(e).type === 'event.approval.requested' || known(e).type === 'event.question.requested') asked.add(String(id));
     }
     compared += more.filter((e) => !NOT_COMPARED.has(e.type)).length;
     lastProgress = performance.now();
@@ -106,16 +107,16 @@ function userInputs(events: readonly JournalLine[], liveTools: boolean): Input[]
   let at = 0;
   events.forEach((e, i) => {
     const p = e.payload as Payload;
-    if (e.type === 'prompt.accepted' && p.agent_id === 'main' && p.source === 'task') {
+    if (known(e).type === 'prompt.accepted' && p.agent_id === 'main' && p.source === 'task') {
       if (!liveTools) out.push({ kind: 'prompt', at, body: { content: p.content } as PromptInput, source: followUpOf(events, i) });
-    } else if (e.type === 'prompt.accepted' && p.agent_id === 'main') {
+    } else if (known(e).type === 'prompt.accepted' && p.agent_id === 'main') {
       out.push({ kind: 'prompt', at, body: { content: p.content, ...stickyOverrides(events, i) } as PromptInput });
-    } else if (e.type === 'event.approval.resolved' && p.reason === undefined) {
+    } else if (known(e).type === 'event.approval.resolved' && p.reason === undefined) {
       const body = { decision: p.decision, ...pick(p, ['scope', 'feedback', 'selected_label']) };
       out.push({ kind: 'approval', at, toolCallId: String(p.tool_call_id), body: body as never });
-    } else if (e.type === 'event.question.answered') {
+    } else if (known(e).type === 'event.question.answered') {
       out.push({ kind: 'answer', at, toolCallId: String(p.tool_call_id), body: { answers: p.answers, ...pick(p, ['method', 'note']) } as never });
-    } else if (e.type === 'event.question.dismissed' && p.reason === 'user') {
+    } else if (known(e).type === 'event.question.dismissed' && p.reason === 'user') {
       out.push({ kind: 'dismiss', at, toolCallId: String(p.tool_call_id) });
     }
     if (!NOT_COMPARED.has(e.type)) at += 1;
@@ -126,16 +127,17 @@ function userInputs(events: readonly JournalLine[], liveTools: boolean): Input[]
 /** A recorded follow-up prompt's source: its tasks and the metadata its user message carried. */
 function followUpOf(events: readonly JournalLine[], i: number): PromptSource {
   const p = events[i]!.payload as Payload;
-  const message = events.slice(i + 1).find((e) => e.type === 'message.created' && (e.payload as Payload).message?.id === p.user_message_id);
+  const message = events.slice(i + 1).find((e) => known(e).type === 'message.created' && (e.payload as Payload).message?.id === p.user_message_id);
   return { kind: 'task', taskIds: (p.task_ids ?? []) as string[], metadata: ((message?.payload as Payload | undefined)?.message?.metadata ?? {}) as Record<string, unknown> };
 }
 
 /** A prompt's own overrides: they became the session's agent_config in the same batch (`session.profile_updated`). */
 function stickyOverrides(events: readonly JournalLine[], i: number): Partial<PromptInput> {
   let j = i + 1;
-  while (events[j]?.type === 'skill.activated' || events[j]?.type === 'plugin_command.activated') j++;
+  const typeAt = (k: number) => (events[k] ? known(events[k]).type : undefined);
+  while (typeAt(j) === 'skill.activated' || typeAt(j) === 'plugin_command.activated') j++;
   const next = events[j];
-  if (next?.type !== 'session.profile_updated') return {};
+  if (!next || known(next).type !== 'session.profile_updated') return {};
   return pick((next.payload as Payload).agent_config ?? {}, ['profile', 'model', 'thinking', 'permission_mode', 'disabled_tools']) as Partial<PromptInput>;
 }
 

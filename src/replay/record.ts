@@ -4,6 +4,7 @@ import type { JournalLine, Manifest } from '../archive/format.ts';
 import type { ContentPart } from '../../protocol/events/turns.ts';
 import type { WireError } from '../providers/wire/types.ts';
 import { textOf } from '../../protocol/schemas/messages.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** One model request's recorded outcome: what it streamed, then its usage and finish, or the error that ended it. */
 export interface Answer {
@@ -45,7 +46,8 @@ export function readRecording(zip: Uint8Array): Recording {
   const { manifest, files } = readArchive(zip);
   const main = manifest.streams[0]!;
   const events: JournalLine[] = streamRecords(strFromU8(files[main.file]!), main).map((e, i) => ({ seq: i + 1, epoch: main.epoch, ...e }));
-  const created = events[0]?.type === 'session.created' ? ((events[0].payload as Payload).session as Payload) : undefined;
+  const first = events[0];
+  const created = first && known(first).type === 'session.created' ? ((first.payload as Payload).session as Payload) : undefined;
   if (!created) throw new Error('the session stream does not start with session.created');
   let rawConfig: Record<string, unknown> | undefined;
   if (files['settings.json']) {
@@ -83,7 +85,7 @@ function modelAnswers(events: JournalLine[]): Answer[] {
   for (const e of events) {
     const p = e.payload as Payload;
     const agentId = String(p?.agent_id ?? 'main');
-    if (e.type === 'message.created' && p.message?.role === 'assistant' && p.turn_id) {
+    if (known(e).type === 'message.created' && p.message?.role === 'assistant' && p.turn_id) {
       if (p.message.metadata?.interrupted) {
         partial.set(agentId, p.message.content as ContentPart[]);
         continue;
@@ -91,14 +93,14 @@ function modelAnswers(events: JournalLine[]): Answer[] {
       const a: Answer = { agentId, parts: p.message.content as ContentPart[] };
       answers.push(a);
       byMessage.set(String(p.message.id), a);
-    } else if (e.type === 'turn.step.completed') {
+    } else if (known(e).type === 'turn.step.completed') {
       const a = byMessage.get(String(p.message_id));
       if (a) Object.assign(a, { usage: p.usage, finish: p.finish_reason });
-    } else if (e.type === 'turn.step.retrying') {
+    } else if (known(e).type === 'turn.step.retrying') {
       // A refusal as too long replays as such (the engine then compacts); any other retried failure was transient.
       const kind = p.error?.kind === 'context_overflow' ? 'context_overflow' : 'transient';
       failed(agentId, { kind, message: String(p.error?.message ?? 'retried'), ...(p.error?.status !== undefined ? { status: p.error.status } : {}) });
-    } else if (e.type === 'turn.step.interrupted') {
+    } else if (known(e).type === 'turn.step.interrupted') {
       failed(agentId, p.reason === 'cancelled'
         ? { kind: 'aborted', message: 'turn cancelled' }
         : { kind: p.error?.kind ?? 'other', message: String(p.error?.message ?? 'failed'), ...(p.error?.status !== undefined ? { status: p.error.status } : {}) });
@@ -114,11 +116,11 @@ function toolRecords(events: JournalLine[]): ToolRecord[] {
   const key = (p: Payload) => `${String(p.agent_id ?? 'main')}\u0000${String(p.tool_call_id)}`;
   for (const e of events) {
     const p = e.payload as Payload;
-    if (e.type === 'tool.call.started') {
+    if (known(e).type === 'tool.call.started') {
       open.set(key(p), { agentId: String(p.agent_id ?? 'main'), toolCallId: String(p.tool_call_id), toolName: String(p.tool_name), content: '', isError: false, events: [] });
-    } else if (e.type === 'file.changed' && p.tool_call_id !== undefined) {
+    } else if (known(e).type === 'file.changed' && p.tool_call_id !== undefined) {
       open.get(key(p))?.events.push({ type: e.type, payload: p });
-    } else if (e.type === 'tool.result') {
+    } else if (known(e).type === 'tool.result') {
       const r = open.get(key(p));
       if (!r) continue;
       open.delete(key(p));
@@ -134,7 +136,7 @@ function userTexts(events: JournalLine[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const e of events) {
     const p = e.payload as Payload;
-    if (e.type !== 'message.created' || p.message?.role !== 'user') continue;
+    if (known(e).type !== 'message.created' || p.message?.role !== 'user') continue;
     const agentId = String(p.agent_id ?? 'main');
     if (!out.has(agentId)) out.set(agentId, new Set());
     out.get(agentId)!.add(userText(p.message.content));

@@ -16,6 +16,7 @@ import { ReplayModels } from './model.ts';
 import { readRecording, type Recording } from './record.ts';
 import { RecordedTools } from './tools.ts';
 import { drive } from './drive.ts';
+import { known } from '../../protocol/events/known.ts';
 
 export type ToolsMode = 'record' | 'live';
 
@@ -114,7 +115,7 @@ function driverDeps(s: ServerParts, liveTools: boolean) {
 }
 
 const mainTurns = (events: ReadonlyArray<{ type: string; payload: unknown }>) =>
-  events.filter((e) => e.type === 'turn.ended' && (e.payload as { agent_id?: string }).agent_id === 'main').length;
+  events.filter((e) => known(e).type === 'turn.ended' && (e.payload as { agent_id?: string }).agent_id === 'main').length;
 
 async function workspaceSource(dir: string): Promise<string | null> {
   try {
@@ -132,7 +133,7 @@ async function rollBack(rec: Recording, scratch: string): Promise<void> {
   const seen = new Set<string>();
   const root = await realpath(scratch);
   for (const e of rec.events) {
-    if (e.type !== 'file.changed') continue;
+    if (known(e).type !== 'file.changed') continue;
     const p = e.payload as { path: string; existed: boolean; before?: string; oversize?: boolean };
     if (seen.has(p.path)) continue;
     seen.add(p.path);
@@ -168,7 +169,7 @@ const INSTRUCTIONS = '\n\nProject instructions (AGENTS.md):\n';
 
 /** `--tools record`: the empty workspace gets the AGENTS.md the recorded system prompt quoted, so that prompt is the same. */
 async function restoreInstructions(rec: Recording, scratch: string): Promise<void> {
-  const recorded = rec.events.find((e) => e.type === 'system_prompt.recorded' && (e.payload as { agent_id?: string }).agent_id === 'main');
+  const recorded = rec.events.find((e) => known(e).type === 'system_prompt.recorded' && (e.payload as { agent_id?: string }).agent_id === 'main');
   const text = String((recorded?.payload as { text?: string } | undefined)?.text ?? '');
   const at = text.indexOf(INSTRUCTIONS);
   if (at >= 0) await writeFile(path.join(scratch, 'AGENTS.md'), text.slice(at + INSTRUCTIONS.length));
@@ -191,7 +192,7 @@ export function replayConfig(rec: Recording): string {
   doc.auto_session_title = false;
   const models = (doc.models ??= {}) as Record<string, Record<string, unknown>>;
   for (const e of rec.events) {
-    const alias = e.type === 'turn.started' ? (e.payload as { model?: string }).model : undefined;
+    const alias = known(e).type === 'turn.started' ? (e.payload as { model?: string }).model : undefined;
     if (alias && !models[alias]) models[alias] = { provider: 'replay', model: alias };
     if (alias && typeof doc.default_model !== 'string') doc.default_model = alias;
   }

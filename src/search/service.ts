@@ -17,6 +17,7 @@ import type { Ids } from '../lib/ids.ts';
 import { inProcessBackend, workerBackend, type SearchBackend } from './backend.ts';
 import { dropIndexFiles, hasSnapshot } from './host.ts';
 import { collectGarbage } from './gc.ts';
+import type { EventType } from '../../protocol/events/registry.ts';
 
 /** Events per build chunk: the server answers requests between chunks. */
 const BUILD_CHUNK = 2000;
@@ -356,7 +357,7 @@ export class SearchService {
     const s = this.deps.sessions.get(sessionId);
     engine.apply({ op: 'session', session_id: sessionId, workspace_id: s?.workspace_id ?? '', title: s?.title ?? '', time: s ? Date.parse(s.updated_at) : 0, archived: false });
     for (const m of history) {
-      for (const op of searchOps({ stream: sessionId, seq: 0, epoch: '', type: 'message.created', ts: m.created_at, payload: { agent_id: 'main', message: m } })) engine.apply(op);
+      for (const op of searchOps({ stream: sessionId, seq: 0, epoch: '', type: 'message.created' satisfies EventType, ts: m.created_at, payload: { agent_id: 'main', message: m } })) engine.apply(op);
     }
     return { page: engine.search(q), documents: engine.documents, sessions: 1 };
   }

@@ -9,7 +9,6 @@ import type { EventJournal } from '../events/journal.ts';
 import type { LiveSessions } from './live.ts';
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import { GlobalEvents, SessionEvents } from '../../protocol/events/types.ts';
 import type { SessionState } from '../../protocol/events/session.ts';
 import { validationError } from '../../protocol/errors.ts';
 import { LIMITS } from '../../protocol/schemas/common.ts';
@@ -19,7 +18,8 @@ import { workspaceIdFor } from '../workspaces/ids.ts';
 import { existingDirectory, findWorkspace, workspaceUpsertEvents } from '../workspaces/service.ts';
 import { ensureNotBusy, findOwnedSession, type OwnedSessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
-import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import type { EventType, NewStreamEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** What the session commands read, append to and stamp with. */
 export interface SessionCommandDeps extends OwnedSessionLookup {
@@ -38,9 +38,9 @@ function creationEvents(deps: Pick<SessionCommandDeps, 'sessions' | 'workspaces'
   const ws = workspaceUpsertEvents(deps, deps.workspaces.get(state.workspace_id)?.root ?? state.cwd, { reopen: false, extraSessions: 1 });
   const record: SessionRecord = { ...state, has_prompt: Boolean(state.last_prompt) };
   return [
-    { stream: state.id, type: SessionEvents.created, payload: { session: state } },
+    { stream: state.id, type: 'session.created', payload: { session: state } },
     ...ws.events,
-    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionCreated, payload: toSessionObject(record, deps.live) },
+    { stream: GLOBAL_STREAM, type: 'event.session.created', payload: toSessionObject(record, deps.live) },
   ];
 }
 
@@ -128,7 +128,7 @@ export async function forkSession(
   if (state.last_turn_reason === undefined) delete state.last_turn_reason;
   // A fork copies the conversation, not the source's own lifecycle, its terminals or its broadcast status (work/status/meta name the source).
   const history = (await deps.journal.readStream(src.id))
-    .filter((e) => !LIFECYCLE.has(e.type) && !e.type.startsWith('terminal.') && eventDef(e.type)?.receivers !== 'broadcast');
+    .filter((e) => !LIFECYCLE.has(known(e).type) && !e.type.startsWith('terminal.') && eventDef(e.type)?.receivers !== 'broadcast');
   // Copies of journaled events: they matched the registry when first appended.
   const copies = history.map((e) => ({ stream: state.id, type: e.type, payload: e.payload }) as NewStreamEvent);
   const [first, ...rest] = creationEvents(deps, state);
@@ -145,26 +145,26 @@ export async function forkSession(
 }
 
 /** Events that describe a session's own lifecycle; a fork starts its own instead of copying them. */
-const LIFECYCLE = new Set<string>([
-  SessionEvents.created,
-  SessionEvents.profileUpdated,
-  SessionEvents.archived,
-  SessionEvents.restored,
-  SessionEvents.runtimeBound,
+const LIFECYCLE = new Set<EventType>([
+  'session.created',
+  'session.profile_updated',
+  'session.archived',
+  'session.restored',
+  'session.runtime_bound',
 ]);
 
 /** Events that archive `s` (none when already archived); batch callers append many in one go. */
 export function archiveEvents(deps: { clock: Clock }, s: SessionRecord): NewStreamEvent[] {
   if (s.archived) return [];
   return [
-    { stream: s.id, type: SessionEvents.archived, payload: { archived_at: deps.clock.now().toISOString() } },
-    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionArchived, payload: { workspace_id: s.workspace_id, sessionId: s.id } },
+    { stream: s.id, type: 'session.archived', payload: { archived_at: deps.clock.now().toISOString() } },
+    { stream: GLOBAL_STREAM, type: 'event.session.archived', payload: { workspace_id: s.workspace_id, sessionId: s.id } },
   ];
 }
 
 /** Events that restore `s` (none when not archived). */
 export function restoreEvents(s: SessionRecord): NewStreamEvent[] {
-  return s.archived ? [{ stream: s.id, type: SessionEvents.restored, payload: {} }] : [];
+  return s.archived ? [{ stream: s.id, type: 'session.restored', payload: {} }] : [];
 }
 
 export async function archiveSession(deps: OwnedSessionLookup & { journal: EventJournal; clock: Clock }, id: string): Promise<void> {

@@ -3,7 +3,6 @@ import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import { sessionMessageRanges } from '../../projections/messages/message-log.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { TerminalService } from '../terminals/service.ts';
@@ -41,7 +40,7 @@ export async function deleteSession(deps: DeleteSessionDeps, id: string): Promis
   await deps.engine.unload(id);
   await deps.terminals.closeSession(id, 'request');
   await deps.journal.removeStream(id, [
-    { stream: GLOBAL_STREAM, type: GlobalEvents.sessionDeleted, payload: { session_id: id, sessionId: id, workspace_id: s.workspace_id } },
+    { stream: GLOBAL_STREAM, type: 'event.session.deleted', payload: { session_id: id, sessionId: id, workspace_id: s.workspace_id } },
   ], sessionMessageRanges(id));
   deps.stamps.forget(id);
   await removeSessionFiles(deps, id);

@@ -6,7 +6,6 @@ import type { UsageProjection } from '../../projections/usage/session-usage.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { effectiveModel } from '../providers/models/items.ts';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import type { LiveSessions } from './live.ts';
@@ -94,6 +93,6 @@ export async function bindRuntime(deps: OwnedSessionLookup & { journal: EventJou
   if (!(RUNTIMES as readonly string[]).includes(runtimeId)) {
     throw new ApiError(Codes.RUNTIME_NOT_FOUND, `runtime not found: ${runtimeId}`, { details: { runtime_id: runtimeId, known: RUNTIMES } });
   }
-  if (s.runtime_id !== runtimeId) await deps.journal.append([{ stream: id, type: SessionEvents.runtimeBound, payload: { runtime_id: runtimeId } }]);
+  if (s.runtime_id !== runtimeId) await deps.journal.append([{ stream: id, type: 'session.runtime_bound', payload: { runtime_id: runtimeId } }]);
   return { workspace_id: s.workspace_id, runtime_id: runtimeId };
 }

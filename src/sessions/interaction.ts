@@ -1,5 +1,4 @@
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
-import { EngineEvents } from '../engine/events.ts';
 import type { SessionStatus, StatusChangedPayload, WorkChangedPayload } from '../../protocol/events/session.ts';
 import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { EventJournal } from '../events/journal.ts';
@@ -58,13 +57,13 @@ export function statusChangedEvent(deps: LiveStatus, sessionId: string, lastTurn
   // No status journaled since the daemon started: the session was idle (no turn or interaction outlives a restart).
   const previous = deps.live.swapStatus(sessionId, status) ?? 'idle';
   const payload: StatusChangedPayload = { ...work, status, previous_status: previous };
-  return { stream: sessionId, type: EngineEvents.statusChanged, payload };
+  return { stream: sessionId, type: 'event.session.status_changed', payload };
 }
 
 /** `work_changed` + `status_changed` describing the session's current live state (`lastTurnReason`: a main turn ending in the same batch). */
 export function workChangedEvents(deps: LiveStatus, sessionId: string, lastTurnReason?: LastTurnReason): NewStreamEvent[] {
   const payload = workFields(deps, sessionId, lastTurnReason);
-  return [{ stream: sessionId, type: EngineEvents.workChanged, payload }, statusChangedEvent(deps, sessionId, lastTurnReason)];
+  return [{ stream: sessionId, type: 'event.session.work_changed', payload }, statusChangedEvent(deps, sessionId, lastTurnReason)];
 }
 
 /**

@@ -5,7 +5,6 @@ import type { Ids } from '../lib/ids.ts';
 import type { ConfigService } from '../config/service.ts';
 import { newBudget } from '../goals/budget.ts';
 import type { LiveSessions } from './live.ts';
-import { GlobalEvents, SessionEvents } from '../../protocol/events/types.ts';
 import type { GoalSnapshot } from '../../protocol/events/session.ts';
 import { LIMITS } from '../../protocol/schemas/common.ts';
 import { assertJsonBounds } from '../../protocol/schemas/json-bounds.ts';
@@ -53,13 +52,13 @@ export async function updateProfile(deps: OwnedSessionLookup & { journal: EventJ
   const merged = ' once merged with the stored value';
   if (input.metadata) assertJsonBounds({ ...cur.metadata, ...input.metadata, cwd: cur.cwd }, LIMITS.json, 'metadata', merged);
   if (payload.agent_config) assertJsonBounds({ ...cur.agent_config, ...config }, LIMITS.json, 'agent_config', merged);
-  const events: NewStreamEvent[] = [{ stream: id, type: SessionEvents.profileUpdated, payload }];
+  const events: NewStreamEvent[] = [{ stream: id, type: 'session.profile_updated', payload }];
   const goal = nextGoal(deps.ids, deps.config, cur, goal_objective, goal_control);
-  if (goal !== undefined) events.push({ stream: id, type: SessionEvents.goalUpdated, payload: { goal } });
+  if (goal !== undefined) events.push({ stream: id, type: 'goal.updated', payload: { goal } });
   if (input.title !== undefined) {
     events.push({
       stream: id,
-      type: GlobalEvents.sessionMetaUpdated,
+      type: 'session.meta.updated',
       payload: {
         session_id: id, workspace_id: cur.workspace_id, title: input.title, updated_at: deps.clock.now().toISOString(),
         patch: { title: input.title, isCustomTitle: true, ...(cur.last_prompt !== undefined ? { lastPrompt: cur.last_prompt } : {}) },

@@ -12,7 +12,7 @@ import { contextLimit, resolvedModel } from './info.ts';
 import type { LiveSessions } from './live.ts';
 import { findSession, type SessionLookup } from './lookup.ts';
 import { toSessionObject } from './view.ts';
-import { eventDef } from '../../protocol/events/registry.ts';
+import { eventDef, type EventType } from '../../protocol/events/registry.ts';
 import { wirePayload, type WireContext } from '../../protocol/events/wire.ts';
 
 const SNAPSHOT_MESSAGES = 100;
@@ -82,6 +82,6 @@ function costOf(deps: SnapshotDeps, byModel: UsageRecord['by_model']): { total_c
 }
 
 /** A pending interaction as its `event.*.requested` frame carries it (spec/clients.md F: `turnId` the ordinal, camelCase ids, display blocks). */
-function asFrame(deps: SnapshotDeps, sessionId: string, type: string, at: string, item: object): unknown {
+function asFrame(deps: SnapshotDeps, sessionId: string, type: EventType, at: string, item: object): unknown {
   return wirePayload(eventDef(type), type, { sessionId, time: Date.parse(at), ctx: deps.wire }, item);
 }

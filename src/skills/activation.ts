@@ -1,12 +1,9 @@
 import type { SessionRecord } from '../../projections/session-index/session-index.ts';
-import type { NewStreamEvent, EventType, PayloadOf } from '../../protocol/events/registry.ts';
+import type { NewStreamEvent, PayloadOf } from '../../protocol/events/registry.ts';
 import type { ContentPart } from '../../protocol/events/turns.ts';
 import { expandArguments } from '../plugins/commands.ts';
 import { sessionSkills, userSkill, type SkillDeps } from './catalog.ts';
 import type { Skill } from './types.ts';
-
-/** Core "Events" Misc and the client contract's plugin command event (schemas: protocol/events/skills.ts). */
-export const SkillEvents = { activated: 'skill.activated', commandActivated: 'plugin_command.activated' } as const satisfies Record<string, EventType>;
 
 /** A skill named by a prompt (POST /prompts `skills`, or :activate), with its args. */
 export interface PromptSkill {
@@ -44,7 +41,7 @@ export function withSkills(skills: PromptSkill[], content: ContentPart[]): Conte
 }
 
 export function skillActivated(sessionId: string, p: PayloadOf<'skill.activated'>): NewStreamEvent {
-  return { stream: sessionId, type: SkillEvents.activated, payload: p };
+  return { stream: sessionId, type: 'skill.activated', payload: p };
 }
 
 /**
@@ -56,7 +53,7 @@ export function promptSkillEvents(sessionId: string, skills: PromptSkill[], agen
     const args = k.args ? { args: k.args } : {};
     if (k.skill.command) {
       return {
-        stream: sessionId, type: SkillEvents.commandActivated,
+        stream: sessionId, type: 'plugin_command.activated',
         payload: { agent_id: agentId, plugin_id: k.skill.command.pluginId, command_name: k.skill.command.name, ...args, prompt_id: promptId },
       };
     }

@@ -1,5 +1,4 @@
 import type { EventJournal } from '../events/journal.ts';
-import { EngineEvents } from '../engine/events.ts';
 import type { Message } from '../../protocol/events/turns.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
@@ -62,7 +61,7 @@ export class TaskNotifier {
     const waiting = [...this.pending];
     this.pending.clear();
     for (const [sid, msgs] of waiting) {
-      await this.deps.journal.append(msgs.map((message) => ({ stream: sid, type: EngineEvents.messageCreated, payload: { agent_id: MAIN_AGENT, message } })))
+      await this.deps.journal.append(msgs.map((message) => ({ stream: sid, type: 'message.created', payload: { agent_id: MAIN_AGENT, message } })))
         .catch((err) => this.deps.log.warn({ err, session_id: sid }, 'task notification not journaled'));
     }
   }

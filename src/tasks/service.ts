@@ -11,10 +11,10 @@ import type { Ids } from '../lib/ids.ts';
 import { ApiError } from '../../protocol/errors.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { BashTask, type LiveTask, type TaskObject, type TaskOutput } from './task.ts';
-import { TaskEvents } from './events.ts';
 import type { TaskNotifier } from './notify.ts';
 import { trackWork } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** The output tail a Bash task's task.terminated carries. */
 const TERMINATED_PREVIEW_BYTES = 4096;
@@ -59,7 +59,7 @@ export class TaskService {
 
   /** Subscriber of committed events (src/app/subscribers.ts): archiving a session ends its tasks, so no process is left behind. */
   readonly onCommitted = (events: JournalEvent[]): void => {
-    for (const e of events) if (e.type === 'session.archived') void this.killSession(e.stream);
+    for (const e of events) if (known(e).type === 'session.archived') void this.killSession(e.stream);
   };
 
   list(sessionId: string): LiveTask[] {
@@ -88,7 +88,7 @@ export class TaskService {
       background: o.background, timeoutMs: o.timeoutMs, graceMs: o.graceMs, now: () => this.deps.clock.now(),
       ...(o.toolCallId ? { toolCallId: o.toolCallId } : {}),
     });
-    task.onData((data) => { if (task.background) this.deps.bus.publish(o.sessionId, TaskEvents.shellOutput, { task_id: id, data }); });
+    task.onData((data) => { if (task.background) this.deps.bus.publish(o.sessionId, 'shell.output', { task_id: id, data }); });
     await this.register(task);
     return task;
   }
@@ -185,20 +185,20 @@ export class TaskService {
   private async announce(task: LiveTask): Promise<void> {
     const sid = task.spec.sessionId;
     await trackWork(this.deps, sid, task.spec.id, true);
-    if (task instanceof BashTask) this.deps.bus.publish(sid, TaskEvents.shellStarted, { task_id: task.spec.id, command: task.spec.command });
-    await this.deps.journal.append([{ stream: sid, type: TaskEvents.started, payload: { task: task.toObject() } }]);
+    if (task instanceof BashTask) this.deps.bus.publish(sid, 'shell.started', { task_id: task.spec.id, command: task.spec.command });
+    await this.deps.journal.append([{ stream: sid, type: 'task.started', payload: { task: task.toObject() } }]);
   }
 
   private async finished(task: LiveTask): Promise<void> {
     // A foreground result goes back in the tool call itself; the task is not kept.
     if (!task.background) { this.bySession.get(task.spec.sessionId)?.delete(task.spec.id); return; }
     const sid = task.spec.sessionId;
-    if (task instanceof BashTask) this.deps.bus.publish(sid, TaskEvents.shellCompleted, { task_id: task.spec.id, exit_code: task.exitCode });
+    if (task instanceof BashTask) this.deps.bus.publish(sid, 'shell.completed', { task_id: task.spec.id, exit_code: task.exitCode });
     const p = this.endedObject(task)
       .then(({ object, output }) => {
         // The note is queued before task.terminated is written, so whoever reacts to that event finds it (src/tasks/wakeups.ts).
         if (!this.closing) this.deps.notes.notify(task, output);
-        return this.deps.journal.append([{ stream: sid, type: TaskEvents.terminated, payload: { task: object } }]);
+        return this.deps.journal.append([{ stream: sid, type: 'task.terminated', payload: { task: object } }]);
       })
       .then(() => trackWork(this.deps, sid, task.spec.id, false))
       .catch((err) => this.deps.log.warn(`task.terminated not journaled: ${String(err)}`));

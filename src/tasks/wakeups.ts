@@ -2,15 +2,13 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { Message, TurnEndedPayload } from '../../protocol/events/turns.ts';
 import type { Logger } from '../lib/logger.ts';
-import { CompactionEvents } from '../engine/compaction/events.ts';
-import { EngineEvents } from '../engine/events.ts';
 import type { EngineRegistry } from '../engine/runtime-registry.ts';
 import { MAIN_AGENT } from '../engine/turn.ts';
-import { TaskEvents } from './events.ts';
 import type { TaskNotifier } from './notify.ts';
 import type { EventJournal } from '../events/journal.ts';
 import { trackWork } from '../sessions/interaction.ts';
 import type { LiveSessions } from '../sessions/live.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** What a follow-up turn is made of: the notes it delivers and the tasks they are about. */
 export interface FollowUp {
@@ -55,9 +53,9 @@ export class TaskWakeups {
   readonly onCommitted = (events: JournalEvent[]): Promise<unknown> | void => {
     const due = new Map<string, string | undefined>();
     for (const e of events) {
-      if (e.type === TaskEvents.terminated) due.set(e.stream, due.get(e.stream));
-      else if (e.type === EngineEvents.turnEnded && ((e.payload as TurnEndedPayload).agent_id ?? MAIN_AGENT) === MAIN_AGENT) due.set(e.stream, (e.payload as TurnEndedPayload).turn_id);
-      else if (e.type === CompactionEvents.completed || e.type === CompactionEvents.failed) due.set(e.stream, due.get(e.stream));
+      if (known(e).type === 'task.terminated') due.set(e.stream, due.get(e.stream));
+      else if (known(e).type === 'turn.ended' && ((e.payload as TurnEndedPayload).agent_id ?? MAIN_AGENT) === MAIN_AGENT) due.set(e.stream, (e.payload as TurnEndedPayload).turn_id);
+      else if (known(e).type === 'compaction.completed' || known(e).type === 'compaction.failed') due.set(e.stream, due.get(e.stream));
     }
     if (!due.size) return;
     return Promise.all([...due].map(([sid, ended]) => this.consider(sid, ended)));

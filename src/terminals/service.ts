@@ -4,13 +4,13 @@ import type { Logger } from '../lib/logger.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, notFound } from '../../protocol/errors.ts';
 import type { TerminalObject } from '../../protocol/schemas/terminals.ts';
 import type { WsConnection } from '../ws/connection.ts';
-import { TerminalEvents } from './events.ts';
 import { Terminal, type CloseReason, type TerminalSpec } from './terminal.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Characters of output kept per terminal for replay on attach (~256 KiB of ASCII). */
 export const SCROLLBACK_CHARS = 256 * 1024;
@@ -84,7 +84,7 @@ export class TerminalService {
     this.bySession.set(t.sessionId, list);
     this.settled.set(t.id, t.exited.then(() => this.ended(t)));
     try {
-      await this.deps.journal.append([{ stream: t.sessionId, type: TerminalEvents.opened, payload: { terminal: t.toObject() } }]);
+      await this.deps.journal.append([{ stream: t.sessionId, type: 'terminal.opened', payload: { terminal: t.toObject() } }]);
     } catch (err) {
       await this.close(t, 'request').catch((e) => this.deps.log.error({ err: e, terminal_id: t.id }, 'terminal kill failed'));
       throw err;
@@ -121,7 +121,7 @@ export class TerminalService {
   readonly onCommitted = (events: JournalEvent[]): void => {
     if (this.stopping) return;
     for (const e of events) {
-      if (e.type !== SessionEvents.archived || e.imported || !this.bySession.has(e.stream)) continue;
+      if (known(e).type !== 'session.archived' || e.imported || !this.bySession.has(e.stream)) continue;
       this.closeSession(e.stream, 'session_archived').catch((err) => this.deps.log.error({ err, session_id: e.stream }, 'closing terminals of an archived session failed'));
     }
   };
@@ -129,9 +129,9 @@ export class TerminalService {
   /** Journals how the terminal ended and forgets the oldest exited terminals of its session. */
   private async ended(t: Terminal): Promise<void> {
     const terminal = t.toObject();
-    const event = t.closeReason
-      ? { stream: t.sessionId, type: TerminalEvents.closed, payload: { terminal, reason: t.closeReason } }
-      : { stream: t.sessionId, type: TerminalEvents.exited, payload: { terminal } };
+    const event: NewStreamEvent = t.closeReason
+      ? { stream: t.sessionId, type: 'terminal.closed', payload: { terminal, reason: t.closeReason } }
+      : { stream: t.sessionId, type: 'terminal.exited', payload: { terminal } };
     if (t.closeReason) t.dropScrollback();
     this.prune(t.sessionId);
     try {

@@ -6,7 +6,6 @@ import type { PreparedCall, ToolCall, ToolExecutor, ToolOutcome, ToolScope } fro
 import type { ToolSpec } from '../providers/wire/types.ts';
 import { confine, confiner } from '../fs/confine.ts';
 import { ApiError } from '../../protocol/errors.ts';
-import { ToolEvents } from './events.ts';
 import { toolAllowed, toolMatches, unknownEntries } from './filter.ts';
 import { gateOf } from './gate.ts';
 import { BUILTIN_TOOLS, findTool, toolSpec } from './registry.ts';
@@ -15,8 +14,6 @@ import { ToolError, type ToolContext, type ToolDef, type ToolDeps } from './type
 import type { NewEvent, NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { ExternalTool, ExternalTools } from './external.ts';
 import { preToolVerdict, type HookRunner } from '../hooks/runner.ts';
-
-export { ToolEvents };
 
 /** What the model reads for a call whose turn was stopped while its hooks or permission check ran. */
 const ABORTED_BEFORE_RUN = '[aborted] The turn was stopped before this tool call ran: it was not run and changed nothing.';
@@ -104,7 +101,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
     const turnId = scope?.turnId ?? session?.active_turn?.turn_id;
     const at = { agentId, ...(turnId ? { turnId } : {}) };
     await this.append(sessionId, {
-      type: ToolEvents.callStarted,
+      type: 'tool.call.started',
       payload: { agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, input: call.input },
     });
     const site = { refused: false };
@@ -115,7 +112,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
         let out = typeof checked === 'function' ? await this.invoke(checked, signal, site).catch(failed) : checked;
         if (!site.refused && session) out = await this.postToolHooks(session, call, at, out, signal);
         await this.append(sessionId, {
-          type: ToolEvents.result,
+          type: 'tool.result',
           payload: {
             agent_id: agentId, ...(turnId ? { turn_id: turnId } : {}), tool_call_id: call.id, tool_name: call.name, is_error: out.is_error,
             content: truncateHead(out.content, RESULT_EVENT_BUDGET), duration_ms: Date.now() - started,
@@ -198,7 +195,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
       if (recorded) return recorded;
       return ext.call(session.id, call.name, input, {
         signal, agentId: at.agentId, ...(at.turnId ? { turnId: at.turnId } : {}), toolCallId: call.id,
-        progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
+        progress: (payload) => deps.bus.publish(session.id, 'tool.progress', { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
       });
     };
   }
@@ -226,7 +223,7 @@ export class BuiltinToolExecutor implements ToolExecutor {
       deps, subagents, session, signal, config: deps.config.current(), toolCallId: call.id, ...at,
       confine: (given) => confine(deps, session, given),
       confiner: () => confiner(deps, session),
-      progress: (payload) => deps.bus.publish(session.id, ToolEvents.progress, { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
+      progress: (payload) => deps.bus.publish(session.id, 'tool.progress', { agent_id: at.agentId, tool_call_id: call.id, tool_name: call.name, ...payload }),
     };
   }
 

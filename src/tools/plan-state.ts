@@ -1,5 +1,4 @@
 import type { EventJournal } from '../events/journal.ts';
-import { SessionEvents } from '../../protocol/events/types.ts';
 
 /**
  * Changes the session's agent_config the way POST /sessions/{id}/profile does (the same
@@ -7,7 +6,7 @@ import { SessionEvents } from '../../protocol/events/types.ts';
  * show in GET /status and the session object, and survive a restart.
  */
 export async function setAgentConfig(deps: { journal: EventJournal }, sessionId: string, patch: { plan_mode?: boolean; permission_mode?: string }): Promise<void> {
-  await deps.journal.append([{ stream: sessionId, type: SessionEvents.profileUpdated, payload: { agent_config: patch } }]);
+  await deps.journal.append([{ stream: sessionId, type: 'session.profile_updated', payload: { agent_config: patch } }]);
 }
 
 /** The rules the model gets when plan mode turns on. */

@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { TodoEvents } from './todo-events.ts';
 import { TODO_STATUSES, type TodoItem, type TodoUpdatedPayload } from '../../protocol/events/todos.ts';
 import { defineTool, type ToolDef } from './types.ts';
 
@@ -29,7 +28,7 @@ export const todoWriteTool = defineTool({
     const payload: TodoUpdatedPayload = {
       agent_id: ctx.agentId, ...(ctx.turnId ? { turn_id: ctx.turnId } : {}), tool_call_id: ctx.toolCallId ?? '', todos,
     };
-    await ctx.deps.journal.append([{ stream: ctx.session.id, type: TodoEvents.updated, payload: { ...payload } }]);
+    await ctx.deps.journal.append([{ stream: ctx.session.id, type: 'todo.updated', payload: { ...payload } }]);
     return summary(todos);
   },
 });

@@ -9,7 +9,8 @@ import type { Ids } from '../lib/ids.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, notFound } from '../../protocol/errors.ts';
 import { isMissing, UploadDisk } from './disk.ts';
-import { DEFAULT_UPLOAD_LIMITS, FILE_ID_RE, UploadEvents, type UploadLimits, type UploadMeta } from './types.ts';
+import { DEFAULT_UPLOAD_LIMITS, FILE_ID_RE, type UploadLimits, type UploadMeta } from './types.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 
 export interface UploadDeps {
   home: string;
@@ -91,7 +92,7 @@ export class UploadService {
     if (input.expiresInSec) meta.expires_at = new Date(now.getTime() + input.expiresInSec * 1000).toISOString();
     await this.disk.commit(input.tempFile, meta);
     try {
-      await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: UploadEvents.stored, payload: meta }]);
+      await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: 'upload.stored', payload: meta }]);
     } catch (err) {
       await this.disk.discard(meta.id);
       throw err;
@@ -139,20 +140,20 @@ export class UploadService {
     const removed = await this.disk.discard(id);
     this.index.delete(id);
     if (!removed) return false;
-    await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: UploadEvents.deleted, payload: { id } }]);
+    await this.deps.journal.append([{ stream: GLOBAL_STREAM, type: 'upload.deleted', payload: { id } }]);
     return true;
   }
 
   /** Removes every expired upload this process knows of; returns how many it removed. */
   async sweep(): Promise<number> {
     const due = [...this.index.values()].filter((m) => this.isExpired(m));
-    const events = [];
+    const events: NewStreamEvent[] = [];
     try {
       for (const meta of due) {
         const removed = await this.disk.discard(meta.id);
         this.index.delete(meta.id);
         this.remember(meta.id);
-        if (removed) events.push({ stream: GLOBAL_STREAM, type: UploadEvents.expired, payload: { id: meta.id, expires_at: meta.expires_at } });
+        if (removed) events.push({ stream: GLOBAL_STREAM, type: 'upload.expired', payload: { id: meta.id, expires_at: meta.expires_at } });
       }
     } finally {
       // What was removed is journaled even when a later removal fails.

@@ -1,5 +1,3 @@
-import type { EventType } from '../../protocol/events/registry.ts';
-
 /** What is stored beside each upload (meta.json) and returned on the wire. */
 export interface UploadMeta {
   id: string;
@@ -12,16 +10,6 @@ export interface UploadMeta {
   /** ISO 8601; absent when the file never expires. */
   expires_at?: string;
 }
-
-/**
- * Facts on the global stream. Internal: the WS hub broadcasts only
- * `event.*` / `session.meta.updated` global types, so clients never see these.
- */
-export const UploadEvents = {
-  stored: 'upload.stored',
-  deleted: 'upload.deleted',
-  expired: 'upload.expired',
-} as const satisfies Record<string, EventType>;
 
 // The wire schema owns the id's shape; the store checks ids (and directory names) with the same pattern.
 export { FILE_ID_RE } from '../../protocol/schemas/files.ts';

@@ -4,7 +4,6 @@ import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-r
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { WorkspaceDirs } from './extra-dirs.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import { existingDirectory, findWorkspace, toWorkspaceObject, workspaceUpsertEvents } from './service.ts';
 
 /** What the workspace commands read and append to. */
@@ -42,7 +41,7 @@ export async function registerWorkspace(deps: WorkspaceCommandDeps, input: { roo
 export async function renameWorkspace(deps: WorkspaceCommandDeps, id: string, name: string) {
   const w = findWorkspace(deps, id);
   const next = toWorkspaceObject(deps, { ...w, name });
-  await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceUpdated, payload: next }]);
+  await deps.journal.append([{ stream: GLOBAL_STREAM, type: 'event.workspace.updated', payload: next }]);
   return next;
 }
 
@@ -53,7 +52,7 @@ export async function renameWorkspace(deps: WorkspaceCommandDeps, id: string, na
  */
 export async function deleteWorkspace(deps: WorkspaceCommandDeps, id: string) {
   const w = findWorkspace(deps, id);
-  await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceDeleted, payload: { workspace_id: w.id, root: w.root } }]);
+  await deps.journal.append([{ stream: GLOBAL_STREAM, type: 'event.workspace.deleted', payload: { workspace_id: w.id, root: w.root } }]);
   deps.workspaceDirs.forget(w.id);
   return { deleted: true as const };
 }
@@ -67,7 +66,7 @@ export async function deleteWorkspace(deps: WorkspaceCommandDeps, id: string) {
 export async function setWorkspaceTrust(deps: WorkspaceCommandDeps, id: string, trusted: boolean) {
   const w = findWorkspace(deps, id);
   if (w.trusted !== trusted) {
-    await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.workspaceTrustChanged, payload: { workspace_id: w.id, trusted } }]);
+    await deps.journal.append([{ stream: GLOBAL_STREAM, type: 'workspace.trust_changed', payload: { workspace_id: w.id, trusted } }]);
   }
   return { trusted };
 }

@@ -4,12 +4,11 @@ import { GLOBAL_STREAM } from '../../journal/keys.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRecord, WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import type { Clock } from '../lib/clock.ts';
-import { GlobalEvents } from '../../protocol/events/types.ts';
 import type { WorkspaceState } from '../../protocol/events/workspace.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, notFound } from '../../protocol/errors.ts';
 import { workspaceIdFor } from './ids.ts';
-import type { NewStreamEvent } from '../../protocol/events/registry.ts';
+import type { DurableType, NewStreamEvent } from '../../protocol/events/registry.ts';
 
 /** The wire workspace object. */
 export function toWorkspaceObject(deps: { sessions: SessionIndex }, w: WorkspaceRecord, extraSessions = 0) {
@@ -68,6 +67,6 @@ export function workspaceUpsertEvents(
     ? { id, root: prev.root, name: prev.name, created_at: prev.created_at, last_opened_at: opts.reopen ? now : prev.last_opened_at }
     : { id, root, name: opts.name ?? (path.basename(root) || root), created_at: now, last_opened_at: now };
   const workspace = toWorkspaceObject(deps, { ...state, trusted: prev?.trusted ?? false }, opts.extraSessions ?? 0);
-  const type = prev ? GlobalEvents.workspaceUpdated : GlobalEvents.workspaceCreated;
+  const type: DurableType = prev ? 'event.workspace.updated' : 'event.workspace.created';
   return { events: [{ stream: GLOBAL_STREAM, type, payload: workspace }], workspace, created: !prev };
 }

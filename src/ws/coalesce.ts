@@ -1,3 +1,4 @@
+import type { VolatileType } from '../../protocol/events/registry.ts';
 
 /**
  * Delta coalescing, one rule for both channels (docs/websocket.md "Transcript channel"): the legacy delta frames
@@ -195,13 +196,13 @@ export class Coalescer<T> {
 }
 
 /** The field each legacy delta type streams. */
-const FIELD: Record<string, 'text' | 'delta'> = { 'assistant.delta': 'text', 'thinking.delta': 'text', 'tool.call.delta': 'delta' };
+const FIELD: Partial<Record<VolatileType, 'text' | 'delta'>> = { 'assistant.delta': 'text', 'thinking.delta': 'text', 'tool.call.delta': 'delta' };
 
 type Payload = Record<string, unknown> & { agent_id?: string; turn_id?: string; step?: number; tool_call_id?: string; offset?: number };
 
-interface LegacyDelta { key: string; type: string; payload: Payload; offset: number | undefined; field: 'text' | 'delta'; owned: boolean }
+interface LegacyDelta { key: string; type: VolatileType; payload: Payload; offset: number | undefined; field: 'text' | 'delta'; owned: boolean }
 
-export type SendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number) => void;
+export type SendVolatile = (sessionId: string, type: VolatileType, payload: unknown, offset?: number) => void;
 
 /**
  * The legacy delta frames on the shared rule: one lane per agent of a session (any other frame of the session
@@ -230,7 +231,7 @@ export class DeltaCoalescer {
   }
 
   /** Takes a delta frame (true) or leaves the frame to the caller, after sending what is pending for the session (false). */
-  push(sessionId: string, type: string, payload: unknown, offset?: number): boolean {
+  push(sessionId: string, type: VolatileType, payload: unknown, offset?: number): boolean {
     const field = FIELD[type];
     const p = payload as Payload;
     if (!field || !this.c.enabled || typeof p[field] !== 'string') {

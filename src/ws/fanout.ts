@@ -9,8 +9,9 @@ import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
 import type { LiveTranscripts, OpBatch } from '../../projections/transcript/live/live-transcripts.ts';
 import { TranscriptPacing } from './transcript/pacing.ts';
-import { eventDef } from '../../protocol/events/registry.ts';
+import { eventDef, type VolatileType } from '../../protocol/events/registry.ts';
 import type { WireContext } from '../../protocol/events/wire.ts';
+import { known } from '../../protocol/events/known.ts';
 
 /** Longest a streamed frame waits for its batch's socket write while frames keep coming. */
 const VOLATILE_FLUSH_MS = 4;
@@ -67,7 +68,7 @@ export class FanOut {
       // Held deltas of a session leave before its next durable frame.
       for (const e of events) {
         this.coalescer.flush(e.stream);
-        if (e.type === 'turn.ended') this.coalescer.forget(e.stream, (e.payload as { agent_id?: string }).agent_id ?? 'main');
+        if (known(e).type === 'turn.ended') this.coalescer.forget(e.stream, (e.payload as { agent_id?: string }).agent_id ?? 'main');
       }
       for (const e of events) this.route(e, conns);
     } catch (err) {
@@ -77,7 +78,7 @@ export class FanOut {
   };
 
   /** A volatile frame to a session's subscribers: never journaled, never replayed; later deltas of a step coalesced. */
-  publishVolatile(sessionId: string, type: string, payload: unknown, offset?: number): void {
+  publishVolatile(sessionId: string, type: VolatileType, payload: unknown, offset?: number): void {
     if (!this.coalescer.push(sessionId, type, payload, offset)) this.sendVolatile(sessionId, type, payload, offset);
   }
 
@@ -89,7 +90,7 @@ export class FanOut {
     this.corked.clear();
   }
 
-  private readonly sendVolatile = (sessionId: string, type: string, payload: unknown, offset?: number): void => {
+  private readonly sendVolatile = (sessionId: string, type: VolatileType, payload: unknown, offset?: number): void => {
     let text: string | undefined;
     const agentId = agentIdOf(payload);
     const seq = this.deps.journal.headSeq(sessionId);

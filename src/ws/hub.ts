@@ -11,6 +11,7 @@ import type { ConnectionInfo } from '../../protocol/schemas/connections.ts';
 import type { TerminalService } from '../terminals/service.ts';
 import { Codes } from '../../protocol/codes.ts';
 import type { AuthBan } from '../../protocol/access/token.ts';
+import type { VolatileType } from '../../protocol/events/registry.ts';
 import type { AccessPolicy } from '../../protocol/access/host.ts';
 import { handleClientMessage, type ClientFrameDeps } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
@@ -80,7 +81,7 @@ export class WsHub {
   };
 
   /** Listener of the volatile bus: a volatile frame (`*.delta`, `tool.progress`, `shell.*`) to a session's subscribers. */
-  readonly publishVolatile = (sessionId: string, type: string, payload: unknown, offset?: number): void => {
+  readonly publishVolatile = (sessionId: string, type: VolatileType, payload: unknown, offset?: number): void => {
     this.fanout.publishVolatile(sessionId, type, payload, offset);
   };
 

@@ -1,4 +1,3 @@
-import { EngineEvents } from '../../src/engine/events.ts';
 import type { ContentPart, Message } from '../../protocol/events/turns.ts';
 import type { Usage } from '../../protocol/events/common.ts';
 import type { DurableType, NewStreamEvent, PayloadOf } from '../../protocol/events/registry.ts';
@@ -27,10 +26,10 @@ export function msg(session: string, id: string, role: Message['role'], text: st
 /** Appends messages in one batch per call (ids m1..mN by default), alternating user / assistant. */
 export async function addMessages(s: TestServer, session: string, count: number, opts: { prefix?: string; agent_id?: string; start?: number } = {}) {
   const start = opts.start ?? 1;
-  const events = Array.from({ length: count }, (_, i) => {
+  const events = Array.from({ length: count }, (_, i): NewStreamEvent => {
     const n = start + i;
     const m = msg(session, `${opts.prefix ?? 'm'}${n}`, n % 2 ? 'user' : 'assistant', `message ${n}`);
-    return { stream: session, type: EngineEvents.messageCreated, payload: { agent_id: opts.agent_id ?? 'main', message: m } };
+    return { stream: session, type: 'message.created', payload: { agent_id: opts.agent_id ?? 'main', message: m } };
   });
   await s.journal.append(events);
 }

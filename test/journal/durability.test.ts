@@ -1,5 +1,4 @@
 import test from 'ava';
-import { SessionEvents } from '../../protocol/events/types.ts';
 import { tempDir } from '../helpers/fs.ts';
 import { api, killed, spawnDaemon } from '../helpers/process.ts';
 import { startTestServer, tempHome } from '../helpers/server.ts';
@@ -35,7 +34,7 @@ test('kill -9 during a burst of appends loses no acknowledged event; seq continu
   const s = await startTestServer({ home });
   t.teardown(() => s.stop());
   const events = await s.eventsOf(id);
-  const titles = new Set(events.filter((e) => e.type === SessionEvents.profileUpdated).map((e) => (e.payload as { title: string }).title));
+  const titles = new Set(events.filter((e) => e.type === 'session.profile_updated').map((e) => (e.payload as { title: string }).title));
   const lost = acked.filter((x) => !titles.has(x));
   t.deepEqual(lost, [], 'every acknowledged update is in the journal');
   events.forEach((e, i) => t.is(e.seq, i + 1));

@@ -2,7 +2,6 @@ import test, { type ExecutionContext } from 'ava';
 import { Journal } from '../../journal/journal.ts';
 import { claimSlots } from '../../journal/slots.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { EngineEvents } from '../../src/engine/events.ts';
 import { addMessages, append, stepCompleted, turnEnded, turnStarted, usage } from '../helpers/engine-events.ts';
 import { tempDir } from '../helpers/fs.ts';
 import { recordedSession } from '../helpers/recorded-session.ts';
@@ -58,9 +57,9 @@ async function populate(s: TestServer): Promise<string[]> {
   await s.post(`/api/v1/sessions/${ids[2]}:fork`, { title: 'F' });
   await s.post(`/api/v1/sessions/${ids[3]}/children`, {});
   await addMessages(s, ids[0], 5);
-  await append(s, ids[0], EngineEvents.turnStarted, turnStarted('turn_1', 'prompt_1'));
-  await append(s, ids[0], EngineEvents.stepCompleted, stepCompleted('turn_1', 1, usage(10, 5, 2, 1), 18, 'm5'));
-  await append(s, ids[0], EngineEvents.turnEnded, turnEnded('turn_1', 'prompt_1'));
+  await append(s, ids[0], 'turn.started', turnStarted('turn_1', 'prompt_1'));
+  await append(s, ids[0], 'turn.step.completed', stepCompleted('turn_1', 1, usage(10, 5, 2, 1), 18, 'm5'));
+  await append(s, ids[0], 'turn.ended', turnEnded('turn_1', 'prompt_1'));
   await addMessages(s, ids[0], 2, { start: 6 });
   // No turn left in flight: a restart ends it as failed (engine recovery), which is not a projection answer.
   await addMessages(s, ids[4], 3);

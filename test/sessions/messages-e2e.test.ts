@@ -2,7 +2,6 @@ import test from 'ava';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startFixtureLlm, scripts } from '../../fixtures/llm/index.ts';
-import { EngineEvents } from '../../src/engine/events.ts';
 import { newSession, startTestServer, tempHome } from '../helpers/server.ts';
 
 test('a real prompt through the engine: messages, snapshot usage and /status read its events', async (t) => {
@@ -29,7 +28,7 @@ max_context_size = 1000
   const id = await newSession(s);
   const ended = new Promise<void>((resolve) => {
     s.journal.on('committed', (events: { stream: string; type: string }[]) => {
-      if (events.some((e) => e.stream === id && e.type === EngineEvents.turnEnded)) resolve();
+      if (events.some((e) => e.stream === id && e.type === 'turn.ended')) resolve();
     });
   });
   const res = await s.post(`/api/v1/sessions/${id}/prompts`, { content: [{ type: 'text', text: 'say hello' }] });

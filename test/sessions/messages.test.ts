@@ -1,5 +1,4 @@
 import test from 'ava';
-import { EngineEvents } from '../../src/engine/events.ts';
 import { addMessages, append, msg } from '../helpers/engine-events.ts';
 import { newSession, serverFor } from '../helpers/server.ts';
 
@@ -51,7 +50,7 @@ test('GET one message; 40403 for an unknown or foreign id, 40401 for an unknown 
   const s = await serverFor(t);
   const a = await newSession(s);
   const b = await newSession(s);
-  await append(s, a, EngineEvents.messageCreated, { agent_id: 'main', turn_id: 't1', message: { ...msg(a, 'x1', 'assistant', 'hi'), prompt_id: 'p1' } });
+  await append(s, a, 'message.created', { agent_id: 'main', turn_id: 't1', message: { ...msg(a, 'x1', 'assistant', 'hi'), prompt_id: 'p1' } });
   await addMessages(s, b, 1, { prefix: 'y' });
   const one = await s.get(`/api/v1/sessions/${a}/messages/x1`);
   t.is(one.code, 0);

@@ -1,5 +1,4 @@
 import test, { type ExecutionContext } from 'ava';
-import { EngineEvents } from '../../src/engine/events.ts';
 import { addMessages, append, msg, stepCompleted, turnEnded, turnStarted, usage } from '../helpers/engine-events.ts';
 import { newSession, serverFor, type TestServer } from '../helpers/server.ts';
 
@@ -55,7 +54,7 @@ test('subscribing with the snapshot cursor replays nothing and receives what fol
   const ack = await c.request('subscribe', { session_ids: [id], cursors: { [id]: { seq: data.as_of_seq, epoch: data.epoch } } });
   t.is(ack.code, 0);
   await addMessages(s, id, 1, { start: 4 });
-  await c.waitFor((f) => f.session_id === id && f.type === EngineEvents.messageCreated);
+  await c.waitFor((f) => f.session_id === id && f.type === 'message.created');
   const events = c.frames.filter((f) => f.session_id === id && typeof f.seq === 'number');
   t.deepEqual(events.map((f) => f.seq), [data.as_of_seq + 1]);
   t.false(c.frames.some((f) => f.type === 'resync_required'));
@@ -75,19 +74,19 @@ test('messages: the newest 100 with has_more', async (t) => {
 test('in_flight_turn between turn.started and turn.ended; usage sums; live model and context_limit', async (t) => {
   const s = await server(t, CONFIG('measured'));
   const id = await newSession(s);
-  await append(s, id, EngineEvents.turnStarted, turnStarted('turn_1', 'prompt_1'));
+  await append(s, id, 'turn.started', turnStarted('turn_1', 'prompt_1'));
   t.deepEqual((await snap(s, id)).in_flight_turn, {
     turn_id: 'turn_1', prompt_id: 'prompt_1', current_prompt_id: 'prompt_1', started_at: '2026-01-01T00:00:00.000Z', step: 0,
     turnId: 0, // spec/clients.md F: the turn as v1 frames name it, the main agent's ordinal
   });
-  await append(s, id, EngineEvents.stepStarted, { agent_id: 'main', turn_id: 'turn_1', step: 1 });
-  await append(s, id, EngineEvents.promptSteered, { agent_id: 'main', turn_id: 'turn_1', prompt_ids: ['prompt_2'] });
+  await append(s, id, 'turn.step.started', { agent_id: 'main', turn_id: 'turn_1', step: 1 });
+  await append(s, id, 'prompt.steered', { agent_id: 'main', turn_id: 'turn_1', prompt_ids: ['prompt_2'] });
   t.like((await snap(s, id)).in_flight_turn, { step: 1, prompt_id: 'prompt_1', current_prompt_id: 'prompt_2' });
-  await append(s, id, EngineEvents.stepCompleted, stepCompleted('turn_1', 1, usage(100, 20, 5, 7), 132));
-  await append(s, id, EngineEvents.stepCompleted, stepCompleted('turn_x', 1, usage(1000, 1, 0, 0), 9999, undefined, 'agent-2'));
-  await append(s, id, EngineEvents.stepCompleted, stepCompleted('turn_1', 2, usage(200, 30, 0, 0), 400));
+  await append(s, id, 'turn.step.completed', stepCompleted('turn_1', 1, usage(100, 20, 5, 7), 132));
+  await append(s, id, 'turn.step.completed', stepCompleted('turn_x', 1, usage(1000, 1, 0, 0), 9999, undefined, 'agent-2'));
+  await append(s, id, 'turn.step.completed', stepCompleted('turn_1', 2, usage(200, 30, 0, 0), 400));
   t.like((await snap(s, id)).in_flight_turn, { step: 2 });
-  await append(s, id, EngineEvents.turnEnded, turnEnded('turn_1', 'prompt_1'));
+  await append(s, id, 'turn.ended', turnEnded('turn_1', 'prompt_1'));
   const data = await snap(s, id);
   t.is(data.in_flight_turn, null);
   t.deepEqual(data.session.usage, {
@@ -108,13 +107,13 @@ const status = async (s: TestServer, id: string) => (await s.get(`/api/v1/sessio
 
 /** 400 measured tokens at the step, then 4000 characters (1000 estimated tokens) of later messages. */
 async function measuredThenTail(s: TestServer, id: string) {
-  await append(s, id, EngineEvents.messageCreated, { agent_id: 'main', message: msg(id, 'u1', 'user', 'x'.repeat(2000)) });
-  await append(s, id, EngineEvents.turnStarted, turnStarted('turn_1', 'prompt_1'));
-  await append(s, id, EngineEvents.stepCompleted, stepCompleted('turn_1', 1, usage(380, 20), 400, 'a1'));
+  await append(s, id, 'message.created', { agent_id: 'main', message: msg(id, 'u1', 'user', 'x'.repeat(2000)) });
+  await append(s, id, 'turn.started', turnStarted('turn_1', 'prompt_1'));
+  await append(s, id, 'turn.step.completed', stepCompleted('turn_1', 1, usage(380, 20), 400, 'a1'));
   // The step's own message lands after its measure: already counted in it.
-  await append(s, id, EngineEvents.messageCreated, { agent_id: 'main', message: msg(id, 'a1', 'assistant', 'y'.repeat(80)) });
-  await append(s, id, EngineEvents.turnEnded, turnEnded('turn_1', 'prompt_1'));
-  await append(s, id, EngineEvents.messageCreated, { agent_id: 'main', message: msg(id, 'u2', 'user', 'z'.repeat(4000)) });
+  await append(s, id, 'message.created', { agent_id: 'main', message: msg(id, 'a1', 'assistant', 'y'.repeat(80)) });
+  await append(s, id, 'turn.ended', turnEnded('turn_1', 'prompt_1'));
+  await append(s, id, 'message.created', { agent_id: 'main', message: msg(id, 'u2', 'user', 'z'.repeat(4000)) });
 }
 
 for (const [strategy, tokens] of [['measured+estimated', 1400], ['measured', 400], ['estimated', 1520], [undefined, 1400]] as const) {
@@ -140,7 +139,7 @@ test('/status: no limit known -> no max_context_tokens nor context_usage; usage 
 
   const t2 = await server(t, CONFIG('measured'));
   const id2 = await newSession(t2);
-  await append(t2, id2, EngineEvents.stepCompleted, stepCompleted('turn_1', 1, usage(1, 1), 50_000));
+  await append(t2, id2, 'turn.step.completed', stepCompleted('turn_1', 1, usage(1, 1), 50_000));
   t.like(await status(t2, id2), { context_tokens: 50_000, context_usage: 1 });
 });
 
@@ -155,7 +154,7 @@ test('a snapshot taken while messages are appended, plus the replay from its cur
   await c.request('subscribe', { session_ids: [id], cursors: { [id]: { seq: data.as_of_seq, epoch: data.epoch } } });
   const end = s.journal.head(id)!.seq;
   if (end > data.as_of_seq) await c.waitFor((f) => f.session_id === id && f.seq === end);
-  const replayed = c.frames.filter((f) => f.session_id === id && f.type === EngineEvents.messageCreated).map((f) => f.payload.message.id);
+  const replayed = c.frames.filter((f) => f.session_id === id && f.type === 'message.created').map((f) => f.payload.message.id);
   const seen = [...data.messages.items.map((m: { id: string }) => m.id), ...replayed];
   t.is(seen.length, 80);
   t.is(new Set(seen).size, 80);

@@ -1,5 +1,6 @@
 import type { Journal } from '../../../journal/journal.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
+import type { DurableType, VolatileType } from '../../contract.ts';
 import type { RecOp } from '../records-state.ts';
 import type { TranscriptState } from '../state.ts';
 import type { AgentLog, Rank } from './op-log.ts';
@@ -65,9 +66,9 @@ export function liveSettings(o: LiveTranscriptOptions): LiveSettings {
  */
 export interface LiveListener {
   /** The ops of one committed event, by agent (each agent's held deltas leave first). */
-  committed(sessionId: string, type: string, rank: Rank, byAgent: Map<string, RecOp[]>): void;
+  committed(sessionId: string, type: DurableType, rank: Rank, byAgent: Map<string, RecOp[]>): void;
   /** The ops of one streamed input (deltas, tool progress, task output), by agent. */
-  streamed(sessionId: string, type: string, payload: Record<string, unknown>, byAgent: Map<string, RecOp[]>): void;
+  streamed(sessionId: string, type: VolatileType, payload: Record<string, unknown>, byAgent: Map<string, RecOp[]>): void;
   /** The session's held ops leave now (a read takes the watermarks next). */
   flush(sessionId: string): void;
   /** The session's fold is gone (deleted, evicted, dropped): what is held for it goes unsent. */
@@ -76,7 +77,7 @@ export interface LiveListener {
   wanted(sessionId: string): boolean;
 }
 
-export type Input = JournalEvent | { type: string; payload: Record<string, unknown> };
+export type Input = JournalEvent | { type: VolatileType; payload: Record<string, unknown> };
 
 export interface Entry {
   sessionId: string;

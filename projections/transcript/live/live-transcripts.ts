@@ -3,7 +3,7 @@ import { foldStream } from '../../lazy-projection.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { notFound } from '../../../protocol/errors.ts';
 import { transcriptRole } from '../../../protocol/events/registry.ts';
-import { GlobalEvents } from '../../../protocol/events/types.ts';
+import { known, type VolatileType } from '../../contract.ts';
 import { applyVolatile } from '../records-live.ts';
 import { recAgent, type EmittedOp, type RecOp } from '../records-state.ts';
 import { anyTrimmed, touchesTrimmed, trimTurns } from '../records-trim.ts';
@@ -90,7 +90,7 @@ export class LiveTranscripts {
   readonly onCommitted = (events: JournalEvent[]): void => {
     for (const ev of events) {
       if (ev.imported) continue;
-      if (ev.type === GlobalEvents.sessionDeleted) {
+      if (known(ev).type === 'event.session.deleted') {
         this.forget((ev.payload as { session_id: string }).session_id);
         continue;
       }
@@ -98,7 +98,7 @@ export class LiveTranscripts {
       if (!e) {
         // A turn starting is folded too, followed or not: its streamed words are never journaled, so a page opened
         // part-way would otherwise get the reply without the words written before it came (until the step ends).
-        if (ev.type === 'turn.started' || this.wanted(ev.stream)) {
+        if (known(ev).type === 'turn.started' || this.wanted(ev.stream)) {
           void this.ensure(ev.stream).catch((err) => this.deps.log.error({ err, session_id: ev.stream }, 'live transcript fold failed'));
         }
         continue;
@@ -109,7 +109,7 @@ export class LiveTranscripts {
   };
 
   /** A streamed input of a tracked session (the volatile bus: deltas, tool progress, task output). */
-  readonly onVolatile = (sessionId: string, type: string, payload: unknown): void => {
+  readonly onVolatile = (sessionId: string, type: VolatileType, payload: unknown): void => {
     if (transcriptRole(type, true) !== 'delta') return;
     const e = this.entries.get(sessionId);
     if (!e) return;
@@ -258,8 +258,9 @@ export class LiveTranscripts {
         if (x.seq <= e.seq) return;
         ops = applyLive(state, x);
         e.seq = x.seq;
-        if (x.type === 'turn.ended' && e.pins) e.retrim = true;
-        else if (x.type === 'turn.ended') trimTurns(recAgent(state.rec, agentIdOf(x.payload)), this.settings.liveTurns, Math.min(TRIM_SLACK, Math.ceil(this.settings.liveTurns / 2)));
+        const ended = known(x).type === 'turn.ended';
+        if (ended && e.pins) e.retrim = true;
+        else if (ended) trimTurns(recAgent(state.rec, agentIdOf(x.payload)), this.settings.liveTurns, Math.min(TRIM_SLACK, Math.ceil(this.settings.liveTurns / 2)));
       } else {
         ops = applyVolatile(state.rec, x.type, x.payload);
       }
@@ -282,7 +283,7 @@ export class LiveTranscripts {
     }
     for (const l of this.listeners) {
       try {
-        if ('seq' in x) l.committed(e.sessionId, x.type, ROLE_RANK[transcriptRole(x.type, false)] ?? 2, byAgent);
+        if ('seq' in x) l.committed(e.sessionId, known(x).type, ROLE_RANK[transcriptRole(x.type, false)] ?? 2, byAgent);
         else l.streamed(e.sessionId, x.type, x.payload, byAgent);
       } catch (err) {
         this.deps.log.error({ err, session_id: e.sessionId }, 'transcript batch fan-out failed');

@@ -1,8 +1,8 @@
 import type { JournalEvent } from '../../../journal/types.ts';
 import type { Usage } from '../../../protocol/events/common.ts';
 import type { Message, TurnEndedPayload } from '../../../protocol/events/turns.ts';
-import { EngineEvents } from '../../engine/events.ts';
 import { MAIN_AGENT } from '../../engine/turn.ts';
+import { known } from '../../../protocol/events/known.ts';
 
 /** How the run's main-agent turns went, read from the session's committed events. */
 export interface TurnsSoFar {
@@ -37,14 +37,14 @@ export class TurnWatch {
       if (e.stream !== this.sessionId) continue;
       const p = e.payload as { agent_id?: string; turn_id?: string };
       if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT) continue;
-      if (e.type === EngineEvents.turnStarted) {
+      if (known(e).type === 'turn.started') {
         this.current = p.turn_id;
         this.state.started += 1;
         this.state.text = '';
-      } else if (e.type === EngineEvents.messageCreated && p.turn_id === this.current) {
+      } else if (known(e).type === 'message.created' && p.turn_id === this.current) {
         const text = textOf((e.payload as { message: Message }).message);
         if (text) this.state.text = text;
-      } else if (e.type === EngineEvents.turnEnded) {
+      } else if (known(e).type === 'turn.ended') {
         const ended = e.payload as TurnEndedPayload;
         this.state.ended += 1;
         this.state.last = ended;

@@ -2,9 +2,8 @@ import type { JournalEvent } from '../../../journal/types.ts';
 import type { ApprovalItem } from '../../../protocol/events/approvals.ts';
 import type { QuestionItem } from '../../../protocol/events/questions.ts';
 import type { PermissionService } from '../../permissions/service.ts';
-import { ApprovalEvents } from '../../permissions/types.ts';
 import type { QuestionService } from '../../questions/service.ts';
-import { QuestionEvents } from '../../questions/types.ts';
+import { known } from '../../../protocol/events/known.ts';
 
 /** What the agent is told when print mode refuses a call that needs an approval (the rejection's feedback). */
 export const REFUSAL_FEEDBACK = 'svc-code runs non-interactively (print mode), so nobody can approve this call and it was refused. '
@@ -24,11 +23,11 @@ export function unattended(deps: { permissions: Pick<PermissionService, 'resolve
     const answers: Array<Promise<unknown>> = [];
     for (const e of events) {
       if (e.stream !== sessionId) continue;
-      if (e.type === ApprovalEvents.requested) {
+      if (known(e).type === 'event.approval.requested') {
         const item = e.payload as ApprovalItem;
         warn(`refused ${item.tool_name} (${item.action}): ${clip(item.tool_input_display)}; print mode cannot ask for approval: allow it with --permission-mode auto or --yolo, or a [[permission.rules]] allow rule`);
         answers.push(deps.permissions.resolve(sessionId, item.approval_id, { decision: 'rejected', feedback: REFUSAL_FEEDBACK }));
-      } else if (e.type === QuestionEvents.requested) {
+      } else if (known(e).type === 'event.question.requested') {
         const item = e.payload as QuestionItem;
         warn(`dismissed a question (print mode cannot answer it): ${clip(item.questions[0]?.question ?? '')}`);
         answers.push(deps.questions.dismissByUser(sessionId, item.question_id));

@@ -1,8 +1,6 @@
 import { messageChars } from '../../../projections/usage/estimate.ts';
 import type { ModelClient } from '../../providers/wire/types.ts';
-import { CompactionEvents } from './events.ts';
 import type { CompactionCompletedPayload, CompactionFailedPayload, CompactionStartedPayload, CompactionTrigger } from '../../../protocol/events/compaction.ts';
-import { EngineEvents } from '../events.ts';
 import type { Message } from '../../../protocol/events/turns.ts';
 import type { Usage } from '../../../protocol/events/common.ts';
 import type { TurnDeps } from '../turn.ts';
@@ -62,7 +60,7 @@ export async function compact(c: CompactionInput): Promise<boolean> {
   const base = { compaction_id, agent_id: c.agentId };
   const emit = (events: NewEvent[]) => c.deps.journal.append(events.map((e) => ({ stream: c.sessionId, ...e })));
   const started: CompactionStartedPayload = { ...base, trigger: c.trigger, ...(c.instruction ? { instruction: c.instruction } : {}) };
-  await emit([{ type: CompactionEvents.started, payload: started }]);
+  await emit([{ type: 'compaction.started', payload: started }]);
   const replaced = c.history.slice(0, plan.replaced);
   const chunkChars = chunkTokens(c.budget) * CHARS_PER_TOKEN;
   const result: Summary = cutOnly ? { text: earlierSummaries(replaced), usage: { input: 0, output: 0, cache_read: 0, cache_creation: 0 }, requests: 0, attempts: 0 }
@@ -72,7 +70,7 @@ export async function compact(c: CompactionInput): Promise<boolean> {
     }, transcriptBlocks(replaced, chunkChars))
     : { text: '', usage: { input: 0, output: 0, cache_read: 0, cache_creation: 0 }, requests: 0, attempts: 0, error: { kind: c.client.kind, message: c.client.message } };
   if (result.error) {
-    await emit([{ type: CompactionEvents.failed, payload: { ...base, error: result.error, attempts: result.attempts } satisfies CompactionFailedPayload }]);
+    await emit([{ type: 'compaction.failed', payload: { ...base, error: result.error, attempts: result.attempts } satisfies CompactionFailedPayload }]);
     return false;
   }
   const carried = carriedState(c.history);
@@ -91,8 +89,8 @@ export async function compact(c: CompactionInput): Promise<boolean> {
     ...(plan.truncated.length ? { truncated_results: plan.truncated } : {}),
   };
   await emit([
-    { type: CompactionEvents.completed, payload: done },
-    { type: EngineEvents.messageCreated, payload: { agent_id: c.agentId, message: summary } },
+    { type: 'compaction.completed', payload: done },
+    { type: 'message.created', payload: { agent_id: c.agentId, message: summary } },
   ]);
   return true;
 }

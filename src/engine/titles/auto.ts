@@ -1,12 +1,12 @@
 import { GLOBAL_STREAM, GUI_STREAM } from '../../../journal/keys.ts';
 import type { JournalEvent } from '../../../journal/types.ts';
 import type { Logger } from '../../lib/logger.ts';
-import { EngineEvents } from '../events.ts';
 import type { PromptAcceptedPayload, TurnEndedPayload } from '../../../protocol/events/turns.ts';
 import { FIRST_PROMPT_TITLE } from '../../../protocol/events/session.ts';
 import { textOf } from '../../../protocol/schemas/messages.ts';
 import { generateTitle, titleEvents, type TitleDeps } from './generate.ts';
 import { promptTitle } from './prompt.ts';
+import { known } from '../../../protocol/events/known.ts';
 
 export interface AutoTitle {
   /** Subscriber of committed events (src/app/subscribers.ts): starts a title when a main-agent turn ends untitled. */
@@ -52,8 +52,8 @@ export function createAutoTitle(deps: TitleDeps & { log: Logger }): AutoTitle {
     const auto = deps.config.current().auto_session_title;
     for (const e of events) {
       if (e.imported || e.stream === GLOBAL_STREAM || e.stream === GUI_STREAM) continue;
-      if (e.type === EngineEvents.promptAccepted) fromPrompt(e);
-      if (!auto || e.type !== EngineEvents.turnEnded) continue;
+      if (known(e).type === 'prompt.accepted') fromPrompt(e);
+      if (!auto || known(e).type !== 'turn.ended') continue;
       const agent = (e.payload as Partial<TurnEndedPayload>)?.agent_id;
       if (agent !== undefined && agent !== 'main') continue;
       const s = deps.sessions.get(e.stream);

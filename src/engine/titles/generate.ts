@@ -1,13 +1,11 @@
 import type { SessionRecord } from '../../../projections/session-index/session-index.ts';
 import type { EventJournal } from '../../events/journal.ts';
 import type { NewStreamEvent } from '../../../protocol/events/registry.ts';
-import { GlobalEvents } from '../../../protocol/events/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { Codes } from '../../../protocol/codes.ts';
 import { ApiError } from '../../../protocol/errors.ts';
 import type { ModelClient, WireError } from '../../providers/wire/types.ts';
 import { findOwnedSession, type OwnedSessionLookup } from '../../sessions/lookup.ts';
-import { EngineEvents } from '../events.ts';
 import { titleBackend, type TitleBackendDeps } from './model.ts';
 import { cleanTitle, conversationOf, sourceText, titleRequest, type TitleSource } from './prompt.ts';
 
@@ -40,10 +38,10 @@ function checkTitle(s: SessionRecord, force: boolean): void {
 /** `session.title_generated` and the `session.meta.updated` broadcast beside it (spec/clients.md E8). */
 export function titleEvents(deps: { clock: Clock }, s: SessionRecord, title: string, source: string, model: string): NewStreamEvent[] {
   return [
-    { stream: s.id, type: EngineEvents.titleGenerated, payload: { title, source, model } },
+    { stream: s.id, type: 'session.title_generated', payload: { title, source, model } },
     {
       stream: s.id,
-      type: GlobalEvents.sessionMetaUpdated,
+      type: 'session.meta.updated',
       payload: {
         session_id: s.id, workspace_id: s.workspace_id, title, updated_at: deps.clock.now().toISOString(),
         patch: { title, isCustomTitle: false, ...(s.last_prompt !== undefined ? { lastPrompt: s.last_prompt } : {}) },

@@ -1,10 +1,10 @@
 import type { JournalEvent } from '../../../journal/types.ts';
 import type { ModelRequest } from '../../providers/wire/types.ts';
-import { EngineEvents } from '../events.ts';
 import type { MessageCreatedPayload, PromptAcceptedPayload } from '../../../protocol/events/turns.ts';
 import { textOf } from '../../../protocol/schemas/messages.ts';
 
 import type { TitleSource } from '../../../protocol/schemas/enums.ts';
+import { known } from '../../../protocol/events/known.ts';
 
 export type { TitleSource };
 
@@ -31,12 +31,12 @@ const isMain = (agentId: unknown) => agentId === undefined || agentId === 'main'
 export function conversationOf(events: JournalEvent[]): Entry[] {
   const byId = new Map<string, Entry>();
   for (const e of events) {
-    if (e.type === EngineEvents.promptAccepted) {
+    if (known(e).type === 'prompt.accepted') {
       const p = e.payload as PromptAcceptedPayload;
       if (!isMain(p.agent_id)) continue;
       const id = p.user_message_id || `prompt:${p.prompt_id}`;
       if (!byId.has(id)) byId.set(id, { id, role: 'user', text: textOf(p.content).trim() });
-    } else if (e.type === EngineEvents.messageCreated) {
+    } else if (known(e).type === 'message.created') {
       const p = e.payload as MessageCreatedPayload;
       const m = p.message;
       if (!isMain(p.agent_id) || !m || (m.role !== 'user' && m.role !== 'assistant')) continue;

@@ -2,7 +2,6 @@ import { GLOBAL_STREAM } from '../../../journal/keys.ts';
 import { isTable, type Doc } from '../../config/read.ts';
 import type { ConfigService } from '../../config/service.ts';
 import type { EventJournal } from '../../events/journal.ts';
-import { GlobalEvents } from '../../../protocol/events/types.ts';
 
 /** The config whose model catalog is written, and the journal that hears of the change. */
 export interface CatalogWriteDeps {
@@ -63,7 +62,7 @@ export async function writeCatalog<T>(
   const diff = diffAliases(reason, before, after);
   if (report) Object.assign(diff, { unchanged: [...report.unchanged], failed: [...report.failed] });
   if (diff.added.length || diff.removed.length || diff.updated.length) {
-    await deps.journal.append([{ stream: GLOBAL_STREAM, type: GlobalEvents.modelCatalogChanged, payload: diff }]);
+    await deps.journal.append([{ stream: GLOBAL_STREAM, type: 'event.model_catalog.changed', payload: diff }]);
   }
   return { result, diff };
 }

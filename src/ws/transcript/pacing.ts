@@ -2,6 +2,7 @@ import type { LiveListener, LiveTranscripts, OpBatch, Rank } from '../../../proj
 import type { RecOp } from '../../../projections/transcript/records-state.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { Coalescer, DEFAULT_COALESCE_MS } from '../coalesce.ts';
+import type { DurableType, VolatileType } from '../../../protocol/events/registry.ts';
 
 /**
  * The pacing of the transcript channel's batches (docs/transcript.md "Ops"): the ops of a committed event leave at
@@ -57,7 +58,7 @@ export class TranscriptPacing implements LiveListener {
     this.unlisten = deps.live.listen(this);
   }
 
-  committed(sessionId: string, type: string, rank: Rank, byAgent: Map<string, RecOp[]>): void {
+  committed(sessionId: string, type: DurableType, rank: Rank, byAgent: Map<string, RecOp[]>): void {
     for (const [agentId, ops] of byAgent) {
       this.coalescer.flush(sessionId, agentId);
       this.issue(sessionId, agentId, rank, ops, false);
@@ -65,7 +66,7 @@ export class TranscriptPacing implements LiveListener {
     if (type === 'turn.ended') this.toolSent.delete(sessionId);
   }
 
-  streamed(sessionId: string, type: string, payload: Record<string, unknown>, byAgent: Map<string, RecOp[]>): void {
+  streamed(sessionId: string, type: VolatileType, payload: Record<string, unknown>, byAgent: Map<string, RecOp[]>): void {
     const { stream, step } = volatileStream(type, payload);
     // The first delta batch of a step (of a call's progress, of a task's output) leaves at once; later ones wait for the window and leave merged.
     for (const [agentId, ops] of byAgent) this.coalescer.push(sessionId, agentId, `${agentId}${stream}`, step, ops);
@@ -140,7 +141,7 @@ export class TranscriptPacing implements LiveListener {
  * The stream a volatile input belongs to, for "the first of a step leaves at once": the step's text (deltas; the
  * agent itself), a tool call's progress, a task's output.
  */
-function volatileStream(type: string, p: Record<string, unknown>): { stream: string; step: string } {
+function volatileStream(type: VolatileType, p: Record<string, unknown>): { stream: string; step: string } {
   if (type === 'tool.progress') return { stream: '|progress', step: String(p.tool_call_id) };
   if (type === 'shell.output') return { stream: '|shell', step: String(p.task_id) };
   return { stream: '', step: `${p.turn_id}:${p.step}` };
