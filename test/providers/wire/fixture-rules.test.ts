@@ -3,6 +3,8 @@ import { DEFAULT_MODEL, estimateInputTokens, scripts, type FixtureLlm, type Fixt
 import { collect, userSays } from '../../../fixtures/llm/collect.ts';
 import { fixtureClient } from '../../../fixtures/llm/wire-clients.ts';
 import type { ModelMessage, ModelRequest, WireType } from '../../../src/providers/wire/types.ts';
+import { exposedName } from '../../../src/mcp/names.ts';
+import { BUILTIN_TOOLS } from '../../../src/tools/registry.ts';
 import { fixtureLlm } from '../../helpers/llm.ts';
 import { pngBase64 } from '../../helpers/png.ts';
 
@@ -237,4 +239,27 @@ test('messages_api: tool_names: a custom tool name over 128 characters (128 pass
   const g = await fixture(t);
   await refused(t, g, 'messages_api', { messages: [user(text('hi'))], tools: [toolNamed('x'.repeat(129))] }, 'tool_names',
     "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'");
+});
+
+test("genai and cloud_ai: tool_names: a name not starting with a letter or _, or over 64 characters, every one listed", async (t) => {
+  const why = '[FIELD_INVALID] Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.';
+  for (const type of ['genai', 'cloud_ai'] as const) {
+    const f = await fixture(t);
+    const ok = await collect(fixtureClient(f.url, type), { messages: [user(text('hi'))], tools: [toolNamed('fs.read:v2'), toolNamed('_x'), toolNamed('x'.repeat(64))] });
+    t.is(ok.error, undefined, 'Google takes dots, colons and a leading _ up to 64 characters');
+    const g = await fixture(t);
+    await refused(t, g, type, { messages: [user(text('hi'))], tools: [toolNamed('Read'), toolNamed('9lives'), toolNamed(LONG)] }, 'tool_names',
+      `The GenerateContentRequest proto is invalid:\n  * tools[0].function_declarations[1].name: ${why}\n  * tools[0].function_declarations[2].name: ${why}`);
+  }
+});
+
+test("every protocol takes the daemon's tool names: the built-ins and MCP tools' exposed names", async (t) => {
+  const mcp = [['docs.site', 'search'], ['my server', 'get.page/2'], ['9lives', 'x'], ['s'.repeat(80), 't.'.repeat(40)]].map(([s, n]) => exposedName(s!, n!));
+  const tools = [...BUILTIN_TOOLS.map((d) => d.name), ...mcp].map(toolNamed);
+  for (const type of TYPES) {
+    const f = await fixture(t);
+    const c = await collect(fixtureClient(f.url, type), { messages: [user(text('hi'))], tools });
+    t.is(c.error, undefined, `${type} refused one of ${tools.map((x) => x.name).join(', ')}`);
+    t.deepEqual(f.refusals, []);
+  }
 });
