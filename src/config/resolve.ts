@@ -6,6 +6,7 @@ import type { EnvOverrides } from './env.ts';
 import { compact, DocReader, isTable, type Doc } from './read.ts';
 import { isNetwork } from '../webfetch/addresses.ts';
 import { missingKeyWarnings } from '../providers/wire/credentials.ts';
+import { exposedPattern } from '../mcp/names.ts';
 
 export interface ProviderConfig {
   type?: string;
@@ -260,7 +261,7 @@ export function resolveConfig(raw: Doc, env: EnvOverrides): { config: ResolvedCo
   mergeEnvModel(config, env, r.warnings);
   // docs/journal.md "database.base": the session index is the journal's own projection; there is no other store to read.
   if (!config.database.base) r.warnings.push('database.base = false has no effect: session metadata is always read from the session index, the journal\'s projection (docs/journal.md "database.base")');
-  return { config, warnings: [...r.warnings, ...toolWarnings(config.tools), ...missingKeyWarnings(config.providers)] };
+  return { config, warnings: [...r.warnings, ...toolWarnings(config.tools), ...mcpNameWarnings(config), ...missingKeyWarnings(config.providers)] };
 }
 
 /** The `SVC_MODEL_*` temporary model: over the file, and the default model only when the file names none. */
@@ -282,5 +283,25 @@ function toolWarnings(tools: ResolvedConfig['tools']): string[] {
       else if (name.startsWith('mcp__') && name.split('__').length < 3) out.push(`config.toml: tools.${list} entry "${name}" lacks the tool segment (mcp__<server>__<tool>) and never matches`);
     }
   }
+  return out;
+}
+
+/**
+ * MCP tools are exposed as `mcp__<server>__<tool>` with characters model APIs refuse replaced by `_`
+ * (src/mcp/names.ts): a rule or tools entry naming the raw server (`mcp__docs.site__*`) never matches.
+ */
+function mcpNameWarnings(config: ResolvedConfig): string[] {
+  const out: string[] = [];
+  const check = (where: string, written: string, tool: string) => {
+    const fixed = exposedPattern(tool);
+    if (tool.startsWith('mcp__') && fixed !== tool) {
+      out.push(`config.toml: ${where} "${written}" never matches: MCP tools are exposed as ${fixed} (characters other than letters, digits, _ and - become _); write "${written.replace(tool, fixed)}"`);
+    }
+  };
+  config.permission.rules.forEach((rule, i) => {
+    if (typeof rule.pattern !== 'string') return;
+    check(`permission.rules[${i}] pattern`, rule.pattern, rule.pattern.trim().split('(')[0]!.trim());
+  });
+  for (const list of ['enabled', 'disabled'] as const) for (const name of config.tools[list]) check(`tools.${list} entry`, name, name);
   return out;
 }

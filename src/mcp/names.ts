@@ -18,3 +18,12 @@ export function exposedName(server: string, tool: string): string {
   const suffix = `_${createHash('sha256').update(full).digest('hex').slice(0, SUFFIX - 1)}`;
   return full.slice(0, MAX_TOOL_NAME - SUFFIX) + suffix;
 }
+
+/**
+ * What an `mcp__` name or glob written against raw server and tool names (`mcp__docs.site__*`) must be to
+ * match the exposed names (`mcp__docs_site__*`): the same characters replaced, `*` kept. Names cut for length
+ * (over 64 characters) are not predicted here.
+ */
+export function exposedPattern(pattern: string): string {
+  return pattern.replace(/[^A-Za-z0-9_*-]/g, '_');
+}

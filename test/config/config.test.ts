@@ -1,6 +1,7 @@
 import test from 'ava';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import pino from 'pino';
 import { parse } from 'smol-toml';
 import { serverFor, startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
 import { committedOf } from '../helpers/journal.ts';
@@ -351,4 +352,22 @@ test('database.base = false is accepted with a warning that it has no effect (do
   t.teardown(() => s.stop());
   t.regex(s.config.warnings().join('\n'), /database\.base = false has no effect/);
   t.is((await s.get('/api/v1/sessions')).code, 0, 'sessions are listed as ever');
+});
+
+test('MCP rules and tools entries written against raw server names warn at load (log and warnings) with the name to write', async (t) => {
+  const home = await tempHome();
+  await writeFile(path.join(home, 'config.toml'), [
+    '[[permission.rules]]', 'pattern = "mcp__docs.site__*"', 'decision = "allow"',
+    '[[permission.rules]]', 'pattern = "mcp__github__create_issue"', 'decision = "ask"',
+    '[tools]', 'disabled = ["mcp__my server__get.page"]', '',
+  ].join('\n'));
+  const lines: string[] = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+  const s = await startTestServer({ home, log });
+  t.teardown(() => s.stop());
+  const w = s.config.warnings();
+  t.true(w.some((x) => x.includes('permission.rules[0] pattern "mcp__docs.site__*" never matches') && x.includes('write "mcp__docs_site__*"')), w.join('\n'));
+  t.true(w.some((x) => x.includes('tools.disabled entry "mcp__my server__get.page"') && x.includes('write "mcp__my_server__get_page"')), w.join('\n'));
+  t.false(w.some((x) => x.includes('mcp__github__create_issue')), 'a rule on clean names is fine');
+  t.true(lines.some((l) => l.includes('mcp__docs.site__*') && l.includes('mcp__docs_site__*')), 'logged at load');
 });
