@@ -21,9 +21,9 @@ export function exposedName(server: string, tool: string): string {
 
 /**
  * What an `mcp__` name or glob written against raw server and tool names (`mcp__docs.site__*`) must be to
- * match the exposed names (`mcp__docs_site__*`): the same characters replaced, `*` kept. Names cut for length
+ * match the exposed names (`mcp__docs_site__*`): the same characters replaced, the glob's `*` and `?` kept. Names cut for length
  * (over 64 characters) are not predicted here.
  */
 export function exposedPattern(pattern: string): string {
-  return pattern.replace(/[^A-Za-z0-9_*-]/g, '_');
+  return pattern.replace(/[^A-Za-z0-9_*?-]/g, '_');
 }
