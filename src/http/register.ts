@@ -121,8 +121,10 @@ function multipartBody(opts: MultipartOptions): Koa.Middleware {
   };
 }
 
-/** Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes. */
-/** The routes mounted; `tracer` marks when a route starts (the prompt-latency trace; createHttpApp passes the daemon's). */
+/**
+ * Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes; `tracer` marks when a
+ * route starts (the prompt-latency trace: createHttpApp passes the daemon's; a router built only to be read, none).
+ */
 export function buildRouter(routes: RouteDef[], checker?: ContractChecker, tracer: PromptTracer = noTracer): Router {
   // One spelling per route: case-sensitive, no trailing-slash leniency (see request-path.ts).
   const router = new Router({ sensitive: true, strict: true });
