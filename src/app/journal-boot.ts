@@ -1,7 +1,7 @@
 import { claimSlots, type Slot } from '../../journal/slots.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
-import { mark, tracing } from '../engine/trace.ts';
+import type { PromptTracer } from '../engine/trace.ts';
 import { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
@@ -23,12 +23,18 @@ export interface OpenedJournal {
 
 /**
  * Claims the home's free journal slots and opens the primary's journal (heads loaded), with the fsync option and,
- * when given, the contract checker every append is checked against (tests).
+ * when given, the contract checker every append is checked against (tests) and the prompt tracer that marks each
+ * append, write and durable write of a session's events (the daemon's, when its settings trace; offline commands
+ * pass none).
  */
-export async function openHomeJournal(home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker }): Promise<OpenedJournal> {
+export async function openHomeJournal(
+  home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; tracer?: PromptTracer },
+): Promise<OpenedJournal> {
   const { primary, adoptable } = await claimSlots(home, o.ids.ulid);
+  const tracer = o.tracer;
   const journal = new EventJournal({
-    db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: tracing ? mark : undefined,
+    db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker,
+    trace: tracer?.on ? (stream, label) => tracer.mark(stream, label) : undefined,
   });
   try {
     await journal.load();

@@ -59,6 +59,8 @@ export interface Settings {
   grepTimeoutMs: number;
   /** `SVC_CODE_MODEL_DIRECTORY_URL`, `SVC_CODE_MODEL_DIRECTORY_SNAPSHOT`: the public model directory and its snapshot. */
   modelDirectory: { url: string; snapshotPath: string };
+  /** `SVC_CODE_TRACE_PROMPT`: the prompt-latency trace's file (docs/benchmarks.md); unset, no trace. */
+  tracePrompt?: string;
   /** Variables set to a value that was not taken (each names the variable and the default used). */
   warnings: readonly string[];
 }
@@ -134,6 +136,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     live: { turns: num('SVC_CODE_LIVE_TURNS', LIVE_TURNS), retrimMs: num('SVC_CODE_LIVE_RETRIM_MS', RETRIM_IDLE_MS, WHOLE_OR_ZERO) },
     grepTimeoutMs: num('SVC_CODE_GREP_TIMEOUT_MS', DEFAULT_GREP_TIMEOUT_MS),
     modelDirectory: { url: env.SVC_CODE_MODEL_DIRECTORY_URL || DEFAULT_DIRECTORY_URL, snapshotPath: env.SVC_CODE_MODEL_DIRECTORY_SNAPSHOT || SNAPSHOT_PATH },
+    tracePrompt: env.SVC_CODE_TRACE_PROMPT || undefined,
     warnings,
   };
   return deepFreeze(settings);

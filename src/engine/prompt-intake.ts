@@ -14,7 +14,7 @@ import { toPromptObject, type PromptRecord } from './prompt-state.ts';
 import type { EngineRegistry } from './runtime-registry.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { MAIN_AGENT } from './turn.ts';
-import { mark } from './trace.ts';
+import type { PromptTracer } from './trace.ts';
 import { takeLoopTurn } from '../lib/loop-turns.ts';
 import type { AgentCatalog } from '../agents/catalog.ts';
 import { bindProfile, narrowTools, turnInstructions } from '../agents/profile.ts';
@@ -55,6 +55,8 @@ export type IntakeDeps = OwnedSessionLookup & PromptMediaDeps & SkillDeps & {
   /** Custom agents a prompt's `profile` binds (docs/agents.md). */
   agents: AgentCatalog;
   log: Logger;
+  /** The prompt-latency trace (src/engine/trace.ts): marks each stage of the intake. */
+  tracer: PromptTracer;
 };
 
 /**
@@ -70,17 +72,17 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
   const task = typeof from === 'object' ? from : undefined;
   // Prompts arriving together are taken one per loop iteration, with I/O handled in between (see loop-turns.ts).
   await takeLoopTurn();
-  mark(sessionId, 'intake.start');
+  deps.tracer.mark(sessionId, 'intake.start');
   const session = findOwnedSession(deps, sessionId);
   if (body.prompt_id !== undefined && body.skills) throw validationError([{ field: 'prompt_id', message: 'cannot be combined with skills' }]);
   // Media is checked before anything else (40001/40407/41003) but stored only once every check passed.
   const media = await planPromptMedia(deps, sessionId, body.content);
-  mark(sessionId, 'intake.media');
+  deps.tracer.mark(sessionId, 'intake.media');
   const skills = await resolvePromptSkills(deps, session, body.skills);
-  mark(sessionId, 'intake.skills');
+  deps.tracer.mark(sessionId, 'intake.skills');
   // The main agent, or a `:btw` agent (40001 for an unknown agent_id).
   const rt = await deps.engine.agentRuntime(session, body.agent_id ?? MAIN_AGENT);
-  mark(sessionId, 'intake.runtime');
+  deps.tracer.mark(sessionId, 'intake.runtime');
   checkReservable(rt, body.prompt_id);
   const promptId = body.prompt_id ?? deps.ids.next('prompt');
   rt.reserved.add(promptId);
@@ -92,9 +94,9 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
     const profile = bindProfile(deps, session, body.profile, rt.agentId === MAIN_AGENT ? agentConfig.profile : undefined);
     const profileModel = body.profile !== undefined && profile ? deps.agents.modelOf(profile, c) : undefined;
     const model = resolveModel(c, body.model, profileModel, agentConfig.model);
-    mark(sessionId, 'intake.model');
+    deps.tracer.mark(sessionId, 'intake.model');
     await checkCredential(deps, model);
-    mark(sessionId, 'intake.credential');
+    deps.tracer.mark(sessionId, 'intake.credential');
     checkThinkingValue(body.thinking, 'thinking');
     const thinking = resolveThinking(c, model.record, body.thinking, agentConfig.thinking);
     const disabledTools = body.disabled_tools ? [...body.disabled_tools] : (Array.isArray(agentConfig.disabled_tools) ? agentConfig.disabled_tools : []);
@@ -131,14 +133,14 @@ export async function acceptPrompt(deps: IntakeDeps, sessionId: string, body: Pr
       await media.discard();
       throw err;
     }
-    mark(sessionId, 'intake.append');
+    deps.tracer.mark(sessionId, 'intake.append');
     const status = rt.enqueue(record, { model, thinking, disabledTools, ...(profile?.tools ? { only: profile.tools } : {}), ...(instructions ? { instructions } : {}) });
-    mark(sessionId, 'intake.enqueued');
+    deps.tracer.mark(sessionId, 'intake.enqueued');
     await record.accepted.catch(async (err) => {
       await media.discard();
       throw err;
     });
-    mark(sessionId, 'intake.committed');
+    deps.tracer.mark(sessionId, 'intake.committed');
     return toPromptObject(record, status);
   } finally {
     rt.reserved.delete(promptId);

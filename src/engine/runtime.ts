@@ -7,7 +7,6 @@ import { PLAN_MODE_REMINDER, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import { clientNow, type ResolvedModel } from './model-resolve.ts';
 import { planUndo, undonePayload, type UndoPlan } from './undo.ts';
 import { promptText, toPromptObject, type PromptRecord } from './prompt-state.ts';
-import { flushTrace, mark } from './trace.ts';
 import { narrowTools } from '../agents/profile.ts';
 import { MAIN_AGENT, runTurn, type TurnOutcome } from './turn.ts';
 import { logFailure } from '../lib/logger.ts';
@@ -246,7 +245,7 @@ export class SessionRuntime {
 
   private async turn(prompt: PromptRecord, plan: TurnPlan): Promise<void> {
     const deps = this.deps;
-    mark(this.sessionId, 'turn.start');
+    deps.tracer.mark(this.sessionId, 'turn.start');
     const active: ActiveTurn = { turnId: deps.ids.next('turn'), prompt, controller: new AbortController(), steered: [], prompts: [prompt], plan };
     const at = this.site(active.turnId);
     this.active = active;
@@ -267,10 +266,10 @@ export class SessionRuntime {
     const started = Promise.all([prompt.accepted, deps.journal.append(this.openingEvents(active, user, stepOne, wasBusy))]);
     started.catch(() => undefined); // awaited below; this only keeps an early failure from being reported as unhandled
     let outcome: TurnOutcome | null;
-    mark(this.sessionId, 'turn.appendCalled');
+    deps.tracer.mark(this.sessionId, 'turn.appendCalled');
     const blocked = await promptHooks(deps, at, prompt, active.controller.signal);
     const client = blocked ?? known ?? await clientOrFailure(deps, plan.model);
-    mark(this.sessionId, 'turn.client');
+    deps.tracer.mark(this.sessionId, 'turn.client');
     if (!('stream' in client)) {
       await started;
       outcome = clientFailure(client);
@@ -319,8 +318,8 @@ export class SessionRuntime {
     ]);
     this.active = undefined;
     deps.log.info({ session_id: this.sessionId, agent_id: this.agentId, turn_id: turnId, reason: outcome.reason, steps: outcome.steps }, 'turn ended');
-    mark(this.sessionId, 'turn.end');
-    flushTrace(this.sessionId);
+    deps.tracer.mark(this.sessionId, 'turn.end');
+    deps.tracer.flush(this.sessionId);
     // Not awaited: a slow Stop hook never holds the next turn.
     if (deps.hooks) void deps.hooks.run('Stop', hookSite(deps, this.site(turnId)), { reason: outcome.reason }).catch(logFailure(deps.log, 'running Stop hooks', { session_id: this.sessionId }));
   }

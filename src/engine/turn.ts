@@ -12,7 +12,7 @@ import { backoffMs, DEFAULT_MODEL_IDLE_TIMEOUT_MS, sleep } from './retry.ts';
 import { runAttempt, type AttemptResult, type TurnOffsets } from './step.ts';
 import type { ToolExecutor, ToolScope } from './tools.ts';
 import { runToolCalls } from './tool-calls.ts';
-import { mark, tracing } from './trace.ts';
+import type { PromptTracer } from './trace.ts';
 import type { EventTypes, NewEvent, PayloadOf } from '../../protocol/events/registry.ts';
 
 export const MAIN_AGENT = 'main';
@@ -23,6 +23,8 @@ export interface TurnDeps extends ModelMediaFiles {
   bus: VolatileBus;
   clock: Clock;
   ids: Ids;
+  /** The prompt-latency trace (src/engine/trace.ts): marks each step's stages, and the wire's through the request. */
+  tracer: PromptTracer;
 }
 
 export interface LoopLimits {
@@ -100,17 +102,17 @@ export async function runTurn(t: TurnInput): Promise<TurnOutcome | null> {
     if (t.limits.maxSteps > 0 && step > t.limits.maxSteps) {
       return end('failed', step - 1, { kind: 'max_steps', message: `max_steps_per_turn (${t.limits.maxSteps}) reached` });
     }
-    mark(t.sessionId, 'step.start');
+    t.deps.tracer.mark(t.sessionId, 'step.start');
     const preStarted = step === 1 && t.stepOneStarted === true;
     if (t.beforeStep && !preStarted) await t.beforeStep(step);
-    mark(t.sessionId, 'step.beforeStep');
+    t.deps.tracer.mark(t.sessionId, 'step.beforeStep');
     await foldSteered(t, emit, carried);
-    mark(t.sessionId, 'step.folded');
+    t.deps.tracer.mark(t.sessionId, 'step.folded');
     // The request goes out while step.started is written; deltas wait for it (and turn.started).
     const ready = preStarted ? Promise.resolve(t.started) : Promise.all([t.started, emit([{ type: 'turn.step.started', payload: { ...base, step } }])]);
     ready.catch(() => undefined); // awaited in attemptStep
-    mark(t.sessionId, 'step.appendCalled');
-    if (tracing) ready.then(() => mark(t.sessionId, 'step.ready'), () => undefined);
+    t.deps.tracer.mark(t.sessionId, 'step.appendCalled');
+    if (t.deps.tracer.on) ready.then(() => t.deps.tracer.mark(t.sessionId, 'step.ready'), () => undefined);
     const result = await attemptStep(t, step, offsets, emit, ready);
     if (t.closing()) return null;
     if (result.error) {
@@ -187,14 +189,14 @@ async function attemptStep(t: TurnInput, step: number, offsets: TurnOffsets, emi
   for (let attempt = 1; ; attempt++) {
     const building = performance.now();
     const messages = await toModelMessages(t.history, { files: t.deps, sessionId: t.sessionId, model: t.client });
-    mark(t.sessionId, 'step.messages');
+    t.deps.tracer.mark(t.sessionId, 'step.messages');
     const system = t.system?.();
     if (t.tools.ready) await t.tools.ready(t.sessionId);
     const req = {
       ...(system ? { system } : {}), messages, tools: t.tools.specs(t.sessionId, t.disabledTools, scopeOf(t)), thinking: t.thinking,
-      ...(tracing ? { trace: (label: string) => mark(t.sessionId, label) } : {}),
+      ...(t.deps.tracer.on ? { trace: (label: string) => t.deps.tracer.mark(t.sessionId, label) } : {}),
     };
-    mark(t.sessionId, 'step.specs');
+    t.deps.tracer.mark(t.sessionId, 'step.specs');
     const built = performance.now() - building;
     const result = await runAttempt(t.client, req, t.signal, offsets, sink, t.limits.idleTimeoutMs ?? DEFAULT_MODEL_IDLE_TIMEOUT_MS);
     await ready;
@@ -249,13 +251,13 @@ function gatedPublisher(t: TurnInput, ready: Promise<unknown>) {
   const held: Array<[DeltaType, PayloadOf<DeltaType>, number]> = [];
   ready.then(() => {
     open = true;
-    if (held.length) mark(t.sessionId, 'delta.sent');
+    if (held.length) t.deps.tracer.mark(t.sessionId, 'delta.sent');
     for (const [type, payload, offset] of held.splice(0)) t.deps.bus.publish(t.sessionId, type, payload, offset);
   }, () => undefined);
   return <T extends DeltaType>(type: T, payload: PayloadOf<T>, offset: number) => {
-    mark(t.sessionId, 'delta.first');
+    t.deps.tracer.mark(t.sessionId, 'delta.first');
     if (open) {
-      mark(t.sessionId, 'delta.sent');
+      t.deps.tracer.mark(t.sessionId, 'delta.sent');
       t.deps.bus.publish(t.sessionId, type, payload, offset);
     } else held.push([type, payload, offset]);
   };

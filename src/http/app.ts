@@ -11,19 +11,22 @@ import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { isLoopbackHost, type ServeOptions } from '../app/options.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Ids } from '../lib/ids.ts';
-import { mark, tracing } from '../engine/trace.ts';
+import type { PromptTracer } from '../engine/trace.ts';
 import { defaultWebRoot, reservedSegments, staticMiddleware } from './static.ts';
 
 /**
  * The Koa application: envelope, canonical path, Host, origin, auth, static web UI, `:action` rewrite, routes.
  * The path is decided once, first; the guard and the router both read that one value.
  */
-export function createHttpApp(deps: { log: Logger; ids: Ids; token: string; options: Pick<ServeOptions, 'dangerousBypassAuth' | 'webTitle' | 'webRoot'> }, routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker): Koa {
+export function createHttpApp(
+  deps: { log: Logger; ids: Ids; token: string; tracer: PromptTracer; options: Pick<ServeOptions, 'dangerousBypassAuth' | 'webTitle' | 'webRoot'> },
+  routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker,
+): Koa {
   const koa = new Koa();
   koa.proxy = false;
   koa.silent = true;
-  const router = buildRouter(routes, checker);
-  if (tracing) koa.use(tracePrompts);
+  const router = buildRouter(routes, checker, deps.tracer);
+  if (deps.tracer.on) koa.use(tracePrompts(deps.tracer));
   koa.use(envelopeMiddleware(deps.log, deps.ids));
   koa.use(canonicalPathMiddleware);
   koa.use(hostMiddleware(access));
@@ -43,10 +46,12 @@ export function newAuthBan(host: string): AuthBan {
 
 const PROMPTS_PATH = /^\/api\/v1\/sessions\/([^/]+)\/prompts$/;
 
-/** SVC_CODE_TRACE_PROMPT only: when a prompt POST enters and leaves the middleware stack. */
-const tracePrompts: Koa.Middleware = async (ctx, next) => {
-  const id = ctx.method === 'POST' ? PROMPTS_PATH.exec(ctx.path)?.[1] : undefined;
-  mark(id, 'http.in');
-  await next();
-  mark(id, 'http.out');
-};
+/** Tracing only (settings.tracePrompt): when a prompt POST enters and leaves the middleware stack. */
+function tracePrompts(tracer: PromptTracer): Koa.Middleware {
+  return async (ctx, next) => {
+    const id = ctx.method === 'POST' ? PROMPTS_PATH.exec(ctx.path)?.[1] : undefined;
+    tracer.mark(id, 'http.in');
+    await next();
+    tracer.mark(id, 'http.out');
+  };
+}

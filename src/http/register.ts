@@ -9,7 +9,7 @@ import { rewriteActionPath, toRouterPath, type MultipartOptions, type RouteDef }
 import { canonicalPath } from './request-path.ts';
 import { asError, jsonBody, parseMultipart } from './body.ts';
 import { parseOrThrow } from '../../protocol/validate.ts';
-import { mark, tracing } from '../engine/trace.ts';
+import { noTracer, type PromptTracer } from '../engine/trace.ts';
 import { mappedError } from '../../protocol/error-mapping.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 
@@ -41,9 +41,9 @@ function checkedRoute(def: RouteDef, run: Koa.Middleware, checker: ContractCheck
   };
 }
 
-function runRoute(def: RouteDef): Koa.Middleware {
+function runRoute(def: RouteDef, tracer: PromptTracer): Koa.Middleware {
   return async (ctx) => {
-    if (tracing) mark(ctx.params?.session_id, 'route.start');
+    if (tracer.on) tracer.mark(ctx.params?.session_id, 'route.start');
     const params = def.params ? parseOrThrow(def.params, ctx.params ?? {}) : ctx.params;
     const query = def.query ? parseOrThrow(def.query, queryObject(ctx)) : undefined;
     let body: unknown;
@@ -121,8 +121,11 @@ function multipartBody(opts: MultipartOptions): Koa.Middleware {
   };
 }
 
-/** Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes. */
-export function buildRouter(routes: RouteDef[], checker?: ContractChecker): Router {
+/**
+ * Mounts the routes on a router, plus the `unsupported action` fallbacks of action routes; `tracer` marks when a
+ * route starts (the prompt-latency trace: createHttpApp passes the daemon's; a router built only to be read, none).
+ */
+export function buildRouter(routes: RouteDef[], checker?: ContractChecker, tracer: PromptTracer = noTracer): Router {
   // One spelling per route: case-sensitive, no trailing-slash leniency (see request-path.ts).
   const router = new Router({ sensitive: true, strict: true });
   const bodyParser = jsonBody({ limit: JSON_LIMIT, onError: bodyError });
@@ -131,7 +134,8 @@ export function buildRouter(routes: RouteDef[], checker?: ContractChecker): Rout
   for (const def of routes) {
     const path = toRouterPath(def.path);
     const parser = def.multipart ? multipartBody(def.multipart) : bodyParser;
-    router[methodKey(def.method)](def.operationId, path, ...(def.method === 'GET' ? [] : [parser]), checker ? checkedRoute(def, runRoute(def), checker) : runRoute(def));
+    const run = runRoute(def, tracer);
+    router[methodKey(def.method)](def.operationId, path, ...(def.method === 'GET' ? [] : [parser]), checker ? checkedRoute(def, run, checker) : run);
     const at = path.lastIndexOf('/@');
     if (at >= 0) {
       const base = path.slice(0, at);

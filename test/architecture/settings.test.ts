@@ -16,7 +16,6 @@ const ALLOWED: Record<string, string> = {
   'src/http/routes/session-fs.ts': ':open / :open-in / :reveal launch a desktop program per request: its PATH, display and SVC_CODE_OPEN_* command',
   'src/capabilities/checks.ts': 'capability checks probe the host per check: programs on PATH (SVC_CODE_CAPABILITY_PLATFORM: tests)',
   'src/capabilities/defs.ts': 'capability checks probe the host per check: a display (DISPLAY, WAYLAND_DISPLAY)',
-  'src/engine/trace.ts': 'the prompt-latency bench\'s tracer (SVC_CODE_TRACE_PROMPT), module-level until the tracer is injected (issue 27)',
 };
 
 /** The code of a TypeScript file without its comments (a comment may name process.env; only code reads it). */

@@ -163,7 +163,7 @@ async function runParts(b: Below & BaseParts & GateParts, o: EngineOptions): Pro
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads: b.uploads, images: b.images, sessions, live, config, auth, log, clients: b.clients, tools, tasks,
-    runtimes: b.runtimes, lifecycle: mcp, hooks, notes: b.notes, timings,
+    runtimes: b.runtimes, lifecycle: mcp, hooks, notes: b.notes, timings, tracer: b.tracer,
   });
   return { plugins, hooks, grants, mcp, stamps, agents, tools, engine };
 }

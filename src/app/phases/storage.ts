@@ -6,6 +6,7 @@ import type { EventJournal } from '../../events/journal.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
 import { ulidIds, type Ids } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
+import { promptTracer, type PromptTracer } from '../../engine/trace.ts';
 import { openHomeJournal, type OpenedJournal } from '../journal-boot.ts';
 import type { Settings } from '../settings.ts';
 
@@ -30,6 +31,8 @@ export interface Storage {
   log: Logger;
   /** Read once at start; each later phase hands its parts the values they use. */
   settings: Settings;
+  /** The prompt-latency trace (settings.tracePrompt; a no-op when unset): made here once, passed to each part that marks. */
+  tracer: PromptTracer;
   /** The journal slot this process writes to. */
   primary: Slot;
   journal: EventJournal;
@@ -43,9 +46,10 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   const { home, log, settings } = o;
   const clock = o.clock ?? systemClock;
   const ids = o.ids ?? ulidIds();
+  const tracer = promptTracer(settings.tracePrompt);
   await mkdir(home, { recursive: true });
-  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync });
+  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);
-  return { home, clock, ids, log, settings, primary, journal, config, opened };
+  return { home, clock, ids, log, settings, tracer, primary, journal, config, opened };
 }

@@ -37,7 +37,7 @@ export interface Transport {
 
 /** Builds the hub, gives each route factory its declared part (src/http/routes/index.ts), and the HTTP server. */
 export function buildTransport(p: TransportInput, checker?: ContractChecker): Transport {
-  const { options, token, journal, clock, ids, log, settings } = p;
+  const { options, token, journal, clock, ids, log, settings, tracer } = p;
   const ban = newAuthBan(options.host);
   const access = accessPolicy(options, settings.access);
   const shutdown = new AbortController();
@@ -53,7 +53,7 @@ export function buildTransport(p: TransportInput, checker?: ContractChecker): Tr
     requestShutdown: () => shutdown.abort(),
   };
   const routes = allRoutes(deps);
-  const koa = createHttpApp({ log, ids, token, options }, routes, ban, access, checker);
+  const koa = createHttpApp({ log, ids, token, tracer, options }, routes, ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub.attach(server);
