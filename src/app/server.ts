@@ -134,7 +134,14 @@ async function startDaemonCore(opts: StartOptions, log: Logger, redirectUrl: () 
   return { token, core };
 }
 
-/** The daemon's stop, once however often asked: the phases in reverse, the transports between the core's halves. */
+/**
+ * The daemon's stop, once however often asked. Not the phases in reverse: what still appends stops before what reads
+ * the journal, and the stores close last. In order: config watchers (no reload starts work); the engine's work
+ * (turns, MCP, tasks: core's `stopWork`); OAuth flows and terminals (a terminal's exit is journaled); the hub, then
+ * the live transcripts' pacing and folds (no client is left to receive a batch); auto titles and the search index
+ * (they react to the last commits); the HTTP server; the stores (core's `closeStores`, the journal among them);
+ * then `last`: the reactions unregistered, the instance file removed.
+ */
 function stopper(p: Core & DaemonParts, t: Transport, last: () => Promise<void>): { closed: Promise<void>; close(): Promise<void> } {
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
@@ -146,6 +153,7 @@ function stopper(p: Core & DaemonParts, t: Transport, last: () => Promise<void>)
       p.mcpOAuth.close();
       await p.terminals.closeAll();
       await t.hub.close();
+      t.transcriptPacing.close();
       t.liveTranscripts.close();
       await p.autoTitle.stop();
       await p.search.close();

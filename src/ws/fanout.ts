@@ -7,8 +7,8 @@ import type { WsConnection } from './connection.ts';
 import { DEFAULT_COALESCE_MS, DeltaCoalescer } from './coalesce.ts';
 import { agentIdOf } from './replay.ts';
 import { durableFrame, GLOBAL_SESSION_ID, volatileFrame } from './server-frames.ts';
-import type { LiveTranscripts, OpBatch } from '../../projections/transcript/live/live-transcripts.ts';
-import { TranscriptPacing } from './transcript/pacing.ts';
+import type { OpBatch } from '../../projections/transcript/live/live-transcripts.ts';
+import type { TranscriptPacing } from './transcript/pacing.ts';
 import { eventDef, type VolatileType } from '../../protocol/events/registry.ts';
 import type { WireContext } from '../../protocol/events/wire.ts';
 import { known } from '../../protocol/events/known.ts';
@@ -24,16 +24,16 @@ const DURABLE_FLUSH_MS = 16;
  */
 export class FanOut {
   private readonly coalescer: DeltaCoalescer;
-  /** The transcript channel's batches: paced here, delivered by sendBatch (the live transcripts apply the events). */
-  private readonly pacing: TranscriptPacing;
+  /** Removes sendBatch from the transcript pacing's outlets (one pacing for every hub: each batch has one seq). */
+  private readonly disconnect: () => void;
   constructor(
-    private readonly deps: { journal: Journal; clock: Clock; log: Logger; liveTranscripts: LiveTranscripts; wire: WireContext },
+    private readonly deps: { journal: Journal; clock: Clock; log: Logger; transcriptPacing: TranscriptPacing; wire: WireContext },
     private readonly connections: () => Iterable<WsConnection>,
     coalesceMs = DEFAULT_COALESCE_MS,
   ) {
     this.coalescer = new DeltaCoalescer(coalesceMs, this.sendVolatile);
-    this.pacing = new TranscriptPacing({
-      live: deps.liveTranscripts, log: deps.log, coalesceMs, deliver: this.sendBatch,
+    this.disconnect = deps.transcriptPacing.connect({
+      deliver: this.sendBatch,
       wanted: (sid) => {
         for (const c of this.connections()) if (c.transcripts.has(sid)) return true;
         return false;
@@ -83,7 +83,7 @@ export class FanOut {
   }
 
   close(): void {
-    this.pacing.close();
+    this.disconnect();
     this.coalescer.close();
     this.clearFlushTimer();
     this.flushAt = Infinity;

@@ -17,6 +17,7 @@ import { handleClientMessage, type ClientFrameDeps } from './client-frames.ts';
 import { WsConnection, type ConnectionLimits } from './connection.ts';
 import { FanOut } from './fanout.ts';
 import type { LiveTranscripts } from '../../projections/transcript/live/live-transcripts.ts';
+import type { TranscriptPacing } from './transcript/pacing.ts';
 import { serverHello } from './server-frames.ts';
 import { bearerProtocol, checkUpgrade, refuseUpgrade, type UpgradeAuth } from './upgrade.ts';
 
@@ -37,6 +38,8 @@ export type WsHubDeps = ClientFrameDeps & {
   options: Pick<ServeOptions, 'dangerousBypassAuth'>;
   journal: Journal;
   liveTranscripts: LiveTranscripts;
+  /** The pacing of the live transcripts' batches, one for every hub (each batch takes one seq): the fan-out is an outlet of it. */
+  transcriptPacing: TranscriptPacing;
   /** `settings.ws`: `SVC_CODE_WS_MAX_BUFFERED_BYTES` (tests set it tiny), `SVC_CODE_WS_COALESCE_MS`. */
   wsSettings: WsSettings;
   clock: Clock;

@@ -6,6 +6,8 @@ import pino from 'pino';
 import { defaultServeOptions, type ServeOptions } from '../../src/app/options.ts';
 import { startServer, type RunningServer, type ServerParts } from '../../src/app/server.ts';
 import { readSettings } from '../../src/app/settings.ts';
+import { wsHubDeps } from '../../src/app/phases/transport.ts';
+import type { WsHubDeps } from '../../src/ws/hub.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
@@ -26,11 +28,11 @@ export type ServerReach = Pick<ServerParts,
   | 'config' | 'configWatchers' | 'auth' | 'uploads' | 'workspaceDirs' | 'live' | 'engine' | 'notes' | 'tasks'
   | 'permissions' | 'questions' | 'mcp' | 'mcpOAuth' | 'search'
   /** Every route as declared (what /openapi.json is generated from). */
-  | 'routes'
-  /** What the server's WebSocket hub is built from: a test builds a second hub on its own listener from it. */
-  | 'hubDeps'>;
+  | 'routes'>;
 
 export interface TestServer extends ServerReach {
+  /** What the server's WebSocket hub is built from: a test builds a second hub on its own listener from it. */
+  hubDeps: WsHubDeps;
   /** The running daemon: its port, its stop. */
   server: Pick<RunningServer, 'port' | 'close' | 'closed'>;
   home: string;
@@ -108,7 +110,7 @@ export async function startTestServer(
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : (null as any) };
   };
   const ts: TestServer = {
-    ...reach(server.parts), server, home, baseUrl, token: TEST_TOKEN, req, checker, clock,
+    ...reach(server.parts), hubDeps: wsHubDeps(server.parts), server, home, baseUrl, token: TEST_TOKEN, req, checker, clock,
     eventsOf: (stream, fromSeq = 1) => server.parts.journal.readRange(stream, fromSeq),
     committed: <E>(keep: (e: JournalEvent) => boolean = () => true) => {
       const seen: E[] = [];
@@ -142,11 +144,11 @@ export async function startTestServer(
 function reach(p: ServerParts): ServerReach {
   const {
     journal, bus, ids, log, version, sessions, workspaces, transcripts, fileHistory, liveTranscripts, config, configWatchers, auth, uploads,
-    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes, hubDeps,
+    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes,
   } = p;
   return {
     journal, bus, ids, log, version, sessions, workspaces, transcripts, fileHistory, liveTranscripts, config, configWatchers, auth, uploads,
-    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes, hubDeps,
+    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes,
   };
 }
 

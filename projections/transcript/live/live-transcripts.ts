@@ -31,7 +31,8 @@ export class LiveTranscripts {
   /** Inputs a restore was started for (input(): applied once after it, without the check). */
   private readonly restoredFor = new WeakSet<object>();
   private readonly restores: Restores;
-  private readonly listeners = new Set<LiveListener>();
+  /** The pacing (one: each batch it appends takes the agent's next seq, so a second listener would double them). */
+  private listener?: LiveListener;
   private lastBase = 0;
   readonly settings: LiveSettings;
   /**
@@ -51,10 +52,17 @@ export class LiveTranscripts {
     });
   }
 
-  /** Adds the pacing and delivery of the batches; returns its removal. */
+  /**
+   * Sets the pacing and delivery of the batches; returns its removal. One listener only: it appends each batch to
+   * the op journal (`append`), and two would give one batch two seqs (spec/clients.md C: +1 per batch per agent).
+   * More receivers connect to the one pacing (src/ws/transcript/pacing.ts `connect`).
+   */
   listen(listener: LiveListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (this.listener) throw new Error('the live transcripts take one listener: connect more receivers to its pacing');
+    this.listener = listener;
+    return () => {
+      if (this.listener === listener) this.listener = undefined;
+    };
   }
 
   /** The session's live fold, created (folded from the journal) when missing. */
@@ -152,7 +160,7 @@ export class LiveTranscripts {
           if (tries < 2) continue;
           throw new Error(`live transcript of ${sessionId}: restore failed`);
         }
-        for (const l of this.listeners) l.flush(sessionId);
+        this.listener?.flush(sessionId);
         return structuredClone(view(e.state!, (agentId) => e.logs.get(agentId)?.seq ?? e.base, e));
       } finally {
         e.pins -= 1;
@@ -198,8 +206,7 @@ export class LiveTranscripts {
   }
 
   private wanted(sessionId: string): boolean {
-    for (const l of this.listeners) if (l.wanted(sessionId)) return true;
-    return false;
+    return this.listener?.wanted(sessionId) ?? false;
   }
 
   private log(e: Entry, agentId: string): AgentLog {
@@ -231,7 +238,7 @@ export class LiveTranscripts {
 
   /** The entry leaves the map: its held deltas go unsent. */
   private remove(e: Entry): void {
-    for (const l of this.listeners) l.dropped(e.sessionId);
+    this.listener?.dropped(e.sessionId);
     this.entries.delete(e.sessionId);
     release(e);
   }
@@ -273,7 +280,7 @@ export class LiveTranscripts {
     if (ops.length) this.emit(e, x, ops);
   }
 
-  /** An input's ops, by agent, to the listeners: a committed event's as one batch per agent, a streamed one's to be merged. */
+  /** An input's ops, by agent, to the listener: a committed event's as one batch per agent, a streamed one's to be merged. */
   private emit(e: Entry, x: Input, ops: EmittedOp[]): void {
     const byAgent = new Map<string, RecOp[]>();
     for (const o of ops) {
@@ -281,13 +288,13 @@ export class LiveTranscripts {
       if (list) list.push(o.op);
       else byAgent.set(o.agentId, [o.op]);
     }
-    for (const l of this.listeners) {
-      try {
-        if ('seq' in x) l.committed(e.sessionId, known(x).type, ROLE_RANK[transcriptRole(x.type, false)] ?? 2, byAgent);
-        else l.streamed(e.sessionId, x.type, x.payload, byAgent);
-      } catch (err) {
-        this.deps.log.error({ err, session_id: e.sessionId }, 'transcript batch fan-out failed');
-      }
+    const l = this.listener;
+    if (!l) return;
+    try {
+      if ('seq' in x) l.committed(e.sessionId, known(x).type, ROLE_RANK[transcriptRole(x.type, false)] ?? 2, byAgent);
+      else l.streamed(e.sessionId, x.type, x.payload, byAgent);
+    } catch (err) {
+      this.deps.log.error({ err, session_id: e.sessionId }, 'transcript batch fan-out failed');
     }
   }
 

@@ -7,6 +7,7 @@ import { allRoutes, type RouteDeps } from '../../http/routes/index.ts';
 import { accessPolicy } from '../../../protocol/access/host.ts';
 import { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';
 import { WsHub, type WsHubDeps } from '../../ws/hub.ts';
+import { TranscriptPacing } from '../../ws/transcript/pacing.ts';
 import type { Core } from '../core.ts';
 import type { ServeOptions } from '../options.ts';
 import { SERVER_VERSION } from '../version.ts';
@@ -25,8 +26,8 @@ export type TransportInput = Core & DaemonParts & {
 export interface Transport {
   /** The live transcript folds: ops, batch counters, the op journal (projections/transcript/live/). */
   liveTranscripts: LiveTranscripts;
-  /** What the hub is built from (a second hub in tests is built from the same). */
-  hubDeps: WsHubDeps;
+  /** Their one listener: paces the batches, appends each once (its seq), hands it to the hub (src/ws/transcript/pacing.ts). */
+  transcriptPacing: TranscriptPacing;
   hub: WsHub;
   /** Every route of the server, as declared (the served /openapi.json is generated from them). */
   routes: RouteDef[];
@@ -41,12 +42,10 @@ export function buildTransport(p: TransportInput, checker?: ContractChecker): Tr
   const ban = newAuthBan(options.host);
   const access = accessPolicy(options, settings.access);
   const shutdown = new AbortController();
-  // The live transcripts: constructed and wired here only.
+  // The live transcripts and their pacing: constructed and wired here only.
   const liveTranscripts = new LiveTranscripts({ journal, clock, log, liveTurns: settings.live.turns, retrimMs: settings.live.retrimMs });
-  const hubDeps: WsHubDeps = {
-    token, options, journal, liveTranscripts, wsSettings: settings.ws, wire: p.wire, clock, ids, log, sessions: p.sessions, workspaces: p.workspaces, instances: p.instances, terminals: p.terminals,
-  };
-  const hub = new WsHub(hubDeps, ban, access);
+  const transcriptPacing = new TranscriptPacing({ live: liveTranscripts, log, coalesceMs: settings.ws.coalesceMs });
+  const hub = new WsHub(wsHubDeps({ ...p, liveTranscripts, transcriptPacing }), ban, access);
   const deps: RouteDeps = {
     ...p, version: SERVER_VERSION, liveTranscripts,
     connections: () => hub.connections(),
@@ -57,5 +56,14 @@ export function buildTransport(p: TransportInput, checker?: ContractChecker): Tr
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub.attach(server);
-  return { liveTranscripts, hubDeps, hub, routes, server, shutdown: shutdown.signal };
+  return { liveTranscripts, transcriptPacing, hub, routes, server, shutdown: shutdown.signal };
+}
+
+/** What a hub is built from: the transports' input and the live transcripts with their pacing (the test facade builds a second hub from it). */
+export function wsHubDeps(p: TransportInput & Pick<Transport, 'liveTranscripts' | 'transcriptPacing'>): WsHubDeps {
+  const { options, token, journal, clock, ids, log, settings, liveTranscripts, transcriptPacing } = p;
+  return {
+    token, options, journal, liveTranscripts, transcriptPacing, wsSettings: settings.ws, wire: p.wire, clock, ids, log,
+    sessions: p.sessions, workspaces: p.workspaces, instances: p.instances, terminals: p.terminals,
+  };
 }

@@ -7,10 +7,11 @@ import type { DurableType, VolatileType } from '../../../protocol/events/registr
 /**
  * The pacing of the transcript channel's batches (docs/transcript.md "Ops"): the ops of a committed event leave at
  * once as one batch per agent; streamed deltas are merged per window (src/ws/coalesce.ts), the first of a step at
- * once. Each batch is appended to the live transcripts' op journal as it leaves (its seq), then delivered.
+ * once. Each batch is appended to the live transcripts' op journal once as it leaves (its seq), then handed to
+ * every outlet (the hubs' fan-outs): one pacing per live transcripts, built with them (src/app/phases/transport.ts),
+ * so a batch has one seq however many hubs deliver it (spec/clients.md C, "ops seq").
  */
 
-/** Later deltas of a step are merged into one batch per window (about one animation frame; src/ws/coalesce.ts). */
 /**
  * A streamed tool call's input: the contract has no `append` for tool frames (spec/clients.md C: text and
  * thinking frames only, any other target is a gap), so each update re-sends the whole `inputText`. Updates of
@@ -25,7 +26,11 @@ export interface TranscriptPacingDeps {
   live: LiveTranscripts;
   log: Logger;
   coalesceMs?: number;
-  /** Each batch as it leaves, in order per agent (the fan-out to the connections whose grade carries it). */
+}
+
+/** Where the batches go: a hub's fan-out (src/ws/fanout.ts). */
+export interface PacingOutlet {
+  /** Each batch as it leaves, in order per agent (to the connections whose grade carries it). */
   deliver(b: OpBatch): void;
   /** Whether some connection has a transcript channel on the session. */
   wanted(sessionId: string): boolean;
@@ -38,6 +43,7 @@ export class TranscriptPacing implements LiveListener {
   private readonly toolSent = new Map<string, Map<string, number>>();
   private readonly coalesceMs: number;
   private readonly unlisten: () => void;
+  private readonly outlets = new Set<PacingOutlet>();
 
   constructor(private readonly deps: TranscriptPacingDeps) {
     this.coalesceMs = deps.coalesceMs ?? DEFAULT_COALESCE_MS;
@@ -56,6 +62,12 @@ export class TranscriptPacing implements LiveListener {
       send: (sessionId, agentId, ops) => this.issue(sessionId, agentId, 3, ops, true),
     });
     this.unlisten = deps.live.listen(this);
+  }
+
+  /** Adds an outlet for the batches; returns its removal. */
+  connect(outlet: PacingOutlet): () => void {
+    this.outlets.add(outlet);
+    return () => void this.outlets.delete(outlet);
   }
 
   committed(sessionId: string, type: DurableType, rank: Rank, byAgent: Map<string, RecOp[]>): void {
@@ -82,23 +94,34 @@ export class TranscriptPacing implements LiveListener {
   }
 
   wanted(sessionId: string): boolean {
-    return this.deps.wanted(sessionId);
+    for (const o of this.outlets) if (o.wanted(sessionId)) return true;
+    return false;
   }
 
   close(): void {
     this.unlisten();
     this.coalescer.close();
     this.toolSent.clear();
+    this.outlets.clear();
   }
 
+  /** The batch takes its seq (once), then goes to every outlet; one outlet's fault costs the others nothing. */
   private issue(sessionId: string, agentId: string, rank: Rank, ops: RecOp[], volatile: boolean): void {
+    let b: OpBatch | undefined;
     try {
-      const b = this.deps.live.append(sessionId, agentId, rank, ops, volatile);
-      if (!b) return;
-      if (volatile) this.noteToolSent(sessionId, agentId, ops);
-      this.deps.deliver(b);
+      b = this.deps.live.append(sessionId, agentId, rank, ops, volatile);
     } catch (err) {
-      this.deps.log.error({ err, session_id: sessionId }, 'transcript batch fan-out failed');
+      this.deps.log.error({ err, session_id: sessionId }, 'transcript batch append failed');
+      return;
+    }
+    if (!b) return;
+    if (volatile) this.noteToolSent(sessionId, agentId, ops);
+    for (const o of this.outlets) {
+      try {
+        o.deliver(b);
+      } catch (err) {
+        this.deps.log.error({ err, session_id: sessionId }, 'transcript batch fan-out failed');
+      }
     }
   }
 
