@@ -47,21 +47,47 @@ test('no web/src file is over 400 lines', (t) => {
 /** The server-side modules the web bundles (pure functions, no imports). */
 const BUNDLED = new Set(['protocol/activity.ts', 'projections/file-history/line-ends.ts']);
 
+/**
+ * The server modules a web/src file takes code from (imports and `export ... from` re-exports alike; `type`-only ones
+ * are counted apart), as `file -> target`: only BUNDLED ones may be there.
+ */
+export function serverImports(file: string, text: string, repo: string): { code: string[]; types: number } {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const code: string[] = [];
+  let types = 0;
+  for (const st of sf.statements) {
+    const isImport = ts.isImportDeclaration(st);
+    if (!isImport && !ts.isExportDeclaration(st)) continue;
+    const spec = st.moduleSpecifier;
+    if (!spec || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) continue;
+    const target = path.relative(repo, path.resolve(path.dirname(file), spec.text));
+    if (target.startsWith('web/')) continue;
+    const typeOnly = isImport ? st.importClause?.isTypeOnly === true : st.isTypeOnly;
+    if (typeOnly) types++;
+    else if (!BUNDLED.has(target)) code.push(`${path.relative(ROOT, file)} -> ${target}`);
+  }
+  return { code, types };
+}
+
 test('web/src takes only types from the server folders, and code only from import-free modules', (t) => {
   const repo = path.resolve(ROOT, '../..');
   const bad: string[] = [];
   let typeImports = 0;
   for (const file of sources()) {
-    const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
-    for (const st of sf.statements) {
-      if (!ts.isImportDeclaration(st) || !ts.isStringLiteral(st.moduleSpecifier)) continue;
-      const target = path.relative(repo, path.resolve(path.dirname(file), st.moduleSpecifier.text));
-      if (!st.moduleSpecifier.text.startsWith('.') || target.startsWith('web/')) continue;
-      if (st.importClause?.isTypeOnly) typeImports++;
-      else if (!BUNDLED.has(target)) bad.push(`${path.relative(ROOT, file)} -> ${target}`);
-    }
+    const r = serverImports(file, readFileSync(file, 'utf8'), repo);
+    bad.push(...r.code);
+    typeImports += r.types;
   }
   t.deepEqual(bad, []);
   t.true(typeImports >= 4, 'the wire types come from protocol/');
   for (const m of BUNDLED) t.false(/^import /m.test(readFileSync(path.join(repo, m), 'utf8')), `${m} imports nothing`);
+});
+
+test('the import check sees re-exports: a planted `export ... from` of server code is reported, `export type` is not', (t) => {
+  const repo = path.resolve(ROOT, '../..');
+  const planted = path.resolve(import.meta.dirname, 'planted/web-reexport.ts');
+  const r = serverImports(planted, readFileSync(planted, 'utf8'), repo);
+  const from = path.relative(ROOT, planted);
+  t.deepEqual(r.code, [`${from} -> src/ws/frames.ts`, `${from} -> protocol/codes.ts`]);
+  t.is(r.types, 2);
 });
