@@ -30,7 +30,23 @@ function violation(bound: keyof JsonBounds, limit: number, actual: number): Json
 function stringBytes(s: string, budget: number): number {
   // The JSON form is never shorter than the string itself, plus its quotes.
   if (s.length + 2 > budget) return s.length + 2;
-  return Buffer.byteLength(JSON.stringify(s), 'utf8');
+  return utf8Bytes(JSON.stringify(s));
+}
+
+/**
+ * UTF-8 length of a well-formed string (JSON.stringify escapes lone surrogates), as Buffer.byteLength counts it;
+ * written out so protocol/ needs no Node global (web/ type-checks against it without Node's types).
+ */
+function utf8Bytes(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff) i++, n += 2; // a pair: 2 units, 4 bytes
+    else n += 2;
+  }
+  return n;
 }
 
 /**

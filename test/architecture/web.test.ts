@@ -91,3 +91,10 @@ test('the import check sees re-exports: a planted `export ... from` of server co
   t.deepEqual(r.code, [`${from} -> src/ws/frames.ts`, `${from} -> protocol/codes.ts`]);
   t.is(r.types, 2);
 });
+
+test('web/ compiles without Node types and imports no node: module (web/src/server-types.d.ts only names one for types)', (t) => {
+  const config = JSON.parse(readFileSync(path.resolve(ROOT, '../tsconfig.json'), 'utf8'));
+  t.deepEqual(config.compilerOptions.types, [], 'no @types package, @types/node included, is visible to web code');
+  const found = sources().filter((f) => /^\s*(import|export)\b[^;]*from\s+['"]node:/m.test(readFileSync(f, 'utf8')));
+  t.deepEqual(found, []);
+});
