@@ -1,7 +1,7 @@
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, notFound } from '../../protocol/errors.ts';
 import type { WsConnection } from '../ws/connection.ts';
-import type { TerminalAttachPayload, TerminalClosePayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload } from '../ws/frames.ts';
+import type { TerminalAttachPayload, TerminalClosePayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload } from '../../protocol/ws/client-frames.ts';
 import { ok, type Outcome } from '../ws/outcome.ts';
 import type { TerminalService } from './service.ts';
 import type { Terminal } from './terminal.ts';

@@ -6,7 +6,7 @@ import { wirePayloadSchema } from '../../protocol/events/wire.ts';
 import {
   ClientFrame, ClientPayloads, ClientHelloAckPayload, SubscribeAckPayload, TerminalAttachAckPayload, TerminalDetachAckPayload, TerminalInputAckPayload,
   SubscribeV2AckPayload, TerminalResizeAckPayload, TerminalCloseAckPayload, UnsubscribeAckPayload, UnsubscribeV2AckPayload,
-} from './frames.ts';
+} from '../../protocol/ws/client-frames.ts';
 import {
   AckFrame, EventFrame, ResyncRequiredFrame, ServerHelloFrame, TerminalExitFrame, TerminalOutputFrame, TranscriptOpsFrame, TranscriptResetFrame, VolatileFrame,
 } from '../../protocol/ws/server-frames.ts';

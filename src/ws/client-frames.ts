@@ -7,7 +7,7 @@ import { terminalAttach, terminalClose, terminalDetach, terminalInput, terminalR
 import {
   ClientFrame, ClientHelloPayload, ClientPayloads, SubscribePayload, TerminalAttachPayload, TerminalDetachPayload, TerminalInputPayload, TerminalResizePayload, TerminalClosePayload,
   SubscribeV2Payload, UnsubscribePayload, UnsubscribeV2Payload, type ClientFrameType,
-} from './frames.ts';
+} from '../../protocol/ws/client-frames.ts';
 import { ackFrame } from './server-frames.ts';
 import { clientHello, subscribe, type SubscribeDeps } from './subscribe.ts';
 import { errorOutcome, invalid, ok, type Outcome } from './outcome.ts';

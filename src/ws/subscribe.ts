@@ -6,7 +6,7 @@ import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
 import { findOwnedSession, type OwnedSessionLookup } from '../sessions/lookup.ts';
 import type { Subscription, WsConnection } from './connection.ts';
-import type { SubscribePayload } from './frames.ts';
+import type { SubscribePayload } from '../../protocol/ws/client-frames.ts';
 import { replay, resyncReason } from './replay.ts';
 import { resyncFrame } from './server-frames.ts';
 import { ok, type Outcome } from './outcome.ts';

@@ -88,7 +88,7 @@ test('the import check sees re-exports: a planted `export ... from` of server co
   const planted = path.resolve(import.meta.dirname, 'planted/web-reexport.ts');
   const r = serverImports(planted, readFileSync(planted, 'utf8'), repo);
   const from = path.relative(ROOT, planted);
-  t.deepEqual(r.code, [`${from} -> src/ws/frames.ts`, `${from} -> protocol/codes.ts`]);
+  t.deepEqual(r.code, [`${from} -> protocol/ws/client-frames.ts`, `${from} -> protocol/codes.ts`]);
   t.is(r.types, 2);
 });
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { schemaToJson } from '../../protocol/json-schema.ts';
-import { ClientPayloads } from '../../src/ws/frames.ts';
+import { ClientPayloads } from '../../protocol/ws/client-frames.ts';
 import { serverFor } from '../helpers/server.ts';
 import { unboundedFields, unboundedRequestFields } from './schema-walk.ts';
 

@@ -1,6 +1,7 @@
 // REST and WebSocket access to the daemon (same origin). The token comes from the URL fragment
 // (#token=...), is removed from the address bar and kept in localStorage for later visits.
 import type { AckFrame, ServerFrame } from '../../protocol/ws/server-frames.ts';
+import type { ClientFramePayload, ClientFrameType } from '../../protocol/ws/client-frames.ts';
 
 const TOKEN_KEY = 'svc-code.token';
 
@@ -180,8 +181,8 @@ export class Socket {
     return () => void this.listeners.delete(fn);
   }
 
-  /** Sends a request frame; resolves with its ack. */
-  request(type: string, payload: unknown): Promise<AckFrame> {
+  /** Sends a request frame, typed by the server's schema of that frame (protocol/ws/client-frames.ts); resolves with its ack. */
+  request<K extends ClientFrameType>(type: K, payload: ClientFramePayload[K]): Promise<AckFrame> {
     const id = `c_${++this.n}`;
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
@@ -189,7 +190,8 @@ export class Socket {
     });
   }
 
-  send(type: string, payload: unknown): void {
+  /** Sends a frame whose ack is not awaited. */
+  send<K extends ClientFrameType>(type: K, payload: ClientFramePayload[K]): void {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type, payload }));
   }
 

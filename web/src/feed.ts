@@ -91,7 +91,8 @@ export function useFeed(active: string | null, hooks: FeedHooks) {
   const subscribe = (sid: string) => {
     if (!socket.connected) return;
     const seq = tr.current?.sid === sid ? tr.current.t.seq : undefined;
-    void socket.request('subscribe_v2', { session_id: sid, transcript: { main: 'delta' }, ...(seq !== undefined ? { transcript_since: { main: seq } } : {}) });
+    // Written field by field (no spread): a field the server's schema renames fails the web build here.
+    void socket.request('subscribe_v2', { session_id: sid, transcript: { main: 'delta' }, transcript_since: seq !== undefined ? { main: seq } : undefined });
   };
 
   const onFrame = (f: Frame) => {

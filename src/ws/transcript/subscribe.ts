@@ -6,7 +6,7 @@ import { Codes } from '../../../protocol/codes.ts';
 import { ApiError } from '../../../protocol/errors.ts';
 import { findOwnedSession, type OwnedSessionLookup } from '../../sessions/lookup.ts';
 import type { WsConnection } from '../connection.ts';
-import type { SubscribeV2Payload, UnsubscribeV2Payload } from '../frames.ts';
+import type { SubscribeV2Payload, UnsubscribeV2Payload } from '../../../protocol/ws/client-frames.ts';
 import { errorOutcome, ok, type Outcome } from '../outcome.ts';
 import { resetFrame } from './frames.ts';
 import type { LiveTranscripts } from '../../../projections/transcript/live/live-transcripts.ts';

@@ -2,7 +2,11 @@ import * as v from 'valibot';
 import { AgentId, Id, LIMITS, SafeUint, boundedArray, maxString, objectOnly } from '../../protocol/schemas/common.ts';
 import { TerminalDimension, TerminalStatus } from '../../protocol/schemas/terminals.ts';
 
-/** Client request frames of `/api/v1/ws` (Core "Connection and frames"); every value bounded as on REST. */
+/**
+ * Client request frames of `/api/v1/ws` (Core "Connection and frames"); every value bounded as on REST. The hub
+ * validates with these schemas (src/ws/client-frames.ts); web/ types every frame it sends from `ClientFramePayload`,
+ * so a renamed field breaks the web build.
+ */
 
 const SessionId = Id;
 
@@ -173,6 +177,8 @@ export const ClientPayloads = {
   terminal_close: TerminalClosePayload,
 } as const;
 export type ClientFrameType = keyof typeof ClientPayloads;
+/** What a client may send as a frame's payload, by type (the schemas' input: what they accept before defaults). */
+export type ClientFramePayload = { [K in ClientFrameType]: v.InferInput<(typeof ClientPayloads)[K]> };
 
 export const SubscribeAckPayload = v.pipe(
   v.object({ subscribed: v.array(v.string()), ...ClientAckKeys }),
