@@ -5,7 +5,7 @@ import type { RecOp } from '../records-state.ts';
 import type { TranscriptState } from '../state.ts';
 import type { AgentLog, Rank } from './op-log.ts';
 
-/** The live transcripts' collaborators and settings (one object, read at start: src/app/live-transcripts.ts reads the env). */
+/** The live transcripts' collaborators and settings (one object; the transport phase passes the settings read at start, src/app/settings.ts). */
 export interface LiveTranscriptOptions {
   journal: Journal;
   clock: { now(): Date };
