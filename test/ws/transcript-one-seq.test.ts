@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import { until } from '../helpers/wait.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AuthBan } from '../../protocol/access/token.ts';
@@ -60,6 +61,15 @@ test('one seq per batch per agent, whatever the number of hubs delivering it: tw
   await prompt(env, 'delegate');
   await turnEnded(env);
   await Promise.all([barrier(a), barrier(b)]);
+  // A batch may still leave after the turn's end (the pacing's window): wait until both clients hold the op
+  // journal's newest batch of the main agent.
+  const newest = (c: WsClient) => seqsByAgent(c).get('main');
+  await until(async () => {
+    const held = newest(a);
+    if (held?.reset === undefined) return undefined;
+    const r = await env.s.get(`/api/v1/sessions/${env.sid}/transcript/ops?agent_id=main&since_seq=${held.reset}`);
+    return (r.data?.latest_seq === held.ops.at(-1) && newest(b)?.ops.at(-1) === held.ops.at(-1)) || undefined;
+  }, 30_000, 'both clients hold the op journal\'s newest batch');
 
   const seen = seqsByAgent(a);
   t.true(seen.size >= 2, `main and the subagent both had batches (${[...seen.keys()].join(', ')})`);
