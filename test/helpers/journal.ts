@@ -2,6 +2,8 @@ import type { ExecutionContext } from 'ava';
 import { Level } from 'level';
 import path from 'node:path';
 import { Journal, type JournalOptions } from '../../journal/journal.ts';
+import { LevelStore } from '../../journal/level-store.ts';
+import type { Db } from '../../journal/slots.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import { tempDir } from './fs.ts';
 import type { TestServer } from './server.ts';
@@ -28,4 +30,10 @@ export async function openJournal<J extends Journal = Journal>(
 export function committedOf(s: TestServer, type: string): JournalEvent[] {
   const seen = s.committed((e) => e.type === type);
   return seen;
+}
+
+/** The LevelDB database under a journal on the embedded store (tests that break or inspect LevelDB itself). */
+export function levelDb(journal: Journal): Db {
+  if (!(journal.store instanceof LevelStore)) throw new Error('not a LevelDB journal');
+  return journal.store.db;
 }

@@ -1,12 +1,10 @@
 import test from 'ava';
 import { CommitWaits } from '../../journal/commit-waits.ts';
 import { Journal } from '../../journal/journal.ts';
-import { headKey } from '../../journal/keys.ts';
-import type { StreamHead } from '../../journal/types.ts';
 import { openJournal } from '../helpers/journal.ts';
 
 const events = (stream: string, n: number) => Array.from({ length: n }, (_, i) => ({ stream, type: 'test.event', payload: { i } }));
-const storedSeq = async (j: Journal, stream: string) => ((await j.db.get(headKey(stream))) as StreamHead | undefined)?.seq ?? 0;
+const storedSeq = async (j: Journal, stream: string) => (await j.store.storedHead(stream))?.seq ?? 0;
 
 test('through(seq) resolves once the batch holding seq is on disk (the head moves when the append is accepted)', async (t) => {
   const j = await openJournal(t);
