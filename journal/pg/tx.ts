@@ -7,6 +7,10 @@ import type pg from 'pg';
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // A checked-out connection that breaks between statements emits 'error' (the pool listens only to idle ones):
+  // it is kept here, the statement in flight fails with it, and the connection is destroyed on release.
+  const onError = (err: Error) => (broken = err);
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const out = await fn(client);
@@ -20,6 +24,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     }
     throw err;
   } finally {
+    client.off('error', onError);
     client.release(broken);
   }
 }

@@ -22,7 +22,7 @@ export interface SlotExport {
 interface Deps {
   home: string;
   serverId: string;
-  primary: Slot;
+  primary: Pick<Slot, 'id' | 'dir'>;
   journal: Journal;
   sessions: SessionIndex;
   workspaces: WorkspaceRegistry;

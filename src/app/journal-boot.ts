@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { JournalOpenError, describeUrl, openPgStore } from '../../journal/pg/open.ts';
 import { claimSlots, type Slot } from '../../journal/slots.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
@@ -13,9 +15,12 @@ import { createProjections, type Projections } from './projections.ts';
 // daemon (`svc-code import`): one place for how the slots are claimed, the journal opened and its projections
 // started, so an offline write lands exactly as the daemon's would.
 
+/** Where this process writes: a LevelDB slot of the home, or the PostgreSQL journal (id `pg-<hash of its address>`). */
+export type JournalPlace = Pick<Slot, 'id' | 'dir'>;
+
 export interface OpenedJournal {
-  /** The slot written to. */
-  primary: Slot;
+  /** The slot written to (for PostgreSQL: its id, and no directory). */
+  primary: JournalPlace;
   /** The other slots this process could lock: adopted into the primary by `startProjections`. */
   adoptable: Slot[];
   journal: EventJournal;
@@ -25,7 +30,10 @@ export interface OpenedJournal {
  * Claims the home's free journal slots and opens the primary's journal (heads loaded), with the fsync option and,
  * when given, the contract checker every append is checked against (tests).
  */
-export async function openHomeJournal(home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker }): Promise<OpenedJournal> {
+export async function openHomeJournal(
+  home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; url?: string; log?: Logger },
+): Promise<OpenedJournal> {
+  if (o.url) return openPgJournal(o.url, o);
   const { primary, adoptable } = await claimSlots(home, o.ids.ulid);
   const journal = new EventJournal({
     db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: tracing ? mark : undefined,
@@ -38,6 +46,26 @@ export async function openHomeJournal(home: string, o: { ids: Ids; clock: Clock;
     throw err;
   }
   return { primary, adoptable, journal };
+}
+
+/**
+ * The PostgreSQL journal (docs/journal.md "PostgreSQL"): connected, migrated and its heads loaded, or a
+ * JournalOpenError with one line naming the problem (bad URL, refused login, no answer, newer schema).
+ */
+async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; log?: Logger }): Promise<OpenedJournal> {
+  const onError = (err: Error, what: string) => o.log?.warn({ err }, what);
+  const store = await openPgStore(url, { onError });
+  const journal = new EventJournal({
+    store, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: tracing ? mark : undefined,
+  });
+  try {
+    await journal.load();
+  } catch (err) {
+    await store.close();
+    throw new JournalOpenError(`cannot read the journal database (${describeUrl(url)}): ${(err as Error).message}`, { cause: err });
+  }
+  const id = `pg-${createHash('sha256').update(describeUrl(url)).digest('hex').slice(0, 12)}`;
+  return { primary: { id, dir: '' }, adoptable: [], journal };
 }
 
 /** The projections loaded (or rebuilt, `--rebuild-projections`), then the other slots adopted into the primary. */

@@ -35,6 +35,8 @@ export interface Settings {
   checkEvents: boolean;
   /** `SVC_CODE_JOURNAL_FSYNC=1`: each journal batch is fsynced before it is acknowledged. */
   journalFsync: boolean;
+  /** `SVC_CODE_JOURNAL_URL`: a `postgres://` URL selects the PostgreSQL journal (`serve --journal-url` wins); unset, LevelDB. */
+  journalUrl?: string;
   /** `SVC_CODE_RECONCILE_INTERVAL_MS`: how often daemons on one home reconcile their sessions. */
   reconcileIntervalMs: number;
   /** `SVC_CODE_ALLOWED_HOSTS`, `SVC_CODE_ALLOWED_ORIGINS`: comma-separated, added to `--allowed-host` and the own origins. */
@@ -101,6 +103,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     logLevel: env.SVC_CODE_LOG_LEVEL ?? undefined,
     checkEvents: env.SVC_CODE_CHECK_EVENTS === '1',
     journalFsync: env.SVC_CODE_JOURNAL_FSYNC === '1',
+    journalUrl: str('SVC_CODE_JOURNAL_URL'),
     reconcileIntervalMs: num('SVC_CODE_RECONCILE_INTERVAL_MS', 30_000),
     access: { allowedHosts: list('SVC_CODE_ALLOWED_HOSTS'), allowedOrigins: list('SVC_CODE_ALLOWED_ORIGINS') },
     config: {

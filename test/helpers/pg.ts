@@ -1,4 +1,6 @@
 import test from 'ava';
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -68,9 +70,18 @@ async function start(): Promise<Server> {
   });
   await pgServer.initialise();
   await pgServer.start();
+  // A worker that dies before the after-hook (an uncaught error, a timeout) must not leave the server behind:
+  // an immediate shutdown (SIGQUIT) and the directory removed, both synchronous, at exit.
+  const child = (pgServer as unknown as { process?: ChildProcess }).process;
+  const onExit = () => {
+    child?.kill('SIGQUIT');
+    rmSync(root, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
   return {
     url: (db) => `postgres://postgres:${password}@127.0.0.1:${port}/${db}`,
     stop: async () => {
+      process.off('exit', onExit);
       await pgServer.stop();
       await rm(root, { recursive: true, force: true });
     },
