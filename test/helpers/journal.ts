@@ -25,6 +25,11 @@ export async function openStore(backend: Backend, url?: string): Promise<Journal
   return new LevelStore(db);
 }
 
+/** `serve` options for a test server on `backend`: a fresh PostgreSQL database, or the home's LevelDB slots. */
+export async function serveOptions(backend: Backend): Promise<{ journalUrl?: string }> {
+  return backend === 'postgres' ? { journalUrl: await freshDatabase() } : {};
+}
+
 /**
  * A journal (or `Kind`, a subclass) on a fresh LevelDB in a temp dir, closed when the test ends.
  * `brokenOk`: the test breaks the store on purpose, so closing may fail.

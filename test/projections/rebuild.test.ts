@@ -5,8 +5,7 @@ import { claimSlots } from '../../journal/slots.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { addMessages, append, stepCompleted, turnEnded, turnStarted, usage } from '../helpers/engine-events.ts';
 import { tempDir } from '../helpers/fs.ts';
-import { BACKENDS, openStore } from '../helpers/journal.ts';
-import { freshDatabase } from '../helpers/pg.ts';
+import { BACKENDS, openStore, serveOptions } from '../helpers/journal.ts';
 import { recordedSession } from '../helpers/recorded-session.ts';
 import { startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
 
@@ -76,12 +75,9 @@ async function populate(s: TestServer): Promise<string[]> {
 }
 
 for (const backend of BACKENDS) {
-  /** The server options of this backend: a fresh PostgreSQL database, or the home's LevelDB slots. */
-  const serveOn = async () => (backend === 'postgres' ? { journalUrl: await freshDatabase() } : {});
-
   test(`[${backend}] deleting the projection data and restarting gives identical answers`, async (t) => {
     const home = await tempHome();
-    const options = await serveOn();
+    const options = await serveOptions(backend);
     const s1 = await startTestServer({ home, keepHome: true, options });
     const ids = await populate(s1);
     const before = await answers(t, s1, ids);
@@ -104,7 +100,7 @@ for (const backend of BACKENDS) {
 
   test(`[${backend}] --rebuild-projections rebuilds from the journal alone with identical answers`, async (t) => {
     const home = await tempHome();
-    const s1 = await startTestServer({ home, keepHome: true, options: await serveOn() });
+    const s1 = await startTestServer({ home, keepHome: true, options: await serveOptions(backend) });
     const ids = await populate(s1);
     const before = await answers(t, s1, ids);
     const s2 = await s1.restart({ rebuildProjections: true });
