@@ -61,7 +61,7 @@ test('appends of one group commit land in one transaction with increasing global
 });
 
 /** A TCP relay to the test PostgreSQL that can be cut (connections reset, new ones refused) and restored. */
-async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void> }> {
+async function relayTo(t: { teardown(fn: () => unknown): void }, url: string): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void> }> {
   const target = new URL(url);
   const sockets = new Set<net.Socket>();
   const relay = net.createServer((client) => {
@@ -75,6 +75,11 @@ async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>
   });
   await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
   const port = (relay.address() as net.AddressInfo).port;
+  // Registered first, so it runs last (teardowns run in reverse): after the journal through it is closed.
+  t.teardown(() => {
+    relay.close();
+    for (const s of sockets) s.destroy();
+  });
   const through = Object.assign(new URL(url), { port: String(port) }).toString();
   return {
     url: through,
@@ -88,7 +93,7 @@ async function relayTo(url: string): Promise<{ url: string; cut(): Promise<void>
 
 test('the database going away while running: a write retries within its bound, then fails the journal; nothing half-written', async (t) => {
   const url = await freshDatabase();
-  const relay = await relayTo(url);
+  const relay = await relayTo(t, url);
   const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 1_500, connectTimeoutMs: 1_000 }) });
   await j.load();
   t.teardown(() => j.close().catch(() => undefined));
@@ -103,7 +108,7 @@ test('the database going away while running: a write retries within its bound, t
 
 test('the database coming back within the bound: the write goes through, once', async (t) => {
   const url = await freshDatabase();
-  const relay = await relayTo(url);
+  const relay = await relayTo(t, url);
   const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 60_000, connectTimeoutMs: 1_000 }) });
   await j.load();
   t.teardown(() => j.close());
