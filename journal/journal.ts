@@ -24,7 +24,10 @@ export interface JournalOptions {
   clock?: { now(): Date };
   /** Mints a new stream's epoch (default: a fresh ULID). */
   newEpoch?: () => string;
-  /** fsync each batch (power-loss durability); kill -9 durability holds either way. */
+  /**
+   * fsync each group-commit batch before any append in it is acknowledged (default true: power-loss durability,
+   * one fsync for every append waiting at that moment); false: kill -9 durability only (docs/journal.md "Durability").
+   */
   sync?: boolean;
   /**
    * Records that an event of `stream` reached a stage (`ja:` accepted, `jw:` batch written, `jd:` on disk),
@@ -60,7 +63,7 @@ export class Journal extends EventEmitter {
     else throw new Error('Journal: a store or a db is required');
     this.clock = opts.clock ?? { now: () => new Date() };
     this.newEpoch = opts.newEpoch ?? (() => ulid());
-    this.sync = opts.sync ?? false;
+    this.sync = opts.sync ?? true;
     this.trace = opts.trace;
   }
 
