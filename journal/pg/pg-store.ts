@@ -8,9 +8,9 @@ import { inTransaction } from './tx.ts';
 const SCAN_PAGE = 1000;
 
 export interface PgStoreOptions {
-  /** How long a write keeps retrying while the database is unreachable before the journal fails (ms). */
+  /** How long a read or a write keeps retrying while the database is unreachable before it fails (ms). */
   retryMs: number;
-  /** Told of each retried write and of errors on idle pooled connections. */
+  /** Told of each retried read or write and of errors on idle pooled connections. */
   onError: (err: Error, what: string) => void;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -27,21 +27,21 @@ export class PgStore implements JournalStore {
   constructor(private readonly pool: pg.Pool, private readonly opts: PgStoreOptions) {}
 
   async loadHeads(): Promise<Map<string, StreamHead>> {
-    const { rows } = await this.pool.query<{ stream: string } & StreamHead>({
+    const { rows } = await this.read<{ stream: string } & StreamHead>({
       name: 'heads', text: 'SELECT stream, epoch, seq, created_at FROM journal_streams',
     });
     return new Map(rows.map((r) => [r.stream, { epoch: r.epoch, seq: r.seq, created_at: r.created_at }]));
   }
 
   async storedHead(stream: string): Promise<StreamHead | undefined> {
-    const { rows } = await this.pool.query<StreamHead>({
+    const { rows } = await this.read<StreamHead>({
       name: 'head', text: 'SELECT epoch, seq, created_at FROM journal_streams WHERE stream = $1', values: [stream],
     });
     return rows[0] && { epoch: rows[0].epoch, seq: rows[0].seq, created_at: rows[0].created_at };
   }
 
   async get(key: string): Promise<unknown> {
-    const { rows } = await this.pool.query<{ value: unknown }>({ name: 'rec', text: 'SELECT value FROM journal_records WHERE key = $1', values: [key] });
+    const { rows } = await this.read<{ value: unknown }>({ name: 'rec', text: 'SELECT value FROM journal_records WHERE key = $1', values: [key] });
     return rows[0]?.value;
   }
 
@@ -49,7 +49,7 @@ export class PgStore implements JournalStore {
     const { where, values, shape } = rangeWhere(range);
     const order = range.reverse ? 'DESC' : 'ASC';
     const limit = range.limit !== undefined && range.limit >= 0 ? range.limit : null;
-    const { rows } = await this.pool.query<{ key: string; value: unknown }>({
+    const { rows } = await this.read<{ key: string; value: unknown }>({
       name: `recs:${shape}:${order}`,
       text: `SELECT key, value FROM journal_records WHERE ${where} ORDER BY key ${order} LIMIT $${values.length + 1}`,
       values: [...values, limit],
@@ -63,7 +63,7 @@ export class PgStore implements JournalStore {
   }
 
   async readEvents(stream: string, lo: number, hi: number, limit: number): Promise<Array<{ seq: number; event: StoredEvent }>> {
-    const { rows } = await this.pool.query<{ seq: number; data: StoredEvent }>({
+    const { rows } = await this.read<{ seq: number; data: StoredEvent }>({
       name: 'events',
       text: 'SELECT seq, data FROM journal_events WHERE stream = $1 AND seq >= $2::bigint AND seq <= $3::bigint ORDER BY seq LIMIT $4',
       values: [stream, lo, hi, limit >= 0 ? limit : null],
@@ -74,7 +74,7 @@ export class PgStore implements JournalStore {
   async *scanAll(): AsyncGenerator<{ stream: string; seq: number; event: StoredEvent }> {
     let after = '0';
     for (;;) {
-      const { rows } = await this.pool.query<{ position: string; stream: string; seq: number; data: StoredEvent }>({
+      const { rows } = await this.read<{ position: string; stream: string; seq: number; data: StoredEvent }>({
         name: 'scan', text: 'SELECT position, stream, seq, data FROM journal_events WHERE position > $1 ORDER BY position LIMIT $2', values: [after, SCAN_PAGE],
       });
       for (const r of rows) yield { stream: r.stream, seq: r.seq, event: r.data };
@@ -89,16 +89,30 @@ export class PgStore implements JournalStore {
    * with the same record), so nothing is written twice.
    */
   async write(units: WriteUnit[]): Promise<void> {
+    await this.retrying('journal write', async (attempt) => {
+      if (attempt > 0 && (await this.landed(units))) return;
+      await inTransaction(this.pool, (client) => writeSegments(client, units));
+    });
+  }
+
+  /**
+   * One statement, retried like a write while the database is unreachable (bounded by `retryMs`): a read during a
+   * database restart waits for it instead of failing the request or the rebuild that made it.
+   */
+  private read<R extends pg.QueryResultRow>(config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+    return this.retrying('journal read', () => this.pool.query<R>(config));
+  }
+
+  /** `fn` until it succeeds, fails for another reason than an unreachable database, or `retryMs` has passed. */
+  private async retrying<T>(what: string, fn: (attempt: number) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.opts.retryMs;
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     for (let attempt = 0; ; attempt++) {
       try {
-        if (attempt > 0 && (await this.landed(units))) return;
-        await inTransaction(this.pool, (client) => writeSegments(client, units));
-        return;
+        return await fn(attempt);
       } catch (err) {
         if (!unreachable(err) || Date.now() >= deadline) throw err;
-        this.opts.onError(err as Error, `journal write failed (attempt ${attempt + 1}); retrying`);
+        this.opts.onError(err as Error, `${what} failed (attempt ${attempt + 1}); retrying`);
         await sleep(Math.min(200 * 2 ** attempt, 2_000));
       }
     }

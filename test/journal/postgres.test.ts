@@ -121,6 +121,32 @@ test('the database coming back within the bound: the write goes through, once', 
   t.deepEqual(rows.map((r) => r.seq), [1, 2]);
 });
 
+test('a read while the database is away: retried until it comes back within the bound, then answered', async (t) => {
+  const url = await freshDatabase();
+  const relay = await relayTo(t, url);
+  const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 60_000, connectTimeoutMs: 1_000 }) });
+  await j.load();
+  t.teardown(() => j.close());
+  await j.append([ev('s', 1), ev('s', 2)]);
+  await relay.cut();
+  const pending = j.readRange('s', 1);
+  setTimeout(() => void relay.restore(), 700);
+  t.deepEqual((await pending).map((e) => e.seq), [1, 2]);
+});
+
+test('a read while the database stays away: it fails once the bound has passed (no hang), and works again after', async (t) => {
+  const url = await freshDatabase();
+  const relay = await relayTo(t, url);
+  const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 1_500, connectTimeoutMs: 1_000 }) });
+  await j.load();
+  t.teardown(() => j.close());
+  await j.append([ev('s', 1)]);
+  await relay.cut();
+  await t.throwsAsync(j.readRange('s', 1));
+  await relay.restore();
+  t.deepEqual((await j.readRange('s', 1)).map((e) => e.seq), [1]);
+});
+
 test('serve with a bad journal URL, a refused login or no answer: exit 1 with one line naming the problem, no hang', async (t) => {
   const home = await tempHome();
   const url = await freshDatabase();
