@@ -1,6 +1,5 @@
 import type { Journal } from './journal.ts';
-import { headKey } from './keys.ts';
-import type { JournalEvent, StreamHead } from './types.ts';
+import type { JournalEvent } from './types.ts';
 
 /** A batch normally lands within milliseconds; never hold a reader on a stuck disk. */
 const WAIT_MS = 5_000;
@@ -36,7 +35,7 @@ export class CommitWaits {
     this.waiting.set(stream, waiters.add(waiter));
     const timer = setTimeout(waiter.resolve, this.timeoutMs);
     try {
-      const stored = (await this.journal.db.get(headKey(stream))) as StreamHead | undefined;
+      const stored = await this.journal.store.storedHead(stream);
       if (!stored || stored.seq < seq) await landed;
     } finally {
       this.drop(stream, waiter);

@@ -1,40 +1,33 @@
 import { EventEmitter } from 'node:events';
 import { ulid } from 'ulid';
-import {
-  EVENT_RANGE,
-  HEAD_RANGE,
-  eventKey,
-  eventRange,
-  headKey,
-  metaKey,
-  padSeq,
-  parseEventKey,
-} from './keys.ts';
+import { eventKey, metaKey, padSeq } from './keys.ts';
 import { JournalEncodeError, JournalStoreError } from './errors.ts';
+import { LevelStore } from './level-store.ts';
 import type { Db } from './slots.ts';
+import type { EncodedOp, HeadWrite, JournalStore, KeyRange, WriteUnit } from './store.ts';
 import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHead } from './types.ts';
 
-/** Ranges up to this many events are read with one getMany. */
-const GET_MANY_MAX = 64;
-
 type BatchOp = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
-/** A put whose value is already JSON text: encoding failures surface at append, never inside the store's batch. */
-type EncodedOp = { type: 'put'; key: string; value: string; valueEncoding: 'utf8' } | { type: 'del'; key: string };
 
 interface QueuedBatch {
-  ops: EncodedOp[];
+  unit: WriteUnit;
   events: JournalEvent[];
   resolve: (events: JournalEvent[]) => void;
   reject: (err: Error) => void;
 }
 
 export interface JournalOptions {
-  db: Db;
+  /** Where the journal is stored (journal/store.ts); or `db`, a LevelDB slot's database. */
+  store?: JournalStore;
+  db?: Db;
   /** Stamps each event's `ts` and a new stream's `created_at` (default: the system clock). */
   clock?: { now(): Date };
   /** Mints a new stream's epoch (default: a fresh ULID). */
   newEpoch?: () => string;
-  /** fsync each batch (power-loss durability); kill -9 durability holds either way. */
+  /**
+   * fsync each group-commit batch before any append in it is acknowledged (default true: power-loss durability,
+   * one fsync for every append waiting at that moment); false: kill -9 durability only (docs/journal.md "Durability").
+   */
   sync?: boolean;
   /**
    * Records that an event of `stream` reached a stage (`ja:` accepted, `jw:` batch written, `jd:` on disk),
@@ -52,7 +45,7 @@ export type Deriver = (events: JournalEvent[]) => ProjectionWrite[];
  * batch), and a `committed` event emitted only once the batch is on disk.
  */
 export class Journal extends EventEmitter {
-  readonly db: Db;
+  readonly store: JournalStore;
   private readonly clock: { now(): Date };
   private readonly newEpoch: () => string;
   private readonly sync: boolean;
@@ -65,18 +58,17 @@ export class Journal extends EventEmitter {
 
   constructor(opts: JournalOptions) {
     super();
-    this.db = opts.db;
+    if (opts.store) this.store = opts.store;
+    else if (opts.db) this.store = new LevelStore(opts.db);
+    else throw new Error('Journal: a store or a db is required');
     this.clock = opts.clock ?? { now: () => new Date() };
     this.newEpoch = opts.newEpoch ?? (() => ulid());
-    this.sync = opts.sync ?? false;
+    this.sync = opts.sync ?? true;
     this.trace = opts.trace;
   }
 
   async load(): Promise<void> {
-    this.heads.clear();
-    for await (const [key, value] of this.db.iterator(HEAD_RANGE)) {
-      this.heads.set(key.slice(2), value as StreamHead);
-    }
+    this.heads = await this.store.loadHeads();
   }
 
   setDeriver(deriver: Deriver): void {
@@ -127,28 +119,22 @@ export class Journal extends EventEmitter {
   /**
    * Removes a whole stream (its events and head) and the keys of `ranges` (projection records of
    * that stream) in the one batch that appends `pending` on other streams: a reader sees the stream
-   * and the events announcing its removal together, or neither. Keys are listed first; an event
-   * appended to the stream meanwhile makes the listing start over.
+   * and the events announcing its removal together, or neither. The store lists what it deletes when
+   * the batch is written.
    */
-  async removeStream(stream: string, pending: PendingEvent[], ranges: { gte: string; lt: string }[] = []): Promise<JournalEvent[]> {
+  async removeStream(stream: string, pending: PendingEvent[], ranges: KeyRange[] = []): Promise<JournalEvent[]> {
     if (pending.some((p) => p.stream === stream)) throw new Error('removeStream: an event on the removed stream');
-    for (;;) {
-      const seq = this.headSeq(stream);
-      const keys: string[] = [];
-      for (const r of [eventRange(stream), ...ranges]) for await (const k of this.db.keys(r)) keys.push(k as string);
-      if (this.headSeq(stream) !== seq) continue;
-      const head = this.heads.get(stream);
-      this.heads.delete(stream);
-      try {
-        return await this.appendWith(pending, [...keys, headKey(stream)].map((key) => ({ type: 'del' as const, key })));
-      } catch (err) {
-        if (head && !this.heads.has(stream)) this.heads.set(stream, head);
-        throw err;
-      }
+    const head = this.heads.get(stream);
+    this.heads.delete(stream);
+    try {
+      return await this.appendWith(pending, [{ stream, ranges }]);
+    } catch (err) {
+      if (head && !this.heads.has(stream)) this.heads.set(stream, head);
+      throw err;
     }
   }
 
-  private appendWith(pending: PendingEvent[], extra: EncodedOp[]): Promise<JournalEvent[]> {
+  private appendWith(pending: PendingEvent[], removed: WriteUnit['removed']): Promise<JournalEvent[]> {
     if (this.trace) for (const p of pending) this.trace(p.stream, `ja:${p.type}`);
     if (this.failed) throw this.failed;
     const ts = this.clock.now().toISOString();
@@ -166,17 +152,17 @@ export class Journal extends EventEmitter {
       touched.set(p.stream, head);
       return { stream: p.stream, seq: head.seq, epoch: head.epoch, type: p.type, ts, payload: p.payload };
     });
-    const ops: EncodedOp[] = [...extra, ...events.map((e, i) => put(eventKey(e.stream, e.seq), values[i]))];
-    for (const [stream, head] of touched) ops.push(put(headKey(stream), JSON.stringify(head)));
+    const heads = [...touched].map(([stream, head]): HeadWrite => ({ stream, head: { ...head }, expected: before.get(stream) }));
+    let records: EncodedOp[];
     try {
-      ops.push(...encodeOps(this.deriver(events)));
+      records = encodeOps(this.deriver(events));
     } catch (err) {
       // Projection records hold parts of events that just encoded, so this is a projection bug, not bad
       // input: the append is refused and the heads are put back (no seq gap); the store is untouched.
       this.restoreHeads(before);
       throw err;
     }
-    return this.enqueue(ops, events);
+    return this.enqueue({ events: encodedEvents(events, values), heads, records, removed }, events);
   }
 
   private restoreHeads(before: Map<string, number | undefined>): void {
@@ -196,21 +182,21 @@ export class Journal extends EventEmitter {
     const events: JournalEvent[] = records.map((r, i) => ({
       stream, seq: i + 1, epoch: head.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true,
     }));
-    let ops: EncodedOp[];
+    let unit: WriteUnit;
     try {
-      ops = encodeOps(events.map((e) => ({ type: 'put', key: eventKey(stream, e.seq), value: stored(e) })));
-      ops.push(put(headKey(stream), JSON.stringify(head)), ...encodeOps(extra));
+      const values = events.map((e) => encode(eventKey(stream, e.seq), stored(e)));
+      unit = { events: encodedEvents(events, values), heads: [{ stream, head: { ...head }, expected: undefined }], records: encodeOps(extra), removed: [] };
     } catch (err) {
       return Promise.reject(err);
     }
     this.heads.set(stream, { ...head });
     try {
-      ops.push(...encodeOps(this.deriver(events)));
+      unit.records.push(...encodeOps(this.deriver(events)));
     } catch (err) {
       this.heads.delete(stream);
       return Promise.reject(err);
     }
-    return this.enqueue(ops, events);
+    return this.enqueue(unit, events);
   }
 
   /**
@@ -236,15 +222,15 @@ export class Journal extends EventEmitter {
       head!.seq += 1;
       return { stream, seq: head!.seq, epoch: head!.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true };
     });
-    const ops: EncodedOp[] = events.map((e, i) => put(eventKey(stream, e.seq), values[i]));
-    ops.push(put(headKey(stream), JSON.stringify(head)));
+    const heads: HeadWrite[] = [{ stream, head: { ...head }, expected: before.get(stream) }];
+    let derived: EncodedOp[];
     try {
-      ops.push(...encodeOps(this.deriver(events)));
+      derived = encodeOps(this.deriver(events));
     } catch (err) {
       this.restoreHeads(before);
       return Promise.reject(err);
     }
-    return this.enqueue(ops, events);
+    return this.enqueue({ events: encodedEvents(events, values), heads, records: derived, removed: [] }, events);
   }
 
   /** Every stream head of this database (stream -> head). */
@@ -257,46 +243,29 @@ export class Journal extends EventEmitter {
     const head = this.heads.get(stream);
     if (!head) return [];
     const hi = Math.min(toSeq, head.seq);
-    if (fromSeq > hi) return [];
-    const out: JournalEvent[] = [];
     const lo = Math.max(1, fromSeq);
-    const size = hi - lo + 1;
-    if (size <= GET_MANY_MAX && (limit < 0 || size <= limit)) {
-      // A short range (a fresh session's runtime load) in one native call instead of an iterator's
-      // open/next/close round trips. Keys not on disk yet (appended, not committed) come back undefined.
-      const keys = Array.from({ length: size }, (_, i) => eventKey(stream, lo + i));
-      const values = await this.db.getMany(keys);
-      values.forEach((v, i) => v !== undefined && out.push(toEvent(stream, lo + i, head.epoch, v as StoredEvent)));
-      return out;
-    }
-    const range = { gte: eventKey(stream, lo), lte: eventKey(stream, hi), limit };
-    for await (const [key, value] of this.db.iterator(range)) {
-      out.push(toEvent(stream, parseEventKey(key).seq, head.epoch, value as StoredEvent));
-    }
-    return out;
+    if (lo > hi) return [];
+    const rows = await this.store.readEvents(stream, lo, hi, limit);
+    return rows.map((r) => toEvent(stream, r.seq, head.epoch, r.event));
   }
 
-  /** Every stored event of every stream, in key order (stream, then seq). For rebuilds. */
+  /** Every stored event of every stream (LevelDB: stream, then seq; PostgreSQL: global order). For rebuilds. */
   async *scanAll(): AsyncGenerator<JournalEvent> {
-    for await (const [key, value] of this.db.iterator(EVENT_RANGE)) {
-      const { stream, seq } = parseEventKey(key);
-      const head = this.heads.get(stream);
-      yield toEvent(stream, seq, head?.epoch ?? '', value as StoredEvent);
+    for await (const { stream, seq, event } of this.store.scanAll()) {
+      yield toEvent(stream, seq, this.heads.get(stream)?.epoch ?? '', event);
     }
   }
 
   async readStream(stream: string): Promise<StoredEvent[]> {
-    const out: StoredEvent[] = [];
-    for await (const value of this.db.values(eventRange(stream))) out.push(value as StoredEvent);
-    return out;
+    return (await this.store.readEvents(stream, 1, Number.MAX_SAFE_INTEGER, -1)).map((r) => r.event);
   }
 
   async getMeta<T>(key: string): Promise<T | undefined> {
-    return (await this.db.get(metaKey(key))) as T | undefined;
+    return (await this.store.get(metaKey(key))) as T | undefined;
   }
 
   putMeta(key: string, value: unknown): Promise<void> {
-    return this.db.put(metaKey(key), value);
+    return this.writeRaw([{ type: 'put', key: metaKey(key), value }]);
   }
 
   /** Direct batch for projection maintenance (rebuilds); not part of the event log. */
@@ -308,7 +277,7 @@ export class Journal extends EventEmitter {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.enqueue(encoded, []).then(() => undefined);
+    return this.enqueue({ events: [], heads: [], records: encoded, removed: [] }, []).then(() => undefined);
   }
 
   /** The store failure that stopped writes, if any (cleared only by a restart). */
@@ -323,12 +292,12 @@ export class Journal extends EventEmitter {
 
   async close(): Promise<void> {
     await this.drain();
-    await this.db.close();
+    await this.store.close();
   }
 
-  private enqueue(ops: EncodedOp[], events: JournalEvent[]): Promise<JournalEvent[]> {
+  private enqueue(unit: WriteUnit, events: JournalEvent[]): Promise<JournalEvent[]> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ ops, events, resolve, reject });
+      this.queue.push({ unit, events, resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
     });
   }
@@ -337,10 +306,9 @@ export class Journal extends EventEmitter {
     while (this.queue.length) {
       const batch = this.queue;
       this.queue = [];
-      const ops = batch.length === 1 ? batch[0].ops : lastWritePerKey(batch.flatMap((b) => b.ops));
       if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jw:${e.type}`);
       try {
-        await this.write(ops);
+        await this.store.write(batch.map((b) => b.unit), this.sync);
         if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jd:${e.type}`);
       } catch (err) {
         // Only the store fails here (every value is JSON text already): stop writing until a restart.
@@ -358,38 +326,10 @@ export class Journal extends EventEmitter {
     this.flushing = null;
   }
 
-  /**
-   * One atomic LevelDB batch, in the chained form: each value is encoded and copied into the native
-   * batch as it is added. With the array form (`db.batch(ops)`) most of what a write allocated was
-   * promoted to the old generation (5.2 KB per session create against 1.7 KB in this form), and
-   * 10,000 creates left about 35 MB more garbage there (bench/created-sessions-memory.ts,
-   * docs/benchmarks.md).
-   */
-  private async write(ops: EncodedOp[]): Promise<void> {
-    const batch = this.db.batch();
-    try {
-      for (const op of ops) {
-        // Values are JSON text already: written as they are, not through the database's json encoding.
-        if (op.type === 'put') batch.put(op.key, op.value, { valueEncoding: 'utf8' });
-        else batch.del(op.key);
-      }
-    } catch (err) {
-      await batch.close();
-      throw err;
-    }
-    await batch.write({ sync: this.sync });
-  }
 }
 
-/** Merged batches rewrite the same heads and records; only the last write of a key matters. */
-function lastWritePerKey(ops: EncodedOp[]): EncodedOp[] {
-  const byKey = new Map<string, EncodedOp>();
-  for (const op of ops) byKey.set(op.key, op);
-  return byKey.size === ops.length ? ops : [...byKey.values()];
-}
-
-function put(key: string, value: string): EncodedOp {
-  return { type: 'put', key, value, valueEncoding: 'utf8' };
+function encodedEvents(events: JournalEvent[], texts: string[]) {
+  return events.map((e, i) => ({ stream: e.stream, seq: e.seq, type: e.type, text: texts[i] }));
 }
 
 /** JSON text of a record; JournalEncodeError when it has none (nested too deeply, too large, a cycle, undefined). */
@@ -405,7 +345,7 @@ function encode(key: string, value: unknown): string {
 }
 
 function encodeOps(ops: readonly BatchOp[]): EncodedOp[] {
-  return ops.map((op) => (op.type === 'del' ? op : put(op.key, encode(op.key, op.value))));
+  return ops.map((op) => (op.type === 'del' ? op : { type: 'put', key: op.key, value: encode(op.key, op.value) }));
 }
 
 function stored(e: JournalEvent): StoredEvent {

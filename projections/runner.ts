@@ -30,14 +30,14 @@ export class ProjectionRunner {
   async start(opts: { forceRebuild?: boolean } = {}): Promise<{ rebuilt: string[] }> {
     const stale: Projection[] = [];
     for (const p of this.projections) {
-      const stored = (await this.journal.db.get(versionKey(p.name))) as number | undefined;
+      const stored = (await this.journal.store.get(versionKey(p.name))) as number | undefined;
       if (opts.forceRebuild || stored !== p.version) stale.push(p);
     }
     for (const p of this.projections) {
       if (stale.includes(p) || p.onDemand || p.lazy) continue;
       p.reset();
       const prefix = projectionRange(p.name).gte.length;
-      for await (const [key, value] of this.journal.db.iterator(projectionRange(p.name))) p.load(key.slice(prefix), value);
+      for (const [key, value] of await this.journal.store.entries(projectionRange(p.name))) p.load(key.slice(prefix), value);
     }
     if (stale.length) await this.rebuild(stale);
     this.journal.setDeriver(this.derive);
@@ -51,7 +51,7 @@ export class ProjectionRunner {
   async rebuild(targets: Projection[]): Promise<void> {
     for (const p of targets) {
       p.reset();
-      await this.journal.db.clear(projectionRange(p.name));
+      await this.journal.store.clear(projectionRange(p.name));
     }
     const replayed = targets.filter((p) => !p.lazy);
     const latest = new Map<string, ProjectionWrite>();
@@ -78,7 +78,7 @@ export class ProjectionRunner {
 
   /** Removes every projection record and version (used by tests and `--rebuild-projections`). */
   static async wipe(journal: Journal): Promise<void> {
-    await journal.db.clear(PROJECTION_RANGE);
-    await journal.db.clear({ gte: 'v!', lt: 'v!~' });
+    await journal.store.clear(PROJECTION_RANGE);
+    await journal.store.clear({ gte: 'v!', lt: 'v!~' });
   }
 }

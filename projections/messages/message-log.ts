@@ -1,6 +1,6 @@
 import type { JournalEvent } from '../../journal/types.ts';
 import { padSeq, projectionKey } from '../../journal/keys.ts';
-import type { Db } from '../../journal/slots.ts';
+import type { KeyRange, RecordStore } from '../../journal/store.ts';
 import { known, type KnownEventOf, type Message } from '../contract.ts';
 import type { Projection, RecordWrite } from '../projection.ts';
 import { undoOf } from '../undo.ts';
@@ -44,7 +44,7 @@ export class MessageLog implements Projection {
   readonly version = 1;
   readonly onDemand = true;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: RecordStore) {}
 
   reset(): void {}
 
@@ -81,7 +81,7 @@ export class MessageLog implements Projection {
   /** Ids undone in the session (usually none: one empty range read, of no message record). */
   private async hidden(session: string): Promise<Set<string>> {
     const lo = this.full(undoPrefix(session));
-    const rows = (await this.db.iterator({ gte: lo, lt: this.full(`${undoPrefix(session)}~`) } as any).all()) as Array<[string, string[]]>;
+    const rows = (await this.db.entries({ gte: lo, lt: this.full(`${undoPrefix(session)}~`) })) as Array<[string, string[]]>;
     return new Set(rows.flatMap(([, ids]) => ids));
   }
 
@@ -110,7 +110,7 @@ export class MessageLog implements Projection {
     const hi = this.full(`${msgPrefix(session)}~`);
     const hidden = await this.hidden(session);
     // At most hidden.size rows are skipped, so one read still fills the page.
-    const range: Record<string, unknown> = { limit: size + 1 + hidden.size };
+    const range: KeyRange & Record<string, unknown> = { limit: size + 1 + hidden.size };
     if (from.newer !== undefined) {
       range.gt = this.full(msgKey(session, from.newer));
       range.lt = hi;
@@ -121,7 +121,7 @@ export class MessageLog implements Projection {
         : from.upTo !== undefined ? this.full(msgKey(session, from.upTo)) : hi;
       range.reverse = true;
     }
-    const rows = ((await this.db.values(range as any).all()) as Message[]).filter((m) => !hidden.has(m.id));
+    const rows = ((await this.db.entries(range)).map(([, v]) => v) as Message[]).filter((m) => !hidden.has(m.id));
     const has_more = rows.length > size;
     const items = rows.slice(0, size);
     if (from.newer !== undefined) items.reverse();

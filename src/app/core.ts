@@ -28,6 +28,8 @@ export interface CoreOptions {
   checker?: ContractChecker;
   /** Rebuild every projection from the journal at start. */
   rebuildProjections?: boolean;
+  /** `serve --journal-url`: a `postgres://` URL, over `settings.journalUrl` (src/app/phases/storage.ts). */
+  journalUrl?: string;
   /** `svc-code replay`: model clients that serve recorded answers, and tool calls answered from the record (docs/replay.md). */
   replay?: { clients: ClientCache; tools?: ToolReplay };
   /** What the environment said at start (src/app/settings.ts; print mode's has its timeout defaults added). */

@@ -22,7 +22,7 @@ export interface SlotExport {
 interface Deps {
   home: string;
   serverId: string;
-  primary: Slot;
+  primary: Pick<Slot, 'id' | 'dir'>;
   journal: Journal;
   sessions: SessionIndex;
   workspaces: WorkspaceRegistry;
@@ -65,8 +65,13 @@ export class Instances {
     }
   }
 
-  /** One reconcile pass; passes never overlap. */
+  /**
+   * One reconcile pass; passes never overlap. None on the PostgreSQL journal (a primary with no directory): its
+   * daemons share one database, and LevelDB slots left in the home are neither adopted into it nor shown
+   * (docs/journal.md "PostgreSQL").
+   */
   reconcile(): Promise<void> {
+    if (!this.deps.primary.dir) return Promise.resolve();
     this.running ??= this.pass().finally(() => (this.running = undefined));
     return this.running;
   }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { JournalOpenError, describeUrl, openPgStore } from '../../journal/pg/open.ts';
 import { claimSlots, type Slot } from '../../journal/slots.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
@@ -13,9 +15,12 @@ import { createProjections, type Projections } from './projections.ts';
 // daemon (`svc-code import`): one place for how the slots are claimed, the journal opened and its projections
 // started, so an offline write lands exactly as the daemon's would.
 
+/** Where this process writes: a LevelDB slot of the home, or the PostgreSQL journal (id `pg-<hash of its address>`). */
+export type JournalPlace = Pick<Slot, 'id' | 'dir'>;
+
 export interface OpenedJournal {
-  /** The slot written to. */
-  primary: Slot;
+  /** The slot written to (for PostgreSQL: its id, and no directory). */
+  primary: JournalPlace;
   /** The other slots this process could lock: adopted into the primary by `startProjections`. */
   adoptable: Slot[];
   journal: EventJournal;
@@ -28,13 +33,12 @@ export interface OpenedJournal {
  * pass none).
  */
 export async function openHomeJournal(
-  home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; tracer?: PromptTracer },
+  home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; tracer?: PromptTracer; url?: string; log?: Logger },
 ): Promise<OpenedJournal> {
+  if (o.url) return openPgJournal(o.url, o);
   const { primary, adoptable } = await claimSlots(home, o.ids.ulid);
-  const tracer = o.tracer;
   const journal = new EventJournal({
-    db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker,
-    trace: tracer?.on ? (stream, label) => tracer.mark(stream, label) : undefined,
+    db: primary.db, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: traceOf(o.tracer),
   });
   try {
     await journal.load();
@@ -44,6 +48,29 @@ export async function openHomeJournal(
     throw err;
   }
   return { primary, adoptable, journal };
+}
+
+/** The journal's append marks for the prompt tracer, when it records. */
+const traceOf = (tracer: PromptTracer | undefined) => (tracer?.on ? (stream: string, label: string) => tracer.mark(stream, label) : undefined);
+
+/**
+ * The PostgreSQL journal (docs/journal.md "PostgreSQL"): connected, migrated and its heads loaded, or a
+ * JournalOpenError with one line naming the problem (bad URL, refused login, no answer, newer schema).
+ */
+async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; tracer?: PromptTracer; log?: Logger }): Promise<OpenedJournal> {
+  const onError = (err: Error, what: string) => o.log?.warn({ err }, what);
+  const store = await openPgStore(url, { onError });
+  const journal = new EventJournal({
+    store, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: traceOf(o.tracer),
+  });
+  try {
+    await journal.load();
+  } catch (err) {
+    await store.close();
+    throw new JournalOpenError(`cannot read the journal database (${describeUrl(url)}): ${(err as Error).message}`, { cause: err });
+  }
+  const id = `pg-${createHash('sha256').update(describeUrl(url)).digest('hex').slice(0, 12)}`;
+  return { primary: { id, dir: '' }, adoptable: [], journal };
 }
 
 /** The projections loaded (or rebuilt, `--rebuild-projections`), then the other slots adopted into the primary. */

@@ -13,6 +13,8 @@ export interface ServeOptions {
   allowedHosts?: string[];
   /** Rebuild every projection from the journal at start. */
   rebuildProjections?: boolean;
+  /** `--journal-url` / `SVC_CODE_JOURNAL_URL`: a `postgres://` URL selects the PostgreSQL journal (docs/journal.md). */
+  journalUrl?: string;
 }
 
 export const DEFAULT_PORT = 58627;

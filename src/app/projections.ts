@@ -32,7 +32,7 @@ export function createProjections(journal: Journal): Projections {
   const sessions = new SessionIndex();
   const workspaces = new WorkspaceRegistry();
   const gui = new GuiStore();
-  const messages = new MessageLog(journal.db);
+  const messages = new MessageLog(journal.store);
   const usage = new UsageProjection();
   const transcripts = transcriptProjection(journal);
   const fileHistory = fileHistoryProjection(journal);

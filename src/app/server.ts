@@ -128,7 +128,7 @@ async function startDaemonCore(opts: StartOptions, log: Logger, redirectUrl: () 
   await mkdir(home, { recursive: true });
   const token = await loadOrCreateToken(home, opts.settings.serverToken);
   const core = await startCore({
-    home, log, settings: opts.settings, clock: opts.clock, ids: opts.ids, checker: opts.checker, rebuildProjections: options.rebuildProjections,
+    home, log, settings: opts.settings, clock: opts.clock, ids: opts.ids, checker: opts.checker, rebuildProjections: options.rebuildProjections, journalUrl: options.journalUrl,
     replay: opts.replay, mcpRedirectUrl: redirectUrl,
   });
   return { token, core };

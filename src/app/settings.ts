@@ -33,8 +33,13 @@ export interface Settings {
   logLevel?: string;
   /** `SVC_CODE_CHECK_EVENTS=1`: every event checked against the registry (test runs of the CLI). */
   checkEvents: boolean;
-  /** `SVC_CODE_JOURNAL_FSYNC=1`: each journal batch is fsynced before it is acknowledged. */
+  /**
+   * Each journal batch (group commit: every append waiting at that moment) is fsynced before it is acknowledged;
+   * on unless `SVC_CODE_JOURNAL_FSYNC=0` (then kill -9 durable only; docs/journal.md "Durability").
+   */
   journalFsync: boolean;
+  /** `SVC_CODE_JOURNAL_URL`: a `postgres://` URL selects the PostgreSQL journal (`serve --journal-url` wins); unset, LevelDB. */
+  journalUrl?: string;
   /** `SVC_CODE_RECONCILE_INTERVAL_MS`: how often daemons on one home reconcile their sessions. */
   reconcileIntervalMs: number;
   /** `SVC_CODE_ALLOWED_HOSTS`, `SVC_CODE_ALLOWED_ORIGINS`: comma-separated, added to `--allowed-host` and the own origins. */
@@ -102,7 +107,8 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     serverToken: env.SVC_CODE_SERVER_TOKEN || undefined,
     logLevel: env.SVC_CODE_LOG_LEVEL ?? undefined,
     checkEvents: env.SVC_CODE_CHECK_EVENTS === '1',
-    journalFsync: env.SVC_CODE_JOURNAL_FSYNC === '1',
+    journalFsync: env.SVC_CODE_JOURNAL_FSYNC !== '0',
+    journalUrl: str('SVC_CODE_JOURNAL_URL'),
     reconcileIntervalMs: num('SVC_CODE_RECONCILE_INTERVAL_MS', 30_000),
     access: { allowedHosts: list('SVC_CODE_ALLOWED_HOSTS'), allowedOrigins: list('SVC_CODE_ALLOWED_ORIGINS') },
     config: {

@@ -52,7 +52,8 @@ export async function importCommand(home: string, argv: string[]): Promise<numbe
 export async function importOffline(home: string, zip: Uint8Array, checker?: ContractChecker): Promise<ImportResult> {
   const ids = ulidIds();
   const log = pino({ level: 'warn' }, pino.destination(2));
-  const opened = await openHomeJournal(home, { ids, clock: systemClock, checker, fsync: readSettings(process.env).journalFsync });
+  const settings = readSettings(process.env);
+  const opened = await openHomeJournal(home, { ids, clock: systemClock, checker, fsync: settings.journalFsync, url: settings.journalUrl, log });
   const { journal } = opened;
   try {
     const projections = await startProjections(home, opened, { log });

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { strFromU8, unzipSync } from 'fflate';
 import { Journal } from '../../journal/journal.ts';
 import { journalFile } from '../archive/format.ts';
-import { openFreeSlots, runningDaemon } from './offline.ts';
+import { openFreeSlots, openUrlJournal, runningDaemon } from './offline.ts';
 
 export const JOURNAL_USAGE = 'usage: svc-code journal dump <session_id> [--after-seq N]';
 
@@ -25,6 +25,8 @@ export async function journalCommand(home: string, argv: string[]): Promise<numb
     process.stderr.write(`invalid --after-seq: ${values['after-seq']}\n`);
     return 2;
   }
+  const shared = await openUrlJournal(home);
+  if (shared) return dumpFrom(shared.journal, sessionId, after, home);
   const { slots, locked } = await openFreeSlots(home);
   try {
     for (const slot of slots) {
@@ -50,4 +52,18 @@ export async function journalCommand(home: string, argv: string[]): Promise<numb
   }
   process.stderr.write(`no such session in ${home}: ${sessionId}\n`);
   return 1;
+}
+
+/** The PostgreSQL journal: read directly, daemons running or not. */
+async function dumpFrom(journal: Journal, sessionId: string, after: number, home: string): Promise<number> {
+  try {
+    if (!journal.hasStream(sessionId)) {
+      process.stderr.write(`no such session in the journal database of ${home}: ${sessionId}\n`);
+      return 1;
+    }
+    for (const e of await journal.readRange(sessionId, after + 1)) process.stdout.write(line(e));
+    return 0;
+  } finally {
+    await journal.close();
+  }
 }

@@ -8,6 +8,7 @@ import type { Settings } from '../app/settings.ts';
 const USAGE = `usage: svc-code serve [--host 127.0.0.1] [--port ${DEFAULT_PORT}] [--dangerous-bypass-auth]
                       [--allow-remote-shutdown] [--allow-remote-terminals] [--debug-endpoints]
                       [--web-title TITLE] [--rebuild-projections] [--allowed-host NAME]...
+                      [--journal-url postgres://user:pass@host:port/db]
        svc-code import <export.zip>
        svc-code journal dump <session_id> [--after-seq N]
        svc-code reindex
@@ -30,6 +31,7 @@ function parseServe(argv: string[]): ServeOptions {
       'web-title': { type: 'string' },
       'rebuild-projections': { type: 'boolean' },
       'allowed-host': { type: 'string', multiple: true },
+      'journal-url': { type: 'string' },
     },
     strict: true,
   });
@@ -47,6 +49,7 @@ function parseServe(argv: string[]): ServeOptions {
   opts.webTitle = values['web-title'];
   opts.rebuildProjections = values['rebuild-projections'] ?? false;
   opts.allowedHosts = values['allowed-host'] ?? [];
+  opts.journalUrl = values['journal-url'] || undefined;
   return opts;
 }
 

@@ -74,8 +74,12 @@ export async function replaySession(opts: ReplayOptions): Promise<ReplayReport> 
     const server = await startServer({
       home, clock, log: opts.log, options: { ...defaultServeOptions(), host: '127.0.0.1', port: 0 },
       replay: { clients: new ClientCache(64, models.client), ...(tools ? { tools } : {}) },
-      // Recorded retries are replayed without their backoff.
-      settings: withSettings(opts.settings, (s) => void (s.engine.retryBaseMs = 0)),
+      // Recorded retries are replayed without their backoff. A replay is a throwaway: its own temp home's LevelDB
+      // journal even when SVC_CODE_JOURNAL_URL names a shared PostgreSQL one (docs/replay.md).
+      settings: withSettings(opts.settings, (s) => {
+        s.engine.retryBaseMs = 0;
+        delete s.journalUrl;
+      }),
     });
     let replayed: JournalEvent[] = [];
     let stopped: string | null = null;

@@ -11,7 +11,7 @@ test('readSettings: the defaults with nothing set', (t) => {
   const s = readSettings({});
   t.is(s.home, path.join(os.homedir(), '.svc-code'));
   t.is(s.serverToken, undefined);
-  t.false(s.journalFsync);
+  t.true(s.journalFsync);
   t.is(s.reconcileIntervalMs, 30_000);
   t.like(s.engine, { retryBaseMs: 500, modelIdleTimeoutMs: 300_000, runtimeIdleMs: 30 * 60_000 });
   t.like(s.engine.mcpReconnect, { baseMs: 1000, maxMs: 60_000, attempts: 10 });
@@ -26,14 +26,14 @@ test('readSettings: the defaults with nothing set', (t) => {
 
 test('readSettings: each variable in its place, lists split, 0 where 0 means off', (t) => {
   const s = readSettings({
-    SVC_CODE_HOME: '/tmp/h', SVC_CODE_SERVER_TOKEN: 'tok', SVC_CODE_JOURNAL_FSYNC: '1', SVC_CODE_RUNTIME_IDLE_MS: '0',
+    SVC_CODE_HOME: '/tmp/h', SVC_CODE_SERVER_TOKEN: 'tok', SVC_CODE_JOURNAL_FSYNC: '0', SVC_CODE_RUNTIME_IDLE_MS: '0',
     SVC_CODE_WS_COALESCE_MS: '0', SVC_CODE_SEARCH_DEADLINE_MS: '0.5', SVC_MCP_RECONNECT_BASE_MS: '100',
     SVC_CODE_ALLOWED_HOSTS: ' a.example, .b.example ,', SVC_CODE_OAUTH_HOST: ' https://o.example ', SVC_CODE_MARKETPLACE_URL: 'https://m.example/c.json',
     SVC_LOOP_MAX_STEPS_PER_TURN: '7',
   });
   t.is(s.home, '/tmp/h');
   t.is(s.serverToken, 'tok');
-  t.true(s.journalFsync);
+  t.false(s.journalFsync);
   t.is(s.engine.runtimeIdleMs, 0);
   t.is(s.ws.coalesceMs, 0);
   t.is(s.search.budgets.deadlineMs, 0.5);

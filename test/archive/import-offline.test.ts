@@ -30,10 +30,10 @@ test('offline import goes through the serve bootstrap: every appended event meet
   t.is((await s.get(`/api/v1/sessions/${r.sid}`)).code, 0);
 });
 
-test('the journal bootstrap takes the fsync option that SVC_CODE_JOURNAL_FSYNC sets (serve and offline import alike)', async (t) => {
+test('the journal bootstrap takes the fsync option that SVC_CODE_JOURNAL_FSYNC sets, on by default (serve and offline import alike)', async (t) => {
   t.true(readSettings({ SVC_CODE_JOURNAL_FSYNC: '1' }).journalFsync);
   t.false(readSettings({ SVC_CODE_JOURNAL_FSYNC: '0' }).journalFsync);
-  t.false(readSettings({}).journalFsync);
+  t.true(readSettings({}).journalFsync);
   for (const fsync of [true, false]) {
     const opened = await openHomeJournal(await tempHome(), { ids: ulidIds(), clock: systemClock, fsync });
     t.is((opened.journal as unknown as { sync: boolean }).sync, fsync);

@@ -11,6 +11,7 @@ import { cli } from '../helpers/cli.ts';
 import { journal, prompt, startEngine } from '../helpers/engine.ts';
 import { YOLO, agentCall, say, turnEnded } from '../helpers/subagents.ts';
 import { tempHome } from '../helpers/server.ts';
+import { freshDatabase, sql } from '../helpers/pg.ts';
 
 
 test('svc-code replay: a recorded session replays with no divergence; a changed file diverges at the Bash result', async (t) => {
@@ -65,6 +66,20 @@ test('svc-code replay: a recorded session replays with no divergence; a changed 
 
   t.is((await run([path.join(r.cwd, 'data.txt')])).code, 2);
   t.deepEqual((await readdir(tmp)).filter((n) => n.startsWith('svc-code-replay-')), []);
+});
+
+test('svc-code replay with SVC_CODE_JOURNAL_URL set: the replay runs in its temp home, the shared database is not written', async (t) => {
+  t.timeout(180_000);
+  const r = await recordSession(t);
+  const zipFile = path.join(await tempHome(), 'export.zip');
+  await writeFile(zipFile, await exportZip(r.s, r.sid));
+  const url = await freshDatabase();
+  const tmp = await tempHome();
+  t.teardown(() => rm(tmp, { recursive: true, force: true }));
+  const rec = await cli(await tempHome(), ['replay', zipFile, '--json'], { TMPDIR: tmp, SVC_CODE_JOURNAL_URL: url });
+  t.is(rec.code, 0, rec.stdout + rec.stderr);
+  t.like(JSON.parse(rec.stdout), { session_id: r.sid, divergence: null, home: null });
+  t.is((await sql(url, "SELECT to_regclass('journal_events') AS t")).rows[0].t, null, 'no journal schema was made in the database');
 });
 
 test('replay comparison: minted ids and times are ignored, references must line up, a short replay diverges at its end', (t) => {

@@ -9,7 +9,7 @@ import { JournalEncodeError, JournalStoreError } from '../../journal/errors.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import { GUI_STREAM } from '../../journal/keys.ts';
 import { tempDir } from '../helpers/fs.ts';
-import { openJournal } from '../helpers/journal.ts';
+import { levelDb, openJournal } from '../helpers/journal.ts';
 import { serverFor } from '../helpers/server.ts';
 
 /** An object nested `n` levels deep, built without recursion (JSON.stringify overflows the stack on it). */
@@ -74,11 +74,11 @@ test('projection records that cannot be encoded refuse the append and put the he
 test('a store failure fails the journal: that append and every later one answer the same typed error', async (t) => {
   const j = await openJournal(t, { brokenOk: true });
   await j.append([ev('s', { i: 1 })]);
-  const original = j.db.batch.bind(j.db);
-  (j.db as { batch: unknown }).batch = failingBatch('disk full');
+  const original = levelDb(j).batch.bind(levelDb(j));
+  (levelDb(j) as { batch: unknown }).batch = failingBatch('disk full');
   const first = await t.throwsAsync(j.append([ev('s', { i: 2 })]), { instanceOf: JournalStoreError });
   t.regex(first!.message, /disk full/);
-  (j.db as { batch: unknown }).batch = original;
+  (levelDb(j) as { batch: unknown }).batch = original;
   await t.throwsAsync(j.append([ev('s', { i: 3 })]), { instanceOf: JournalStoreError });
   t.true(j.failure instanceof JournalStoreError);
 });
@@ -89,7 +89,7 @@ test('over HTTP: after a refused append the daemon stays writable; a store failu
   // Behind validation, the journal's own guard: an event that cannot be encoded (appended directly).
   await t.throwsAsync(appendUnchecked(s, [{ stream: GUI_STREAM, type: 'gui.item_set', payload: { key: 'x', value: nested(100_000) } }]), { instanceOf: JournalEncodeError });
   t.is((await s.post('/api/v1/gui/store/setItem', { key: 'k', value: 'v1' })).code, 0);
-  (journal.db as { batch: unknown }).batch = failingBatch('EIO: i/o error');
+  (levelDb(journal) as { batch: unknown }).batch = failingBatch('EIO: i/o error');
   const failed = await s.post('/api/v1/gui/store/setItem', { key: 'k', value: 'v2' });
   t.is(failed.code, 50003);
   t.like(failed.details, { reason: 'journal_store_failed' });

@@ -55,7 +55,7 @@ test('a rebuild (a version change, --rebuild-projections) drops every kept fold 
   await count('a');
   await runner.rebuild([lazy]);
   t.is(lazy.peek('a'), undefined);
-  t.is(await journal.db.get(versionKey('counter')), 3);
+  t.is(await journal.store.get(versionKey('counter')), 3);
   await add('a', 1);
   t.is(lazy.peek('a'), undefined, 'not kept until read again');
   t.deepEqual(await count('a'), { n: 3, seq: 3 });

@@ -1,9 +1,11 @@
 import test, { type ExecutionContext } from 'ava';
 import { Journal } from '../../journal/journal.ts';
+import { LevelStore } from '../../journal/level-store.ts';
 import { claimSlots } from '../../journal/slots.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
 import { addMessages, append, stepCompleted, turnEnded, turnStarted, usage } from '../helpers/engine-events.ts';
 import { tempDir } from '../helpers/fs.ts';
+import { BACKENDS, openStore, serveOptions } from '../helpers/journal.ts';
 import { recordedSession } from '../helpers/recorded-session.ts';
 import { startTestServer, tempHome, type TestServer } from '../helpers/server.ts';
 
@@ -72,33 +74,37 @@ async function populate(s: TestServer): Promise<string[]> {
   return ids;
 }
 
-test('deleting the projection data and restarting gives identical answers', async (t) => {
-  const home = await tempHome();
-  const s1 = await startTestServer({ home, keepHome: true });
-  const ids = await populate(s1);
-  const before = await answers(t, s1, ids);
-  const transcript = before.find((a) => a.url === `/api/v1/sessions/${ids[5]}/transcript?agent_id=main`)!.data as { items: unknown[]; agents: unknown[] };
-  t.is(transcript.items.filter((i: any) => i.kind === 'turn').length, 2, 'the undone third turn is left out');
-  t.is(transcript.agents.length, 2, 'main and the subagent');
-  await s1.stop();
+for (const backend of BACKENDS) {
+  test(`[${backend}] deleting the projection data and restarting gives identical answers`, async (t) => {
+    const home = await tempHome();
+    const options = await serveOptions(backend);
+    const s1 = await startTestServer({ home, keepHome: true, options });
+    const ids = await populate(s1);
+    const before = await answers(t, s1, ids);
+    const transcript = before.find((a) => a.url === `/api/v1/sessions/${ids[5]}/transcript?agent_id=main`)!.data as { items: unknown[]; agents: unknown[] };
+    t.is(transcript.items.filter((i: any) => i.kind === 'turn').length, 2, 'the undone third turn is left out');
+    t.is(transcript.agents.length, 2, 'main and the subagent');
+    await s1.stop();
 
-  const { primary } = await claimSlots(home);
-  const journal = new Journal({ db: primary.db });
-  await ProjectionRunner.wipe(journal);
-  t.is(await primary.db.keys({ gte: 'p!', lt: 'p!~' }).all().then((k) => k.length), 0);
-  await journal.close();
+    const store = options.journalUrl ? await openStore('postgres', options.journalUrl) : new LevelStore((await claimSlots(home)).primary.db);
+    const journal = new Journal({ store });
+    await journal.load();
+    await ProjectionRunner.wipe(journal);
+    t.is((await store.entries({ gte: 'p!', lt: 'p!~' })).length, 0);
+    await journal.close();
 
-  const s2 = await startTestServer({ home });
-  t.teardown(() => s2.stop());
-  t.deepEqual(await answers(t, s2, ids), before);
-});
+    const s2 = await startTestServer({ home, options });
+    t.teardown(() => s2.stop());
+    t.deepEqual(await answers(t, s2, ids), before);
+  });
 
-test('--rebuild-projections rebuilds from the journal alone with identical answers', async (t) => {
-  const home = await tempHome();
-  const s1 = await startTestServer({ home, keepHome: true });
-  const ids = await populate(s1);
-  const before = await answers(t, s1, ids);
-  const s2 = await s1.restart({ rebuildProjections: true });
-  t.teardown(() => s2.stop());
-  t.deepEqual(await answers(t, s2, ids), before);
-});
+  test(`[${backend}] --rebuild-projections rebuilds from the journal alone with identical answers`, async (t) => {
+    const home = await tempHome();
+    const s1 = await startTestServer({ home, keepHome: true, options: await serveOptions(backend) });
+    const ids = await populate(s1);
+    const before = await answers(t, s1, ids);
+    const s2 = await s1.restart({ rebuildProjections: true });
+    t.teardown(() => s2.stop());
+    t.deepEqual(await answers(t, s2, ids), before);
+  });
+}

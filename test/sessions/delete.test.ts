@@ -1,3 +1,4 @@
+import { levelDb } from '../helpers/journal.ts';
 import test from 'ava';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, turnEnded } from '../helpers/engine.ts';
@@ -20,7 +21,7 @@ test(':delete removes the session from every list and read, removes its journal 
   await env.ws.waitFor((f) => f.type === 'event.session.work_changed' && f.session_id === other && f.payload.busy === false);
   const otherBefore = await journal({ s: env.s, sid: other });
   const otherMessages = (await env.s.get(`/api/v1/sessions/${other}/messages`)).data;
-  const db = env.s.journal.db as any;
+  const db = levelDb(env.s.journal) as any;
   t.true((await keysOf(db, env.sid)).length > 0);
   const watcher = await env.s.ws();
   t.teardown(() => watcher.close());

@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises';
-import type { Slot } from '../../../journal/slots.ts';
 import type { ContractChecker } from '../../../protocol/contract-check.ts';
 import { ConfigService } from '../../config/service.ts';
 import type { EventJournal } from '../../events/journal.ts';
@@ -7,7 +6,7 @@ import { systemClock, type Clock } from '../../lib/clock.ts';
 import { ulidIds, type Ids } from '../../lib/ids.ts';
 import type { Logger } from '../../lib/logger.ts';
 import { promptTracer, type PromptTracer } from '../../engine/trace.ts';
-import { openHomeJournal, type OpenedJournal } from '../journal-boot.ts';
+import { openHomeJournal, type JournalPlace, type OpenedJournal } from '../journal-boot.ts';
 import type { Settings } from '../settings.ts';
 
 export interface StorageOptions {
@@ -21,6 +20,8 @@ export interface StorageOptions {
   checker?: ContractChecker;
   /** What the environment said at start (src/app/settings.ts; print mode's has its timeout defaults added). */
   settings: Settings;
+  /** `serve --journal-url`: wins over `settings.journalUrl`; either selects the PostgreSQL journal (docs/journal.md). */
+  journalUrl?: string;
 }
 
 /** Phase 1: what is on disk. The home, the journal slot and its journal, the config that journals its changes. */
@@ -33,22 +34,23 @@ export interface Storage {
   settings: Settings;
   /** The prompt-latency trace (settings.tracePrompt; a no-op when unset): made here once, passed to each part that marks. */
   tracer: PromptTracer;
-  /** The journal slot this process writes to. */
-  primary: Slot;
+  /** The journal slot this process writes to (PostgreSQL: an id, no directory). */
+  primary: JournalPlace;
   journal: EventJournal;
   config: ConfigService;
   /** The slots claimed at open: the read models adopt the others into the primary (phases/read-models.ts). */
   opened: OpenedJournal;
 }
 
-/** Claims the home's journal slots, opens the primary's journal (heads loaded) and loads the config. */
+/** Claims the home's journal slots (or connects to the PostgreSQL journal), opens the primary's journal (heads loaded) and loads the config. */
 export async function openStorage(o: StorageOptions): Promise<Storage> {
   const { home, log, settings } = o;
   const clock = o.clock ?? systemClock;
   const ids = o.ids ?? ulidIds();
   const tracer = promptTracer(settings.tracePrompt);
   await mkdir(home, { recursive: true });
-  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer });
+  const url = o.journalUrl ?? settings.journalUrl;
+  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer, url, log });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);
   return { home, clock, ids, log, settings, tracer, primary, journal, config, opened };

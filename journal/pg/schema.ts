@@ -1,0 +1,60 @@
+import type pg from 'pg';
+import { inTransaction } from './tx.ts';
+
+/**
+ * The PostgreSQL journal's schema (docs/journal.md "PostgreSQL"). Migrations run at start, in one transaction
+ * under an advisory lock (two daemons starting together apply each once); each is recorded in
+ * `journal_schema`. A database whose schema is newer than this build is refused.
+ */
+export const SCHEMA_VERSION = 1;
+
+/** Advisory lock keys (any constant unique to svc-code). */
+export const MIGRATE_LOCK = 0x5c0de_01;
+export const APPEND_LOCK = 0x5c0de_02;
+
+const MIGRATIONS: Record<number, string[]> = {
+  1: [
+    // One row per stream: its epoch and the seq of its last event (the optimistic-concurrency check).
+    `CREATE TABLE journal_streams (
+       stream text COLLATE "C" PRIMARY KEY,
+       epoch text NOT NULL,
+       seq integer NOT NULL CHECK (seq >= 0),
+       created_at text NOT NULL)`,
+    // Every event: its stream and seq (unique: a second writer of the same seq is refused), and a global
+    // position for readers of everything. `data` is the record {type, ts, payload, imported?} as JSON text.
+    `CREATE TABLE journal_events (
+       position bigserial PRIMARY KEY,
+       stream text COLLATE "C" NOT NULL,
+       seq integer NOT NULL CHECK (seq >= 1),
+       type text NOT NULL,
+       data json NOT NULL,
+       UNIQUE (stream, seq))`,
+    // Projection records (p!), projection versions (v!) and metadata (m!), in bytewise key order.
+    `CREATE TABLE journal_records (
+       key text COLLATE "C" PRIMARY KEY,
+       value json NOT NULL)`,
+  ],
+};
+
+/** The database holds a schema this build does not know. */
+export class JournalSchemaError extends Error {
+  override readonly name = 'JournalSchemaError';
+}
+
+/** Applies the migrations the database lacks; returns the version it is at. Idempotent. */
+export async function migrate(pool: pg.Pool): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATE_LOCK]);
+    await client.query('CREATE TABLE IF NOT EXISTS journal_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ v: number }>('SELECT coalesce(max(version), 0)::int AS v FROM journal_schema');
+    const at = rows[0].v;
+    if (at > SCHEMA_VERSION) {
+      throw new JournalSchemaError(`the journal database has schema version ${at}, newer than this svc-code supports (${SCHEMA_VERSION}): upgrade svc-code`);
+    }
+    for (let v = at + 1; v <= SCHEMA_VERSION; v++) {
+      for (const sql of MIGRATIONS[v]) await client.query(sql);
+      await client.query('INSERT INTO journal_schema (version) VALUES ($1)', [v]);
+    }
+    return SCHEMA_VERSION;
+  });
+}
