@@ -3,6 +3,8 @@ import { closeSync, openSync } from 'node:fs';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { scratchDir } from '../helpers/fs.ts';
 import { buildOnce, jsonLines, printEnv, runPrint } from '../helpers/print.ts';
+import { cli } from '../helpers/cli.ts';
+import { BACKENDS, serveOptions } from '../helpers/journal.ts';
 
 // svc-code -p as users run it (the built bin, a child process), the fixture LLM upstream: output formats, exit
 // statuses, the prompt from standard input, bad input.
@@ -39,6 +41,25 @@ test('json: one object at the end with the session, result, reason, usage, durat
   t.true(Number.isInteger(o.duration_ms) && o.duration_ms >= 0);
   t.false('error' in o);
 });
+
+// Print mode journals where the daemon would: the home's LevelDB, or the database of SVC_CODE_JOURNAL_URL.
+for (const backend of BACKENDS) {
+  test(`[${backend}] the session print mode ran is in the journal it was given, for journal dump to read`, async (t) => {
+    t.timeout(300_000); // the build when stale, print mode and journal dump, each a node start
+    const env = await printEnv(t);
+    const { journalUrl } = await serveOptions(backend);
+    const vars: Record<string, string> = journalUrl ? { SVC_CODE_JOURNAL_URL: journalUrl } : {};
+    env.llm.setScript(word);
+    const r = await runPrint(env, ['-p', 'Capital of France?', '--output-format', 'json'], { env: vars });
+    t.is(r.code, 0, r.stderr);
+    const sid = JSON.parse(r.stdout.trim()).session_id;
+    const dump = await cli(env.home, ['journal', 'dump', sid], vars);
+    t.is(dump.code, 0, dump.stderr);
+    const types = dump.stdout.trim().split('\n').map((l) => JSON.parse(l).type);
+    t.is(types[0], 'session.created');
+    t.true(types.includes('turn.ended'));
+  });
+}
 
 test('stream-json: the WebSocket frames of the session as they happen (creation first, deltas volatile), then the result', async (t) => {
   const env = await printEnv(t);
