@@ -13,9 +13,13 @@
 //     --timeout S      seconds one ava run may take before its process group is killed (default 600)
 //     --json FILE      where the JSON goes (default <out>/sweep.json; - prints it to stdout)
 //     --out DIR        where each run's output goes (default a new directory under the OS temp dir)
+//     --resume FILE    a JSON of an earlier sweep (stopped, or of another session): its passing cells are kept and
+//                      not run again, its failed ones run again; the JSON (--json, default FILE itself) holds both
 //
-// The whole sweep takes a long time (~170 files x 4 cells): run it on a quiet machine; a glob for one folder or
-// file is the way to check a fix.
+// The files go one after the other, each through all its cells (alone then loaded, Node 20 then 24), so a sweep
+// stopped part way leaves whole rows. The JSON is written after every cell, with the commit each cell ran on.
+// The whole sweep takes a long time (~230 files x 4 cells, about 5 hours): run it on a quiet machine, in parts
+// with --resume if need be; a glob for one folder or file is the way to check a fix.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -40,6 +44,7 @@ function options() {
       timeout: { type: 'string', default: '600' },
       json: { type: 'string' },
       out: { type: 'string' },
+      resume: { type: 'string' },
     },
   });
   const list = (s, allowed, what) => {
@@ -59,8 +64,9 @@ function options() {
     nodes: list(values.nodes, NODES, 'nodes'),
     repeat: int(values.repeat, 'repeat'),
     timeoutMs: int(values.timeout, 'timeout') * 1000,
-    json: values.json,
+    json: values.json ?? values.resume,
     out: values.out,
+    resume: values.resume,
   };
 }
 
@@ -138,13 +144,20 @@ function killGroup(pid) {
 }
 
 const row = (cells, widths) => cells.map((c, i) => String(c).padEnd(widths[i])).join('  ');
-const WIDTHS = [60, 7, 5, 5, 8];
+const WIDTHS = [60, 7, 5, 5, 8, 8];
 
 function printTable(results) {
-  console.log(`\n${row(['file', 'mode', 'node', 'result', 'seconds'], WIDTHS)}`);
-  for (const r of results) console.log(row([r.file, r.mode, r.node, r.pass ? 'pass' : 'FAIL', r.seconds.join('/')], WIDTHS));
+  console.log(`\n${row(['file', 'mode', 'node', 'result', 'seconds', 'commit'], WIDTHS)}`);
+  for (const r of results) console.log(row([r.file, r.mode, r.node, r.pass ? 'pass' : 'FAIL', r.seconds.join('/'), r.commit ?? ''], WIDTHS));
   const failed = results.filter((r) => !r.pass);
   console.log(`\n${results.length} cells, ${failed.length} failed`);
+}
+
+const cellKey = (r) => `${r.file} ${r.mode} ${r.node}`;
+
+function sweepJson(nodes, results) {
+  const node24 = nodes['24'] ? spawnSync(nodes['24'], ['--version'], { encoding: 'utf8' }).stdout.trim() : undefined;
+  return JSON.stringify({ node20: process.version, node24, results }, null, 2);
 }
 
 async function main() {
@@ -168,37 +181,42 @@ async function main() {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
 
-  const results = [];
-  console.log(`${files.length} files x modes ${opts.modes.join(',')} x nodes ${opts.nodes.join(',')}; output in ${out}`);
+  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+  const kept = opts.resume ? JSON.parse(readFileSync(opts.resume, 'utf8')).results.filter((r) => r.pass) : [];
+  const done = new Set(kept.map(cellKey));
+  const results = [...kept];
+  const jsonFile = opts.json === '-' ? undefined : (opts.json ?? path.join(out, 'sweep.json'));
+  const save = () => jsonFile && writeFileSync(jsonFile, sweepJson(nodes, results));
+  console.log(`${files.length} files x modes ${opts.modes.join(',')} x nodes ${opts.nodes.join(',')} at ${commit}; ${kept.length} cells kept from ${opts.resume ?? '-'}; output in ${out}`);
   try {
-    for (const mode of opts.modes) {
-      if (mode === 'loaded') busy.start();
-      try {
+    for (const file of files) {
+      for (const mode of opts.modes) {
         for (const node of opts.nodes) {
-          for (const file of files) {
-            const runs = [];
+          if (done.has(cellKey({ file, mode, node }))) continue;
+          if (mode === 'loaded') busy.start();
+          const runs = [];
+          try {
             for (let i = 1; i <= opts.repeat; i++) {
               const log = path.join(out, `${file.replace(/[/\\]/g, '__')}.${mode}.node${node}.${i}.log`);
               runs.push({ ...(await runAva(nodes[node], file, log, opts.timeoutMs)), log });
             }
-            const r = { file, mode, node, pass: runs.every((x) => x.pass), seconds: runs.map((x) => x.seconds), runs };
-            results.push(r);
-            console.log(row([file, mode, node, r.pass ? 'pass' : 'FAIL', r.seconds.join('/')], WIDTHS));
-            for (const x of runs.filter((x) => !x.pass)) console.log(`    ${x.timedOut ? 'timed out' : `exit ${x.code ?? x.signal}`}: ${x.log}${x.failed.map((l) => `\n    ${l}`).join('')}`);
+          } finally {
+            busy.stop();
           }
+          const r = { file, mode, node, commit, pass: runs.every((x) => x.pass), seconds: runs.map((x) => x.seconds), runs };
+          results.push(r);
+          save();
+          console.log(row([file, mode, node, r.pass ? 'pass' : 'FAIL', r.seconds.join('/')], WIDTHS));
+          for (const x of runs.filter((x) => !x.pass)) console.log(`    ${x.timedOut ? 'timed out' : `exit ${x.code ?? x.signal}`}: ${x.log}${x.failed.map((l) => `\n    ${l}`).join('')}`);
         }
-      } finally {
-        busy.stop();
       }
     }
   } finally {
     printTable(results);
-    const json = JSON.stringify({ node20: process.version, node24: nodes['24'] ? spawnSync(nodes['24'], ['--version'], { encoding: 'utf8' }).stdout.trim() : undefined, results }, null, 2);
-    if (opts.json === '-') console.log(json);
+    if (opts.json === '-') console.log(sweepJson(nodes, results));
     else {
-      const file = opts.json ?? path.join(out, 'sweep.json');
-      writeFileSync(file, json);
-      console.log(`JSON: ${file}`);
+      save();
+      console.log(`JSON: ${jsonFile}`);
     }
   }
   if (results.some((r) => !r.pass)) process.exitCode = 1;
