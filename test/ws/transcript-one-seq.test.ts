@@ -64,7 +64,7 @@ test('one seq per batch per agent, whatever the number of hubs delivering it: tw
   // A batch may still leave after the turn's end (the pacing's window, the records a turn's end updates): take
   // both clients' batches and the op journal at one moment when the three agree on the newest batch of the main
   // agent, and check that moment (batches after it are not compared: they may be on their way).
-  const snapshot = await until(async () => {
+  const snapshot = (await until(async () => {
     const reset = seqsByAgent(a).get('main')?.reset;
     if (reset === undefined) return undefined;
     const r = await env.s.get(`/api/v1/sessions/${env.sid}/transcript/ops?agent_id=main&since_seq=${reset}`);
@@ -72,7 +72,7 @@ test('one seq per batch per agent, whatever the number of hubs delivering it: tw
     const newest = seenA.get('main')?.ops.at(-1);
     const agree = r.code === 0 && r.data.latest_seq === newest && seenB.get('main')?.ops.at(-1) === newest;
     return agree ? { seenA, seenB, journal: r.data as { latest_seq: number; batches: { seq: number }[] } } : undefined;
-  }, 30_000, 'both clients hold the op journal\'s newest batch');
+  }, 30_000, "both clients hold the op journal's newest batch"))!;
 
   const seen = snapshot.seenA;
   t.true(seen.size >= 2, `main and the subagent both had batches (${[...seen.keys()].join(', ')})`);
@@ -91,7 +91,7 @@ test('one seq per batch per agent, whatever the number of hubs delivering it: tw
     t.deepEqual(ops.slice(0, common), mine.slice(0, common), `${agentId}: the same seqs on both hubs`);
   }
   t.deepEqual(snapshot.journal.batches.map((x) => x.seq), main.ops, 'the op journal holds each batch once');
-  t.is(snapshot.journal.latest_seq, main.ops.at(-1));
+  t.is(snapshot.journal.latest_seq, main.ops.at(-1)!);
 });
 
 test('the live transcripts take one listener: a second one, which would give a batch a second seq, is refused', async (t) => {
