@@ -5,6 +5,9 @@ import { CANARY, entries, exportRaw, exportZip, importZip, recordSession } from 
 import { serverFor, type TestServer } from '../helpers/server.ts';
 import { engineConfig } from '../helpers/llm.ts';
 import { until } from '../helpers/wait.ts';
+import { BACKENDS, serveOptions } from '../helpers/journal.ts';
+import { LevelStore } from '../../journal/level-store.ts';
+import { PgStore } from '../../journal/pg/pg-store.ts';
 
 /** Reads that must answer the same on the origin daemon and after an import elsewhere. */
 const READS = (id: string) => [
@@ -116,16 +119,21 @@ test('export: unknown session is an envelope 40401; web_log over 256 KB is 40001
   t.is((await exportRaw(r.s, r.sid, { web_log: 'x'.repeat(256 * 1024) })).status, 200);
 });
 
-test('import into another home: same id, and every read answers field by field as on the origin', async (t) => {
-  const r = await recordSession(t);
+// Export and import over HTTP on both journal backends: the origin and the importer on the home's LevelDB, or each on
+// a fresh PostgreSQL database.
+for (const backend of BACKENDS) {
+test(`[${backend}] import into another home: same id, and every read answers field by field as on the origin`, async (t) => {
+  const r = await recordSession(t, await serveOptions(backend));
   const zip = await exportZip(r.s, r.sid);
   // The same model configuration (live model, context limit), but not the canary provider.
-  const other = await serverFor(t, { config: engineConfig(r.llm.url) });
+  const other = await serverFor(t, { config: engineConfig(r.llm.url), options: await serveOptions(backend) });
   const res = await importZip(other, zip);
   t.is(res.status, 201, JSON.stringify(res.body));
   t.like(res.body.data, { original_id: r.sid, id_changed: false });
   t.is(res.body.data.session.id, r.sid);
   t.deepEqual(await compareReads(r.s, r.sid, other, r.sid), []);
+  const kind = backend === 'postgres' ? PgStore : LevelStore;
+  t.true(r.s.journal.store instanceof kind && other.journal.store instanceof kind, `both daemons journal on ${backend}`);
   // Search finds the same hits (title times included: they come from the session's events).
   await other.search.whenReady();
   const hits = async (s: TestServer) => (await s.post('/api/v1/search', { query: 'zebra giraffe', op: 'OR' })).data.items;
@@ -144,6 +152,7 @@ test('import into another home: same id, and every read answers field by field a
   t.teardown(() => again.stop());
   t.deepEqual(await compareReads(r.s, r.sid, again, r.sid), []);
 });
+}
 
 test('import into the same home: the id is taken, so the session gets a new one and reads match but for the id', async (t) => {
   const r = await recordSession(t);

@@ -1,6 +1,7 @@
 import { strFromU8, unzipSync } from 'fflate';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { ServeOptions } from '../../src/app/options.ts';
 import { scripts, startFixtureLlm, type FixtureLlm } from '../../fixtures/llm/index.ts';
 import { engineConfig } from './llm.ts';
 import { newSession, startTestServer, tempHome, type TestServer, type WsClient } from './server.ts';
@@ -20,12 +21,12 @@ export interface Recorded {
  * A server whose config holds a canary API key, and a session recorded against the fixture LLM: a turn
  * whose Write call is approved over REST, then a plain text turn.
  */
-export async function recordSession(t: { teardown(fn: () => unknown): void }): Promise<Recorded> {
+export async function recordSession(t: { teardown(fn: () => unknown): void }, options: Partial<ServeOptions> = {}): Promise<Recorded> {
   const llm = await startFixtureLlm();
   const home = await tempHome();
   const extra = `[providers.canary]\ntype = "chat_compat"\nbase_url = "${llm.url}/v1"\napi_key = "${CANARY}"\n`;
   await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url, extra));
-  const s = await startTestServer({ home });
+  const s = await startTestServer({ home, options });
   const cwd = await tempDir();
   const sid = await newSession(s, { metadata: { cwd } });
   const ws = await s.ws();
