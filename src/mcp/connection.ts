@@ -7,6 +7,7 @@ import type { GrantProvider } from './grants.ts';
 import { Reconnects, type ReconnectPolicy } from './reconnect.ts';
 import { loadedMcpSdk, loadMcpSdk } from './sdk.ts';
 import { ProgressRouter, transportOf, type ChildExit } from './transport.ts';
+import { StderrExcerpt } from './stderr.ts';
 
 export type { CallOptions } from './calls.ts';
 export type McpStatus = 'connected' | 'connecting' | 'disconnected' | 'error';
@@ -33,7 +34,6 @@ export interface ConnectionSpec {
   warn?: (msg: string, err: unknown) => void;
 }
 
-const STDERR_TAIL = 2000;
 
 /**
  * One MCP client connection built on the SDK's Client and its three transports. `start` connects
@@ -55,7 +55,7 @@ export class McpConnection {
   private client?: Client;
   private transport?: Transport;
   private readonly progress = new ProgressRouter();
-  private stderrTail = '';
+  private readonly stderr = new StderrExcerpt();
   private exit?: ChildExit;
   private starting?: Promise<void>;
   private stopped = false;
@@ -239,7 +239,7 @@ export class McpConnection {
     this.lastError = undefined;
     this.failure = undefined;
     this.dropped = false;
-    this.stderrTail = '';
+    this.stderr.clear();
     this.exit = undefined;
     const sdk = await loadMcpSdk();
     const client = await this.newClient();
@@ -247,7 +247,7 @@ export class McpConnection {
     try {
       transport = transportOf(sdk, this.spec.config, {
         ...(this.spec.cwd ? { cwd: this.spec.cwd } : {}), ...(this.spec.auth ? { auth: this.spec.auth() } : {}),
-        stderr: (chunk) => (this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL)),
+        stderr: (chunk) => this.stderr.push(chunk),
         exited: (exit) => (this.exit = exit),
       });
     } catch (err) {
@@ -295,10 +295,10 @@ export class McpConnection {
     this.lastError = this.retries.schedule('connection closed');
   }
 
-  /** A failure as `last_error`: for a stdio child, how it ended (exit code or signal), then its stderr's tail. */
+  /** A failure as `last_error`: for a stdio child, how it ended (exit code or signal), then its stderr (both ends). */
   private describe(text: string): string {
     const how = this.exit ? (this.exit.signal ? `killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`) : undefined;
-    const stderr = this.stderrTail.trim().slice(-500);
+    const stderr = this.stderr.text();
     if (!how) return `${text}${stderr ? ` (stderr: ${stderr})` : ''}`;
     return `server process ${how}${/closed|ended/i.test(text) ? '' : ` (${text})`}${stderr ? `; stderr: ${stderr}` : ''}`;
   }

@@ -153,7 +153,7 @@ test('servers:test: by name or inline, both-or-neither is 40001, unknown is 4040
   t.true(inCwd.data.success, inCwd.data.output);
   const elsewhere = await s.post('/api/v2/mcp/servers:test', { server: relative, cwd: await tempDir() });
   t.false(elsewhere.data.success);
-  t.regex(elsewhere.data.output, /Cannot find module|closed|ENOENT/);
+  t.regex(elsewhere.data.output, /Cannot find module/, 'the child\'s error message, whatever the length of the stack under it');
   const failing = await s.post('/api/v2/mcp/servers:test', { server: { name: 'x', transport: 'http', url: 'http://127.0.0.1:9/mcp' } });
   t.is(failing.code, 0);
   t.false(failing.data.success);
