@@ -36,6 +36,9 @@ export interface JournalOptions {
   trace?: (stream: string, label: string) => void;
 }
 
+/** Where a `committed` batch came from: this process, or another node on the shared PostgreSQL journal. */
+export type CommitOrigin = 'local' | 'remote';
+
 /** Derives projection writes for events about to be appended (runs before the batch is written). */
 export type Deriver = (events: JournalEvent[]) => ProjectionWrite[];
 
@@ -231,6 +234,22 @@ export class Journal extends EventEmitter {
       return Promise.reject(err);
     }
     return this.enqueue({ events: encodedEvents(events, values), heads, records: derived, removed: [] }, events);
+  }
+
+  /**
+   * Events another node committed to the shared PostgreSQL journal (journal/pg/follower.ts), in commit order and
+   * contiguous per stream past this node's heads (the follower checks): the heads advance (`created`: the head of a
+   * stream new here), the projections apply them (their records were written in that node's own transaction, so the
+   * writes are dropped) and they leave as `committed` with origin `remote`.
+   */
+  applyRemote(events: JournalEvent[], created: ReadonlyMap<string, StreamHead>): void {
+    for (const e of events) {
+      let head = this.heads.get(e.stream);
+      if (!head) this.heads.set(e.stream, (head = { ...created.get(e.stream)!, seq: 0 }));
+      head.seq = e.seq;
+    }
+    this.deriver(events);
+    this.emit('committed', events, 'remote' satisfies CommitOrigin);
   }
 
   /** Every stream head of this database (stream -> head). */

@@ -2,10 +2,21 @@ import pg from 'pg';
 import { StreamConflictError, type EncodedOp, type HeadWrite, type JournalStore, type KeyRange, type WriteUnit } from '../store.ts';
 import type { StoredEvent, StreamHead } from '../types.ts';
 import { APPEND_LOCK } from './schema.ts';
+import { COMMIT_CHANNEL } from './channel.ts';
 import { inTransaction } from './tx.ts';
 
 /** Rows per page of a full scan (rebuilds). */
 const SCAN_PAGE = 1000;
+
+/** An event as the follower reads it (journal/pg/follower.ts): its global position and its stream's epoch. */
+export interface FollowedRow {
+  position: string;
+  stream: string;
+  seq: number;
+  epoch: string;
+  created_at: string;
+  data: StoredEvent;
+}
 
 export interface PgStoreOptions {
   /** How long a read or a write keeps retrying while the database is unreachable before it fails (ms). */
@@ -83,6 +94,24 @@ export class PgStore implements JournalStore {
     }
   }
 
+  /** The highest position committed (`'0'`: none); read before the heads are loaded, where a follower starts. */
+  async lastPosition(): Promise<string> {
+    const { rows } = await this.read<{ p: string }>({ name: 'last-position', text: 'SELECT coalesce(max(position), 0)::text AS p FROM journal_events' });
+    return rows[0].p;
+  }
+
+  /** Events with position > `after`, in position order (= commit order), with their stream's epoch; at most `limit`. */
+  async readSince(after: string, limit: number): Promise<FollowedRow[]> {
+    const { rows } = await this.read<FollowedRow>({
+      name: 'since',
+      text: `SELECT e.position::text AS position, e.stream, e.seq, s.epoch, s.created_at, e.data
+             FROM journal_events e JOIN journal_streams s ON s.stream = e.stream
+             WHERE e.position > $1::bigint ORDER BY e.position LIMIT $2`,
+      values: [after, limit],
+    });
+    return rows;
+  }
+
   /**
    * One transaction for the whole flush. While the database is unreachable the write is retried (bounded by
    * `retryMs`); a retry first checks whether the lost attempt committed after all (its first event is stored
@@ -144,6 +173,10 @@ async function writeSegments(client: pg.PoolClient, units: WriteUnit[]): Promise
     segment.push(unit);
   }
   if (segment.length) await writeSegment(client, segment);
+  // The followers on other nodes (journal/pg/follower.ts): delivered at commit, dropped on rollback.
+  if (units.some((u) => u.events.length)) {
+    await client.query({ name: 'notify', text: `SELECT pg_notify('${COMMIT_CHANNEL}', (SELECT max(position) FROM journal_events)::text)` });
+  }
 }
 
 async function writeSegment(client: pg.PoolClient, units: WriteUnit[]): Promise<void> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { JournalOpenError, describeUrl, openPgStore } from '../../journal/pg/open.ts';
+import { Follower } from '../../journal/pg/follower.ts';
 import { claimSlots, type Slot } from '../../journal/slots.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { ProjectionRunner } from '../../projections/runner.ts';
@@ -24,6 +25,11 @@ export interface OpenedJournal {
   /** The other slots this process could lock: adopted into the primary by `startProjections`. */
   adoptable: Slot[];
   journal: EventJournal;
+  /**
+   * PostgreSQL only: starts following the other nodes' commits (journal/pg/follower.ts), once the projections and
+   * the reactions are in place; its stop comes before the journal closes.
+   */
+  follow?: (o: { log: Logger; intervalMs: number }) => Follower;
 }
 
 /**
@@ -63,14 +69,18 @@ async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: bo
   const journal = new EventJournal({
     store, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: traceOf(o.tracer),
   });
+  let from: string;
   try {
+    // The position first, then the heads: what commits in between is read again by the follower, and skipped.
+    from = await store.lastPosition();
     await journal.load();
   } catch (err) {
     await store.close();
     throw new JournalOpenError(`cannot read the journal database (${describeUrl(url)}): ${(err as Error).message}`, { cause: err });
   }
   const id = `pg-${createHash('sha256').update(describeUrl(url)).digest('hex').slice(0, 12)}`;
-  return { primary: { id, dir: '' }, adoptable: [], journal };
+  const follow = (f: { log: Logger; intervalMs: number }) => new Follower({ url, store, journal, from, ...f });
+  return { primary: { id, dir: '' }, adoptable: [], journal, follow };
 }
 
 /** The projections loaded (or rebuilt, `--rebuild-projections`), then the other slots adopted into the primary. */

@@ -101,6 +101,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const unlistenLive = bus.subscribe(liveTranscripts.onVolatile);
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
   void daemon.search.start();
+  // PostgreSQL: the other nodes' commits reach the projections and the reactions above (docs/scale-out.md).
+  const follower = input.follow?.({ log, intervalMs: opts.settings.followIntervalMs });
 
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
@@ -111,7 +113,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   instances.start(baseUrl, opts.settings.reconcileIntervalMs);
   void instances.reconcile();
 
-  const stop = stopper(input, transport, async () => {
+  const stop = stopper(input, transport, async () => await follower?.stop(), async () => {
     unlistenVolatile();
     unlistenLive();
     unsubscribe();
@@ -136,18 +138,20 @@ async function startDaemonCore(opts: StartOptions, log: Logger, redirectUrl: () 
 
 /**
  * The daemon's stop, once however often asked. Not the phases in reverse: what still appends stops before what reads
- * the journal, and the stores close last. In order: config watchers (no reload starts work); the engine's work
+ * the journal, and the stores close last. In order: the journal follower (PostgreSQL: no other node's commit
+ * arrives any more); config watchers (no reload starts work); the engine's work
  * (turns, MCP, tasks: core's `stopWork`); OAuth flows and terminals (a terminal's exit is journaled); the hub, then
  * the live transcripts' pacing and folds (no client is left to receive a batch); auto titles and the search index
  * (they react to the last commits); the HTTP server; the stores (core's `closeStores`, the journal among them);
  * then `last`: the reactions unregistered, the instance file removed.
  */
-function stopper(p: Core & DaemonParts, t: Transport, last: () => Promise<void>): { closed: Promise<void>; close(): Promise<void> } {
+function stopper(p: Core & DaemonParts, t: Transport, first: () => Promise<void>, last: () => Promise<void>): { closed: Promise<void>; close(): Promise<void> } {
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   const close = () => {
     closing ??= (async () => {
+      await first();
       p.configWatchers.close();
       await p.stopWork();
       p.mcpOAuth.close();

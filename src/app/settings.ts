@@ -40,6 +40,13 @@ export interface Settings {
   journalFsync: boolean;
   /** `SVC_CODE_JOURNAL_URL`: a `postgres://` URL selects the PostgreSQL journal (`serve --journal-url` wins); unset, LevelDB. */
   journalUrl?: string;
+  /**
+   * `SVC_CODE_NODE_ID`: this daemon's node id among the daemons sharing one PostgreSQL journal (docs/scale-out.md);
+   * unset, a fresh `node_<ULID>` at each start (openStorage).
+   */
+  nodeId?: string;
+  /** `SVC_CODE_FOLLOW_INTERVAL_MS`: PostgreSQL: the catch-up read of other nodes' commits besides NOTIFY (a lost one costs at most this). */
+  followIntervalMs: number;
   /** `SVC_CODE_RECONCILE_INTERVAL_MS`: how often daemons on one home reconcile their sessions. */
   reconcileIntervalMs: number;
   /** `SVC_CODE_ALLOWED_HOSTS`, `SVC_CODE_ALLOWED_ORIGINS`: comma-separated, added to `--allowed-host` and the own origins. */
@@ -109,6 +116,8 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     checkEvents: env.SVC_CODE_CHECK_EVENTS === '1',
     journalFsync: env.SVC_CODE_JOURNAL_FSYNC !== '0',
     journalUrl: str('SVC_CODE_JOURNAL_URL'),
+    nodeId: str('SVC_CODE_NODE_ID'),
+    followIntervalMs: num('SVC_CODE_FOLLOW_INTERVAL_MS', 1_000),
     reconcileIntervalMs: num('SVC_CODE_RECONCILE_INTERVAL_MS', 30_000),
     access: { allowedHosts: list('SVC_CODE_ALLOWED_HOSTS'), allowedOrigins: list('SVC_CODE_ALLOWED_ORIGINS') },
     config: {

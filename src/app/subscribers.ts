@@ -1,4 +1,4 @@
-import type { Journal } from '../../journal/journal.ts';
+import type { CommitOrigin, Journal } from '../../journal/journal.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { CommitWaits } from '../../journal/commit-waits.ts';
 import type { AutoTitle } from '../engine/titles/auto.ts';
@@ -20,6 +20,12 @@ import type { Logger } from '../lib/logger.ts';
 export interface CommittedSubscriber {
   name: string;
   onCommitted(events: JournalEvent[]): void | Promise<unknown>;
+  /**
+   * Also runs for the events another node committed to the shared PostgreSQL journal (journal/pg/follower.ts):
+   * the readers (waits, live transcripts, WebSocket fan-out, search, watchers). A reaction that writes or runs a turn
+   * (wakeups, goals, titles, runtimes) stays with the node that wrote, or two nodes would act on one event.
+   */
+  remote?: boolean;
 }
 
 /** What the engine's reactions read: the parts any process that runs turns has (the daemon, print mode). */
@@ -37,7 +43,7 @@ export interface EngineReactionParts {
 export function engineReactions(s: EngineReactionParts) {
   return {
     // Any batch: readers waiting for a stream's events to be on disk (the snapshot's messages) wake.
-    commits: { name: 'commit waits', onCommitted: s.commits.onCommitted },
+    commits: { name: 'commit waits', onCommitted: s.commits.onCommitted, remote: true },
     // Any change: the next reconcile republishes this process's slot export (docs/multi-instance.md).
     instances: { name: 'instance export', onCommitted: s.instances.onCommitted },
     // task.terminated, turn.ended, compaction end: task notes waiting while no turn runs or is queued start a follow-up turn.
@@ -47,9 +53,9 @@ export function engineReactions(s: EngineReactionParts) {
     // session.created: the new session's runtime loads without reading the journal.
     engine: { name: 'runtime bookkeeping', onCommitted: s.engine.onCommitted },
     // workspace.trust_changed / event.plugin.changed: live sessions gain or lose project or plugin MCP servers.
-    mcp: { name: 'mcp trust', onCommitted: s.mcp.onCommitted },
+    mcp: { name: 'mcp trust', onCommitted: s.mcp.onCommitted, remote: true },
     // event.plugin.changed: the hooks of enabled plugins are read again on the next tool call.
-    hooks: { name: 'plugin hooks', onCommitted: s.hooks.onCommitted },
+    hooks: { name: 'plugin hooks', onCommitted: s.hooks.onCommitted, remote: true },
   } satisfies Record<keyof EngineReactionParts, CommittedSubscriber>;
 }
 
@@ -71,24 +77,24 @@ export function committedSubscribers(s: EngineReactionParts & {
     e.commits,
     e.instances,
     // session.archived: the session's terminals are closed.
-    { name: 'terminals', onCommitted: s.terminals.onCommitted },
+    { name: 'terminals', onCommitted: s.terminals.onCommitted, remote: true },
     e.wakeups,
     e.tasks,
     e.engine,
     // The live transcripts (projections/transcript/live/): their ops batches leave before the event's durable frame.
-    { name: 'live transcripts', onCommitted: s.liveTranscripts.onCommitted },
+    { name: 'live transcripts', onCommitted: s.liveTranscripts.onCommitted, remote: true },
     // Every event: durable frames to the WebSocket connections.
-    { name: 'ws fan-out', onCommitted: s.hub.onCommitted },
+    { name: 'ws fan-out', onCommitted: s.hub.onCommitted, remote: true },
     // prompt.accepted of an untitled session: its first prompt titles it; turn.ended: a title is generated (auto_session_title).
     { name: 'auto titles', onCommitted: s.autoTitle.onCommitted },
     e.mcp,
     // A workspace registered, removed, trusted or untrusted: the config watchers follow its project files ([watch] enabled).
-    { name: 'config watchers', onCommitted: s.configWatchers.onCommitted },
+    { name: 'config watchers', onCommitted: s.configWatchers.onCommitted, remote: true },
     e.hooks,
     // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).
     { name: 'goals', onCommitted: s.goals.onCommitted },
     // Messages, titles, archive, undo, workspace deletion: the search index (docs/search.md).
-    { name: 'search index', onCommitted: s.search.onCommitted },
+    { name: 'search index', onCommitted: s.search.onCommitted, remote: true },
   ];
 }
 
@@ -99,8 +105,9 @@ export function committedSubscribers(s: EngineReactionParts & {
  */
 export function registerSubscribers(journal: Journal, subscribers: readonly CommittedSubscriber[], log: Logger): () => void {
   const failed = (s: CommittedSubscriber) => (err: unknown) => log.error({ err, subscriber: s.name }, 'committed-event subscriber failed');
-  const dispatch = (events: JournalEvent[]): void => {
+  const dispatch = (events: JournalEvent[], origin?: CommitOrigin): void => {
     for (const s of subscribers) {
+      if (origin === 'remote' && !s.remote) continue;
       try {
         const done = s.onCommitted(events);
         if (done) done.catch(failed(s));

@@ -79,3 +79,24 @@ test('a server started with a malformed variable logs it once with the default u
   ]);
   t.is((await s.get('/api/v1/healthz')).code, 0);
 });
+
+test('node identity: SVC_CODE_NODE_ID is taken (trimmed), unset leaves it to the start', (t) => {
+  t.is(readSettings({ SVC_CODE_NODE_ID: ' node_a ' }).nodeId, 'node_a');
+  t.is(readSettings({}).nodeId, undefined);
+  t.is(readSettings({ SVC_CODE_NODE_ID: '  ' }).nodeId, undefined);
+});
+
+test('node identity: a server logs its node id at start, the one set or a fresh node_<ULID>', async (t) => {
+  const started = async (env: NodeJS.ProcessEnv) => {
+    const lines: Array<{ msg: string; nodeId?: string }> = [];
+    const sink = new Writable({ write(chunk, _enc, done) { lines.push(JSON.parse(String(chunk))); done(); } });
+    const s = await startTestServer({ env, log: pino({ level: 'info' }, sink) });
+    t.teardown(() => s.stop());
+    await until(() => lines.some((l) => l.nodeId !== undefined), 10_000);
+    return lines.filter((l) => l.nodeId !== undefined).map((l) => l.nodeId);
+  };
+  t.deepEqual(await started({ SVC_CODE_NODE_ID: 'node_first' }), ['node_first']);
+  const [generated, ...rest] = await started({});
+  t.regex(generated ?? '', /^node_[0-9A-HJKMNP-TV-Z]{26}$/);
+  t.deepEqual(rest, []);
+});

@@ -27,6 +27,8 @@ export interface StorageOptions {
 /** Phase 1: what is on disk. The home, the journal slot and its journal, the config that journals its changes. */
 export interface Storage {
   home: string;
+  /** This daemon's node id: `settings.nodeId` or a fresh `node_<ULID>` (docs/scale-out.md); logged at start. */
+  nodeId: string;
   clock: Clock;
   ids: Ids;
   log: Logger;
@@ -38,6 +40,8 @@ export interface Storage {
   primary: JournalPlace;
   journal: EventJournal;
   config: ConfigService;
+  /** PostgreSQL: starts following the other nodes' commits (the daemon does, once its reactions are registered). */
+  follow?: OpenedJournal['follow'];
   /** The slots claimed at open: the read models adopt the others into the primary (phases/read-models.ts). */
   opened: OpenedJournal;
 }
@@ -47,11 +51,13 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   const { home, log, settings } = o;
   const clock = o.clock ?? systemClock;
   const ids = o.ids ?? ulidIds();
+  const nodeId = settings.nodeId ?? `node_${ids.ulid()}`;
+  log.info({ nodeId }, `node ${nodeId}`);
   const tracer = promptTracer(settings.tracePrompt);
   await mkdir(home, { recursive: true });
   const url = o.journalUrl ?? settings.journalUrl;
   const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer, url, log });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);
-  return { home, clock, ids, log, settings, tracer, primary, journal, config, opened };
+  return { home, nodeId, clock, ids, log, settings, tracer, primary, journal, config, opened, follow: opened.follow };
 }
