@@ -51,3 +51,21 @@ test('the LISTEN connection killed: B reconnects, catches up and still follows A
   await until(async () => (await ids(b, 'sessions')).includes(second), 30_000);
   t.is(b.journal.failure, null);
 });
+
+test('a WebSocket subscriber on B gets the events A commits to a session: contiguous seqs, nothing twice', async (t) => {
+  t.timeout(120_000);
+  const { a, b } = await twoNodes(t);
+  const sid = await newSession(a);
+  await until(async () => (await ids(b, 'sessions')).includes(sid), 30_000);
+  const c = await b.ws();
+  t.teardown(() => c.close());
+  t.is((await c.request('subscribe', { session_ids: [sid] })).code, 0);
+  const from = a.journal.headSeq(sid);
+  for (let i = 0; i < 5; i++) await a.journal.append([{ stream: sid, type: 'session.profile_updated', payload: { title: `t${i}` } }]);
+  const to = a.journal.headSeq(sid);
+  const durable = () => c.frames.filter((f) => f.session_id === sid && typeof f.seq === 'number' && !f.volatile && f.seq > from);
+  await until(() => durable().some((f) => f.seq === to), 30_000);
+  await new Promise((r) => setTimeout(r, 1_500)); // a duplicate would come with the next catch-up (1 s)
+  t.deepEqual(durable().map((f) => f.seq), Array.from({ length: to - from }, (_, i) => from + 1 + i));
+  t.is(b.journal.headSeq(sid), to);
+});
