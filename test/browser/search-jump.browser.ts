@@ -45,7 +45,11 @@ test('a search hit in a turn two pages back brings that turn into view, from the
     await box.press('Enter');
     // A message's hit (the session is also titled with its first prompt, a hit without a turn).
     const hit = results.locator('a[data-turn]', { hasText: word }).first();
-    await hit.waitFor();
+    // On a timeout, say what the search box showed (the CI once waited 30 s for this hit under load).
+    await hit.waitFor().catch(async (e: Error) => {
+      const shown = await results.textContent({ timeout: 1000 }).catch(() => '(no results list)');
+      throw new Error(`${e.message}\nthe box held "${await box.inputValue()}"; the results list: ${shown}`);
+    });
     const turn = await hit.getAttribute('data-turn');
     t.truthy(turn, 'the hit names its turn');
     await hit.click();

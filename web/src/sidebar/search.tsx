@@ -62,15 +62,15 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
     setQuery(q);
     clearTimeout(timer.current);
     if (!q.trim()) {
-      seq.current++;
       return close();
     }
     timer.current = window.setTimeout(() => void run(q), TYPING_MS);
   };
-  const close = () => { clearTimeout(timer.current); setHits(null); setToken(null); setPartial(false); };
+  /** Hides the results; an answer or a re-ask still on its way is dropped (it would open them again). */
+  const close = () => { seq.current++; clearTimeout(timer.current); setHits(null); setToken(null); setPartial(false); };
   return (
-    <div class="search" onKeyDown={(e) => { if (e.key === 'Escape' && hits) { e.preventDefault(); seq.current++; close(); props.inputRef?.current?.focus(); } }}>
-      <form role="search" onSubmit={(e) => { e.preventDefault(); void run(query); }}>
+    <div class="search" onKeyDown={(e) => { if (e.key === 'Escape' && hits) { e.preventDefault(); close(); props.inputRef?.current?.focus(); } }}>
+      <form role="search" onSubmit={(e) => { e.preventDefault(); void run(e.currentTarget.querySelector('input')?.value ?? query); }}>
         <Icon name="search" />
         <input ref={props.inputRef} aria-label="Search sessions" placeholder="Search sessions" title="Search every session (Ctrl+K)" value={query} onInput={(e) => typed(e.currentTarget.value)} />
       </form>
