@@ -371,7 +371,8 @@ function stored(e: JournalEvent): StoredEvent {
   return e.imported ? { type: e.type, ts: e.ts, payload: e.payload, imported: true } : { type: e.type, ts: e.ts, payload: e.payload };
 }
 
-function toEvent(stream: string, seq: number, epoch: string, v: StoredEvent): JournalEvent {
+/** A stored event as readers get it (its stream, seq and the stream's epoch added). */
+export function toEvent(stream: string, seq: number, epoch: string, v: StoredEvent): JournalEvent {
   const e: JournalEvent = { stream, seq, epoch, type: v.type, ts: v.ts, payload: v.payload };
   if (v.imported) e.imported = true;
   return e;

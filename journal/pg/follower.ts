@@ -1,9 +1,8 @@
 import pg from 'pg';
-import type { Journal } from '../journal.ts';
+import { toEvent, type Journal } from '../journal.ts';
 import type { JournalEvent, StreamHead } from '../types.ts';
 import { COMMIT_CHANNEL } from './channel.ts';
 import type { FollowedRow, PgStore } from './pg-store.ts';
-
 
 /** Rows read per catch-up page. */
 const PAGE = 500;
@@ -127,11 +126,9 @@ export class Follower {
       if (r.seq <= head) continue;
       if (!created.has(r.stream)) created.set(r.stream, { epoch: r.epoch, seq: 0, created_at: r.created_at });
       if (r.seq > head + 1) {
-        for (const m of await this.o.store.readEvents(r.stream, head + 1, r.seq - 1, -1)) {
-          events.push({ stream: r.stream, seq: m.seq, epoch: r.epoch, type: m.event.type, ts: m.event.ts, payload: m.event.payload, ...(m.event.imported ? { imported: true } : {}) });
-        }
+        for (const m of await this.o.store.readEvents(r.stream, head + 1, r.seq - 1, -1)) events.push(toEvent(r.stream, m.seq, r.epoch, m.event));
       }
-      events.push({ stream: r.stream, seq: r.seq, epoch: r.epoch, type: r.data.type, ts: r.data.ts, payload: r.data.payload, ...(r.data.imported ? { imported: true } : {}) });
+      events.push(toEvent(r.stream, r.seq, r.epoch, r.data));
       at.set(r.stream, r.seq);
     }
     if (events.length) this.o.journal.applyRemote(events, created);
