@@ -6,7 +6,7 @@ import { inTransaction } from './tx.ts';
  * under an advisory lock (two daemons starting together apply each once); each is recorded in
  * `journal_schema`. A database whose schema is newer than this build is refused.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Advisory lock keys (any constant unique to svc-code). */
 export const MIGRATE_LOCK = 0x5c0de_01;
@@ -33,6 +33,26 @@ const MIGRATIONS: Record<number, string[]> = {
     `CREATE TABLE journal_records (
        key text COLLATE "C" PRIMARY KEY,
        value json NOT NULL)`,
+  ],
+  2: [
+    // Several daemons on one database (docs/scale-out.md): each node's row, renewed while it runs. `url` is where
+    // the other nodes reach its HTTP API (commands forwarded to a session's owner). Times are the database's clock,
+    // so the nodes' clocks never disagree about an expiry.
+    `CREATE TABLE journal_nodes (
+       node_id text COLLATE "C" PRIMARY KEY,
+       url text NOT NULL,
+       started_at timestamptz NOT NULL DEFAULT now(),
+       heartbeat_at timestamptz NOT NULL DEFAULT now())`,
+    // The node that runs a session's live runtime (turn loop, tools) holds its lease until expires_at; it renews the
+    // lease while it lives. Another node may take an expired lease over. `generation` grows with each change of
+    // owner: a fencing token for writes made under the lease.
+    `CREATE TABLE session_leases (
+       session_id text COLLATE "C" PRIMARY KEY,
+       node_id text COLLATE "C" NOT NULL,
+       expires_at timestamptz NOT NULL,
+       taken_at timestamptz NOT NULL DEFAULT now(),
+       generation bigint NOT NULL DEFAULT 1)`,
+    `CREATE INDEX session_leases_by_node ON session_leases (node_id)`,
   ],
 };
 
