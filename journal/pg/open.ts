@@ -13,13 +13,42 @@ export interface PgOpenOptions {
   onError: (err: Error, what: string) => void;
 }
 
+/** Whether a journal URL carries a password (in its user part or its query string). */
+export function hasPassword(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.password !== '' || u.searchParams.has('password');
+  } catch {
+    return false;
+  }
+}
+
 /** The journal database cannot be used; the message is one line naming the problem (no password). */
 export class JournalOpenError extends Error {
   override readonly name = 'JournalOpenError';
 }
 
-/** `postgres://user:pass@host:port/db` without the password, for messages. */
+/**
+ * `postgres://user:pass@host:port/db?opts` as `postgres://user@host:port/db`, for messages: without the password
+ * and without the query string, which may hold one too (`?password=...`).
+ */
 export function describeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString().replace(/:@/, '@');
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * A stable name of the database a URL points at (hashed into the journal's instance id): the URL without its password.
+ * Unchanged since the first PostgreSQL release (it keeps the query string): an existing home keeps its instance id.
+ */
+export function journalIdentity(url: string): string {
   try {
     const u = new URL(url);
     u.password = '';

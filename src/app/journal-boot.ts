@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { JournalOpenError, describeUrl, openPgStore } from '../../journal/pg/open.ts';
+import { JournalOpenError, describeUrl, journalIdentity, openPgStore } from '../../journal/pg/open.ts';
 import { Follower } from '../../journal/pg/follower.ts';
 import { claimSlots, type Slot } from '../../journal/slots.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
@@ -78,7 +78,7 @@ async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: bo
     await store.close();
     throw new JournalOpenError(`cannot read the journal database (${describeUrl(url)}): ${(err as Error).message}`, { cause: err });
   }
-  const id = `pg-${createHash('sha256').update(describeUrl(url)).digest('hex').slice(0, 12)}`;
+  const id = `pg-${createHash('sha256').update(journalIdentity(url)).digest('hex').slice(0, 12)}`;
   const follow = (f: { log: Logger; intervalMs: number }) => new Follower({ url, store, journal, from, ...f });
   return { primary: { id, dir: '' }, adoptable: [], journal, follow };
 }

@@ -3,6 +3,7 @@ import { rgPath } from '@vscode/ripgrep';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
 import { GrepCollector, type GrepFile, type GrepLimits } from './grep-collect.ts';
+import { childEnv } from '../lib/child-env.ts';
 
 export const DEFAULT_GREP_TIMEOUT_MS = 10_000;
 
@@ -50,7 +51,7 @@ export function runGrep(root: string, o: GrepOptions): Promise<GrepResult> {
   const started = performance.now();
   const collector = new GrepCollector(o.limits);
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, rgArgs(o), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(rgPath, rgArgs(o), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
     let settled = false;
     let rest = '';
     let stderr = '';

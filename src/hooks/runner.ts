@@ -8,6 +8,7 @@ import { enabledPlugins } from '../plugins/layout.ts';
 import { readPluginHooks } from '../plugins/load.ts';
 import { parseHooks, type HookEvent, type HookSpec } from './types.ts';
 import { known } from '../../protocol/events/known.ts';
+import { childEnv } from '../lib/child-env.ts';
 
 /** Largest stdout / stderr kept of one hook run. */
 const OUTPUT_MAX = 64 * 1024;
@@ -124,7 +125,7 @@ export class HookRunner {
       };
       const child = spawn(process.platform === 'win32' ? 'cmd.exe' : '/bin/sh', process.platform === 'win32' ? ['/d', '/s', '/c', hook.command] : ['-c', hook.command], {
         cwd: hook.cwd ?? site.cwd, detached: process.platform !== 'win32', stdio: ['pipe', 'pipe', 'pipe'],
-        env: { ...process.env, SVC_CODE_HOOK_EVENT: hook.event, SVC_CODE_SESSION_ID: site.sessionId, SVC_CODE_PROJECT_DIR: site.cwd, ...(hook.cwd ? { SVC_CODE_PLUGIN_ROOT: hook.cwd } : {}) },
+        env: childEnv({ SVC_CODE_HOOK_EVENT: hook.event, SVC_CODE_SESSION_ID: site.sessionId, SVC_CODE_PROJECT_DIR: site.cwd, ...(hook.cwd ? { SVC_CODE_PLUGIN_ROOT: hook.cwd } : {}) }),
       });
       const kill = () => {
         try {

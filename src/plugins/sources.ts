@@ -4,6 +4,7 @@ import path from 'node:path';
 import { unzipSync } from 'fflate';
 import type { RefKind, RepoInfo } from './layout.ts';
 import { readBoundedBody } from '../lib/bounded-body.ts';
+import { childEnv } from '../lib/child-env.ts';
 
 /** A POST /plugins `source`, classified (Part B "Capabilities and plugins"). */
 export type ParsedSource =
@@ -132,7 +133,7 @@ function git(args: string[], cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile('git', ['-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', 'protocol.http.allow=always', ...args], {
       cwd, timeout: FETCH_TIMEOUT_MS, maxBuffer: 1024 * 1024,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' },
+      env: childEnv({ GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C' }),
     }, (err, stdout, stderr) => {
       if (err) reject(new SourceError(`git ${args[0]} failed: ${(stderr || err.message).trim().split('\n').slice(-2).join(' ')}`));
       else resolve(stdout.trim());

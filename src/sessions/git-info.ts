@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import type { Clock } from '../lib/clock.ts';
 import type { GitInfo } from '../../protocol/schemas/sessions-v2.ts';
+import { childEnv } from '../lib/child-env.ts';
 
 const TTL_MS = 60_000;
 const GIT_TIMEOUT_MS = 2_000;
@@ -45,7 +46,7 @@ async function readGitInfo(dir: string): Promise<GitInfo> {
 type PullRequest = NonNullable<GitInfo['pull_request']>;
 
 function readPullRequest(dir: string): Promise<PullRequest | null> {
-  const env = { ...process.env, GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1' };
+  const env = childEnv({ GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1', NO_COLOR: '1' });
   return new Promise((resolve) => {
     execFile('gh', ['pr', 'view', '--json', 'number,state,url,isDraft'], { cwd: dir, timeout: GH_TIMEOUT_MS, env, maxBuffer: 1024 * 1024 }, (err, stdout) => {
       resolve(err ? null : parsePullRequest(stdout));
@@ -68,7 +69,7 @@ export function parsePullRequest(out: string): PullRequest | null {
 function readStatus(dir: string): Promise<GitInfo> {
   const args = ['-C', dir, 'status', '--porcelain=v2', '--branch', '--untracked-files=no', '--ignore-submodules=all'];
   // GIT_OPTIONAL_LOCKS=0: a read-only status must not take index.lock from the user's own git commands.
-  const env = { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+  const env = childEnv({ GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' });
   return new Promise((resolve) => {
     execFile('git', args, { timeout: GIT_TIMEOUT_MS, env, maxBuffer: 4 * 1024 * 1024 }, (err, stdout) => {
       resolve(err ? NO_GIT : parseStatus(stdout));

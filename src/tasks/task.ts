@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { FileFollower } from './follow.ts';
+import { childEnv } from '../lib/child-env.ts';
 
 export type TaskStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 export const TASK_STATUSES: readonly TaskStatus[] = ['running', 'completed', 'failed', 'cancelled'];
@@ -87,7 +88,7 @@ export class BashTask implements LiveTask {
     // never dies of SIGPIPE. The daemon follows the file for live output.
     const fd = openSync(spec.logFile, 'a');
     try {
-      this.child = spawn('bash', ['-c', spec.command], { cwd: spec.cwd, detached: true, stdio: ['ignore', fd, fd] });
+      this.child = spawn('bash', ['-c', spec.command], { cwd: spec.cwd, detached: true, stdio: ['ignore', fd, fd], env: childEnv() });
     } finally {
       closeSync(fd);
     }

@@ -3,9 +3,8 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Codes } from '../../protocol/codes.ts';
 import { ApiError, validationError } from '../../protocol/errors.ts';
+import { childEnv } from '../lib/child-env.ts';
 
-/** Environment variables the daemon must not hand to a shell (its own access token). */
-const PRIVATE_ENV = ['SVC_CODE_SERVER_TOKEN'];
 
 async function isExecutableFile(file: string): Promise<boolean> {
   try {
@@ -47,8 +46,7 @@ export async function resolveShell(given: string | undefined, env: NodeJS.Proces
 
 /** The shell's environment: the daemon's, minus its secrets, with a terminal type and the working directory. */
 export function shellEnv(base: NodeJS.ProcessEnv, cwd: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, val] of Object.entries(base)) if (val !== undefined && !PRIVATE_ENV.includes(k)) env[k] = val;
+  const env = childEnv({}, base);
   env.TERM = 'xterm-256color';
   env.COLORTERM = 'truecolor';
   // A stale PWD (the daemon's) would make the shell's `pwd` lie until the first cd.

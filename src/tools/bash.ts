@@ -4,6 +4,7 @@ import { runForegroundAdoptable, runInBackground } from '../tasks/bash-run.ts';
 import { recordDeletions } from './file-history.ts';
 import { truncateMiddle } from './truncate.ts';
 import { defineTool, ToolError, type ToolContext } from './types.ts';
+import { childEnv } from '../lib/child-env.ts';
 
 const DEFAULT_TIMEOUT = 120_000;
 const MAX_TIMEOUT = 600_000;
@@ -27,7 +28,7 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
 export function runCommand(command: string, cwd: string, timeoutMs: number, signal: AbortSignal, onData?: (text: string) => void): Promise<Finished> {
   return new Promise((resolve) => {
     // One pipe for both streams keeps stdout and stderr in the order they were written.
-    const child = spawn('bash', ['-c', `exec 2>&1\n${command}`], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', `exec 2>&1\n${command}`], { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
     const chunks: string[] = [];
     const take = (d: string) => { chunks.push(d); onData?.(d); };
     child.stdout.setEncoding('utf8').on('data', take);

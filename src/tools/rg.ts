@@ -5,11 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { rgPath } from '@vscode/ripgrep';
 import { ToolError } from './types.ts';
+import { childEnv } from '../lib/child-env.ts';
 
 /** Runs ripgrep; exit 1 (no match) is a normal empty result, 2 with no output an error. */
 export function runRg(args: string[], cwd: string, signal: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(rgPath, args, { cwd, signal, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(rgPath, args, { cwd, signal, maxBuffer: 256 * 1024 * 1024, env: childEnv() }, (err, stdout, stderr) => {
       const code = (err as { code?: unknown } | null)?.code;
       if (!err || code === 1) return resolve(stdout);
       if (code === 2 && stdout) return resolve(stdout);
@@ -26,7 +27,7 @@ export function runRg(args: string[], cwd: string, signal: AbortSignal): Promise
  */
 export function streamRg(args: string[], cwd: string, signal: AbortSignal, onChunk: (text: string) => void): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, args, { cwd, signal, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(rgPath, args, { cwd, signal, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
     let chars = 0;
     let stderr = '';
     let failed: unknown;

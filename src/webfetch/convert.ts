@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { childEnv } from '../lib/child-env.ts';
 
 export interface ConvertRequest { html: string; url: string }
 export interface ConvertResult { title?: string; markdown: string }
@@ -19,7 +20,7 @@ function startChild(heapMb: number) {
   const ts = import.meta.url.endsWith('.ts');
   const file = new URL(ts ? './convert-child.ts' : './convert-child.js', import.meta.url);
   const execArgv = [`--max-old-space-size=${heapMb}`, ...(ts ? ['--import', import.meta.resolve('tsx')] : [])];
-  return fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  return fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: childEnv() });
 }
 
 /**

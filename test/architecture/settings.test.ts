@@ -7,13 +7,8 @@ import { ROOT } from '../helpers/built.ts';
 // src/app/settings.ts that the phases pass down (docs/settings.md). Elsewhere the process environment is only
 // copied or probed for a child process, in the files below; anything else is configuration read in the wrong place.
 const ALLOWED: Record<string, string> = {
-  'src/hooks/runner.ts': 'a hook command inherits the daemon\'s environment plus the SVC_CODE_HOOK_* variables',
-  'src/fs/git/git.ts': 'git children inherit the environment with locks and prompts turned off',
-  'src/fs/git/status-map.ts': 'git children inherit the environment with locks and prompts turned off',
-  'src/sessions/git-info.ts': 'git and gh children inherit the environment with prompts and colour turned off',
-  'src/plugins/sources.ts': 'a plugin clone\'s git inherits the environment with prompts and system config turned off',
+  'src/lib/child-env.ts': 'every child process\'s environment: the daemon\'s without its secrets (test/architecture/child-env)',
   'src/terminals/open.ts': 'a PTY\'s shell: found on the user\'s SHELL / PATH, started with their environment',
-  'src/http/routes/session-fs.ts': ':open / :open-in / :reveal launch a desktop program per request: its PATH, display and SVC_CODE_OPEN_* command',
   'src/capabilities/checks.ts': 'capability checks probe the host per check: programs on PATH (SVC_CODE_CAPABILITY_PLATFORM: tests)',
   'src/capabilities/defs.ts': 'capability checks probe the host per check: a display (DISPLAY, WAYLAND_DISPLAY)',
 };

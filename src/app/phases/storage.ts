@@ -8,6 +8,7 @@ import type { Logger } from '../../lib/logger.ts';
 import { promptTracer, type PromptTracer } from '../../engine/trace.ts';
 import { openHomeJournal, type JournalPlace, type OpenedJournal } from '../journal-boot.ts';
 import type { Settings } from '../settings.ts';
+import { hasPassword } from '../../../journal/pg/open.ts';
 
 export interface StorageOptions {
   home: string;
@@ -56,6 +57,9 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   const tracer = promptTracer(settings.tracePrompt);
   await mkdir(home, { recursive: true });
   const url = o.journalUrl ?? settings.journalUrl;
+  if (o.journalUrl && hasPassword(o.journalUrl)) {
+    log.warn('the password in --journal-url is visible to every user of this machine in its process list: set SVC_CODE_JOURNAL_URL instead (docs/journal.md)');
+  }
   const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer, url, log });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);

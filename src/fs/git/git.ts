@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { Codes } from '../../../protocol/codes.ts';
 import { ApiError } from '../../../protocol/errors.ts';
+import { childEnv } from '../../lib/child-env.ts';
 
 export const GIT_TIMEOUT_MS = 15_000;
 const MAX_BUFFER = 64 * 2 ** 20;
@@ -11,7 +12,7 @@ const MAX_BUFFER = 64 * 2 ** 20;
  * is that file), messages in English so they can be recognised.
  */
 function gitEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', GIT_LITERAL_PATHSPECS: '1', LC_ALL: 'C' };
+  return childEnv({ GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', GIT_LITERAL_PATHSPECS: '1', LC_ALL: 'C' });
 }
 
 const BASE_ARGS = ['-c', 'core.quotepath=off', '-c', 'color.ui=false'];

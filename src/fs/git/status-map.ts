@@ -1,14 +1,15 @@
 import { execFile } from 'node:child_process';
 import type { GitFileStatus } from '../entry.ts';
+import { childEnv } from '../../lib/child-env.ts';
 
 const GIT_TIMEOUT_MS = 5_000;
 const MAX_BUFFER = 64 * 1024 * 1024;
 // A read-only status must not take index.lock from the user's own git commands.
-const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+const GIT_VARS = { GIT_OPTIONAL_LOCKS: '0', GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
 function git(cwd: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, env: GIT_ENV, maxBuffer: MAX_BUFFER }, (err, stdout) => resolve(err ? null : stdout));
+    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, env: childEnv(GIT_VARS), maxBuffer: MAX_BUFFER }, (err, stdout) => resolve(err ? null : stdout));
   });
 }
 

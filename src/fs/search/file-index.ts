@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { rgPath } from '@vscode/ripgrep';
 import { Codes } from '../../../protocol/codes.ts';
 import { ApiError } from '../../../protocol/errors.ts';
+import { childEnv } from '../../lib/child-env.ts';
 
 /** Past this many files the listing stops and the index is marked capped. */
 export const INDEX_MAX_FILES = 500_000;
@@ -104,7 +105,7 @@ function rgFilesArgs(followGitignore: boolean): string[] {
 
 function listFiles(root: string, followGitignore: boolean): Promise<{ files: string[]; capped: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath, rgFilesArgs(followGitignore), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(rgPath, rgFilesArgs(followGitignore), { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
     const files: string[] = [];
     let rest = '';
     let capped = false;

@@ -15,6 +15,7 @@ import {
   FsOpenInBody, FsPathBody, FsReadBody, FsReadData, FsRevealed, FsSessionParams, FsStatManyBody, FsStatManyData, RuntimeQuery,
 } from '../../../protocol/schemas/fs.ts';
 import type { SessionFsDeps } from '../../fs/scope.ts';
+import { childEnv } from '../../lib/child-env.ts';
 
 const { VALIDATION, SESSION_NOT_FOUND, RUNTIME_NOT_FOUND, PATH_NOT_FOUND, PATH_ESCAPE, PERMISSION_DENIED } = Codes;
 const COMMON = [VALIDATION, SESSION_NOT_FOUND, RUNTIME_NOT_FOUND];
@@ -24,7 +25,7 @@ const COMMON = [VALIDATION, SESSION_NOT_FOUND, RUNTIME_NOT_FOUND];
  * live in session-fs-search.ts) and the download route. `launchEnv` gives
  * the environment open/open-in/reveal launch with, read at call time.
  */
-export function sessionFsRoutes(deps: SessionFsDeps, launchEnv: () => LaunchEnv = () => ({ env: process.env, platform: process.platform })): RouteDef[] {
+export function sessionFsRoutes(deps: SessionFsDeps, launchEnv: () => LaunchEnv = () => ({ env: childEnv(), platform: process.platform })): RouteDef[] {
   const tags = ['fs'];
   const params = FsSessionParams;
   return [
