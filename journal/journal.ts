@@ -1,19 +1,17 @@
 import { EventEmitter } from 'node:events';
 import { ulid } from 'ulid';
 import { eventKey, metaKey, padSeq } from './keys.ts';
-import { JournalEncodeError, JournalStoreError } from './errors.ts';
+import { JournalStoreError } from './errors.ts';
 import { LevelStore } from './level-store.ts';
 import type { Db } from './slots.ts';
-import type { EncodedOp, HeadWrite, JournalStore, KeyRange, WriteUnit } from './store.ts';
+import { StreamConflictError, type EncodedOp, type JournalStore, type KeyRange, type WriteUnit } from './store.ts';
 import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHead } from './types.ts';
+import { headsBefore, resequence, restoreHeads, sequence, type Redo, type Requeued, type SequenceContext } from './sequence.ts';
+import { encode, encodeOps, toEvent, type BatchOp } from './encode.ts';
 
-type BatchOp = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 
-interface QueuedBatch {
-  unit: WriteUnit;
-  events: JournalEvent[];
+interface QueuedBatch extends Requeued {
   resolve: (events: JournalEvent[]) => void;
-  reject: (err: Error) => void;
 }
 
 export interface JournalOptions {
@@ -42,6 +40,9 @@ export type CommitOrigin = 'local' | 'remote';
 /** Derives projection writes for events about to be appended (runs before the batch is written). */
 export type Deriver = (events: JournalEvent[]) => ProjectionWrite[];
 
+/** Times an append is numbered and written again after conflicts on shared streams, before it is refused. */
+const CONFLICT_TRIES = 5;
+
 /**
  * The append-only log: per-stream strictly increasing seq, an epoch per stream,
  * group commit (appends that arrive while a batch is being written share the next
@@ -56,6 +57,9 @@ export class Journal extends EventEmitter {
   private queue: QueuedBatch[] = [];
   private flushing: Promise<void> | null = null;
   private deriver: Deriver = () => [];
+  private reload: () => Promise<void> = async () => undefined;
+  private resync: (() => Promise<void>) | undefined;
+  private recovering = false;
   private failed: JournalStoreError | null = null;
   private readonly trace: ((stream: string, label: string) => void) | undefined;
 
@@ -74,8 +78,24 @@ export class Journal extends EventEmitter {
     this.heads = await this.store.loadHeads();
   }
 
-  setDeriver(deriver: Deriver): void {
+  /** `reload`: the projections' state read again from the store's records (after a conflict: journal `recover`). */
+  setDeriver(deriver: Deriver, reload?: () => Promise<void>): void {
     this.deriver = deriver;
+    if (reload) this.reload = reload;
+  }
+
+  /**
+   * The shared PostgreSQL journal's follower (journal/pg/follower.ts): `resync` catches this node up with every
+   * other node's commits while none can commit, with the projections reloaded from the store first (`reloadProjections`).
+   * Without one (LevelDB: one writer) a conflict fails the journal like any store error.
+   */
+  setResync(resync: (() => Promise<void>) | undefined): void {
+    this.resync = resync;
+  }
+
+  /** The projections' in-memory state read again from the store's records (the follower's resync calls it). */
+  reloadProjections(): Promise<void> {
+    return this.reload();
   }
 
   /** A copy of the stream's head (seq of its last event and its epoch). */
@@ -141,38 +161,19 @@ export class Journal extends EventEmitter {
     if (this.trace) for (const p of pending) this.trace(p.stream, `ja:${p.type}`);
     if (this.failed) throw this.failed;
     const ts = this.clock.now().toISOString();
-    const values = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
-    const touched = new Map<string, StreamHead>();
-    const before = new Map<string, number | undefined>();
-    const events: JournalEvent[] = pending.map((p) => {
-      let head = this.heads.get(p.stream);
-      if (!before.has(p.stream)) before.set(p.stream, head?.seq);
-      if (!head) {
-        head = { epoch: this.newEpoch(), seq: 0, created_at: ts };
-        this.heads.set(p.stream, head);
-      }
-      head.seq += 1;
-      touched.set(p.stream, head);
-      return { stream: p.stream, seq: head.seq, epoch: head.epoch, type: p.type, ts, payload: p.payload };
-    });
-    const heads = [...touched].map(([stream, head]): HeadWrite => ({ stream, head: { ...head }, expected: before.get(stream) }));
-    let records: EncodedOp[];
-    try {
-      records = encodeOps(this.deriver(events));
-    } catch (err) {
-      // Projection records hold parts of events that just encoded, so this is a projection bug, not bad
-      // input: the append is refused and the heads are put back (no seq gap); the store is untouched.
-      this.restoreHeads(before);
-      throw err;
-    }
-    return this.enqueue({ events: encodedEvents(events, values), heads, records, removed }, events);
+    const texts = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
+    return this.accept({ kind: 'append', pending, ts, texts, removed });
   }
 
-  private restoreHeads(before: Map<string, number | undefined>): void {
-    for (const [stream, seq] of before) {
-      if (seq === undefined) this.heads.delete(stream);
-      else this.heads.get(stream)!.seq = seq;
-    }
+  /** Numbers and derives `redo` now (a deriver error throws here), or, while recovering from a conflict, once it is over. */
+  private accept(redo: Redo): Promise<JournalEvent[]> {
+    if (this.recovering) return this.enqueue({ events: [], heads: [], records: [], removed: [] }, [], redo, false);
+    const { unit, events } = sequence(redo, this.context());
+    return this.enqueue(unit, events, redo, true);
+  }
+
+  private context(): SequenceContext {
+    return { heads: this.heads, newEpoch: this.newEpoch, derive: (events) => encodeOps(this.deriver(events)) };
   }
 
   /**
@@ -182,24 +183,12 @@ export class Journal extends EventEmitter {
   importStream(stream: string, head: StreamHead, records: StoredEvent[], extra: BatchOp[] = []): Promise<JournalEvent[]> {
     if (this.heads.has(stream)) return Promise.resolve([]);
     if (this.failed) return Promise.reject(this.failed);
-    const events: JournalEvent[] = records.map((r, i) => ({
-      stream, seq: i + 1, epoch: head.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true,
-    }));
-    let unit: WriteUnit;
     try {
-      const values = events.map((e) => encode(eventKey(stream, e.seq), stored(e)));
-      unit = { events: encodedEvents(events, values), heads: [{ stream, head: { ...head }, expected: undefined }], records: encodeOps(extra), removed: [] };
+      const texts = records.map((r, i) => encode(eventKey(stream, i + 1), { type: r.type, ts: r.ts, payload: r.payload, imported: true }));
+      return this.accept({ kind: 'import', stream, head, records, texts, extra: encodeOps(extra) });
     } catch (err) {
       return Promise.reject(err);
     }
-    this.heads.set(stream, { ...head });
-    try {
-      unit.records.push(...encodeOps(this.deriver(events)));
-    } catch (err) {
-      this.heads.delete(stream);
-      return Promise.reject(err);
-    }
-    return this.enqueue(unit, events);
   }
 
   /**
@@ -209,31 +198,14 @@ export class Journal extends EventEmitter {
   appendImported(stream: string, records: StoredEvent[]): Promise<JournalEvent[]> {
     if (!records.length) return Promise.resolve([]);
     if (this.failed) return Promise.reject(this.failed);
-    let values: string[];
     try {
-      values = records.map((r) => encode(`e!${stream}!(next)`, { type: r.type, ts: r.ts, payload: r.payload, imported: true }));
+      const texts = records.map((r) => encode(`e!${stream}!(next)`, { type: r.type, ts: r.ts, payload: r.payload, imported: true }));
+      // One ts per event (each keeps its own): numbered like an append, all on `stream`.
+      const pending = records.map((r) => ({ stream, type: r.type, payload: r.payload }));
+      return this.accept({ kind: 'append', pending, ts: records[0].ts, texts, removed: [], imported: true, tss: records.map((r) => r.ts) });
     } catch (err) {
       return Promise.reject(err);
     }
-    const before = new Map([[stream, this.heads.get(stream)?.seq]]);
-    let head = this.heads.get(stream);
-    if (!head) {
-      head = { epoch: this.newEpoch(), seq: 0, created_at: records[0].ts };
-      this.heads.set(stream, head);
-    }
-    const events: JournalEvent[] = records.map((r) => {
-      head!.seq += 1;
-      return { stream, seq: head!.seq, epoch: head!.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true };
-    });
-    const heads: HeadWrite[] = [{ stream, head: { ...head }, expected: before.get(stream) }];
-    let derived: EncodedOp[];
-    try {
-      derived = encodeOps(this.deriver(events));
-    } catch (err) {
-      this.restoreHeads(before);
-      return Promise.reject(err);
-    }
-    return this.enqueue({ events: encodedEvents(events, values), heads, records: derived, removed: [] }, events);
   }
 
   /**
@@ -242,14 +214,32 @@ export class Journal extends EventEmitter {
    * stream new here), the projections apply them (their records were written in that node's own transaction, so the
    * writes are dropped) and they leave as `committed` with origin `remote`.
    */
-  applyRemote(events: JournalEvent[], created: ReadonlyMap<string, StreamHead>): void {
+  applyRemote(events: JournalEvent[], created: ReadonlyMap<string, StreamHead>, derive = true): void {
+    let applied = 0;
+    let failure: unknown;
     for (const e of events) {
+      // One event at a time: a projection that throws stops the batch at that event, with the heads before it, so
+      // the follower reads it again (and only it and what follows) on its retry; nothing is skipped.
+      if (derive) {
+        try {
+          this.deriver([e]);
+        } catch (err) {
+          failure = err;
+          break;
+        }
+      }
       let head = this.heads.get(e.stream);
       if (!head) this.heads.set(e.stream, (head = { ...created.get(e.stream)!, seq: 0 }));
       head.seq = e.seq;
+      applied++;
     }
-    this.deriver(events);
-    this.emit('committed', events, 'remote' satisfies CommitOrigin);
+    if (applied) this.emit('committed', applied === events.length ? events : events.slice(0, applied), 'remote' satisfies CommitOrigin);
+    if (failure !== undefined) throw failure;
+  }
+
+  /** A stream another node removed (a session deleted): its head goes, as a local `removeStream` drops it. */
+  removeRemote(stream: string): void {
+    this.heads.delete(stream);
   }
 
   /** Every stream head of this database (stream -> head). */
@@ -314,9 +304,9 @@ export class Journal extends EventEmitter {
     await this.store.close();
   }
 
-  private enqueue(unit: WriteUnit, events: JournalEvent[]): Promise<JournalEvent[]> {
+  private enqueue(unit: WriteUnit, events: JournalEvent[], redo?: Redo, sequenced = true): Promise<JournalEvent[]> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ unit, events, resolve, reject });
+      this.queue.push({ unit, events, redo, sequenced, resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
     });
   }
@@ -328,54 +318,82 @@ export class Journal extends EventEmitter {
       if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jw:${e.type}`);
       try {
         await this.store.write(batch.map((b) => b.unit), this.sync);
-        if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jd:${e.type}`);
       } catch (err) {
-        // Only the store fails here (every value is JSON text already): stop writing until a restart.
-        const failure = (this.failed = new JournalStoreError(err));
-        for (const b of batch) b.reject(failure);
-        for (const b of this.queue) b.reject(failure);
-        this.queue = [];
-        this.emit('failed', failure);
-        break;
+        if (err instanceof StreamConflictError && this.resync) await this.recover(batch, err);
+        else this.fail(err, batch);
+        continue;
       }
-      const events = batch.length === 1 ? batch[0].events : batch.flatMap((b) => b.events);
-      if (events.length) this.emit('committed', events);
-      for (const b of batch) b.resolve(b.events);
+      this.settle(batch);
     }
     this.flushing = null;
   }
 
-}
-
-function encodedEvents(events: JournalEvent[], texts: string[]) {
-  return events.map((e, i) => ({ stream: e.stream, seq: e.seq, type: e.type, text: texts[i] }));
-}
-
-/** JSON text of a record; JournalEncodeError when it has none (nested too deeply, too large, a cycle, undefined). */
-function encode(key: string, value: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (err) {
-    throw new JournalEncodeError(key, err);
+  /** The batch is on disk: its events leave as `committed`, then each append is acknowledged. */
+  private settle(batch: QueuedBatch[]): void {
+    if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jd:${e.type}`);
+    const events = batch.length === 1 ? batch[0].events : batch.flatMap((b) => b.events);
+    if (events.length) this.emit('committed', events);
+    for (const b of batch) b.resolve(b.events);
   }
-  if (text === undefined) throw new JournalEncodeError(key, new Error('no JSON representation'));
-  return text;
+
+  /** The store failed: stop writing until a restart (every value is JSON text already, so only the store fails). */
+  private fail(err: unknown, batch: QueuedBatch[]): void {
+    const failure = (this.failed = err instanceof JournalStoreError ? err : new JournalStoreError(err));
+    for (const b of batch) b.reject(failure);
+    for (const b of this.queue) b.reject(failure);
+    this.queue = [];
+    this.emit('failed', failure);
+  }
+
+  /**
+   * A flush refused because another node moved a stream's head (the shared PostgreSQL journal; docs/journal.md
+   * "Concurrent writers"). Every accepted append not yet written (the refused batch and the queue) is taken back:
+   * the heads go back to where these appends found them, and `resync` (the follower) catches this node up while no
+   * node can commit, with the projections reloaded from the store first (which drops what these appends applied
+   * when they were accepted). Then each is numbered and derived again from the new heads and written, up to
+   * CONFLICT_TRIES times with a random pause. An append on a single-writer stream (a session) that another node
+   * wrote to is refused alone (StreamConflictError); the journal itself never fails for a conflict.
+   */
+  private async recover(failed: QueuedBatch[], conflict: StreamConflictError): Promise<void> {
+    let retry = failed;
+    for (let attempt = 1; ; attempt++) {
+      const taken = [...retry, ...this.queue];
+      this.queue = [];
+      this.recovering = true;
+      let moved: Set<string>;
+      try {
+        moved = await this.catchUp(taken);
+      } catch (err) {
+        this.recovering = false;
+        return this.fail(err, taken);
+      }
+      const all = [...taken, ...this.queue];
+      this.queue = [];
+      const ready = resequence(all, moved, attempt > CONFLICT_TRIES ? new Set(retry) : new Set(), conflict, this.context());
+      this.recovering = false;
+      if (!ready.length) return;
+      try {
+        await this.store.write(ready.map((b) => b.unit), this.sync);
+      } catch (err) {
+        if (!(err instanceof StreamConflictError)) return this.fail(err, ready);
+        conflict = err;
+        retry = ready;
+        await new Promise((r) => setTimeout(r, Math.round(20 * attempt * (0.5 + Math.random()))));
+        continue;
+      }
+      return this.settle(ready);
+    }
+  }
+
+  /** The heads put back to before `taken`, then caught up; the streams another node has moved since. */
+  private async catchUp(taken: QueuedBatch[]): Promise<Set<string>> {
+    const before = headsBefore(taken.filter((b) => b.sequenced).map((b) => b.unit));
+    restoreHeads(this.heads, before);
+    await this.resync!();
+    const moved = new Set<string>();
+    for (const [stream, seq] of before) if (this.heads.get(stream)?.seq !== seq) moved.add(stream);
+    return moved;
+  }
 }
 
-function encodeOps(ops: readonly BatchOp[]): EncodedOp[] {
-  return ops.map((op) => (op.type === 'del' ? op : { type: 'put', key: op.key, value: encode(op.key, op.value) }));
-}
-
-function stored(e: JournalEvent): StoredEvent {
-  return e.imported ? { type: e.type, ts: e.ts, payload: e.payload, imported: true } : { type: e.type, ts: e.ts, payload: e.payload };
-}
-
-/** A stored event as readers get it (its stream, seq and the stream's epoch added). */
-export function toEvent(stream: string, seq: number, epoch: string, v: StoredEvent): JournalEvent {
-  const e: JournalEvent = { stream, seq, epoch, type: v.type, ts: v.ts, payload: v.payload };
-  if (v.imported) e.imported = true;
-  return e;
-}
-
-export { padSeq };
+export { padSeq, toEvent };
