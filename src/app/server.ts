@@ -102,7 +102,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const unlistenVolatile = bus.subscribe(hub.publishVolatile);
   void daemon.search.start();
   // PostgreSQL: the other nodes' commits reach the projections and the reactions above (docs/scale-out.md).
-  const follower = input.opened.follow?.({ log, intervalMs: opts.settings.followIntervalMs });
+  const follower = input.follow?.({ log, intervalMs: opts.settings.followIntervalMs });
 
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
