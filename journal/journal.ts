@@ -40,8 +40,11 @@ export type CommitOrigin = 'local' | 'remote';
 /** Derives projection writes for events about to be appended (runs before the batch is written). */
 export type Deriver = (events: JournalEvent[]) => ProjectionWrite[];
 
-/** Times an append is numbered and written again after conflicts on shared streams, before it is refused. */
-const CONFLICT_TRIES = 5;
+/**
+ * Catches this node up with the other writers' commits while none can commit, then runs `then` under that lock:
+ * what `then` writes with `write` commits when the resync resolves (journal/pg/follower.ts).
+ */
+export type Resync = (then: (write: (units: WriteUnit[]) => Promise<void>) => Promise<void>) => Promise<void>;
 
 /**
  * The append-only log: per-stream strictly increasing seq, an epoch per stream,
@@ -54,11 +57,13 @@ export class Journal extends EventEmitter {
   private readonly newEpoch: () => string;
   private readonly sync: boolean;
   private heads = new Map<string, StreamHead>();
+  /** Each stream's seq as committed (the heads run ahead of it by the appends not yet written). */
+  private durable = new Map<string, number>();
   private queue: QueuedBatch[] = [];
   private flushing: Promise<void> | null = null;
   private deriver: Deriver = () => [];
   private reload: () => Promise<void> = async () => undefined;
-  private resync: (() => Promise<void>) | undefined;
+  private resync: Resync | undefined;
   private recovering = false;
   private failed: JournalStoreError | null = null;
   private readonly trace: ((stream: string, label: string) => void) | undefined;
@@ -76,6 +81,7 @@ export class Journal extends EventEmitter {
 
   async load(): Promise<void> {
     this.heads = await this.store.loadHeads();
+    this.durable = new Map([...this.heads].map(([k, h]) => [k, h.seq]));
   }
 
   /** `reload`: the projections' state read again from the store's records (after a conflict: journal `recover`). */
@@ -89,7 +95,7 @@ export class Journal extends EventEmitter {
    * other node's commits while none can commit, with the projections reloaded from the store first (`reloadProjections`).
    * Without one (LevelDB: one writer) a conflict fails the journal like any store error.
    */
-  setResync(resync: (() => Promise<void>) | undefined): void {
+  setResync(resync: Resync | undefined): void {
     this.resync = resync;
   }
 
@@ -107,6 +113,11 @@ export class Journal extends EventEmitter {
   /** The seq of the stream's last event (0 when none), without copying the head (read per streamed delta). */
   headSeq(stream: string): number {
     return this.heads.get(stream)?.seq ?? 0;
+  }
+
+  /** The seq of the stream's last committed event (0 when none): what the follower knows it has (journal/pg/follower.ts). */
+  durableSeq(stream: string): number {
+    return this.durable.get(stream) ?? 0;
   }
 
   hasStream(stream: string): boolean {
@@ -231,6 +242,7 @@ export class Journal extends EventEmitter {
       let head = this.heads.get(e.stream);
       if (!head) this.heads.set(e.stream, (head = { ...created.get(e.stream)!, seq: 0 }));
       head.seq = e.seq;
+      this.durable.set(e.stream, e.seq);
       applied++;
     }
     if (applied) this.emit('committed', applied === events.length ? events : events.slice(0, applied), 'remote' satisfies CommitOrigin);
@@ -240,6 +252,7 @@ export class Journal extends EventEmitter {
   /** A stream another node removed (a session deleted): its head goes, as a local `removeStream` drops it. */
   removeRemote(stream: string): void {
     this.heads.delete(stream);
+    this.durable.delete(stream);
   }
 
   /** Every stream head of this database (stream -> head). */
@@ -319,7 +332,7 @@ export class Journal extends EventEmitter {
       try {
         await this.store.write(batch.map((b) => b.unit), this.sync);
       } catch (err) {
-        if (err instanceof StreamConflictError && this.resync) await this.recover(batch, err);
+        if (err instanceof StreamConflictError && this.resync) await this.recover(batch);
         else this.fail(err, batch);
         continue;
       }
@@ -332,6 +345,8 @@ export class Journal extends EventEmitter {
   private settle(batch: QueuedBatch[]): void {
     if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jd:${e.type}`);
     const events = batch.length === 1 ? batch[0].events : batch.flatMap((b) => b.events);
+    for (const b of batch) for (const r of b.unit.removed) this.durable.delete(r.stream);
+    for (const e of events) this.durable.set(e.stream, e.seq);
     if (events.length) this.emit('committed', events);
     for (const b of batch) b.resolve(b.events);
   }
@@ -349,50 +364,34 @@ export class Journal extends EventEmitter {
    * A flush refused because another node moved a stream's head (the shared PostgreSQL journal; docs/journal.md
    * "Concurrent writers"). Every accepted append not yet written (the refused batch and the queue) is taken back:
    * the heads go back to where these appends found them, and `resync` (the follower) catches this node up while no
-   * node can commit, with the projections reloaded from the store first (which drops what these appends applied
-   * when they were accepted). Then each is numbered and derived again from the new heads and written, up to
-   * CONFLICT_TRIES times with a random pause. An append on a single-writer stream (a session) that another node
-   * wrote to is refused alone (StreamConflictError); the journal itself never fails for a conflict.
+   * other node can commit, with the projections reloaded from the store first (which drops what these appends
+   * applied when they were accepted). Still under that lock, each is numbered and derived again from the new heads
+   * and written: nothing can move a head in between, so the retry does not race again. An append on a single-writer
+   * stream (a session) that another node wrote to is refused alone (StreamConflictError). A conflict never fails
+   * the journal; the database failing during this does, as on any write.
    */
-  private async recover(failed: QueuedBatch[], conflict: StreamConflictError): Promise<void> {
-    let retry = failed;
-    for (let attempt = 1; ; attempt++) {
-      const taken = [...retry, ...this.queue];
-      this.queue = [];
-      this.recovering = true;
-      let moved: Set<string>;
-      try {
-        moved = await this.catchUp(taken);
-      } catch (err) {
+  private async recover(failed: QueuedBatch[]): Promise<void> {
+    let all = [...failed, ...this.queue];
+    this.queue = [];
+    this.recovering = true;
+    let ready: QueuedBatch[] = [];
+    try {
+      const before = headsBefore(all.filter((b) => b.sequenced).map((b) => b.unit));
+      restoreHeads(this.heads, before);
+      await this.resync!(async (write) => {
+        const moved = new Set<string>();
+        for (const [stream, seq] of before) if (this.heads.get(stream)?.seq !== seq) moved.add(stream);
+        all = [...all, ...this.queue];
+        this.queue = [];
+        ready = resequence(all, moved, this.context());
         this.recovering = false;
-        return this.fail(err, taken);
-      }
-      const all = [...taken, ...this.queue];
-      this.queue = [];
-      const ready = resequence(all, moved, attempt > CONFLICT_TRIES ? new Set(retry) : new Set(), conflict, this.context());
+        if (ready.length) await write(ready.map((b) => b.unit));
+      });
+    } catch (err) {
       this.recovering = false;
-      if (!ready.length) return;
-      try {
-        await this.store.write(ready.map((b) => b.unit), this.sync);
-      } catch (err) {
-        if (!(err instanceof StreamConflictError)) return this.fail(err, ready);
-        conflict = err;
-        retry = ready;
-        await new Promise((r) => setTimeout(r, Math.round(20 * attempt * (0.5 + Math.random()))));
-        continue;
-      }
-      return this.settle(ready);
+      return this.fail(err, all);
     }
-  }
-
-  /** The heads put back to before `taken`, then caught up; the streams another node has moved since. */
-  private async catchUp(taken: QueuedBatch[]): Promise<Set<string>> {
-    const before = headsBefore(taken.filter((b) => b.sequenced).map((b) => b.unit));
-    restoreHeads(this.heads, before);
-    await this.resync!();
-    const moved = new Set<string>();
-    for (const [stream, seq] of before) if (this.heads.get(stream)?.seq !== seq) moved.add(stream);
-    return moved;
+    this.settle(ready);
   }
 }
 

@@ -109,17 +109,15 @@ export interface Requeued {
 
 /**
  * The appends to write again after a conflict, numbered and derived from the caught-up heads and projections.
- * Refused: one on a single-writer stream another node moved, one in `giveUp` (out of tries), one whose deriver
- * now throws. Raw record writes (no `redo`) go again as they are.
+ * Refused: one on a single-writer stream another node moved (with a StreamConflictError naming it), one whose
+ * deriver now throws. Raw record writes (no `redo`) go again as they are.
  */
-export function resequence<B extends Requeued>(all: B[], moved: Set<string>, giveUp: Set<B>, conflict: StreamConflictError, ctx: SequenceContext): B[] {
+export function resequence<B extends Requeued>(all: B[], moved: Set<string>, ctx: SequenceContext): B[] {
   const ready: B[] = [];
   for (const b of all) {
     const lost = b.sequenced ? b.unit.heads.find((h) => !SHARED_STREAMS.has(h.stream) && moved.has(h.stream))?.stream : undefined;
     if (lost !== undefined) {
       b.reject(new StreamConflictError(lost, 'another node appended to it first; this node has caught up with it'));
-    } else if (giveUp.has(b)) {
-      b.reject(conflict);
     } else if (!b.redo) {
       ready.push(b);
     } else {

@@ -117,14 +117,16 @@ export class PgStore implements JournalStore {
   }
 
   /**
-   * Runs `fn` while no writer of the database can commit (the append lock held in a transaction of its own): what
-   * `fn` reads (through this store's other connections) is one consistent moment (journal/pg/follower.ts `resync`).
+   * Runs `fn` while no other writer of the database can commit (the append lock held by a transaction of its own):
+   * what `fn` reads (through this store's other connections) is one moment, and what it writes with `write` is in
+   * that transaction, committed when `fn` resolves (journal/pg/follower.ts `resync`). Not retried: a database lost
+   * meanwhile fails it.
    */
-  async whileLocked<T>(fn: () => Promise<T>): Promise<T> {
-    return this.retrying('journal lock', () => inTransaction(this.pool, async (client) => {
+  whileLocked<T>(fn: (write: (units: WriteUnit[]) => Promise<void>) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, async (client) => {
       await client.query({ name: 'lock', text: 'SELECT pg_advisory_xact_lock($1)', values: [APPEND_LOCK] });
-      return fn();
-    }));
+      return fn((units) => writeSegments(client, units));
+    });
   }
 
   /**
