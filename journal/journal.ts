@@ -34,6 +34,10 @@ export interface JournalOptions {
   trace?: (stream: string, label: string) => void;
 }
 
+export interface AppendOptions {
+  recheck?: () => PendingEvent[];
+}
+
 /** Where a `committed` batch came from: this process, or another node on the shared PostgreSQL journal. */
 export type CommitOrigin = 'local' | 'remote';
 
@@ -100,9 +104,7 @@ export class Journal extends EventEmitter {
   }
 
   /** The projections' in-memory state read again from the store's records (the follower's resync calls it). */
-  reloadProjections(): Promise<void> {
-    return this.reload();
-  }
+  reloadProjections = (): Promise<void> => this.reload();
 
   /** A copy of the stream's head (seq of its last event and its epoch). */
   head(stream: string): StreamHead | undefined {
@@ -129,13 +131,14 @@ export class Journal extends EventEmitter {
   }
 
   /**
-   * Appends events atomically (one LevelDB batch); resolves once they are on disk.
-   * Every record is encoded first: an event that cannot be encoded refuses this
-   * append alone (JournalEncodeError) before any head or projection moves.
+   * Appends events atomically (one batch); resolves once they are on disk. Every record is encoded first: one that
+   * cannot be encoded refuses this append alone (JournalEncodeError) before any head or projection moves.
+   * `o.recheck`: the command's events decided again from the caught-up read models when the append is retried after
+   * a conflict on a shared stream (it throws the command's refusal, which refuses the append; journal `recover`).
    */
-  append(pending: PendingEvent[]): Promise<JournalEvent[]> {
+  append(pending: PendingEvent[], o?: AppendOptions): Promise<JournalEvent[]> {
     try {
-      return this.appendNow(pending);
+      return this.appendNow(pending, o);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -146,8 +149,8 @@ export class Journal extends EventEmitter {
    * already failed) throws here and now: a caller that acts on an append before
    * it is on disk (prompt intake queues the prompt) knows at once whether it was taken.
    */
-  appendNow(pending: PendingEvent[]): Promise<JournalEvent[]> {
-    return this.appendWith(pending, []);
+  appendNow(pending: PendingEvent[], o?: AppendOptions): Promise<JournalEvent[]> {
+    return this.appendWith(pending, [], o?.recheck);
   }
 
   /**
@@ -168,12 +171,12 @@ export class Journal extends EventEmitter {
     }
   }
 
-  private appendWith(pending: PendingEvent[], removed: WriteUnit['removed']): Promise<JournalEvent[]> {
+  private appendWith(pending: PendingEvent[], removed: WriteUnit['removed'], recheck?: AppendOptions['recheck']): Promise<JournalEvent[]> {
     if (this.trace) for (const p of pending) this.trace(p.stream, `ja:${p.type}`);
     if (this.failed) throw this.failed;
     const ts = this.clock.now().toISOString();
     const texts = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
-    return this.accept({ kind: 'append', pending, ts, texts, removed });
+    return this.accept({ kind: 'append', pending, ts, texts, removed, recheck });
   }
 
   /** Numbers and derives `redo` now (a deriver error throws here), or, while recovering from a conflict, once it is over. */
@@ -251,8 +254,7 @@ export class Journal extends EventEmitter {
 
   /** A stream another node removed (a session deleted): its head goes, as a local `removeStream` drops it. */
   removeRemote(stream: string): void {
-    this.heads.delete(stream);
-    this.durable.delete(stream);
+    for (const m of [this.heads, this.durable]) m.delete(stream);
   }
 
   /** Every stream head of this database (stream -> head). */

@@ -1,3 +1,4 @@
+import { encode } from './encode.ts';
 import { GLOBAL_STREAM, GUI_STREAM } from './keys.ts';
 import { StreamConflictError, type EncodedOp, type HeadWrite, type WriteUnit } from './store.ts';
 import type { JournalEvent, PendingEvent, StoredEvent, StreamHead } from './types.ts';
@@ -15,7 +16,7 @@ export const SHARED_STREAMS: ReadonlySet<string> = new Set([GLOBAL_STREAM, GUI_S
  * by the projections. `import`: a whole stream with its own seqs and head (refused if the stream exists by then).
  */
 export type Redo =
-  | { kind: 'append'; pending: PendingEvent[]; ts: string; texts: string[]; removed: WriteUnit['removed']; imported?: boolean; tss?: string[] }
+  | { kind: 'append'; pending: PendingEvent[]; ts: string; texts: string[]; removed: WriteUnit['removed']; imported?: boolean; tss?: string[]; recheck?: () => PendingEvent[] }
   | { kind: 'import'; stream: string; head: StreamHead; records: StoredEvent[]; texts: string[]; extra: EncodedOp[] };
 
 export interface SequenceContext {
@@ -77,6 +78,13 @@ function sequenceImport(r: Extract<Redo, { kind: 'import' }>, ctx: SequenceConte
   return { unit, events };
 }
 
+/** The command's events decided again (its `recheck` throws its refusal), encoded with the first try's time. */
+function rechecked(r: Extract<Redo, { kind: 'append' }>): Redo {
+  const pending = r.recheck!();
+  const texts = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts: r.ts, payload: p.payload }));
+  return { ...r, pending, texts };
+}
+
 /** Puts each stream's head back at `seq` (undefined: the stream is dropped, it was new). */
 export function restoreHeads(heads: Map<string, StreamHead>, before: Map<string, number | undefined>): void {
   for (const [stream, seq] of before) {
@@ -122,6 +130,7 @@ export function resequence<B extends Requeued>(all: B[], moved: Set<string>, ctx
       ready.push(b);
     } else {
       try {
+        if (b.redo.kind === 'append' && b.redo.recheck) b.redo = rechecked(b.redo);
         Object.assign(b, sequence(b.redo, ctx), { sequenced: true });
         ready.push(b);
       } catch (err) {

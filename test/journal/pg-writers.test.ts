@@ -40,6 +40,28 @@ test('two nodes registering workspaces and changing the config at once: both jou
   await until(async () => (await ids(a, 'sessions')).includes(sb) && (await ids(b, 'sessions')).includes(sa), 30_000);
 });
 
+test('one root registered on both nodes at once: registered once, the other a reopen, the same answer on both', async (t) => {
+  t.timeout(180_000);
+  const { a, b } = await twoNodes(t);
+  const roots = await Promise.all(Array.from({ length: ROUNDS }, () => mkdtemp(path.join(os.tmpdir(), 'svc-ws-'))));
+  const answers = await Promise.all(roots.map((root) => Promise.all([a, b].map((s) => s.post('/api/v1/workspaces', { root })))));
+  t.is(a.journal.failure, null);
+  t.is(b.journal.failure, null);
+  await followedPast(a, b);
+  await followedPast(b, a);
+  const global = await a.eventsOf('__global__');
+  for (const [i, root] of roots.entries()) {
+    const [onA, onB] = answers[i];
+    t.is(onA.code, 0);
+    t.is(onB.code, 0);
+    t.is(onA.data.id, onB.data.id);
+    t.is(onA.data.created_at, onB.data.created_at, 'the second registration reopens the first one\'s workspace');
+    const created = global.filter((e) => e.type === 'event.workspace.created' && (e.payload as { root: string }).root === root);
+    t.is(created.length, 1, root);
+  }
+  t.deepEqual(await listed(b, 'workspaces'), await listed(a, 'workspaces'));
+});
+
 test('two nodes appending to one session stream at once: one append is refused with the conflict, the journals keep serving', async (t) => {
   t.timeout(120_000);
   const { a, b } = await twoNodes(t);
