@@ -1,4 +1,5 @@
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import type { EventJournal } from '../events/journal.ts';
@@ -42,7 +43,7 @@ export async function registerWorkspace(deps: WorkspaceCommandDeps, input: { roo
 export async function renameWorkspace(deps: WorkspaceCommandDeps, id: string, name: string) {
   const w = findWorkspace(deps, id);
   const next = toWorkspaceObject(deps, { ...w, name });
-  const renamed = (payload: typeof next) => [{ stream: GLOBAL_STREAM, type: 'event.workspace.updated' as const, payload }];
+  const renamed = (payload: typeof next): NewStreamEvent[] => [{ stream: GLOBAL_STREAM, type: 'event.workspace.updated', payload }];
   // Retried after another node's write: still registered (else 40402, as here), renamed from its state then.
   await deps.journal.append(renamed(next), { recheck: () => renamed(toWorkspaceObject(deps, { ...findWorkspace(deps, id), name })) });
   return toWorkspaceObject(deps, findWorkspace(deps, id));
@@ -55,7 +56,7 @@ export async function renameWorkspace(deps: WorkspaceCommandDeps, id: string, na
  */
 export async function deleteWorkspace(deps: WorkspaceCommandDeps, id: string) {
   const w = findWorkspace(deps, id);
-  const deleted = (x: typeof w) => [{ stream: GLOBAL_STREAM, type: 'event.workspace.deleted' as const, payload: { workspace_id: x.id, root: x.root } }];
+  const deleted = (x: typeof w): NewStreamEvent[] => [{ stream: GLOBAL_STREAM, type: 'event.workspace.deleted', payload: { workspace_id: x.id, root: x.root } }];
   // Retried after another node's write: deleted by it meanwhile, this answers 40402 as it would have here.
   await deps.journal.append(deleted(w), { recheck: () => deleted(findWorkspace(deps, id)) });
   deps.workspaceDirs.forget(w.id);
