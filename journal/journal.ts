@@ -1,19 +1,17 @@
 import { EventEmitter } from 'node:events';
 import { ulid } from 'ulid';
 import { eventKey, metaKey, padSeq } from './keys.ts';
-import { JournalEncodeError, JournalStoreError } from './errors.ts';
+import { JournalStoreError } from './errors.ts';
 import { LevelStore } from './level-store.ts';
 import type { Db } from './slots.ts';
-import type { EncodedOp, HeadWrite, JournalStore, KeyRange, WriteUnit } from './store.ts';
+import { StreamConflictError, type EncodedOp, type JournalStore, type KeyRange, type WriteUnit } from './store.ts';
 import type { JournalEvent, PendingEvent, ProjectionWrite, StoredEvent, StreamHead } from './types.ts';
+import { headsBefore, resequence, restoreHeads, sequence, type Redo, type Requeued, type SequenceContext } from './sequence.ts';
+import { encode, encodeOps, toEvent, type BatchOp } from './encode.ts';
 
-type BatchOp = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 
-interface QueuedBatch {
-  unit: WriteUnit;
-  events: JournalEvent[];
+interface QueuedBatch extends Requeued {
   resolve: (events: JournalEvent[]) => void;
-  reject: (err: Error) => void;
 }
 
 export interface JournalOptions {
@@ -36,11 +34,21 @@ export interface JournalOptions {
   trace?: (stream: string, label: string) => void;
 }
 
+export interface AppendOptions {
+  recheck?: () => PendingEvent[];
+}
+
 /** Where a `committed` batch came from: this process, or another node on the shared PostgreSQL journal. */
 export type CommitOrigin = 'local' | 'remote';
 
 /** Derives projection writes for events about to be appended (runs before the batch is written). */
 export type Deriver = (events: JournalEvent[]) => ProjectionWrite[];
+
+/**
+ * Catches this node up with the other writers' commits while none can commit, then runs `then` under that lock:
+ * what `then` writes with `write` commits when the resync resolves (journal/pg/follower.ts).
+ */
+export type Resync = (then: (write: (units: WriteUnit[]) => Promise<void>) => Promise<void>) => Promise<void>;
 
 /**
  * The append-only log: per-stream strictly increasing seq, an epoch per stream,
@@ -53,9 +61,14 @@ export class Journal extends EventEmitter {
   private readonly newEpoch: () => string;
   private readonly sync: boolean;
   private heads = new Map<string, StreamHead>();
+  /** Each stream's seq as committed (the heads run ahead of it by the appends not yet written). */
+  private durable = new Map<string, number>();
   private queue: QueuedBatch[] = [];
   private flushing: Promise<void> | null = null;
   private deriver: Deriver = () => [];
+  private reload: () => Promise<void> = async () => undefined;
+  private resync: Resync | undefined;
+  private recovering = false;
   private failed: JournalStoreError | null = null;
   private readonly trace: ((stream: string, label: string) => void) | undefined;
 
@@ -72,11 +85,26 @@ export class Journal extends EventEmitter {
 
   async load(): Promise<void> {
     this.heads = await this.store.loadHeads();
+    this.durable = new Map([...this.heads].map(([k, h]) => [k, h.seq]));
   }
 
-  setDeriver(deriver: Deriver): void {
+  /** `reload`: the projections' state read again from the store's records (after a conflict: journal `recover`). */
+  setDeriver(deriver: Deriver, reload?: () => Promise<void>): void {
     this.deriver = deriver;
+    if (reload) this.reload = reload;
   }
+
+  /**
+   * The shared PostgreSQL journal's follower (journal/pg/follower.ts): `resync` catches this node up with every
+   * other node's commits while none can commit, with the projections reloaded from the store first (`reloadProjections`).
+   * Without one (LevelDB: one writer) a conflict fails the journal like any store error.
+   */
+  setResync(resync: Resync | undefined): void {
+    this.resync = resync;
+  }
+
+  /** The projections' in-memory state read again from the store's records (the follower's resync calls it). */
+  reloadProjections = (): Promise<void> => this.reload();
 
   /** A copy of the stream's head (seq of its last event and its epoch). */
   head(stream: string): StreamHead | undefined {
@@ -89,6 +117,11 @@ export class Journal extends EventEmitter {
     return this.heads.get(stream)?.seq ?? 0;
   }
 
+  /** The seq of the stream's last committed event (0 when none): what the follower knows it has (journal/pg/follower.ts). */
+  durableSeq(stream: string): number {
+    return this.durable.get(stream) ?? 0;
+  }
+
   hasStream(stream: string): boolean {
     return this.heads.has(stream);
   }
@@ -98,13 +131,14 @@ export class Journal extends EventEmitter {
   }
 
   /**
-   * Appends events atomically (one LevelDB batch); resolves once they are on disk.
-   * Every record is encoded first: an event that cannot be encoded refuses this
-   * append alone (JournalEncodeError) before any head or projection moves.
+   * Appends events atomically (one batch); resolves once they are on disk. Every record is encoded first: one that
+   * cannot be encoded refuses this append alone (JournalEncodeError) before any head or projection moves.
+   * `o.recheck`: the command's events decided again from the caught-up read models when the append is retried after
+   * a conflict on a shared stream (it throws the command's refusal, which refuses the append; journal `recover`).
    */
-  append(pending: PendingEvent[]): Promise<JournalEvent[]> {
+  append(pending: PendingEvent[], o?: AppendOptions): Promise<JournalEvent[]> {
     try {
-      return this.appendNow(pending);
+      return this.appendNow(pending, o);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -115,8 +149,8 @@ export class Journal extends EventEmitter {
    * already failed) throws here and now: a caller that acts on an append before
    * it is on disk (prompt intake queues the prompt) knows at once whether it was taken.
    */
-  appendNow(pending: PendingEvent[]): Promise<JournalEvent[]> {
-    return this.appendWith(pending, []);
+  appendNow(pending: PendingEvent[], o?: AppendOptions): Promise<JournalEvent[]> {
+    return this.appendWith(pending, [], o?.recheck);
   }
 
   /**
@@ -137,42 +171,23 @@ export class Journal extends EventEmitter {
     }
   }
 
-  private appendWith(pending: PendingEvent[], removed: WriteUnit['removed']): Promise<JournalEvent[]> {
+  private appendWith(pending: PendingEvent[], removed: WriteUnit['removed'], recheck?: AppendOptions['recheck']): Promise<JournalEvent[]> {
     if (this.trace) for (const p of pending) this.trace(p.stream, `ja:${p.type}`);
     if (this.failed) throw this.failed;
     const ts = this.clock.now().toISOString();
-    const values = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
-    const touched = new Map<string, StreamHead>();
-    const before = new Map<string, number | undefined>();
-    const events: JournalEvent[] = pending.map((p) => {
-      let head = this.heads.get(p.stream);
-      if (!before.has(p.stream)) before.set(p.stream, head?.seq);
-      if (!head) {
-        head = { epoch: this.newEpoch(), seq: 0, created_at: ts };
-        this.heads.set(p.stream, head);
-      }
-      head.seq += 1;
-      touched.set(p.stream, head);
-      return { stream: p.stream, seq: head.seq, epoch: head.epoch, type: p.type, ts, payload: p.payload };
-    });
-    const heads = [...touched].map(([stream, head]): HeadWrite => ({ stream, head: { ...head }, expected: before.get(stream) }));
-    let records: EncodedOp[];
-    try {
-      records = encodeOps(this.deriver(events));
-    } catch (err) {
-      // Projection records hold parts of events that just encoded, so this is a projection bug, not bad
-      // input: the append is refused and the heads are put back (no seq gap); the store is untouched.
-      this.restoreHeads(before);
-      throw err;
-    }
-    return this.enqueue({ events: encodedEvents(events, values), heads, records, removed }, events);
+    const texts = pending.map((p) => encode(`e!${p.stream}!(next)`, { type: p.type, ts, payload: p.payload }));
+    return this.accept({ kind: 'append', pending, ts, texts, removed, recheck });
   }
 
-  private restoreHeads(before: Map<string, number | undefined>): void {
-    for (const [stream, seq] of before) {
-      if (seq === undefined) this.heads.delete(stream);
-      else this.heads.get(stream)!.seq = seq;
-    }
+  /** Numbers and derives `redo` now (a deriver error throws here), or, while recovering from a conflict, once it is over. */
+  private accept(redo: Redo): Promise<JournalEvent[]> {
+    if (this.recovering) return this.enqueue({ events: [], heads: [], records: [], removed: [] }, [], redo, false);
+    const { unit, events } = sequence(redo, this.context());
+    return this.enqueue(unit, events, redo, true);
+  }
+
+  private context(): SequenceContext {
+    return { heads: this.heads, newEpoch: this.newEpoch, derive: (events) => encodeOps(this.deriver(events)) };
   }
 
   /**
@@ -182,24 +197,12 @@ export class Journal extends EventEmitter {
   importStream(stream: string, head: StreamHead, records: StoredEvent[], extra: BatchOp[] = []): Promise<JournalEvent[]> {
     if (this.heads.has(stream)) return Promise.resolve([]);
     if (this.failed) return Promise.reject(this.failed);
-    const events: JournalEvent[] = records.map((r, i) => ({
-      stream, seq: i + 1, epoch: head.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true,
-    }));
-    let unit: WriteUnit;
     try {
-      const values = events.map((e) => encode(eventKey(stream, e.seq), stored(e)));
-      unit = { events: encodedEvents(events, values), heads: [{ stream, head: { ...head }, expected: undefined }], records: encodeOps(extra), removed: [] };
+      const texts = records.map((r, i) => encode(eventKey(stream, i + 1), { type: r.type, ts: r.ts, payload: r.payload, imported: true }));
+      return this.accept({ kind: 'import', stream, head, records, texts, extra: encodeOps(extra) });
     } catch (err) {
       return Promise.reject(err);
     }
-    this.heads.set(stream, { ...head });
-    try {
-      unit.records.push(...encodeOps(this.deriver(events)));
-    } catch (err) {
-      this.heads.delete(stream);
-      return Promise.reject(err);
-    }
-    return this.enqueue(unit, events);
   }
 
   /**
@@ -209,31 +212,14 @@ export class Journal extends EventEmitter {
   appendImported(stream: string, records: StoredEvent[]): Promise<JournalEvent[]> {
     if (!records.length) return Promise.resolve([]);
     if (this.failed) return Promise.reject(this.failed);
-    let values: string[];
     try {
-      values = records.map((r) => encode(`e!${stream}!(next)`, { type: r.type, ts: r.ts, payload: r.payload, imported: true }));
+      const texts = records.map((r) => encode(`e!${stream}!(next)`, { type: r.type, ts: r.ts, payload: r.payload, imported: true }));
+      // One ts per event (each keeps its own): numbered like an append, all on `stream`.
+      const pending = records.map((r) => ({ stream, type: r.type, payload: r.payload }));
+      return this.accept({ kind: 'append', pending, ts: records[0].ts, texts, removed: [], imported: true, tss: records.map((r) => r.ts) });
     } catch (err) {
       return Promise.reject(err);
     }
-    const before = new Map([[stream, this.heads.get(stream)?.seq]]);
-    let head = this.heads.get(stream);
-    if (!head) {
-      head = { epoch: this.newEpoch(), seq: 0, created_at: records[0].ts };
-      this.heads.set(stream, head);
-    }
-    const events: JournalEvent[] = records.map((r) => {
-      head!.seq += 1;
-      return { stream, seq: head!.seq, epoch: head!.epoch, type: r.type, ts: r.ts, payload: r.payload, imported: true };
-    });
-    const heads: HeadWrite[] = [{ stream, head: { ...head }, expected: before.get(stream) }];
-    let derived: EncodedOp[];
-    try {
-      derived = encodeOps(this.deriver(events));
-    } catch (err) {
-      this.restoreHeads(before);
-      return Promise.reject(err);
-    }
-    return this.enqueue({ events: encodedEvents(events, values), heads, records: derived, removed: [] }, events);
   }
 
   /**
@@ -242,14 +228,33 @@ export class Journal extends EventEmitter {
    * stream new here), the projections apply them (their records were written in that node's own transaction, so the
    * writes are dropped) and they leave as `committed` with origin `remote`.
    */
-  applyRemote(events: JournalEvent[], created: ReadonlyMap<string, StreamHead>): void {
+  applyRemote(events: JournalEvent[], created: ReadonlyMap<string, StreamHead>, derive = true): void {
+    let applied = 0;
+    let failure: unknown;
     for (const e of events) {
+      // One event at a time: a projection that throws stops the batch at that event, with the heads before it, so
+      // the follower reads it again (and only it and what follows) on its retry; nothing is skipped.
+      if (derive) {
+        try {
+          this.deriver([e]);
+        } catch (err) {
+          failure = err;
+          break;
+        }
+      }
       let head = this.heads.get(e.stream);
       if (!head) this.heads.set(e.stream, (head = { ...created.get(e.stream)!, seq: 0 }));
       head.seq = e.seq;
+      this.durable.set(e.stream, e.seq);
+      applied++;
     }
-    this.deriver(events);
-    this.emit('committed', events, 'remote' satisfies CommitOrigin);
+    if (applied) this.emit('committed', applied === events.length ? events : events.slice(0, applied), 'remote' satisfies CommitOrigin);
+    if (failure !== undefined) throw failure;
+  }
+
+  /** A stream another node removed (a session deleted): its head goes, as a local `removeStream` drops it. */
+  removeRemote(stream: string): void {
+    for (const m of [this.heads, this.durable]) m.delete(stream);
   }
 
   /** Every stream head of this database (stream -> head). */
@@ -314,9 +319,9 @@ export class Journal extends EventEmitter {
     await this.store.close();
   }
 
-  private enqueue(unit: WriteUnit, events: JournalEvent[]): Promise<JournalEvent[]> {
+  private enqueue(unit: WriteUnit, events: JournalEvent[], redo?: Redo, sequenced = true): Promise<JournalEvent[]> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ unit, events, resolve, reject });
+      this.queue.push({ unit, events, redo, sequenced, resolve, reject });
       if (!this.flushing) this.flushing = this.flush();
     });
   }
@@ -328,54 +333,68 @@ export class Journal extends EventEmitter {
       if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jw:${e.type}`);
       try {
         await this.store.write(batch.map((b) => b.unit), this.sync);
-        if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jd:${e.type}`);
       } catch (err) {
-        // Only the store fails here (every value is JSON text already): stop writing until a restart.
-        const failure = (this.failed = new JournalStoreError(err));
-        for (const b of batch) b.reject(failure);
-        for (const b of this.queue) b.reject(failure);
-        this.queue = [];
-        this.emit('failed', failure);
-        break;
+        if (err instanceof StreamConflictError && this.resync) await this.recover(batch);
+        else this.fail(err, batch);
+        continue;
       }
-      const events = batch.length === 1 ? batch[0].events : batch.flatMap((b) => b.events);
-      if (events.length) this.emit('committed', events);
-      for (const b of batch) b.resolve(b.events);
+      this.settle(batch);
     }
     this.flushing = null;
   }
 
-}
-
-function encodedEvents(events: JournalEvent[], texts: string[]) {
-  return events.map((e, i) => ({ stream: e.stream, seq: e.seq, type: e.type, text: texts[i] }));
-}
-
-/** JSON text of a record; JournalEncodeError when it has none (nested too deeply, too large, a cycle, undefined). */
-function encode(key: string, value: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (err) {
-    throw new JournalEncodeError(key, err);
+  /** The batch is on disk: its events leave as `committed`, then each append is acknowledged. */
+  private settle(batch: QueuedBatch[]): void {
+    if (this.trace) for (const b of batch) for (const e of b.events) this.trace(e.stream, `jd:${e.type}`);
+    const events = batch.length === 1 ? batch[0].events : batch.flatMap((b) => b.events);
+    for (const b of batch) for (const r of b.unit.removed) this.durable.delete(r.stream);
+    for (const e of events) this.durable.set(e.stream, e.seq);
+    if (events.length) this.emit('committed', events);
+    for (const b of batch) b.resolve(b.events);
   }
-  if (text === undefined) throw new JournalEncodeError(key, new Error('no JSON representation'));
-  return text;
+
+  /** The store failed: stop writing until a restart (every value is JSON text already, so only the store fails). */
+  private fail(err: unknown, batch: QueuedBatch[]): void {
+    const failure = (this.failed = err instanceof JournalStoreError ? err : new JournalStoreError(err));
+    for (const b of batch) b.reject(failure);
+    for (const b of this.queue) b.reject(failure);
+    this.queue = [];
+    this.emit('failed', failure);
+  }
+
+  /**
+   * A flush refused because another node moved a stream's head (the shared PostgreSQL journal; docs/journal.md
+   * "Concurrent writers"). Every accepted append not yet written (the refused batch and the queue) is taken back:
+   * the heads go back to where these appends found them, and `resync` (the follower) catches this node up while no
+   * other node can commit, with the projections reloaded from the store first (which drops what these appends
+   * applied when they were accepted). Still under that lock, each is numbered and derived again from the new heads
+   * and written: nothing can move a head in between, so the retry does not race again. An append on a single-writer
+   * stream (a session) that another node wrote to is refused alone (StreamConflictError). A conflict never fails
+   * the journal; the database failing during this does, as on any write.
+   */
+  private async recover(failed: QueuedBatch[]): Promise<void> {
+    let all = [...failed, ...this.queue];
+    this.queue = [];
+    this.recovering = true;
+    let ready: QueuedBatch[] = [];
+    try {
+      const before = headsBefore(all.filter((b) => b.sequenced).map((b) => b.unit));
+      restoreHeads(this.heads, before);
+      await this.resync!(async (write) => {
+        const moved = new Set<string>();
+        for (const [stream, seq] of before) if (this.heads.get(stream)?.seq !== seq) moved.add(stream);
+        all = [...all, ...this.queue];
+        this.queue = [];
+        ready = resequence(all, moved, this.context());
+        this.recovering = false;
+        if (ready.length) await write(ready.map((b) => b.unit));
+      });
+    } catch (err) {
+      this.recovering = false;
+      return this.fail(err, all);
+    }
+    this.settle(ready);
+  }
 }
 
-function encodeOps(ops: readonly BatchOp[]): EncodedOp[] {
-  return ops.map((op) => (op.type === 'del' ? op : { type: 'put', key: op.key, value: encode(op.key, op.value) }));
-}
-
-function stored(e: JournalEvent): StoredEvent {
-  return e.imported ? { type: e.type, ts: e.ts, payload: e.payload, imported: true } : { type: e.type, ts: e.ts, payload: e.payload };
-}
-
-/** A stored event as readers get it (its stream, seq and the stream's epoch added). */
-export function toEvent(stream: string, seq: number, epoch: string, v: StoredEvent): JournalEvent {
-  const e: JournalEvent = { stream, seq, epoch, type: v.type, ts: v.ts, payload: v.payload };
-  if (v.imported) e.imported = true;
-  return e;
-}
-
-export { padSeq };
+export { padSeq, toEvent };

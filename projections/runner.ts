@@ -33,15 +33,31 @@ export class ProjectionRunner {
       const stored = (await this.journal.store.get(versionKey(p.name))) as number | undefined;
       if (opts.forceRebuild || stored !== p.version) stale.push(p);
     }
-    for (const p of this.projections) {
-      if (stale.includes(p) || p.onDemand || p.lazy) continue;
+    await this.load(this.projections.filter((p) => !stale.includes(p)));
+    if (stale.length) await this.rebuild(stale);
+    this.journal.setDeriver(this.derive, () => this.reload());
+    return { rebuilt: stale.map((p) => p.name) };
+  }
+
+  /**
+   * Every projection's in-memory state read again from its records (a lazy one drops its folds): what an append
+   * applied when it was accepted is gone if the append was not written. The journal calls it after a conflict on
+   * the shared PostgreSQL journal (journal/journal.ts `recover`), while no node can commit.
+   */
+  async reload(): Promise<void> {
+    await this.load(this.projections);
+    for (const p of this.projections) if (p.lazy || p.onDemand) p.reset();
+  }
+
+  /** Reads every record first, then swaps each projection's state at once (a reader never sees one half-loaded). */
+  private async load(targets: Projection[]): Promise<void> {
+    const loaded = targets.filter((p) => !p.onDemand && !p.lazy);
+    const records = await Promise.all(loaded.map((p) => this.journal.store.entries(projectionRange(p.name))));
+    loaded.forEach((p, i) => {
       p.reset();
       const prefix = projectionRange(p.name).gte.length;
-      for (const [key, value] of await this.journal.store.entries(projectionRange(p.name))) p.load(key.slice(prefix), value);
-    }
-    if (stale.length) await this.rebuild(stale);
-    this.journal.setDeriver(this.derive);
-    return { rebuilt: stale.map((p) => p.name) };
+      for (const [key, value] of records[i]) p.load(key.slice(prefix), value);
+    });
   }
 
   /**

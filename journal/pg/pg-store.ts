@@ -11,6 +11,8 @@ const SCAN_PAGE = 1000;
 /** An event as the follower reads it (journal/pg/follower.ts): its global position and its stream's epoch. */
 export interface FollowedRow {
   position: string;
+  /** A removal of the whole stream (journal_removals): no seq, epoch or data. */
+  removed: boolean;
   stream: string;
   seq: number;
   epoch: string;
@@ -104,12 +106,27 @@ export class PgStore implements JournalStore {
   async readSince(after: string, limit: number): Promise<FollowedRow[]> {
     const { rows } = await this.read<FollowedRow>({
       name: 'since',
-      text: `SELECT e.position::text AS position, e.stream, e.seq, s.epoch, s.created_at, e.data
-             FROM journal_events e JOIN journal_streams s ON s.stream = e.stream
-             WHERE e.position > $1::bigint ORDER BY e.position LIMIT $2`,
+      text: `SELECT e.position, false AS removed, e.stream, e.seq, s.epoch, s.created_at, e.data
+             FROM journal_events e JOIN journal_streams s ON s.stream = e.stream WHERE e.position > $1::bigint
+             UNION ALL
+             SELECT r.position, true, r.stream, 0, '', '', null FROM journal_removals r WHERE r.position > $1::bigint
+             ORDER BY position LIMIT $2`,
       values: [after, limit],
     });
-    return rows;
+    return rows.map((r) => ({ ...r, position: String(r.position) }));
+  }
+
+  /**
+   * Runs `fn` while no other writer of the database can commit (the append lock held by a transaction of its own):
+   * what `fn` reads (through this store's other connections) is one moment, and what it writes with `write` is in
+   * that transaction, committed when `fn` resolves (journal/pg/follower.ts `resync`). Not retried: a database lost
+   * meanwhile fails it.
+   */
+  whileLocked<T>(fn: (write: (units: WriteUnit[]) => Promise<void>) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query({ name: 'lock', text: 'SELECT pg_advisory_xact_lock($1)', values: [APPEND_LOCK] });
+      return fn((units) => writeSegments(client, units));
+    });
   }
 
   /**
@@ -173,9 +190,10 @@ async function writeSegments(client: pg.PoolClient, units: WriteUnit[]): Promise
     segment.push(unit);
   }
   if (segment.length) await writeSegment(client, segment);
-  // The followers on other nodes (journal/pg/follower.ts): delivered at commit, dropped on rollback.
-  if (units.some((u) => u.events.length)) {
-    await client.query({ name: 'notify', text: `SELECT pg_notify('${COMMIT_CHANNEL}', (SELECT max(position) FROM journal_events)::text)` });
+  // The followers on other nodes (journal/pg/follower.ts): delivered at commit, dropped on rollback. No payload:
+  // a follower reads past the last position it saw, whatever woke it.
+  if (units.some((u) => u.events.length || u.removed.length)) {
+    await client.query({ name: 'notify', text: `SELECT pg_notify('${COMMIT_CHANNEL}', '')` });
   }
 }
 
@@ -220,7 +238,8 @@ async function writeHeads(client: pg.PoolClient, heads: HeadWrite[]): Promise<vo
 
 async function removeStream(client: pg.PoolClient, stream: string, ranges: KeyRange[]): Promise<void> {
   await client.query({ name: 'drop-events', text: 'DELETE FROM journal_events WHERE stream = $1', values: [stream] });
-  await client.query({ name: 'drop-stream', text: 'DELETE FROM journal_streams WHERE stream = $1', values: [stream] });
+  const dropped = await client.query({ name: 'drop-stream', text: 'DELETE FROM journal_streams WHERE stream = $1', values: [stream] });
+  if (dropped.rowCount) await client.query({ name: 'removal', text: 'INSERT INTO journal_removals (stream) VALUES ($1)', values: [stream] });
   for (const range of ranges) {
     const { where, values, shape } = rangeWhere(range);
     await client.query({ name: `clear:${shape}`, text: `DELETE FROM journal_records WHERE ${where}`, values });

@@ -6,7 +6,7 @@ import { inTransaction } from './tx.ts';
  * under an advisory lock (two daemons starting together apply each once); each is recorded in
  * `journal_schema`. A database whose schema is newer than this build is refused.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Advisory lock keys (any constant unique to svc-code). */
 export const MIGRATE_LOCK = 0x5c0de_01;
@@ -53,6 +53,14 @@ const MIGRATIONS: Record<number, string[]> = {
        taken_at timestamptz NOT NULL DEFAULT now(),
        generation bigint NOT NULL DEFAULT 1)`,
     `CREATE INDEX session_leases_by_node ON session_leases (node_id)`,
+  ],
+  3: [
+    // A stream removed whole (a session deleted), at a position of the events' own sequence, taken in the removing
+    // transaction before its events: the other nodes' followers read it in commit order with the events and drop
+    // the stream's head there (journal/pg/follower.ts).
+    `CREATE TABLE journal_removals (
+       position bigint PRIMARY KEY DEFAULT nextval('journal_events_position_seq'),
+       stream text COLLATE "C" NOT NULL)`,
   ],
 };
 

@@ -46,6 +46,8 @@ export interface CoreOptions {
 
 /** The parts of the engine, by name: the three phases' outputs, and the engine's stop. */
 export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
+  /** PostgreSQL: starts following the other nodes' commits (the daemon does, once its reactions are registered). */
+  follow?: Storage['opened']['follow'];
   /** Stops the engine's work: turns (left open for the next start), MCP servers, tasks (but those kept alive), notes. */
   stopWork(): Promise<void>;
   /** Closes the stores, the journal last; the slot's export is removed (the slot is adopted by the next daemon). */
@@ -61,8 +63,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const storage = await openStorage(opts);
   const reads = await startReadModels(storage, { rebuild: opts.rebuildProjections });
   const engine = await buildEngine({ ...storage, ...reads }, opts);
-  const { opened: _opened, ...stores } = storage;
-  const parts = { ...stores, ...reads, ...engine };
+  const { opened, ...stores } = storage;
+  const parts = { ...stores, ...reads, ...engine, follow: opened.follow };
   return { ...parts, ...closers(parts) };
 }
 

@@ -16,21 +16,27 @@ export class EventJournal extends Journal {
     this.checker = opts.checker;
   }
 
-  override append(events: NewStreamEvent[]): Promise<JournalEvent[]> {
-    return super.append(events);
+  /** `recheck`: the events decided again after a conflict on a shared stream (journal/journal.ts `append`). */
+  override append(events: NewStreamEvent[], o?: { recheck?: () => NewStreamEvent[] }): Promise<JournalEvent[]> {
+    return super.append(events, o);
   }
 
   /**
    * Both verbs land here (`append` calls it): each event's registry companions join the end of its batch
    * (protocol/events/define.ts `companions`); a test-time mismatch is refused like an unencodable record.
    */
-  override appendNow(given: NewStreamEvent[]): Promise<JournalEvent[]> {
-    const events = withCompanions(given);
+  override appendNow(given: NewStreamEvent[], o?: { recheck?: () => NewStreamEvent[] }): Promise<JournalEvent[]> {
+    const events = this.checked(withCompanions(given));
+    const recheck = o?.recheck;
+    return super.appendNow(events, recheck && { recheck: () => this.checked(withCompanions(recheck())) });
+  }
+
+  private checked(events: NewStreamEvent[]): NewStreamEvent[] {
     if (this.checker) {
       const found = events.flatMap((e) => this.checker!.check(e.type, e.stream, 'durable', e.payload) ?? []);
       if (found.length) throw new EventCheckError(found);
     }
-    return super.appendNow(events);
+    return events;
   }
 
   /** `removeStream` with registry-typed events, checked like any append. */

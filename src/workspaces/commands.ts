@@ -1,4 +1,5 @@
 import { GLOBAL_STREAM } from '../../journal/keys.ts';
+import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 import type { SessionIndex } from '../../projections/session-index/session-index.ts';
 import type { WorkspaceRegistry } from '../../projections/workspaces/workspace-registry.ts';
 import type { EventJournal } from '../events/journal.ts';
@@ -34,15 +35,18 @@ export async function registerWorkspace(deps: WorkspaceCommandDeps, input: { roo
   const root = await existingDirectory(input.root, 'root');
   // Decide and append in the same tick: the projection applies synchronously in append().
   const reg = workspaceUpsertEvents(deps, root, { name: input.name, reopen: true });
-  await deps.journal.append(reg.events);
+  // Retried after another node's write to the global stream: registered by it meanwhile, this is a reopen.
+  await deps.journal.append(reg.events, { recheck: () => workspaceUpsertEvents(deps, root, { name: input.name, reopen: true }).events });
   return toWorkspaceObject(deps, findWorkspace(deps, reg.workspace.id));
 }
 
 export async function renameWorkspace(deps: WorkspaceCommandDeps, id: string, name: string) {
   const w = findWorkspace(deps, id);
   const next = toWorkspaceObject(deps, { ...w, name });
-  await deps.journal.append([{ stream: GLOBAL_STREAM, type: 'event.workspace.updated', payload: next }]);
-  return next;
+  const renamed = (payload: typeof next): NewStreamEvent[] => [{ stream: GLOBAL_STREAM, type: 'event.workspace.updated', payload }];
+  // Retried after another node's write: still registered (else 40402, as here), renamed from its state then.
+  await deps.journal.append(renamed(next), { recheck: () => renamed(toWorkspaceObject(deps, { ...findWorkspace(deps, id), name })) });
+  return toWorkspaceObject(deps, findWorkspace(deps, id));
 }
 
 /**
@@ -52,7 +56,9 @@ export async function renameWorkspace(deps: WorkspaceCommandDeps, id: string, na
  */
 export async function deleteWorkspace(deps: WorkspaceCommandDeps, id: string) {
   const w = findWorkspace(deps, id);
-  await deps.journal.append([{ stream: GLOBAL_STREAM, type: 'event.workspace.deleted', payload: { workspace_id: w.id, root: w.root } }]);
+  const deleted = (x: typeof w): NewStreamEvent[] => [{ stream: GLOBAL_STREAM, type: 'event.workspace.deleted', payload: { workspace_id: x.id, root: x.root } }];
+  // Retried after another node's write: deleted by it meanwhile, this answers 40402 as it would have here.
+  await deps.journal.append(deleted(w), { recheck: () => deleted(findWorkspace(deps, id)) });
   deps.workspaceDirs.forget(w.id);
   return { deleted: true as const };
 }

@@ -87,7 +87,11 @@ test.serial('a backed svc-cu: real checks of PATH and the display; a background 
   t.like(done, { state: 'partial', version: '0.1.0', install: { running: false, percent: 100 } });
   t.regex(done.install.note ?? '', /display, screenshot, input/);
   t.is(done.steps.find((x) => x.id === 'runtime')?.state, 'ok');
-  const events = await changed();
+  // The in-memory state settles as the last change is appended; its commit may come a moment later under load.
+  const events = (await until(async () => {
+    const all = await changed();
+    return all.at(-1)?.install.running === false ? all : undefined;
+  }, 30_000, 'the install\'s last change journaled'))!;
   t.true(events.some((p) => p.install.running && p.install.percent > 0 && p.install.percent < 100 && typeof p.install.step === 'string'));
   t.like(events.at(-1), { capability_id: 'svc-cu', state: 'partial', install: { running: false } });
 

@@ -28,8 +28,6 @@ export interface StorageOptions {
 /** Phase 1: what is on disk. The home, the journal slot and its journal, the config that journals its changes. */
 export interface Storage {
   home: string;
-  /** This daemon's node id: `settings.nodeId` or a fresh `node_<ULID>` (docs/scale-out.md); logged at start. */
-  nodeId: string;
   clock: Clock;
   ids: Ids;
   log: Logger;
@@ -41,9 +39,10 @@ export interface Storage {
   primary: JournalPlace;
   journal: EventJournal;
   config: ConfigService;
-  /** PostgreSQL: starts following the other nodes' commits (the daemon does, once its reactions are registered). */
-  follow?: OpenedJournal['follow'];
-  /** The slots claimed at open: the read models adopt the others into the primary (phases/read-models.ts). */
+  /**
+   * The slots claimed at open: the read models adopt the others into the primary (phases/read-models.ts); on
+   * PostgreSQL its `follow` starts following the other nodes' commits (the daemon does, once its reactions are registered).
+   */
   opened: OpenedJournal;
 }
 
@@ -52,6 +51,7 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   const { home, log, settings } = o;
   const clock = o.clock ?? systemClock;
   const ids = o.ids ?? ulidIds();
+  // This daemon's node id (docs/scale-out.md): `settings.nodeId` or a fresh `node_<ULID>`, logged at start.
   const nodeId = settings.nodeId ?? `node_${ids.ulid()}`;
   log.info({ nodeId }, `node ${nodeId}`);
   const tracer = promptTracer(settings.tracePrompt);
@@ -63,5 +63,5 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer, url, log });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);
-  return { home, nodeId, clock, ids, log, settings, tracer, primary, journal, config, opened, follow: opened.follow };
+  return { home, clock, ids, log, settings, tracer, primary, journal, config, opened };
 }
