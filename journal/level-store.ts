@@ -66,7 +66,10 @@ export class LevelStore implements JournalStore {
       // A removed stream's keys are listed here, at flush time: only what is on disk is deleted, and a later unit
       // of the same flush that writes the stream anew puts its keys after these deletes.
       for (const r of unit.removed) {
-        for (const range of [eventRange(r.stream), ...r.ranges]) for await (const k of this.db.keys(range)) ops.push({ type: 'del', key: k as string });
+        const ranges = [eventRange(r.stream), ...r.ranges];
+        for (const range of ranges) for await (const k of this.db.keys(range)) ops.push({ type: 'del', key: k as string });
+        // What an earlier unit of this flush put in those ranges is not on disk yet: deleted too.
+        for (const op of [...ops]) if (op.type === 'put' && ranges.some((g) => inRange(op.key, g))) ops.push({ type: 'del', key: op.key });
         ops.push({ type: 'del', key: headKey(r.stream) });
       }
       for (const e of unit.events) ops.push({ type: 'put', key: eventKey(e.stream, e.seq), value: e.text });
@@ -101,6 +104,11 @@ export class LevelStore implements JournalStore {
   close(): Promise<void> {
     return this.db.close();
   }
+}
+
+function inRange(key: string, range: KeyRange): boolean {
+  return (range.gte === undefined || key >= range.gte) && (range.gt === undefined || key > range.gt)
+    && (range.lt === undefined || key < range.lt) && (range.lte === undefined || key <= range.lte);
 }
 
 /** Merged batches rewrite the same heads and records; only the last write of a key matters. */

@@ -155,8 +155,12 @@ function printTable(results) {
 
 const cellKey = (r) => `${r.file} ${r.mode} ${r.node}`;
 
-function sweepJson(nodes, results) {
-  const node24 = nodes['24'] ? spawnSync(nodes['24'], ['--version'], { encoding: 'utf8' }).stdout.trim() : undefined;
+/** The Node 24 version, asked once per run (not on every save). */
+function node24Version(nodes) {
+  return nodes['24'] ? spawnSync(nodes['24'], ['--version'], { encoding: 'utf8' }).stdout.trim() : undefined;
+}
+
+function sweepJson(node24, results) {
   return JSON.stringify({ node20: process.version, node24, results }, null, 2);
 }
 
@@ -186,7 +190,8 @@ async function main() {
   const done = new Set(kept.map(cellKey));
   const results = [...kept];
   const jsonFile = opts.json === '-' ? undefined : (opts.json ?? path.join(out, 'sweep.json'));
-  const save = () => jsonFile && writeFileSync(jsonFile, sweepJson(nodes, results));
+  const node24 = node24Version(nodes);
+  const save = () => jsonFile && writeFileSync(jsonFile, sweepJson(node24, results));
   console.log(`${files.length} files x modes ${opts.modes.join(',')} x nodes ${opts.nodes.join(',')} at ${commit}; ${kept.length} cells kept from ${opts.resume ?? '-'}; output in ${out}`);
   try {
     for (const file of files) {
@@ -213,7 +218,7 @@ async function main() {
     }
   } finally {
     printTable(results);
-    if (opts.json === '-') console.log(sweepJson(nodes, results));
+    if (opts.json === '-') console.log(sweepJson(node24, results));
     else {
       save();
       console.log(`JSON: ${jsonFile}`);

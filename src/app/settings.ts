@@ -112,7 +112,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
   const settings: Settings = {
     home: path.resolve(env.SVC_CODE_HOME || path.join(os.homedir(), '.svc-code')),
     serverToken: env.SVC_CODE_SERVER_TOKEN || undefined,
-    logLevel: env.SVC_CODE_LOG_LEVEL ?? undefined,
+    logLevel: logLevelFromEnv(env, (w) => warnings.push(w)),
     checkEvents: env.SVC_CODE_CHECK_EVENTS === '1',
     journalFsync: env.SVC_CODE_JOURNAL_FSYNC !== '0',
     journalUrl: str('SVC_CODE_JOURNAL_URL'),
@@ -155,6 +155,17 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     warnings,
   };
   return deepFreeze(settings);
+}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** `SVC_CODE_LOG_LEVEL`: empty or blank is unset; a name pino does not know keeps the default and says so. */
+function logLevelFromEnv(env: NodeJS.ProcessEnv, warn: (message: string) => void): string | undefined {
+  const raw = env.SVC_CODE_LOG_LEVEL?.trim();
+  if (!raw) return undefined;
+  if (LOG_LEVELS.has(raw)) return raw;
+  warn(`SVC_CODE_LOG_LEVEL=${JSON.stringify(raw)} is not one of ${[...LOG_LEVELS].join(', ')}; using the default`);
+  return undefined;
 }
 
 /** The settings with some values replaced (tests, `svc-code replay`); the result is frozen too. */

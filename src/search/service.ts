@@ -176,6 +176,8 @@ export class SearchService {
         }
       }
     }
+    // A reindex (or close) while the snapshot was written replaced this build: the new one marks ready, not this.
+    if (this.closed || backend !== this.backend) return;
     // Events committed while the snapshot was written (and the worker replaced) waited: applied before `ready`.
     this.applyWaiting(backend, reached);
     this.state = 'ready';

@@ -100,3 +100,14 @@ test('node identity: a server logs its node id at start, the one set or a fresh 
   t.regex(generated ?? '', /^node_[0-9A-HJKMNP-TV-Z]{26}$/);
   t.deepEqual(rest, []);
 });
+
+test('readSettings: SVC_CODE_LOG_LEVEL empty is unset, a bad name keeps the default and warns once', (t) => {
+  t.is(readSettings({ SVC_CODE_LOG_LEVEL: '' }).logLevel, undefined);
+  t.is(readSettings({ SVC_CODE_LOG_LEVEL: '  ' }).logLevel, undefined);
+  t.deepEqual(readSettings({ SVC_CODE_LOG_LEVEL: '' }).warnings, []);
+  t.is(readSettings({ SVC_CODE_LOG_LEVEL: ' debug ' }).logLevel, 'debug');
+  const bad = readSettings({ SVC_CODE_LOG_LEVEL: 'loud' });
+  t.is(bad.logLevel, undefined);
+  t.is(bad.warnings.length, 1);
+  t.regex(bad.warnings[0]!, /SVC_CODE_LOG_LEVEL="loud".*default/);
+});
