@@ -103,6 +103,22 @@ export class Journal extends EventEmitter {
     this.resync = resync;
   }
 
+  /** The follower's `reachNow`: resolves once every commit made before the call is followed here. */
+  setCatchUp(catchUp: (() => Promise<void>) | undefined): void {
+    this.catchingUp = catchUp;
+  }
+
+  /**
+   * Resolves once this node has followed every commit made (by any node) before the call: a node about to write a
+   * session another node wrote last (a lease taken over) reads those writes first. At once without a follower
+   * (LevelDB, print mode): nothing to follow.
+   */
+  catchUp(): Promise<void> {
+    return this.catchingUp?.() ?? Promise.resolve();
+  }
+
+  private catchingUp: (() => Promise<void>) | undefined;
+
   /** The projections' in-memory state read again from the store's records (the follower's resync calls it). */
   reloadProjections = (): Promise<void> => this.reload();
 

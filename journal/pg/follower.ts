@@ -21,8 +21,8 @@ class ApplyError extends Error {
 
 export interface FollowerOptions {
   url: string;
-  store: Pick<PgStore, 'readSince' | 'readEvents' | 'whileLocked'>;
-  journal: Pick<Journal, 'headSeq' | 'durableSeq' | 'applyRemote' | 'on' | 'off' | 'removeRemote' | 'setResync' | 'reloadProjections'>;
+  store: Pick<PgStore, 'readSince' | 'readEvents' | 'whileLocked' | 'lastPosition'>;
+  journal: Pick<Journal, 'headSeq' | 'durableSeq' | 'applyRemote' | 'on' | 'off' | 'removeRemote' | 'setResync' | 'setCatchUp' | 'reloadProjections'>;
   /** The position this node's heads were loaded at (read before loading them). */
   from: string;
   /** The catch-up timer: a lost notification costs at most this long (ms). */
@@ -60,6 +60,7 @@ export class Follower {
     this.timer = setInterval(() => this.kick(), o.intervalMs);
     this.timer.unref();
     o.journal.setResync((then) => this.resync(then));
+    o.journal.setCatchUp(() => this.reachNow());
     // A catch-up that stopped before this node's own commit (not acknowledged yet when read) goes on once it is.
     o.journal.on('committed', this.onCommitted);
     void this.connect();
@@ -99,6 +100,22 @@ export class Follower {
     await done;
   }
 
+  /**
+   * Resolves once every event committed before the call has been followed here (a node taking a session over reads
+   * its previous owner's last writes before writing to it); rejects after `timeoutMs` (the follower stuck or the
+   * database away), so the caller retries later instead of writing on a stale head.
+   */
+  async reachNow(timeoutMs = 10_000): Promise<void> {
+    const target = BigInt(await this.o.store.lastPosition());
+    const deadline = Date.now() + timeoutMs;
+    while (BigInt(this.lastSeen) < target) {
+      if (this.stopped || Date.now() > deadline) throw new Error(`the journal follower did not reach position ${target} within ${timeoutMs} ms`);
+      this.kick();
+      await this.running;
+      if (BigInt(this.lastSeen) < target) await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   private run(work: Promise<void>): void {
     this.running = work.finally(() => {
       this.running = undefined;
@@ -129,6 +146,7 @@ export class Follower {
   async stop(): Promise<void> {
     this.stopped = true;
     this.o.journal.setResync(undefined);
+    this.o.journal.setCatchUp(undefined);
     this.o.journal.off('committed', this.onCommitted);
     clearInterval(this.timer);
     const client = this.client;

@@ -37,7 +37,8 @@ export interface PgStoreOptions {
 export class PgStore implements JournalStore {
   readonly backend = 'postgres' as const;
 
-  constructor(private readonly pool: pg.Pool, private readonly opts: PgStoreOptions) {}
+  /** `pool`: also the session leases' and the node directory's (docs/scale-out.md), on the same connections. */
+  constructor(readonly pool: pg.Pool, private readonly opts: PgStoreOptions) {}
 
   async loadHeads(): Promise<Map<string, StreamHead>> {
     const { rows } = await this.read<{ stream: string } & StreamHead>({

@@ -10,6 +10,7 @@ import type { Settings } from './settings.ts';
 import { openStorage, type Storage } from './phases/storage.ts';
 import { startReadModels, type ReadModels } from './phases/read-models.ts';
 import { buildEngine, type EngineParts } from './phases/engine.ts';
+import { LeaseKeeper } from '../nodes/keeper.ts';
 
 /**
  * The engine without its transports: what `svc-code serve` (startServer) and `svc-code -p` (print mode) both run.
@@ -48,6 +49,8 @@ export interface CoreOptions {
 export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
   /** PostgreSQL: starts following the other nodes' commits (the daemon does, once its reactions are registered). */
   follow?: Storage['opened']['follow'];
+  /** PostgreSQL: renews this node's session leases; the daemon has it take dead nodes' sessions over (src/nodes/keeper.ts). */
+  keeper?: LeaseKeeper;
   /** Stops the engine's work: turns (left open for the next start), MCP servers, tasks (but those kept alive), notes. */
   stopWork(): Promise<void>;
   /** Closes the stores, the journal last; the slot's export is removed (the slot is adopted by the next daemon). */
@@ -64,7 +67,8 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const reads = await startReadModels(storage, { rebuild: opts.rebuildProjections });
   const engine = await buildEngine({ ...storage, ...reads }, opts);
   const { opened, ...stores } = storage;
-  const parts = { ...stores, ...reads, ...engine, follow: opened.follow };
+  const keeper = opened.pool ? new LeaseKeeper({ leases: storage.leases, runtimes: engine.engine, log: storage.log, ttlMs: storage.settings.leaseTtlMs }) : undefined;
+  const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper };
   return { ...parts, ...closers(parts) };
 }
 
@@ -75,6 +79,8 @@ function closers(p: Omit<Core, 'stopWork' | 'closeStores'>): Pick<Core, 'stopWor
       await p.instances.stop();
       p.questions.close();
       await p.engine.closeAll();
+      // Once no runtime writes any more: the leases end, and the other nodes take the sessions over at once.
+      await p.keeper?.stop();
       await p.mcp.close();
       await p.tasks.closeAll();
       await p.notes.close();

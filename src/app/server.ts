@@ -10,6 +10,7 @@ import type { Ids } from '../lib/ids.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { SessionLogTap, tappedLogger } from '../archive/log-tap.ts';
 import { startCore, type Core } from './core.ts';
+import { settleTakenOver } from '../nodes/settlement.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
@@ -103,6 +104,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   void daemon.search.start();
   // PostgreSQL: the other nodes' commits reach the projections and the reactions above (docs/scale-out.md).
   const follower = input.follow?.({ log, intervalMs: opts.settings.followIntervalMs });
+  // PostgreSQL: the sessions of a node that died are taken over once their leases expire (docs/scale-out.md "Leases").
+  input.keeper?.takeOver({ catchUp: () => journal.catchUp(), settle: (id) => settleTakenOver(input, id) });
 
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;
@@ -113,7 +116,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   instances.start(baseUrl, opts.settings.reconcileIntervalMs);
   void instances.reconcile();
 
-  const stop = stopper(input, transport, async () => await follower?.stop(), async () => {
+  const stop = stopper(input, transport, async () => {
+    await input.keeper?.stopTakingOver();
+    await follower?.stop();
+  }, async () => {
     unlistenVolatile();
     unlistenLive();
     unsubscribe();

@@ -12,6 +12,7 @@ import { DEFAULT_GREP_TIMEOUT_MS } from '../fs/grep.ts';
 import { DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_SWEEP_INTERVAL_MS, type UploadLimits } from '../uploads/types.ts';
 import { DEFAULT_WEB_FETCH_LIMITS, type WebFetchLimits } from '../webfetch/page.ts';
 import { DEFAULT_COALESCE_MS } from '../ws/coalesce.ts';
+import { DEFAULT_LEASE_TTL_MS } from '../nodes/leases.ts';
 import { LIVE_TURNS, RETRIM_IDLE_MS } from '../../projections/transcript/live/entry.ts';
 import { DEFAULT_BUDGETS, type SearchBudgets } from '../../projections/search/types.ts';
 
@@ -47,6 +48,11 @@ export interface Settings {
   nodeId?: string;
   /** `SVC_CODE_FOLLOW_INTERVAL_MS`: PostgreSQL: the catch-up read of other nodes' commits besides NOTIFY (a lost one costs at most this). */
   followIntervalMs: number;
+  /**
+   * `SVC_CODE_LEASE_TTL_MS`: PostgreSQL: how long a node's lease on a session outlives its last renewal (renewed every
+   * third of it); a dead node's sessions are taken over within about 4/3 of it (docs/scale-out.md "Leases").
+   */
+  leaseTtlMs: number;
   /** `SVC_CODE_RECONCILE_INTERVAL_MS`: how often daemons on one home reconcile their sessions. */
   reconcileIntervalMs: number;
   /** `SVC_CODE_ALLOWED_HOSTS`, `SVC_CODE_ALLOWED_ORIGINS`: comma-separated, added to `--allowed-host` and the own origins. */
@@ -118,6 +124,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     journalUrl: str('SVC_CODE_JOURNAL_URL'),
     nodeId: str('SVC_CODE_NODE_ID'),
     followIntervalMs: num('SVC_CODE_FOLLOW_INTERVAL_MS', 1_000),
+    leaseTtlMs: num('SVC_CODE_LEASE_TTL_MS', DEFAULT_LEASE_TTL_MS),
     reconcileIntervalMs: num('SVC_CODE_RECONCILE_INTERVAL_MS', 30_000),
     access: { allowedHosts: list('SVC_CODE_ALLOWED_HOSTS'), allowedOrigins: list('SVC_CODE_ALLOWED_ORIGINS') },
     config: {

@@ -3,7 +3,7 @@ import type { JournalEvent } from '../../journal/types.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { LiveSessions } from '../sessions/live.ts';
-import type { PromptAcceptedPayload, TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
+import type { PromptAcceptedPayload } from '../../protocol/events/turns.ts';
 import { assertPoolUsable } from '../agents/pool.ts';
 import { settleOrphans } from '../agents/recover.ts';
 import { quiet, sweepEveryMs } from './idle-runtimes.ts';
@@ -11,7 +11,6 @@ import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { Subagents, type SubagentDeps } from '../agents/spawn.ts';
 import { validationError } from '../../protocol/errors.ts';
 import { loadMessages } from './history.ts';
-import { answerOpenCalls } from './open-calls.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
 import type { ClientCache, TokenSource } from './model-resolve.ts';
@@ -21,8 +20,11 @@ import { SessionRuntime, type RuntimeDeps } from './runtime.ts';
 import type { ToolExecutor } from './tools.ts';
 import type { HookRunner } from '../hooks/runner.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
-import type { NewStreamEvent } from '../../protocol/events/registry.ts';
 import { known } from '../../protocol/events/known.ts';
+import { settleInterrupted, type InterruptCause } from './interrupted.ts';
+import { ApiError } from '../../protocol/errors.ts';
+import { Codes } from '../../protocol/codes.ts';
+import type { SessionLeases } from '../nodes/leases.ts';
 
 /** Newly created sessions remembered for a read-free first load (older ones load from the journal). */
 const FRESH_MAX = 10_000;
@@ -57,7 +59,10 @@ export interface EngineDeps extends CompactionDeps {
   notes?: RuntimeDeps['notes'];
   /** The loop's timings (src/app/settings.ts, read at start; replay retries at once). */
   timings: EngineTimings;
+  /** Which node runs each session (docs/scale-out.md "Leases"): a runtime loads only under this node's lease. */
+  leases: Pick<SessionLeases, 'acquire' | 'release'>;
 }
+
 
 /** The agent loop's timings: retries' base delay, a quiet model stream's timeout and an idle runtime's unload (0: never). */
 export interface EngineTimings {
@@ -127,6 +132,11 @@ export class EngineRegistry {
     return this.runtimes.get(sessionId);
   }
 
+  /** Whether the session's main runtime is loaded here or loading (its lease is then in use). */
+  holds(sessionId: string): boolean {
+    return this.runtimes.has(sessionId) || this.loading.has(sessionId);
+  }
+
   /** The runtime of one agent of the session: `main`, or a `:btw` agent (rebuilt from the journal after a restart). */
   async agentRuntime(session: SessionRecord, agentId: string): Promise<SessionRuntime> {
     if (agentId === MAIN_AGENT) return this.runtime(session);
@@ -178,6 +188,30 @@ export class EngineRegistry {
   private async load(session: SessionRecord): Promise<SessionRuntime> {
     // Part B secondary_model rule 7: resuming a session fails on an unusable subagent pool.
     assertPoolUsable(this.deps.config.current());
+    await this.lease(session.id);
+    try {
+      return await this.loadLeased(session);
+    } catch (err) {
+      await this.deps.leases.release(session.id).catch((e: unknown) => this.deps.log.warn({ err: e, session_id: session.id }, 'releasing a session lease failed'));
+      throw err;
+    }
+  }
+
+  /**
+   * This node's lease on the session (docs/scale-out.md "Leases"): refused while another live node runs it (a command
+   * the forwarding did not reach the owner with). Taken from another node, its last writes are followed first.
+   */
+  private async lease(sessionId: string): Promise<void> {
+    const lease = await this.deps.leases.acquire(sessionId);
+    if (!lease.held) {
+      throw new ApiError(Codes.SESSION_BUSY, 'session is running on another svc-code node; send its commands there', {
+        details: { reason: 'held_by_other_node', session_id: sessionId, node_id: lease.owner },
+      });
+    }
+    if (lease.previous) await this.deps.journal.catchUp();
+  }
+
+  private async loadLeased(session: SessionRecord): Promise<SessionRuntime> {
     const fresh = this.isFresh(session.id);
     const { messages, events } = fresh ? { messages: [], events: [] } : await loadMessages(this.deps.journal, session.id);
     const system = this.mainSystem(session, events);
@@ -227,35 +261,23 @@ export class EngineRegistry {
   }
 
   /**
-   * At start: every session whose index shows a turn still open (the daemon stopped
-   * mid-turn) gets `turn.ended` failed/interrupted, and its still-queued prompts
-   * `prompt.aborted`. Only those sessions' journals are read.
+   * At start: every session whose index shows a turn still open (the daemon stopped mid-turn) and that `mine` names
+   * (on a shared journal: the sessions whose lease this node took) gets `turn.ended` failed/interrupted, and its
+   * still-queued prompts `prompt.aborted`. Only those sessions' journals are read.
    */
-  async recoverInterrupted(): Promise<number> {
+  async recoverInterrupted(mine: (sessionId: string) => boolean = () => true): Promise<number> {
     let n = 0;
     for (const s of [...this.deps.sessions.all()]) {
-      if (!s.active_turn || s.foreign) continue;
-      const { events } = await loadMessages(this.deps.journal, s.id);
-      const now = this.deps.clock.now().toISOString();
-      const turn = s.active_turn;
-      await this.deps.journal.append([
-        // Calls the stop left unanswered get their results first: the history stays one the providers accept.
-        ...answerOpenCalls(events, { sessionId: s.id, agentId: MAIN_AGENT, turnId: turn.turn_id, now, ids: this.deps.ids }).map((e) => ({ stream: s.id, ...e }) as NewStreamEvent),
-        {
-          stream: s.id, type: 'turn.ended',
-          payload: {
-            agent_id: MAIN_AGENT, turn_id: turn.turn_id, prompt_id: turn.prompt_id, reason: 'failed',
-            error: { kind: 'interrupted', message: 'daemon restarted during the turn' },
-            usage: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_creation_tokens: 0 }, steps: 0, ended_at: now,
-          } satisfies TurnEndedPayload,
-        },
-        ...queuedPrompts(events).map((q): NewStreamEvent => ({ stream: s.id, type: 'prompt.aborted', payload: { agent_id: q.agent_id, prompt_id: q.prompt_id, reason: 'interrupted' } })),
-        ...settleOrphans(events, now, s.id, this.deps.ids).map((e) => ({ stream: s.id, ...e })),
-      ]);
-      n++;
+      if (s.foreign || !mine(s.id)) continue;
+      if (await this.settleInterrupted(s, 'restart')) n++;
     }
     if (n) this.deps.log.warn({ sessions: n }, 'ended turns interrupted by a restart');
     return n;
+  }
+
+  /** Ends the session's open turn as interrupted (calls answered, queued prompts aborted); false when none is open. */
+  settleInterrupted(s: SessionRecord, cause: InterruptCause): Promise<boolean> {
+    return settleInterrupted(this.deps, s, cause);
   }
 
   /**
@@ -280,6 +302,7 @@ export class EngineRegistry {
       unloaded.push(id);
       await Promise.all(all.map((r) => r.close()));
       await this.deps.lifecycle?.unloaded(id);
+      await this.releaseLease(id);
     }
     return unloaded;
   }
@@ -295,6 +318,12 @@ export class EngineRegistry {
     this.deps.live.forget(id);
     await Promise.all(all.map((r) => r.close()));
     if (main) await this.deps.lifecycle?.unloaded(id);
+    await this.releaseLease(id);
+  }
+
+  /** The runtime is gone here: another node may load the session now (a failure leaves it to expire). */
+  private async releaseLease(id: string): Promise<void> {
+    await this.deps.leases.release(id).catch((err: unknown) => this.deps.log.warn({ err, session_id: id }, 'releasing a session lease failed (it expires by itself)'));
   }
 
   /** The daemon is stopping: turns still running leave their end to the next start. */
@@ -315,14 +344,3 @@ export class EngineRegistry {
 }
 
 
-/** Prompts accepted but never run, steered or aborted. */
-function queuedPrompts(events: Array<{ type: string; payload: any }>): Array<{ prompt_id: string; agent_id: string }> {
-  const open = new Map<string, { prompt_id: string; agent_id: string }>();
-  for (const e of events) {
-    if (known(e).type === 'prompt.accepted') open.set(e.payload.prompt_id, { prompt_id: e.payload.prompt_id, agent_id: e.payload.agent_id ?? MAIN_AGENT });
-    else if (known(e).type === 'turn.started') open.delete((e.payload as TurnStartedPayload).prompt_id);
-    else if (known(e).type === 'prompt.steered') for (const id of e.payload.prompt_ids as string[]) open.delete(id);
-    else if (known(e).type === 'prompt.aborted') open.delete(e.payload.prompt_id);
-  }
-  return [...open.values()];
-}

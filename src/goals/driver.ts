@@ -1,5 +1,5 @@
 import type { JournalEvent } from '../../journal/types.ts';
-import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { GoalSnapshot } from '../../protocol/events/session.ts';
 import type { TurnEndedPayload, TurnStartedPayload } from '../../protocol/events/turns.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -74,11 +74,13 @@ export class GoalDriver {
   };
 
   /** At start: an active goal left by the previous run is paused, not lost (and not pursued unasked). */
-  async recover(): Promise<void> {
-    for (const s of [...this.deps.sessions.all()]) {
-      if (s.foreign || s.goal?.status !== 'active') continue;
-      await this.update(s.id, { ...s.goal, status: 'paused' });
-    }
+  async recover(mine: (sessionId: string) => boolean = () => true): Promise<void> {
+    for (const s of [...this.deps.sessions.all()]) if (!s.foreign && mine(s.id)) await this.pauseLeftActive(s);
+  }
+
+  /** A goal left active by a run that stopped (a restart, a dead node's session taken over) is paused. */
+  async pauseLeftActive(s: SessionRecord): Promise<void> {
+    if (s.goal?.status === 'active') await this.update(s.id, { ...s.goal, status: 'paused' });
   }
 
   private async update(sessionId: string, goal: GoalSnapshot): Promise<void> {

@@ -1,4 +1,4 @@
-import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { ConfigService } from '../config/service.ts';
 import type { EventJournal } from '../events/journal.ts';
@@ -201,26 +201,29 @@ export class PermissionService implements PermissionGate {
     return { resolved_at: await this.finish(approvalId, body.decision, extra) };
   }
 
-  /** Startup: approvals left pending by a previous run resolve as cancelled (their turn was ended by recovery). */
-  async recover(): Promise<number> {
-    const at = this.deps.clock.now().toISOString();
+  /** Startup: approvals left pending by a previous run resolve as cancelled (their turn was ended by recovery); on a shared journal only those of the sessions `mine` names. */
+  async recover(mine: (sessionId: string) => boolean = () => true): Promise<number> {
     let n = 0;
-    for (const s of [...this.deps.sessions.all()]) {
-      if (!s.pending_approvals?.length || s.foreign) continue;
-      await this.deps.journal.append(s.pending_approvals.flatMap((a) => [
-        {
-          stream: s.id, type: 'event.approval.resolved',
-          payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled', reason: 'daemon_restarted', resolved_at: at } satisfies ApprovalResolvedPayload,
-        } as const,
-        {
-          stream: s.id, type: 'permission.approval.resolved',
-          payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled' } satisfies PermissionResolvedPayload,
-        } as const,
-      ]));
-      n += s.pending_approvals.length;
-    }
+    for (const s of [...this.deps.sessions.all()]) if (!s.foreign && mine(s.id)) n += await this.cancelLeftPending(s);
     if (n) this.deps.log.warn({ approvals: n }, 'cancelled approvals left pending by a restart');
     return n;
+  }
+
+  /** The session's approvals no tool call waits on any more (a restart, a takeover) journaled cancelled; how many. */
+  async cancelLeftPending(s: SessionRecord): Promise<number> {
+    if (!s.pending_approvals?.length) return 0;
+    const at = this.deps.clock.now().toISOString();
+    await this.deps.journal.append(s.pending_approvals.flatMap((a) => [
+      {
+        stream: s.id, type: 'event.approval.resolved',
+        payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled', reason: 'daemon_restarted', resolved_at: at } satisfies ApprovalResolvedPayload,
+      } as const,
+      {
+        stream: s.id, type: 'permission.approval.resolved',
+        payload: { approval_id: a.approval_id, agent_id: a.agent_id, tool_call_id: a.tool_call_id, decision: 'cancelled' } satisfies PermissionResolvedPayload,
+      } as const,
+    ]));
+    return s.pending_approvals.length;
   }
 
   /** Journals the resolution, updates pending_interaction and releases the waiting tool call. */

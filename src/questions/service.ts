@@ -1,4 +1,4 @@
-import type { SessionIndex } from '../../projections/session-index/session-index.ts';
+import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import { logFailure, type Logger } from '../lib/logger.ts';
 import type { EventJournal } from '../events/journal.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -136,20 +136,23 @@ export class QuestionService {
     this.pending.clear();
   }
 
-  /** Startup: questions left pending by a previous run are dismissed (their turn was ended by recovery). */
-  async recover(): Promise<number> {
-    const at = this.deps.clock.now().toISOString();
+  /** Startup: questions left pending by a previous run are dismissed (their turn was ended by recovery); on a shared journal only those of the sessions `mine` names. */
+  async recover(mine: (sessionId: string) => boolean = () => true): Promise<number> {
     let n = 0;
-    for (const s of [...this.deps.sessions.all()]) {
-      if (!s.pending_questions?.length || s.foreign) continue;
-      await this.deps.journal.append(s.pending_questions.map((q) => ({
-        stream: s.id, type: 'event.question.dismissed',
-        payload: { ...q, reason: 'daemon_restarted', dismissed_at: at } satisfies QuestionDismissedPayload,
-      })));
-      n += s.pending_questions.length;
-    }
+    for (const s of [...this.deps.sessions.all()]) if (!s.foreign && mine(s.id)) n += await this.dismissLeftPending(s);
     if (n) this.deps.log.warn({ questions: n }, 'dismissed questions left pending by a restart');
     return n;
+  }
+
+  /** The session's questions no tool call waits on any more (a restart, a takeover) journaled dismissed; how many. */
+  async dismissLeftPending(s: SessionRecord): Promise<number> {
+    if (!s.pending_questions?.length) return 0;
+    const at = this.deps.clock.now().toISOString();
+    await this.deps.journal.append(s.pending_questions.map((q) => ({
+      stream: s.id, type: 'event.question.dismissed',
+      payload: { ...q, reason: 'daemon_restarted', dismissed_at: at } satisfies QuestionDismissedPayload,
+    })));
+    return s.pending_questions.length;
   }
 
   private dismiss(questionId: string, reason: DismissReason, failCall = false): Promise<string> {

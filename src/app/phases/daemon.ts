@@ -66,7 +66,7 @@ export async function buildDaemonParts(core: Core, o: DaemonOptions): Promise<Da
   const goals = new GoalDriver({
     journal, sessions: core.sessions, engine: core.engine, log, submit: (sid, text) => acceptPrompt(intake, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
   });
-  await goals.recover();
+  await goals.recover((id) => core.settledAtStart.has(id));
   return { terminals, capabilities, pricing, mcpManagement, configWatchers, mcpOAuth, search, autoTitle, goals };
 }
 

@@ -22,6 +22,7 @@ import { ReadStamps } from '../../tools/read-stamps.ts';
 import { BUILTIN_TOOLS } from '../../tools/registry.ts';
 import { UploadService } from '../../uploads/service.ts';
 import { WorkspaceDirs } from '../../workspaces/extra-dirs.ts';
+import { claimLeftOpen } from '../../nodes/settlement.ts';
 import { Instances } from '../instances.ts';
 import { SERVER_VERSION } from '../version.ts';
 import type { ReadModels } from './read-models.ts';
@@ -90,6 +91,8 @@ export interface RunParts {
 export interface EngineParts extends BaseParts, GateParts, RunParts {
   /** Follow-up turns of idle sessions whose background work ended (a reaction: the caller registers `onCommitted`). */
   wakeups: TaskWakeups;
+  /** The sessions a previous run left open that this node settled at start (the daemon's goals pause theirs). */
+  settledAtStart: ReadonlySet<string>;
 }
 
 type Below = Storage & ReadModels;
@@ -102,10 +105,13 @@ export async function buildEngine(below: Below, o: EngineOptions): Promise<Engin
   const base = await baseParts(below, o);
   const gates = gateParts({ ...below, ...base });
   const run = await runParts({ ...below, ...base, ...gates }, o);
-  // Startup recovery: what a previous run left open is settled before anything is served.
-  await gates.permissions.recover();
-  await gates.questions.recover();
-  await run.engine.recoverInterrupted();
+  // Startup recovery: what a previous run left open is settled before anything is served; on a shared journal only
+  // in the sessions whose lease this node takes (another live node's running turn is not ended).
+  const settledAtStart = await claimLeftOpen(below.sessions, below.leases);
+  const mine = (id: string) => settledAtStart.has(id);
+  await gates.permissions.recover(mine);
+  await gates.questions.recover(mine);
+  await run.engine.recoverInterrupted(mine);
   const parts = { ...below, ...base, ...gates, ...run };
   const intake: IntakeDeps = parts;
   // Background work that ends while the agent is idle wakes it: the notes become a follow-up prompt (origin `task`).
@@ -114,7 +120,7 @@ export async function buildEngine(below: Below, o: EngineOptions): Promise<Engin
     ...(o.admitFollowUp ? { admit: o.admitFollowUp } : {}),
     submit: (sid, f) => acceptPrompt(intake, sid, { content: f.notes.flatMap((m) => m.content) } as PromptInput, { kind: 'task', taskIds: f.taskIds, metadata: followUpMetadata(f) }),
   });
-  return { ...base, ...gates, ...run, wakeups };
+  return { ...base, ...gates, ...run, wakeups, settledAtStart };
 }
 
 async function baseParts(b: Below, o: EngineOptions): Promise<BaseParts> {
@@ -163,7 +169,7 @@ async function runParts(b: Below & BaseParts & GateParts, o: EngineOptions): Pro
   });
   const engine = new EngineRegistry({
     home, journal, bus, clock, ids, uploads: b.uploads, images: b.images, sessions, live, config, auth, log, clients: b.clients, tools, tasks,
-    runtimes: b.runtimes, lifecycle: mcp, hooks, notes: b.notes, timings, tracer: b.tracer,
+    runtimes: b.runtimes, lifecycle: mcp, hooks, notes: b.notes, timings, tracer: b.tracer, leases: b.leases,
   });
   return { plugins, hooks, grants, mcp, stamps, agents, tools, engine };
 }

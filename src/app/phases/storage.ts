@@ -9,6 +9,7 @@ import { promptTracer, type PromptTracer } from '../../engine/trace.ts';
 import { openHomeJournal, type JournalPlace, type OpenedJournal } from '../journal-boot.ts';
 import type { Settings } from '../settings.ts';
 import { hasPassword } from '../../../journal/pg/open.ts';
+import { LocalLeases, PgSessionLeases, type SessionLeases } from '../../nodes/leases.ts';
 
 export interface StorageOptions {
   home: string;
@@ -35,6 +36,10 @@ export interface Storage {
   settings: Settings;
   /** The prompt-latency trace (settings.tracePrompt; a no-op when unset): made here once, passed to each part that marks. */
   tracer: PromptTracer;
+  /** This daemon's id among the nodes sharing a PostgreSQL journal (`SVC_CODE_NODE_ID`, or a fresh `node_<ULID>`). */
+  nodeId: string;
+  /** Which node runs each session's runtime: leases in the shared database, or all this daemon's on LevelDB. */
+  leases: SessionLeases;
   /** The journal slot this process writes to (PostgreSQL: an id, no directory). */
   primary: JournalPlace;
   journal: EventJournal;
@@ -63,5 +68,6 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer, url, log });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);
-  return { home, clock, ids, log, settings, tracer, primary, journal, config, opened };
+  const leases = opened.pool ? new PgSessionLeases(opened.pool, nodeId, settings.leaseTtlMs) : new LocalLeases(nodeId);
+  return { home, clock, ids, log, settings, tracer, nodeId, leases, primary, journal, config, opened };
 }
