@@ -169,7 +169,11 @@ export class EngineRegistry {
    * unusable [secondary_model] pool).
    */
   async resume(session: SessionRecord & { foreign?: unknown }): Promise<void> {
-    if (!session.foreign) await this.runtime(session);
+    if (session.foreign) return;
+    // Another node runs it (docs/scale-out.md "Leases"): the read is served from this node's read models as is.
+    await this.runtime(session).catch((err: unknown) => {
+      if (!isHeldElsewhere(err)) throw err;
+    });
   }
 
   /** The session's runtime, loading it from the journal the first time. */
@@ -344,3 +348,6 @@ export class EngineRegistry {
 }
 
 
+
+/** The refusal of a runtime load while another node holds the session's lease. */
+const isHeldElsewhere = (err: unknown): boolean => err instanceof ApiError && (err.details as { reason?: string } | undefined)?.reason === 'held_by_other_node';

@@ -75,8 +75,8 @@ test('kill -9 of the owner mid-tool: another node takes the session over within 
   const took = Date.now() - killedAt;
   t.log(`takeover: ${took} ms after kill -9 (lease time 10 s)`);
   t.true(took < 15_000, `taken over in ${took} ms`);
-  t.like(ended.payload, { reason: 'failed', error: { kind: 'interrupted' } });
-  t.regex((ended.payload as any).error.message, /another node took the session over/);
+  t.like(ended!.payload, { reason: 'failed', error: { kind: 'interrupted' } });
+  t.regex((ended!.payload as any).error.message, /another node took the session over/);
 
   const events = await b.eventsOf(sid);
   t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), 'one stream, contiguous, nothing twice');
@@ -89,7 +89,7 @@ test('kill -9 of the owner mid-tool: another node takes the session over within 
   const before = c.llm.requests.length;
   t.is((await b.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'after' }] })).code, 0);
   const done = await until(async () => (await b.eventsOf(sid)).filter((e) => e.type === 'turn.ended').at(1), 30_000, 'the next turn');
-  t.is((done.payload as any).reason, 'completed');
+  t.is((done!.payload as any).reason, 'completed');
   t.is(c.llm.requests.length, before + 1);
   t.deepEqual(pairingProblems(c.llm.requests.at(-1)!), []);
   t.is(await leaseOf(c.url, sid), 'node_b');
@@ -112,7 +112,7 @@ test('a node that starts while another runs a turn leaves that turn alone; the o
   c.llm.setScript(scripts.helloText);
   await writeFile(path.join(c.cwd, 'go'), '');
   const ended = await until(async () => (await b.eventsOf(sid)).find((e) => e.type === 'turn.ended'), 30_000, 'the turn ended on A');
-  t.is((ended.payload as any).reason, 'completed', 'B did not end A\'s turn at its start');
+  t.is((ended!.payload as any).reason, 'completed', 'B did not end A\'s turn at its start');
   const events = await a.eventsOf(sid);
   t.false(events.some((e) => e.type === 'turn.ended' && (e.payload as any).reason === 'failed'));
   t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));
@@ -132,7 +132,7 @@ test('a node that stops gracefully mid-turn: its leases end at once and another 
   try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
   const stoppedAt = Date.now();
   const ended = await until(async () => (await b.eventsOf(sid)).find((e) => e.type === 'turn.ended'), 30_000, 'the turn settled by B');
-  t.like(ended.payload, { reason: 'failed', error: { kind: 'interrupted' } });
+  t.like(ended!.payload, { reason: 'failed', error: { kind: 'interrupted' } });
   // A lease left to expire would take at least 6 s; an ended one is taken on B's next round (every 2 s).
   t.true(Date.now() - stoppedAt < 5_000, 'within one round plus the settlement, not the lease time');
   t.is(await leaseOf(c.url, sid), undefined, 'B gives the lease back once the session is settled (it is idle)');
