@@ -4,7 +4,7 @@ import { ROOT } from './lib/daemon.ts';
 import { progress } from './lib/report.ts';
 
 /** Every benchmark, in the order they run. Pass names (`npm run bench -- rss ws-replay`) to run a subset. */
-const BENCHES = ['cold-start', 'npm-start', 'session-create', 'session-list', 'ws-replay', 'append-fanout', 'rss', 'fs-list', 'fs-search', 'fs-grep', 'terminal-echo', 'tools-bash', 'tools-search', 'prompt-latency', 'live-sessions-memory', 'created-sessions-memory', 'mcp-call', 'mcp-sessions', 'hooks', 'stream-frames', 'stream-load', 'search', 'replay', 'web-ui', 'prompt-cache', 'long-session'];
+const BENCHES = ['cold-start', 'npm-start', 'session-create', 'session-list', 'ws-replay', 'append-fanout', 'rss', 'fs-list', 'fs-search', 'fs-grep', 'terminal-echo', 'tools-bash', 'tools-search', 'prompt-latency', 'live-sessions-memory', 'created-sessions-memory', 'mcp-call', 'mcp-sessions', 'hooks', 'stream-frames', 'stream-load', 'search', 'replay', 'web-ui', 'prompt-cache', 'long-session', 'takeover'];
 const LIMIT_MS = 6 * 60_000;
 
 /** Runs one script as a child process; its stdout must be one JSON object (stderr passes through). */

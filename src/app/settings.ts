@@ -50,7 +50,7 @@ export interface Settings {
   followIntervalMs: number;
   /**
    * `SVC_CODE_LEASE_TTL_MS`: PostgreSQL: how long a node's lease on a session outlives its last renewal (renewed every
-   * third of it); a dead node's sessions are taken over within about 4/3 of it (docs/scale-out.md "Leases").
+   * third of it); a dead node's sessions are taken over within it plus a second (docs/scale-out.md "Leases").
    */
   leaseTtlMs: number;
   /** `SVC_CODE_RECONCILE_INTERVAL_MS`: how often daemons on one home reconcile their sessions. */

@@ -1,5 +1,5 @@
 import type { Logger } from '../lib/logger.ts';
-import { leaseRoundMs, type SessionLeases } from './leases.ts';
+import { renewEveryMs, takeoverEveryMs, type SessionLeases } from './leases.ts';
 
 /** What the keeper asks of the engine: whether a session's runtime is loaded (or loading) here, and its unload. */
 export interface LeasedRuntimes {
@@ -24,9 +24,10 @@ export interface KeeperDeps {
 }
 
 /**
- * Keeps this node's leases (docs/scale-out.md "Leases"), one round every third of the lease time:
- * 1. renews every lease held; a session whose lease another node took meanwhile (this node was cut off longer than
- *    the lease time) is unloaded here at once;
+ * Keeps this node's leases (docs/scale-out.md "Leases"), in rounds every second (or a third of the lease time, when
+ * shorter):
+ * 1. every third of the lease time, renews every lease held; a session whose lease another node took meanwhile
+ *    (this node was cut off longer than the lease time) is unloaded here at once;
  * 2. gives back the leases of sessions whose runtime is no longer loaded (an idle unload, a start-up settlement);
  * 3. with `takeOver` set (the daemon, once it follows the other nodes): takes the expired leases of dead nodes and
  *    settles each session after catching up with its previous owner's writes, then gives the lease back (the
@@ -39,7 +40,7 @@ export class LeaseKeeper {
   private stopped = false;
 
   constructor(private readonly deps: KeeperDeps) {
-    this.timer = setInterval(() => this.kick(), leaseRoundMs(deps.ttlMs));
+    this.timer = setInterval(() => this.kick(), takeoverEveryMs(deps.ttlMs));
     this.timer.unref();
   }
 
@@ -63,14 +64,22 @@ export class LeaseKeeper {
     return this.round;
   }
 
+  private lastRenewal = 0;
+
   private async runRound(): Promise<void> {
+    const { leases, runtimes, ttlMs } = this.deps;
+    if (Date.now() - this.lastRenewal >= renewEveryMs(ttlMs) - takeoverEveryMs(ttlMs) / 2) await this.renew();
+    for (const id of [...leases.held()]) if (!runtimes.holds(id)) await leases.release(id);
+    if (this.takeover) await this.takeOverExpired(this.takeover);
+  }
+
+  private async renew(): Promise<void> {
     const { leases, runtimes, log } = this.deps;
+    this.lastRenewal = Date.now();
     for (const id of await leases.renew()) {
       log.warn({ session_id: id }, 'session lease lost to another node: its runtime is unloaded here');
       await runtimes.unload(id);
     }
-    for (const id of [...leases.held()]) if (!runtimes.holds(id)) await leases.release(id);
-    if (this.takeover) await this.takeOverExpired(this.takeover);
   }
 
   private async takeOverExpired(takeover: Takeover): Promise<void> {

@@ -36,11 +36,14 @@ export interface SessionLeases {
 
 export type Acquired = { held: true; previous?: string } | { held: false; owner: string };
 
-/** The default lease time (`SVC_CODE_LEASE_TTL_MS`): a dead node's sessions are taken over within about 4/3 of it. */
+/** The default lease time (`SVC_CODE_LEASE_TTL_MS`): a dead node's sessions are taken over within it plus a second. */
 export const DEFAULT_LEASE_TTL_MS = 10_000;
 
-/** How often a node renews its leases and looks for expired ones: three times per lease time. */
-export const leaseRoundMs = (ttlMs: number): number => Math.max(50, Math.floor(ttlMs / 3));
+/** How often a node renews its leases: three times per lease time. */
+export const renewEveryMs = (ttlMs: number): number => Math.max(50, Math.floor(ttlMs / 3));
+
+/** How often a node looks for expired leases (a cheap read of the few leased rows): every second, or more often. */
+export const takeoverEveryMs = (ttlMs: number): number => Math.min(1_000, renewEveryMs(ttlMs));
 
 /** The single-node journal (LevelDB): this daemon holds every session. */
 export class LocalLeases implements SessionLeases {
