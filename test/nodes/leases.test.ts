@@ -10,6 +10,7 @@ import { freshDatabase, sql } from '../helpers/pg.ts';
 async function pool(t: { teardown(fn: () => unknown): void }): Promise<{ url: string; pool: pg.Pool }> {
   const url = await freshDatabase();
   const p = new pg.Pool({ connectionString: url, max: 4 });
+  p.on('error', () => undefined); // an idle connection closed by the server's stop at the end
   t.teardown(() => p.end());
   await migrate(p);
   return { url, pool: p };
