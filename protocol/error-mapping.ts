@@ -1,4 +1,5 @@
 import { JournalEncodeError, JournalStoreError } from '../journal/errors.ts';
+import { StreamConflictError } from '../journal/store.ts';
 import { Codes } from './codes.ts';
 import { ApiError } from './errors.ts';
 
@@ -16,6 +17,13 @@ export function mappedError(err: unknown): ApiError | undefined {
   if (err instanceof JournalStoreError) {
     return new ApiError(Codes.PERSISTENCE, 'persistence failure: the journal cannot be written until the daemon restarts', {
       details: { reason: 'journal_store_failed' },
+    });
+  }
+  if (err instanceof StreamConflictError) {
+    // Several nodes on one PostgreSQL journal (docs/scale-out.md): another node wrote this session's stream first
+    // (its lease was taken over while this node was cut off). Nothing of this command was written.
+    return new ApiError(Codes.SESSION_BUSY, 'session was written by another svc-code node first; nothing of this request was written', {
+      details: { reason: 'written_by_other_node', stream: err.stream },
     });
   }
   switch ((err as NodeJS.ErrnoException | undefined)?.code) {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { StreamConflictError } from '../../journal/store.ts';
+import { mappedError } from '../../protocol/error-mapping.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import { Codes } from '../../protocol/codes.ts';
 import { followedPast, ids, listed, twoNodes } from '../helpers/pg-nodes.ts';
@@ -74,6 +75,8 @@ test('two nodes appending to one session stream at once: one append is refused w
   t.is(refused.length, 1, JSON.stringify(results.map((r) => r.status)));
   t.true(refused[0].reason instanceof StreamConflictError);
   t.regex((refused[0].reason as Error).message, new RegExp(`stream ${sid} .*another node appended to it first`));
+  // What a client whose request met it is told: the spec's "session busy", nothing written.
+  t.like(mappedError(refused[0].reason), { code: 40901, details: { reason: 'written_by_other_node', stream: sid } });
   t.is(a.journal.failure, null);
   t.is(b.journal.failure, null);
   await until(() => b.journal.headSeq(sid) === a.journal.headSeq(sid), 30_000);
