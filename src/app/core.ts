@@ -49,6 +49,8 @@ export interface CoreOptions {
 export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
   /** PostgreSQL: starts following the other nodes' commits (the daemon does, once its reactions are registered). */
   follow?: Storage['opened']['follow'];
+  /** PostgreSQL: the journal's URL, for the daemon's volatile relay (src/nodes/volatile-relay.ts). Never logged. */
+  sharedJournalUrl?: string;
   /** PostgreSQL: renews this node's session leases; the daemon has it take dead nodes' sessions over (src/nodes/keeper.ts). */
   keeper?: LeaseKeeper;
   /** Stops the engine's work: turns (left open for the next start), MCP servers, tasks (but those kept alive), notes. */
@@ -68,7 +70,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const engine = await buildEngine({ ...storage, ...reads }, opts);
   const { opened, ...stores } = storage;
   const keeper = opened.pool ? new LeaseKeeper({ leases: storage.leases, runtimes: engine.engine, log: storage.log, ttlMs: storage.settings.leaseTtlMs }) : undefined;
-  const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper };
+  const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper, sharedJournalUrl: opened.url };
   return { ...parts, ...closers(parts) };
 }
 

@@ -33,6 +33,8 @@ export interface OpenedJournal {
   follow?: (o: { log: Logger; intervalMs: number }) => Follower;
   /** PostgreSQL only: the journal's connection pool, shared with the session leases (src/nodes/leases.ts). */
   pool?: pg.Pool;
+  /** PostgreSQL only: the journal's URL (the volatile relay's own connection; never logged: it may hold a password). */
+  url?: string;
 }
 
 /**
@@ -83,7 +85,7 @@ async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: bo
   }
   const id = `pg-${createHash('sha256').update(journalIdentity(url)).digest('hex').slice(0, 12)}`;
   const follow = (f: { log: Logger; intervalMs: number }) => new Follower({ url, store, journal, from, ...f });
-  return { primary: { id, dir: '' }, adoptable: [], journal, follow, pool: store.pool };
+  return { primary: { id, dir: '' }, adoptable: [], journal, follow, pool: store.pool, url };
 }
 
 /** The projections loaded (or rebuilt, `--rebuild-projections`), then the other slots adopted into the primary. */

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../lib/logger.ts';
 import { SessionLogTap, tappedLogger } from '../archive/log-tap.ts';
 import { startCore, type Core } from './core.ts';
 import { settleTakenOver } from '../nodes/settlement.ts';
+import { VolatileRelay } from '../nodes/volatile-relay.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
 import { committedSubscribers, registerSubscribers } from './subscribers.ts';
@@ -104,6 +105,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   void daemon.search.start();
   // PostgreSQL: the other nodes' commits reach the projections and the reactions above (docs/scale-out.md).
   const follower = input.follow?.({ log, intervalMs: opts.settings.followIntervalMs });
+  // PostgreSQL: the turns run on other nodes stream here too (their deltas, progress and task output).
+  const relay = input.sharedJournalUrl ? new VolatileRelay({ url: input.sharedJournalUrl, nodeId: input.nodeId, bus, journal, log }) : undefined;
   // PostgreSQL: the sessions of a node that died are taken over once their leases expire (docs/scale-out.md "Leases").
   input.keeper?.takeOver({ catchUp: () => journal.catchUp(), settle: (id) => settleTakenOver(input, id) });
 
@@ -118,6 +121,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
 
   const stop = stopper(input, transport, async () => {
     await input.keeper?.stopTakingOver();
+    await relay?.stop();
     await follower?.stop();
   }, async () => {
     unlistenVolatile();

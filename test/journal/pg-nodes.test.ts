@@ -53,7 +53,7 @@ test('a WebSocket subscriber on B gets a real turn run on A: contiguous seqs, no
   t.teardown(() => c.close());
   t.is((await c.request('subscribe', { session_ids: [sid] })).code, 0);
   const from = a.journal.headSeq(sid);
-  llm.setScript({ events: [{ text: 'hello from node A' }] });
+  llm.setScript({ events: [{ text: 'hello ' }, { text: 'from ' }, { text: 'node A' }] });
   t.is((await a.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'hi' }] })).code, 0);
   await c.waitFor((f) => f.type === 'turn.ended' && f.session_id === sid, 60_000);
   await followedPast(a, b);
@@ -65,4 +65,9 @@ test('a WebSocket subscriber on B gets a real turn run on A: contiguous seqs, no
   const onA = await messages(a);
   t.true(JSON.stringify(onA).includes('hello from node A'));
   t.deepEqual(await messages(b), onA);
+  // The turn streamed on B too (the volatile relay): every delta once, in order, none after its step was committed.
+  const deltas = c.frames.filter((f) => f.session_id === sid && f.type === 'assistant.delta');
+  t.is(deltas.map((f) => f.payload.text).join(''), 'hello from node A');
+  const stepDone = c.frames.findIndex((f) => f.session_id === sid && f.type === 'message.created' && f.payload.message?.role === 'assistant');
+  t.true(c.frames.indexOf(deltas.at(-1)!) < stepDone, 'the deltas came before the committed message');
 });

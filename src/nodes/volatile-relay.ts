@@ -1,0 +1,199 @@
+import pg from 'pg';
+import type { VolatileBus } from '../events/volatile-bus.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { PayloadOf, VolatileType } from '../../protocol/events/registry.ts';
+
+/** The NOTIFY channel of volatile frames between nodes (docs/scale-out.md "Streaming across nodes"). */
+export const VOLATILE_CHANNEL = 'svc_code_volatile';
+
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more: each message stays below this. */
+const MAX_MESSAGE_BYTES = 7_600;
+/** A streamed text longer than this (characters) is sent in pieces (4 bytes per character at worst). */
+const PIECE_CHARS = 1_500;
+/** Frames wait this long to share one NOTIFY (ms). */
+const BATCH_MS = 10;
+/** Frames a session may hold while this node has not yet followed the commit they came after; older ones go. */
+const HELD_MAX = 2_000;
+const HELD_MS = 10_000;
+
+/** One volatile publish as relayed: the session, the seq the sender's journal was at, the event, its offset. */
+interface Frame { s: string; q: number; t: VolatileType; p: Record<string, unknown>; o?: number }
+interface Message { n: string; f: Frame[] }
+
+export interface RelayDeps {
+  url: string;
+  nodeId: string;
+  bus: VolatileBus;
+  /** The session's seq here: the sender's stamp is compared with it; `committed` tells when it moves. */
+  journal: { headSeq(stream: string): number; on(ev: 'committed', fn: (events: Array<{ stream: string }>) => void): unknown; off(ev: 'committed', fn: (...a: any[]) => void): unknown };
+  log: Logger;
+}
+
+/**
+ * Streams a turn's volatile frames (text and thinking deltas, tool progress, task output) to the subscribers of the
+ * other nodes (docs/scale-out.md "Streaming across nodes"). They are never journaled; the committed events that
+ * replace them reach the other nodes through the journal follower. So a frame is delivered on a node only while
+ * that node has followed exactly what the sender had when it published it (its journal seq for the session, the
+ * frame's stamp): it waits while the node is behind, and is dropped once the node is past it (the step it belongs to
+ * may be committed there already: a late delta would add its text a second time).
+ */
+export class VolatileRelay {
+  private client: pg.Client | undefined;
+  private outbox: Frame[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private sending: Promise<void> = Promise.resolve();
+  private delivering = false;
+  private stopped = false;
+  private retries = 0;
+  private readonly held = new Map<string, Array<Frame & { at: number }>>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: RelayDeps) {
+    this.unsubscribe = deps.bus.subscribe(this.onLocal);
+    deps.journal.on('committed', this.onCommitted);
+    void this.connect();
+  }
+
+  private readonly onLocal = (sessionId: string, type: VolatileType, payload: unknown, offset?: number): void => {
+    if (this.delivering || !this.client) return;
+    const frame: Frame = { s: sessionId, q: this.deps.journal.headSeq(sessionId), t: type, p: payload as Record<string, unknown>, ...(offset !== undefined ? { o: offset } : {}) };
+    this.outbox.push(...pieces(frame));
+    this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
+  };
+
+  /** Sends what waits, in messages under the size limit, one after another on the one connection (in order). */
+  private flush(): void {
+    this.flushTimer = undefined;
+    const frames = this.outbox.splice(0);
+    const client = this.client;
+    if (!client || !frames.length) return;
+    this.sending = this.sending.then(async () => {
+      for (const text of messages(this.deps.nodeId, frames)) await client.query('SELECT pg_notify($1, $2)', [VOLATILE_CHANNEL, text]);
+    }).catch((err: unknown) => this.deps.log.warn({ err }, 'volatile relay: sending failed (the frames are lost; the committed events follow)'));
+  }
+
+  private readonly onNotification = (msg: pg.Notification): void => {
+    if (msg.channel !== VOLATILE_CHANNEL || !msg.payload) return;
+    let m: Message;
+    try {
+      m = JSON.parse(msg.payload) as Message;
+    } catch {
+      return;
+    }
+    if (m.n === this.deps.nodeId || !Array.isArray(m.f)) return;
+    for (const f of m.f) this.receive(f);
+  };
+
+  private receive(f: Frame): void {
+    const head = this.deps.journal.headSeq(f.s);
+    if (f.q < head) return;
+    if (f.q === head && !this.held.get(f.s)?.length) return this.deliver(f);
+    // Behind the sender: held until the commit it follows arrives here (in order with what is held already).
+    const list = this.held.get(f.s) ?? [];
+    list.push({ ...f, at: Date.now() });
+    if (list.length > HELD_MAX) list.shift();
+    this.held.set(f.s, list);
+  }
+
+  private readonly onCommitted = (events: Array<{ stream: string }>): void => {
+    for (const stream of new Set(events.map((e) => e.stream))) {
+      const list = this.held.get(stream);
+      if (!list) continue;
+      const head = this.deps.journal.headSeq(stream);
+      const now = Date.now();
+      const keep = list.filter((f) => f.q > head && now - f.at < HELD_MS);
+      for (const f of list) if (f.q === head) this.deliver(f);
+      if (keep.length) this.held.set(stream, keep);
+      else this.held.delete(stream);
+    }
+  };
+
+  private deliver(f: Frame): void {
+    this.delivering = true;
+    try {
+      this.deps.bus.publish(f.s, f.t, f.p as PayloadOf<VolatileType>, f.o);
+    } catch (err) {
+      this.deps.log.warn({ err, session_id: f.s, type: f.t }, 'volatile relay: a relayed frame was refused');
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.deps.url, keepAlive: true, application_name: 'svc-code volatile relay' });
+    let lost = false;
+    const onLost = (err?: Error) => {
+      if (lost) return;
+      lost = true;
+      if (this.client === client) this.client = undefined;
+      if (this.stopped) return;
+      const delay = Math.min(200 * 2 ** this.retries++, 5_000);
+      this.deps.log.warn({ err, retryInMs: delay }, 'volatile relay: connection lost; reconnecting (frames meanwhile are not relayed)');
+      setTimeout(() => void this.connect(), delay).unref();
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    client.on('notification', this.onNotification);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${VOLATILE_CHANNEL}`);
+    } catch (err) {
+      onLost(err as Error);
+      client.end().catch(() => undefined);
+      return;
+    }
+    if (this.stopped) return void (await client.end().catch(() => undefined));
+    this.client = client;
+    this.retries = 0;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe();
+    this.deps.journal.off('committed', this.onCommitted);
+    clearTimeout(this.flushTimer);
+    await this.sending;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}
+
+/** The text field of a streamed frame, split when long (its offsets moved along): each piece fits in a message. */
+function pieces(f: Frame): Frame[] {
+  const field = f.t === 'tool.call.delta' ? 'delta' : f.t === 'shell.output' ? 'data' : 'text';
+  const text = f.p[field];
+  if (typeof text !== 'string' || text.length <= PIECE_CHARS) return [f];
+  const out: Frame[] = [];
+  for (let at = 0; at < text.length; at += PIECE_CHARS) {
+    const p = { ...f.p, [field]: text.slice(at, at + PIECE_CHARS) };
+    if (typeof f.p.offset === 'number') p.offset = f.p.offset + at;
+    out.push({ ...f, p, ...(f.o !== undefined ? { o: f.o + at } : {}) });
+  }
+  return out;
+}
+
+/** The frames as NOTIFY payloads under the size limit, in order; a frame too large alone is left out. */
+function messages(nodeId: string, frames: Frame[]): string[] {
+  const out: string[] = [];
+  let batch: string[] = [];
+  let bytes = 0;
+  const head = `{"n":${JSON.stringify(nodeId)},"f":[`;
+  const close = () => {
+    if (batch.length) out.push(`${head}${batch.join(',')}]}`);
+    batch = [];
+    bytes = Buffer.byteLength(head) + 2;
+  };
+  close();
+  for (const f of frames) {
+    const json = JSON.stringify(f);
+    const size = Buffer.byteLength(json) + 1;
+    if (size + Buffer.byteLength(head) + 2 > MAX_MESSAGE_BYTES) continue;
+    if (bytes + size > MAX_MESSAGE_BYTES) close();
+    batch.push(json);
+    bytes += size;
+  }
+  close();
+  return out;
+}
