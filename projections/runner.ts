@@ -10,6 +10,8 @@ function toWrite(name: string, w: RecordWrite): ProjectionWrite {
   return 'delete' in w ? { type: 'del', key } : { type: 'put', key, value: w.value };
 }
 
+const eventKey = (e: JournalEvent): string => `${e.stream}\u0000${e.epoch}\u0000${e.seq}`;
+
 /**
  * Keeps a set of projections in step with the journal: loads them at start
  * (or rebuilds them from the journal when their version changed or their data
@@ -18,11 +20,28 @@ function toWrite(name: string, w: RecordWrite): ProjectionWrite {
 export class ProjectionRunner {
   constructor(private readonly journal: Journal, private readonly projections: Projection[]) {}
 
+  /**
+   * An event some projections applied before the next one threw: a derive of the same event again (the follower
+   * retries a followed event) starts at the projection that threw, so the ones before it do not apply it twice.
+   */
+  private partial: { key: string; done: number } | undefined;
+
   /** Applies events to every projection and returns the writes for the same batch. */
   derive = (events: JournalEvent[]): ProjectionWrite[] => {
     const writes: ProjectionWrite[] = [];
     for (const e of events) {
-      for (const p of this.projections) for (const w of p.apply(e)) writes.push(toWrite(p.name, w));
+      // Hot path: the key is built only when an earlier derive threw.
+      const from = this.partial && this.partial.key === eventKey(e) ? this.partial.done : 0;
+      this.partial = undefined;
+      for (let i = from; i < this.projections.length; i++) {
+        const p = this.projections[i];
+        try {
+          for (const w of p.apply(e)) writes.push(toWrite(p.name, w));
+        } catch (err) {
+          this.partial = { key: eventKey(e), done: i };
+          throw err;
+        }
+      }
     }
     return writes;
   };
