@@ -16,6 +16,9 @@ export interface Takeover {
   settle(sessionId: string): Promise<void>;
 }
 
+/** A round that keeps failing is logged this often at most. */
+const LOG_EVERY_MS = 30_000;
+
 export interface KeeperDeps {
   leases: SessionLeases;
   runtimes: LeasedRuntimes;
@@ -59,9 +62,28 @@ export class LeaseKeeper {
   /** Runs a round now unless one is running (tests and the start call it; the timer does otherwise). */
   kick(): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    this.round ??= this.runRound().catch((err: unknown) => this.deps.log.warn({ err }, 'session leases: a round failed; retried on the next'))
+    this.round ??= this.runRound().then(() => this.succeeded(), (err: unknown) => this.failed(err))
       .finally(() => { this.round = undefined; });
     return this.round;
+  }
+
+  /** When rounds began failing (the database away): logged once, then every LOG_EVERY_MS, and when they work again. */
+  private failingSince: number | undefined;
+  private lastFailureLog = 0;
+
+  private failed(err: unknown): void {
+    const now = Date.now();
+    this.failingSince ??= now;
+    if (now - this.lastFailureLog < LOG_EVERY_MS) return;
+    this.lastFailureLog = now;
+    this.deps.log.warn({ err, failingForMs: now - this.failingSince }, 'session leases: a round failed; retried every second');
+  }
+
+  private succeeded(): void {
+    if (this.failingSince === undefined) return;
+    this.deps.log.info({ failedForMs: Date.now() - this.failingSince }, 'session leases: rounds work again');
+    this.failingSince = undefined;
+    this.lastFailureLog = 0;
   }
 
   private lastRenewal = 0;
