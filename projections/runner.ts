@@ -68,15 +68,18 @@ export class ProjectionRunner {
     for (const p of this.projections) if (p.lazy || p.onDemand) p.reset();
   }
 
-  /** Reads every record first, then swaps each projection's state at once (a reader never sees one half-loaded). */
+  /**
+   * One projection at a time (the start holds one projection's records in memory at once, not all of them): its
+   * records read, then its state swapped in one synchronous step, so a reader never sees it half-loaded.
+   */
   private async load(targets: Projection[]): Promise<void> {
-    const loaded = targets.filter((p) => !p.onDemand && !p.lazy);
-    const records = await Promise.all(loaded.map((p) => this.journal.store.entries(projectionRange(p.name))));
-    loaded.forEach((p, i) => {
+    for (const p of targets) {
+      if (p.onDemand || p.lazy) continue;
+      const records = await this.journal.store.entries(projectionRange(p.name));
       p.reset();
       const prefix = projectionRange(p.name).gte.length;
-      for (const [key, value] of records[i]) p.load(key.slice(prefix), value);
-    });
+      for (const [key, value] of records) p.load(key.slice(prefix), value);
+    }
   }
 
   /**

@@ -33,15 +33,10 @@ export class JournalOpenError extends Error {
  * and without the query string, which may hold one too (`?password=...`).
  */
 export function describeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = '';
+  return withoutPassword(url, (u) => {
     u.search = '';
     u.hash = '';
-    return u.toString().replace(/:@/, '@');
-  } catch {
-    return '(unparseable URL)';
-  }
+  });
 }
 
 /**
@@ -49,9 +44,15 @@ export function describeUrl(url: string): string {
  * Unchanged since the first PostgreSQL release (it keeps the query string): an existing home keeps its instance id.
  */
 export function journalIdentity(url: string): string {
+  return withoutPassword(url);
+}
+
+/** The URL as text without the password of its user part (and without what `strip` removes besides). */
+function withoutPassword(url: string, strip?: (u: URL) => void): string {
   try {
     const u = new URL(url);
     u.password = '';
+    strip?.(u);
     return u.toString().replace(/:@/, '@');
   } catch {
     return '(unparseable URL)';

@@ -26,7 +26,7 @@ export type ServerReach = Pick<ServerParts,
   | 'journal' | 'bus' | 'ids' | 'log' | 'version'
   | 'sessions' | 'workspaces' | 'transcripts' | 'fileHistory' | 'liveTranscripts'
   | 'config' | 'configWatchers' | 'auth' | 'uploads' | 'workspaceDirs' | 'live' | 'engine' | 'notes' | 'tasks'
-  | 'permissions' | 'questions' | 'mcp' | 'mcpOAuth' | 'search'
+  | 'permissions' | 'questions' | 'mcp' | 'mcpOAuth' | 'search' | 'instances'
   /** Every route as declared (what /openapi.json is generated from). */
   | 'routes'>;
 
@@ -144,11 +144,11 @@ export async function startTestServer(
 function reach(p: ServerParts): ServerReach {
   const {
     journal, bus, ids, log, version, sessions, workspaces, transcripts, fileHistory, liveTranscripts, config, configWatchers, auth, uploads,
-    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes,
+    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes, instances,
   } = p;
   return {
     journal, bus, ids, log, version, sessions, workspaces, transcripts, fileHistory, liveTranscripts, config, configWatchers, auth, uploads,
-    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes,
+    workspaceDirs, live, engine, notes, tasks, permissions, questions, mcp, mcpOAuth, search, routes, instances,
   };
 }
 

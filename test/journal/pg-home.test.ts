@@ -14,11 +14,11 @@ test('a home with leftover LevelDB slots served on PostgreSQL: the slots are nei
   const slots = await listSlotDirs(home);
   t.true(slots.length > 0);
 
-  // Reconciling often: a pass that adopted the stopped daemon's slot would import its session into the database.
-  const pg = await startTestServer({ home, keepHome: true, options: { journalUrl: await freshDatabase() }, env: { SVC_CODE_RECONCILE_INTERVAL_MS: '50' } });
+  // A reconcile pass that adopted the stopped daemon's slot would import its session into the database.
+  const pg = await startTestServer({ home, keepHome: true, options: { journalUrl: await freshDatabase() } });
   t.is((await pg.get(`/api/v1/sessions/${sid}`)).code, 40401);
   t.deepEqual((await pg.get('/api/v1/sessions')).data.items, []);
-  await new Promise((r) => setTimeout(r, 1_500)); // about 30 reconcile intervals
+  for (let i = 0; i < 3; i++) await pg.instances.reconcile();
   t.deepEqual((await pg.get('/api/v1/sessions')).data.items, []);
   await pg.stop();
 
