@@ -37,7 +37,8 @@ export interface PgStoreOptions {
 export class PgStore implements JournalStore {
   readonly backend = 'postgres' as const;
 
-  constructor(private readonly pool: pg.Pool, private readonly opts: PgStoreOptions) {}
+  /** The store's connection pool: the node directory and the session leases (src/nodes/) use the same database. */
+  constructor(readonly pool: pg.Pool, private readonly opts: PgStoreOptions) {}
 
   async loadHeads(): Promise<Map<string, StreamHead>> {
     const { rows } = await this.read<{ stream: string } & StreamHead>({

@@ -48,6 +48,8 @@ export interface CoreOptions {
 export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
   /** PostgreSQL: starts following the other nodes' commits (the daemon does, once its reactions are registered). */
   follow?: Storage['opened']['follow'];
+  /** PostgreSQL: the journal's pool, which the node directory (src/nodes/) uses too. */
+  pool?: Storage['opened']['pool'];
   /** Stops the engine's work: turns (left open for the next start), MCP servers, tasks (but those kept alive), notes. */
   stopWork(): Promise<void>;
   /** Closes the stores, the journal last; the slot's export is removed (the slot is adopted by the next daemon). */
@@ -64,7 +66,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const reads = await startReadModels(storage, { rebuild: opts.rebuildProjections });
   const engine = await buildEngine({ ...storage, ...reads }, opts);
   const { opened, ...stores } = storage;
-  const parts = { ...stores, ...reads, ...engine, follow: opened.follow };
+  const parts = { ...stores, ...reads, ...engine, follow: opened.follow, pool: opened.pool };
   return { ...parts, ...closers(parts) };
 }
 

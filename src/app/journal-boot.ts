@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import { JournalOpenError, describeUrl, journalIdentity, openPgStore } from '../../journal/pg/open.ts';
 import { Follower } from '../../journal/pg/follower.ts';
 import { claimSlots, type Slot } from '../../journal/slots.ts';
@@ -30,6 +31,8 @@ export interface OpenedJournal {
    * the reactions are in place; its stop comes before the journal closes.
    */
   follow?: (o: { log: Logger; intervalMs: number }) => Follower;
+  /** PostgreSQL only: the journal store's pool, for the node directory and the session leases (src/nodes/). */
+  pool?: pg.Pool;
 }
 
 /**
@@ -80,7 +83,7 @@ async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: bo
   }
   const id = `pg-${createHash('sha256').update(journalIdentity(url)).digest('hex').slice(0, 12)}`;
   const follow = (f: { log: Logger; intervalMs: number }) => new Follower({ url, store, journal, from, ...f });
-  return { primary: { id, dir: '' }, adoptable: [], journal, follow };
+  return { primary: { id, dir: '' }, adoptable: [], journal, follow, pool: store.pool };
 }
 
 /** The projections loaded (or rebuilt, `--rebuild-projections`), then the other slots adopted into the primary. */

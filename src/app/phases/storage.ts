@@ -33,6 +33,8 @@ export interface Storage {
   log: Logger;
   /** Read once at start; each later phase hands its parts the values they use. */
   settings: Settings;
+  /** This daemon's node id among the daemons sharing one PostgreSQL journal: `settings.nodeId` or a fresh `node_<ULID>`. */
+  nodeId: string;
   /** The prompt-latency trace (settings.tracePrompt; a no-op when unset): made here once, passed to each part that marks. */
   tracer: PromptTracer;
   /** The journal slot this process writes to (PostgreSQL: an id, no directory). */
@@ -63,5 +65,5 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer, url, log });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);
-  return { home, clock, ids, log, settings, tracer, primary, journal, config, opened };
+  return { home, clock, ids, log, settings, nodeId, tracer, primary, journal, config, opened };
 }
