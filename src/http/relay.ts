@@ -32,7 +32,7 @@ export class RelayError extends Error {
   }
 }
 
-// Headers that belong to one connection (RFC 9110 7.6.1), never passed on.
+// Headers that belong to one connection (RFC 9110 7.6.1), never passed on; and the length, which Koa sets from the body.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']);
 
 /** Headers of an answer without the hop-by-hop ones. */
@@ -74,10 +74,9 @@ export function relay(r: RelayRequest): Promise<RelayAnswer> {
     req.once('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
+      // A connection lost mid-answer is an 'error' (aborted), never an 'end': no short answer is passed on.
       res.once('error', (err) => fail(err.message, err));
       res.once('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-      // Settled already when it ended; otherwise the connection was lost mid-answer.
-      res.once('close', () => fail('the connection closed before the whole answer'));
     });
     req.end(r.body);
   });
