@@ -40,34 +40,38 @@ export class NodeDirectory {
     return Math.max(1, Math.floor(this.o.ttlMs / 3));
   }
 
-  /** Writes this node's row (a restart under the same id starts it anew) and heartbeats until `stop`. */
+  /**
+   * Writes this node's row (a restart under the same id starts it anew) and heartbeats until `stop`. A failed write
+   * is logged, not thrown: the daemon serves anyway, and the next heartbeat writes the row.
+   */
   async start(url: string): Promise<void> {
     this.url = url;
-    await this.o.pool.query({
+    this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
+    this.timer.unref();
+    await this.write({
       name: 'node-start',
       text: `INSERT INTO journal_nodes (node_id, url, started_at, heartbeat_at) VALUES ($1, $2, now(), now())
              ON CONFLICT (node_id) DO UPDATE SET url = excluded.url, started_at = now(), heartbeat_at = now()`,
-      values: [this.o.nodeId, url],
-    });
-    this.timer = setInterval(() => void this.beat(), this.heartbeatMs);
-    this.timer.unref();
+    }, 'could not list this node in journal_nodes');
   }
 
-  /**
-   * Renews the row, or writes it again if it is gone (someone removed it, or the database lost it): a live node is
-   * always listed. A failed beat is logged and the next one tries again.
-   */
+  /** Renews the row, or writes it again if it is gone (removed by hand, or lost): a live node is always listed. */
   private beat(): Promise<void> {
-    this.beating ??= this.o.pool.query({
+    this.beating ??= this.write({
       name: 'node-beat',
       text: `INSERT INTO journal_nodes (node_id, url) VALUES ($1, $2)
              ON CONFLICT (node_id) DO UPDATE SET url = excluded.url, heartbeat_at = now()`,
-      values: [this.o.nodeId, this.url],
-    }).then(
-      () => undefined,
-      (err: Error) => this.o.log.warn({ err, nodeId: this.o.nodeId }, 'node heartbeat failed'),
-    ).finally(() => (this.beating = undefined));
+    }, 'node heartbeat failed').finally(() => (this.beating = undefined));
     return this.beating;
+  }
+
+  /** Runs a write of this node's row; a failure is logged (the next heartbeat tries again). */
+  private async write(query: { name: string; text: string }, failure: string): Promise<void> {
+    try {
+      await this.o.pool.query({ ...query, values: [this.o.nodeId, this.url] });
+    } catch (err) {
+      this.o.log.warn({ err, nodeId: this.o.nodeId }, failure);
+    }
   }
 
   /** Where node `nodeId` serves its HTTP API, or undefined when it has no row (stopped, or never started). */

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
 import { openPgStore } from '../../journal/pg/open.ts';
@@ -44,6 +45,20 @@ test('a row removed while the node runs is written again by the next heartbeat',
   t.teardown(() => dir.stop());
   await dir.start('http://127.0.0.1:7001');
   await sql(url, 'DELETE FROM journal_nodes');
+  await until(async () => (await rows(url)).length === 1, 10_000);
+  t.like((await rows(url))[0], { node_id: 'node_a', url: 'http://127.0.0.1:7001' });
+});
+
+test('a start the database refuses does not throw: it is logged, and the heartbeat lists the node once it can', async (t) => {
+  const { url, pool } = await database(t);
+  const warnings: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { warnings.push(JSON.parse(String(chunk)).msg); done(); } });
+  const dir = new NodeDirectory({ pool, nodeId: 'node_a', ttlMs: 300, log: pino({ level: 'warn' }, sink) });
+  t.teardown(() => dir.stop());
+  await sql(url, 'ALTER TABLE journal_nodes RENAME TO journal_nodes_away');
+  await dir.start('http://127.0.0.1:7001');
+  t.deepEqual(warnings.slice(0, 1), ['could not list this node in journal_nodes']);
+  await sql(url, 'ALTER TABLE journal_nodes_away RENAME TO journal_nodes');
   await until(async () => (await rows(url)).length === 1, 10_000);
   t.like((await rows(url))[0], { node_id: 'node_a', url: 'http://127.0.0.1:7001' });
 });
