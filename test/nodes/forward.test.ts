@@ -109,6 +109,10 @@ test('the owner gone: 50001 with details {reason: owner_unreachable, node_id}, f
   owner = 'node_c';
   const refused = await b.req('POST', `/api/v1/sessions/${sid}/approvals/approval_x`, { decision: 'approve' });
   t.like(refused.body, { code: 50001, details: { reason: 'owner_unreachable', node_id: 'node_c' } });
+  // A body over the routes' limit is refused as they refuse it, before any attempt to reach the owner.
+  const huge = { content: [{ type: 'text', text: 'x'.repeat(17 * 1024 * 1024) }] };
+  const tooLarge = await b.req('POST', `/api/v1/sessions/${sid}/prompts`, huge);
+  t.like(tooLarge.body, { code: 40001, details: [{ field: 'body' }] });
   t.is(llmA.requests.length + llmB.requests.length, 0);
   t.is(b.engine.get(sid), undefined);
 });
