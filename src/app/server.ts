@@ -149,12 +149,12 @@ async function startDaemonCore(opts: StartOptions, log: Logger, redirectUrl: () 
 
 /**
  * The daemon's stop, once however often asked. Not the phases in reverse: what still appends stops before what reads
- * the journal, and the stores close last. In order: this node's row in `journal_nodes` (PostgreSQL: the other
- * nodes stop forwarding commands here) and the journal follower (no other node's commit arrives any more); config
- * watchers (no reload starts work); the engine's work (turns, MCP, tasks: core's `stopWork`); OAuth flows and terminals (a terminal's exit is journaled); the hub, then
- * the live transcripts' pacing and folds (no client is left to receive a batch); auto titles and the search index
- * (they react to the last commits); the HTTP server; the stores (core's `closeStores`, the journal among them);
- * then `last`: the reactions unregistered, the instance file removed.
+ * the journal, and the stores close last. In order: this node's row in `journal_nodes` (PostgreSQL: the other nodes
+ * stop forwarding commands here) and the journal follower (no other node's commit arrives any more); config watchers
+ * (no reload starts work); the engine's work (turns, MCP, tasks: core's `stopWork`); OAuth flows and terminals (a
+ * terminal's exit is journaled); the hub, then the live transcripts' pacing and folds (no client is left to receive a
+ * batch); auto titles and the search index (they react to the last commits); the HTTP server; the stores (core's
+ * `closeStores`, the journal among them); then `last`: the reactions unregistered, the instance file removed.
  */
 function stopper(p: Core & DaemonParts, t: Transport, first: () => Promise<void>, last: () => Promise<void>): { closed: Promise<void>; close(): Promise<void> } {
   let closing: Promise<void> | undefined;
