@@ -53,6 +53,8 @@ export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
   sharedJournalUrl?: string;
   /** PostgreSQL: renews this node's session leases; the daemon has it take dead nodes' sessions over (src/nodes/keeper.ts). */
   keeper?: LeaseKeeper;
+  /** PostgreSQL: the journal's pool, which the node directory (src/nodes/) uses too. */
+  pool?: Storage['opened']['pool'];
   /** Stops the engine's work: turns (left open for the next start), MCP servers, tasks (but those kept alive), notes. */
   stopWork(): Promise<void>;
   /** Closes the stores, the journal last; the slot's export is removed (the slot is adopted by the next daemon). */
@@ -70,7 +72,7 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const engine = await buildEngine({ ...storage, ...reads }, opts);
   const { opened, ...stores } = storage;
   const keeper = opened.pool ? new LeaseKeeper({ leases: storage.leases, runtimes: engine.engine, log: storage.log, ttlMs: storage.settings.leaseTtlMs }) : undefined;
-  const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper, sharedJournalUrl: opened.url };
+  const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper, sharedJournalUrl: opened.url, pool: opened.pool };
   return { ...parts, ...closers(parts) };
 }
 

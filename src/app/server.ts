@@ -5,6 +5,7 @@ import type { ContractChecker } from '../../protocol/contract-check.ts';
 import { MCP_OAUTH_CALLBACK_PATH } from '../http/routes/mcp-auth.ts';
 import type { ClientCache } from '../engine/model-resolve.ts';
 import type { ToolReplay } from '../tools/executor.ts';
+import type { OwnerLookup } from '../nodes/types.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Ids } from '../lib/ids.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
@@ -34,6 +35,11 @@ export interface StartOptions {
   checker?: ContractChecker;
   /** `svc-code replay`: model clients that serve recorded answers, and tool calls answered from the record (docs/replay.md). */
   replay?: { clients: ClientCache; tools?: ToolReplay };
+  /**
+   * PostgreSQL nodes: which node owns each session; a command for a session owned elsewhere is forwarded there
+   * (docs/scale-out.md "Commands on any node"). Default: the session leases (src/nodes/leases.ts); tests pass a stub.
+   */
+  owners?: OwnerLookup;
 }
 
 /**
@@ -91,7 +97,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   let listeningOn = '';
   const redirectUrl = () => `${listeningOn}${MCP_OAUTH_CALLBACK_PATH}`;
   const core = await startDaemonCore(opts, log, redirectUrl);
-  const daemon = await buildDaemonParts(core.core, { options, redirectUrl });
+  const daemon = await buildDaemonParts(core.core, { options, redirectUrl, owners: opts.owners });
   const input: TransportInput = { ...core.core, ...daemon, token: core.token, options, logTap };
   const transport = buildTransport(input, checker);
   const { hub, server, liveTranscripts } = transport;
@@ -118,10 +124,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   instances.start(baseUrl, opts.settings.reconcileIntervalMs);
   void instances.reconcile();
+  // PostgreSQL: the other nodes reach this one at its URL from now on (docs/scale-out.md).
+  await daemon.nodes?.start(opts.settings.nodeUrl ?? `http://127.0.0.1:${port}`);
 
   const stop = stopper(input, transport, async () => {
     await input.keeper?.stopTakingOver();
     await relay?.stop();
+    await daemon.nodes?.stop();
     await follower?.stop();
   }, async () => {
     unlistenVolatile();
@@ -148,12 +157,12 @@ async function startDaemonCore(opts: StartOptions, log: Logger, redirectUrl: () 
 
 /**
  * The daemon's stop, once however often asked. Not the phases in reverse: what still appends stops before what reads
- * the journal, and the stores close last. In order: the journal follower (PostgreSQL: no other node's commit
- * arrives any more); config watchers (no reload starts work); the engine's work
- * (turns, MCP, tasks: core's `stopWork`); OAuth flows and terminals (a terminal's exit is journaled); the hub, then
- * the live transcripts' pacing and folds (no client is left to receive a batch); auto titles and the search index
- * (they react to the last commits); the HTTP server; the stores (core's `closeStores`, the journal among them);
- * then `last`: the reactions unregistered, the instance file removed.
+ * the journal, and the stores close last. In order: this node's row in `journal_nodes` (PostgreSQL: the other nodes
+ * stop forwarding commands here) and the journal follower (no other node's commit arrives any more); config watchers
+ * (no reload starts work); the engine's work (turns, MCP, tasks: core's `stopWork`); OAuth flows and terminals (a
+ * terminal's exit is journaled); the hub, then the live transcripts' pacing and folds (no client is left to receive a
+ * batch); auto titles and the search index (they react to the last commits); the HTTP server; the stores (core's
+ * `closeStores`, the journal among them); then `last`: the reactions unregistered, the instance file removed.
  */
 function stopper(p: Core & DaemonParts, t: Transport, first: () => Promise<void>, last: () => Promise<void>): { closed: Promise<void>; close(): Promise<void> } {
   let closing: Promise<void> | undefined;

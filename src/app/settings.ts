@@ -46,6 +46,11 @@ export interface Settings {
    * unset, a fresh `node_<ULID>` at each start (openStorage).
    */
   nodeId?: string;
+  /**
+   * `SVC_CODE_NODE_URL`: where the other nodes reach this daemon's HTTP API (commands forwarded to a session's owner,
+   * docs/scale-out.md); unset, `http://127.0.0.1:<the port it listens on>`.
+   */
+  nodeUrl?: string;
   /** `SVC_CODE_FOLLOW_INTERVAL_MS`: PostgreSQL: the catch-up read of other nodes' commits besides NOTIFY (a lost one costs at most this). */
   followIntervalMs: number;
   /**
@@ -123,6 +128,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     journalFsync: env.SVC_CODE_JOURNAL_FSYNC !== '0',
     journalUrl: str('SVC_CODE_JOURNAL_URL'),
     nodeId: str('SVC_CODE_NODE_ID'),
+    nodeUrl: str('SVC_CODE_NODE_URL'),
     followIntervalMs: num('SVC_CODE_FOLLOW_INTERVAL_MS', 1_000),
     leaseTtlMs: num('SVC_CODE_LEASE_TTL_MS', DEFAULT_LEASE_TTL_MS),
     reconcileIntervalMs: num('SVC_CODE_RECONCILE_INTERVAL_MS', 30_000),

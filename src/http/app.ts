@@ -15,11 +15,15 @@ import type { PromptTracer } from '../engine/trace.ts';
 import { defaultWebRoot, reservedSegments, staticMiddleware } from './static.ts';
 
 /**
- * The Koa application: envelope, canonical path, Host, origin, auth, static web UI, `:action` rewrite, routes.
- * The path is decided once, first; the guard and the router both read that one value.
+ * The Koa application: envelope, canonical path, Host, origin, auth, forwarding to a session's owner (PostgreSQL
+ * nodes, `deps.forward`: src/http/forward.ts), static web UI, `:action` rewrite, routes. The path is decided once,
+ * first; the guard, the forwarding and the router all read that one value.
  */
 export function createHttpApp(
-  deps: { log: Logger; ids: Ids; token: string; tracer: PromptTracer; options: Pick<ServeOptions, 'dangerousBypassAuth' | 'webTitle' | 'webRoot'> },
+  deps: {
+    log: Logger; ids: Ids; token: string; tracer: PromptTracer; options: Pick<ServeOptions, 'dangerousBypassAuth' | 'webTitle' | 'webRoot'>;
+    forward?: Koa.Middleware;
+  },
   routes: RouteDef[], ban: AuthBan, access: AccessPolicy, checker?: ContractChecker,
 ): Koa {
   const koa = new Koa();
@@ -32,6 +36,8 @@ export function createHttpApp(
   koa.use(hostMiddleware(access));
   koa.use(originMiddleware(access));
   koa.use(authMiddleware({ token: deps.token, bypass: deps.options.dangerousBypassAuth, ban }));
+  // After the token check: a request without the token is refused here, never passed to another node.
+  if (deps.forward) koa.use(deps.forward);
   // The web UI on every non-/api path (docs/web-ui.md); /api/* and the daemon's own other routes never reach it.
   koa.use(staticMiddleware({ root: deps.options.webRoot ?? defaultWebRoot(), title: deps.options.webTitle, reserved: reservedSegments(routes.map((r) => r.path)) }));
   koa.use(actionRewrite);

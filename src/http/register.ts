@@ -13,7 +13,9 @@ import { noTracer, type PromptTracer } from '../engine/trace.ts';
 import { mappedError } from '../../protocol/error-mapping.ts';
 import type { ContractChecker } from '../../protocol/contract-check.ts';
 
-const JSON_LIMIT = '16mb';
+/** The largest JSON body a route takes (and a command forwarded to another node, src/http/forward.ts). */
+export const JSON_LIMIT_MB = 16;
+const JSON_LIMIT = `${JSON_LIMIT_MB}mb`;
 
 function methodKey(m: string): 'get' | 'post' | 'put' | 'patch' | 'delete' {
   return m.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -71,7 +73,7 @@ function runRoute(def: RouteDef, tracer: PromptTracer): Koa.Middleware {
 }
 
 /** Malformed or oversize JSON bodies are 40001 with details, never a 500. */
-function bodyError(err: Error & { status?: number }): never {
+export function bodyError(err: Error & { status?: number }): never {
   const message = err.status === 413 ? `request body too large (limit ${JSON_LIMIT})` : `malformed JSON body: ${err.message}`;
   throw new ApiError(Codes.VALIDATION, message, { details: [{ field: 'body', message }] });
 }

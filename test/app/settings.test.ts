@@ -86,6 +86,16 @@ test('node identity: SVC_CODE_NODE_ID is taken (trimmed), unset leaves it to the
   t.is(readSettings({ SVC_CODE_NODE_ID: '  ' }).nodeId, undefined);
 });
 
+test('nodes: SVC_CODE_NODE_URL is taken (trimmed), SVC_CODE_LEASE_TTL_MS defaults to 10 s and refuses what is no whole number', (t) => {
+  t.is(readSettings({ SVC_CODE_NODE_URL: ' http://node-a.internal:7001 ' }).nodeUrl, 'http://node-a.internal:7001');
+  t.is(readSettings({}).nodeUrl, undefined);
+  t.is(readSettings({}).leaseTtlMs, 10_000);
+  t.is(readSettings({ SVC_CODE_LEASE_TTL_MS: '3000' }).leaseTtlMs, 3_000);
+  const bad = readSettings({ SVC_CODE_LEASE_TTL_MS: '0' });
+  t.is(bad.leaseTtlMs, 10_000);
+  t.true(bad.warnings.some((w) => w.includes('SVC_CODE_LEASE_TTL_MS')));
+});
+
 test('node identity: a server logs its node id at start, the one set or a fresh node_<ULID>', async (t) => {
   const started = async (env: NodeJS.ProcessEnv) => {
     const lines: Array<{ msg: string; nodeId?: string }> = [];

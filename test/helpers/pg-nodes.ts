@@ -3,19 +3,30 @@ import path from 'node:path';
 import { freshDatabase } from './pg.ts';
 import { newSession, startTestServer, tempHome, type TestServer } from './server.ts';
 import { until } from './wait.ts';
+import type { OwnerLookup } from '../../src/nodes/types.ts';
+
+/** What one of the two nodes gets besides the common options: its own config.toml, its own owner lookup. */
+export interface NodeOptions {
+  config?: string;
+  owners?: OwnerLookup;
+}
 
 /**
- * Two daemons (nodes) on one fresh PostgreSQL journal, each with its own home (and `config` in its config.toml when
- * given), stopped when the test ends (docs/scale-out.md). Callers import test/helpers/pg.ts's server through this.
+ * Two daemons (nodes) `node_a` and `node_b` on one fresh PostgreSQL journal, each with its own home (and `config` in
+ * its config.toml when given; `nodes` per node, over it), stopped when the test ends (docs/scale-out.md). Callers
+ * import test/helpers/pg.ts's server through this.
  */
 export async function twoNodes(
-  t: { teardown(fn: () => unknown): void }, opts: { env?: NodeJS.ProcessEnv; config?: string } = {},
+  t: { teardown(fn: () => unknown): void },
+  opts: { env?: NodeJS.ProcessEnv; config?: string; nodes?: Partial<Record<'node_a' | 'node_b', NodeOptions>> } = {},
 ): Promise<{ url: string; a: TestServer; b: TestServer }> {
   const url = await freshDatabase();
-  const start = async (node: string) => {
+  const start = async (node: 'node_a' | 'node_b') => {
     const home = await tempHome();
-    if (opts.config !== undefined) await writeFile(path.join(home, 'config.toml'), opts.config);
-    const s = await startTestServer({ home, options: { journalUrl: url }, env: { SVC_CODE_NODE_ID: node, ...opts.env } });
+    const own = opts.nodes?.[node] ?? {};
+    const config = own.config ?? opts.config;
+    if (config !== undefined) await writeFile(path.join(home, 'config.toml'), config);
+    const s = await startTestServer({ home, options: { journalUrl: url }, env: { SVC_CODE_NODE_ID: node, ...opts.env }, owners: own.owners });
     t.teardown(() => s.stop());
     return s;
   };

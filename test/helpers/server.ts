@@ -8,6 +8,7 @@ import { startServer, type RunningServer, type ServerParts } from '../../src/app
 import { readSettings } from '../../src/app/settings.ts';
 import { wsHubDeps } from '../../src/app/phases/transport.ts';
 import type { WsHubDeps } from '../../src/ws/hub.ts';
+import type { OwnerLookup } from '../../src/nodes/types.ts';
 import type { JournalEvent } from '../../journal/types.ts';
 import type { WorkspaceRecord } from '../../projections/workspaces/workspace-registry.ts';
 import { connectWs, TEST_TOKEN, type Envelope, type WsClient } from './wire.ts';
@@ -89,7 +90,11 @@ export async function newSession(s: TestServer, body: Record<string, unknown> = 
  * environment as it is now, plus `env` (for this server alone): a variable set after the start changes nothing.
  */
 export async function startTestServer(
-  opts: { home?: string; options?: Partial<ServeOptions>; keepHome?: boolean; log?: pino.Logger; env?: NodeJS.ProcessEnv } = {},
+  opts: {
+    home?: string; options?: Partial<ServeOptions>; keepHome?: boolean; log?: pino.Logger; env?: NodeJS.ProcessEnv;
+    /** PostgreSQL nodes: which node owns each session (a stub in tests of the forwarding; default: every session is run here). */
+    owners?: OwnerLookup;
+  } = {},
 ): Promise<TestServer> {
   const home = opts.home ?? (await tempHome());
   process.env.SVC_CODE_SERVER_TOKEN = TEST_TOKEN;
@@ -97,7 +102,8 @@ export async function startTestServer(
   const options = { ...defaultServeOptions(), port: 0, ...opts.options };
   const checker = new ContractChecker();
   const clock = new TestClock();
-  const server = await startServer({ home, settings, options, log: opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), checker, clock });
+  const log = opts.log ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const server = await startServer({ home, settings, options, log, checker, clock, owners: opts.owners });
   const baseUrl = server.baseUrl;
   const auth = { Authorization: `Bearer ${TEST_TOKEN}` };
   const req: TestServer['req'] = async (method, url, body, headers = {}) => {
@@ -135,7 +141,7 @@ export async function startTestServer(
     restart: async (options) => {
       await server.close();
       assertNoViolations(checker);
-      return startTestServer({ home, options: { ...opts.options, ...options }, keepHome: opts.keepHome, env: opts.env });
+      return startTestServer({ home, options: { ...opts.options, ...options }, keepHome: opts.keepHome, env: opts.env, owners: opts.owners });
     },
   };
   return ts;

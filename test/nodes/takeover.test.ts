@@ -95,7 +95,7 @@ test('kill -9 of the owner mid-tool: another node takes the session over within 
   t.is(await leaseOf(c.url, sid), 'node_b');
 });
 
-test('a node that starts while another runs a turn leaves that turn alone; the owner finishes it', async (t) => {
+test('a node that starts while another runs a turn leaves that turn alone; a prompt sent to it is forwarded to the owner', async (t) => {
   t.timeout(120_000);
   const c = await cluster(t);
   const a = await node(t, c, 'node_a');
@@ -106,13 +106,19 @@ test('a node that starts while another runs a turn leaves that turn alone; the o
   // B starts now: its start-up recovery sees the open turn, but A holds the lease.
   const b = await node(t, c, 'node_b');
   t.is(await leaseOf(c.url, sid), 'node_a');
-  // A prompt for the session sent to B is refused with the owner named (no second runtime on B).
-  const refused = await b.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'not here' }] });
-  t.like(refused, { code: 40901, details: { reason: 'held_by_other_node', node_id: 'node_a' } });
-  c.llm.setScript(scripts.helloText);
+  // A prompt for the session sent to B reaches A, the owner (forwarded: no second runtime on B); it queues there.
+  t.is((await b.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'sent to B' }] })).code, 0);
+  t.false(b.engine.holds(sid), 'B loaded no runtime for it');
+  c.llm.setScript(scripts.helloText, scripts.helloText);
   await writeFile(path.join(c.cwd, 'go'), '');
   const ended = await until(async () => (await b.eventsOf(sid)).find((e) => e.type === 'turn.ended'), 30_000, 'the turn ended on A');
   t.is((ended!.payload as any).reason, 'completed', 'B did not end A\'s turn at its start');
+  const both = await until(async () => {
+    const e = (await a.eventsOf(sid)).filter((x) => x.type === 'turn.ended');
+    return e.length === 2 ? e : undefined;
+  }, 30_000, 'the prompt sent to B run on A');
+  t.deepEqual(both!.map((e) => (e.payload as any).reason), ['completed', 'completed']);
+  t.true(JSON.stringify(c.llm.requests.at(-1)).includes('sent to B'));
   const events = await a.eventsOf(sid);
   t.false(events.some((e) => e.type === 'turn.ended' && (e.payload as any).reason === 'failed'));
   t.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1));

@@ -12,6 +12,8 @@ import { SNAPSHOT_PATH } from '../../providers/catalog/directory.ts';
 import { ModelPricing } from '../../providers/catalog/pricing.ts';
 import { SearchService, searchIndexDir } from '../../search/service.ts';
 import { TerminalService } from '../../terminals/service.ts';
+import { NodeDirectory } from '../../nodes/directory.ts';
+import type { OwnerLookup } from '../../nodes/types.ts';
 import type { Core } from '../core.ts';
 import type { ServeOptions } from '../options.ts';
 import { releaseSemiSpaceFlagForWorkers } from '../worker-heap.ts';
@@ -34,12 +36,18 @@ export interface DaemonParts {
   autoTitle: AutoTitle;
   /** Goals that drive the loop (docs/goals.md). */
   goals: GoalDriver;
+  /** PostgreSQL: the nodes sharing the journal, this one's row among them (started once the server listens). */
+  nodes?: NodeDirectory;
+  /** Which node owns a session's runtime: commands for a session owned elsewhere are forwarded there (src/http/forward.ts). */
+  owners: OwnerLookup;
 }
 
 export interface DaemonOptions {
   options: ServeOptions;
   /** Where MCP OAuth redirects land: this daemon's loopback callback, known once it listens. */
   redirectUrl(): string;
+  /** Which node owns each session; default: the session leases (tests pass a stub). */
+  owners?: OwnerLookup;
 }
 
 /** Builds the daemon's own parts on the engine; active goals left by the last run are paused. */
@@ -67,7 +75,11 @@ export async function buildDaemonParts(core: Core, o: DaemonOptions): Promise<Da
     journal, sessions: core.sessions, engine: core.engine, log, submit: (sid, text) => acceptPrompt(intake, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
   });
   await goals.recover((id) => core.settledAtStart.has(id));
-  return { terminals, capabilities, pricing, mcpManagement, configWatchers, mcpOAuth, search, autoTitle, goals };
+  // Several daemons on one PostgreSQL journal (docs/scale-out.md): this node's row and the other nodes' URLs.
+  const nodes = core.pool && new NodeDirectory({ pool: core.pool, nodeId: core.nodeId, ttlMs: core.settings.leaseTtlMs, log });
+  // Who runs each session: the session leases (src/nodes/leases.ts), unless a test passes its own lookup.
+  const owners = o.owners ?? core.leases;
+  return { terminals, capabilities, pricing, mcpManagement, configWatchers, mcpOAuth, search, autoTitle, goals, nodes, owners };
 }
 
 /**

@@ -34,10 +34,10 @@ export interface Storage {
   log: Logger;
   /** Read once at start; each later phase hands its parts the values they use. */
   settings: Settings;
+  /** This daemon's node id among the daemons sharing one PostgreSQL journal: `settings.nodeId` or a fresh `node_<ULID>`. */
+  nodeId: string;
   /** The prompt-latency trace (settings.tracePrompt; a no-op when unset): made here once, passed to each part that marks. */
   tracer: PromptTracer;
-  /** This daemon's id among the nodes sharing a PostgreSQL journal (`SVC_CODE_NODE_ID`, or a fresh `node_<ULID>`). */
-  nodeId: string;
   /** Which node runs each session's runtime: leases in the shared database, or all this daemon's on LevelDB. */
   leases: SessionLeases;
   /** The journal slot this process writes to (PostgreSQL: an id, no directory). */

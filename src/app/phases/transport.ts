@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { ContractChecker } from '../../../protocol/contract-check.ts';
 import type { SessionLogTap } from '../../archive/log-tap.ts';
 import { createHttpApp, newAuthBan } from '../../http/app.ts';
+import { forwardMiddleware } from '../../http/forward.ts';
 import type { RouteDef } from '../../http/route.ts';
 import { allRoutes, type RouteDeps } from '../../http/routes/index.ts';
 import { accessPolicy } from '../../../protocol/access/host.ts';
@@ -52,7 +53,9 @@ export function buildTransport(p: TransportInput, checker?: ContractChecker): Tr
     requestShutdown: () => shutdown.abort(),
   };
   const routes = allRoutes(deps);
-  const koa = createHttpApp({ log, ids, token, tracer, options }, routes, ban, access, checker);
+  // PostgreSQL: a command for a session another node owns runs there (docs/scale-out.md "Commands on any node").
+  const forward = p.nodes && forwardMiddleware({ nodeId: p.nodeId, owners: p.owners, nodes: p.nodes, routes, log });
+  const koa = createHttpApp({ log, ids, token, tracer, options, forward }, routes, ban, access, checker);
   const server = http.createServer(koa.callback());
   server.keepAliveTimeout = 5_000;
   hub.attach(server);
