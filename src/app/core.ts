@@ -68,12 +68,29 @@ export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
  */
 export async function startCore(opts: CoreOptions): Promise<Core> {
   const storage = await openStorage(opts);
-  const reads = await startReadModels(storage, { rebuild: opts.rebuildProjections });
-  const engine = await buildEngine({ ...storage, ...reads }, opts);
+  let reads: ReadModels;
+  let engine: EngineParts;
+  try {
+    reads = await startReadModels(storage, { rebuild: opts.rebuildProjections });
+    engine = await buildEngine({ ...storage, ...reads }, opts);
+  } catch (err) {
+    // A later phase failed: what storage opened is closed (the journal slots unlocked, the database pool ended), so
+    // a process that goes on (an embedding, a test, a retry) is not left holding them.
+    await closeStorage(storage);
+    throw err;
+  }
   const { opened, ...stores } = storage;
   const keeper = opened.pool ? new LeaseKeeper({ leases: storage.leases, runtimes: engine.engine, log: storage.log, ttlMs: storage.settings.leaseTtlMs }) : undefined;
   const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper, sharedJournalUrl: opened.url, pool: opened.pool };
   return { ...parts, ...closers(parts) };
+}
+
+/** Best effort, after a failed start: the config's watcher, the journal (its store), the slots opened besides it. */
+async function closeStorage(storage: Storage): Promise<void> {
+  const log = (err: unknown) => storage.log.warn({ err }, 'closing storage after a failed start failed');
+  await storage.config.close().catch(log);
+  await storage.journal.close().catch(log);
+  await Promise.allSettled(storage.opened.adoptable.map((slot) => slot.db.close()));
 }
 
 /** The core's stop, in two halves: the engine's work (the caller's transports stop in between), then the stores. */
