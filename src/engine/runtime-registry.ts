@@ -9,7 +9,7 @@ import { settleOrphans } from '../agents/recover.ts';
 import { quiet, sweepEveryMs } from './idle-runtimes.ts';
 import { createBtwAgent, rebuildBtwAgent } from '../agents/btw.ts';
 import { Subagents, type SubagentDeps } from '../agents/spawn.ts';
-import { validationError } from '../../protocol/errors.ts';
+import { ApiError, validationError } from '../../protocol/errors.ts';
 import { loadMessages } from './history.ts';
 import { buildSystemPrompt, SYSTEM_PROMPT_EVENT } from './system-prompt.ts';
 import type { SystemPromptRecord } from '../../protocol/events/turns.ts';
@@ -22,7 +22,6 @@ import type { HookRunner } from '../hooks/runner.ts';
 import { MAIN_AGENT, type LoopLimits } from './turn.ts';
 import { known } from '../../protocol/events/known.ts';
 import { settleInterrupted, type InterruptCause } from './interrupted.ts';
-import { ApiError } from '../../protocol/errors.ts';
 import { Codes } from '../../protocol/codes.ts';
 import type { SessionLeases } from '../nodes/leases.ts';
 
@@ -62,7 +61,6 @@ export interface EngineDeps extends CompactionDeps {
   /** Which node runs each session (docs/scale-out.md "Leases"): a runtime loads only under this node's lease. */
   leases: Pick<SessionLeases, 'acquire' | 'release'>;
 }
-
 
 /** The agent loop's timings: retries' base delay, a quiet model stream's timeout and an idle runtime's unload (0: never). */
 export interface EngineTimings {
