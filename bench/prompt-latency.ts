@@ -1,7 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { answerText, chunkedAnswer, createSessions, directStream, startRemoteEngineDaemon, TurnTimer, type Timing, type TurnTiming } from './lib/engine.ts';
-import { runBench } from './lib/lifecycle.ts';
+import { answerText, chunkedAnswer, createSessions, directStream, TurnTimer, type Timing, type TurnTiming } from './lib/engine.ts';
+import { startInProcessLlm, startRemoteLlm } from './lib/fixture-remote.ts';
+import { ApiClient } from './lib/http.ts';
+import { runBench, type Scope } from './lib/lifecycle.ts';
+import { journalChoice, journalLabel, startNodes } from './lib/nodes.ts';
+import { cpuMs } from './lib/proc.ts';
 import { intEnv, progress } from './lib/report.ts';
 import { median, percentile, round } from './lib/stats.ts';
 import { connectWs } from './lib/ws-client.ts';
@@ -18,6 +22,8 @@ const TARGET = { first_delta_overhead_ms: 5, turn_overhead_pct: 20 };
 const AIM = { first_delta_ms: 40, turn_ms: 120 };
 /** BENCH_FIXTURE_INPROC=1: the fixture on the benchmark's own event loop (the method before 2026-11-22 03:00). */
 const FIXTURE_INPROC = process.env.BENCH_FIXTURE_INPROC === '1';
+/** `--journal pg` (BENCH_JOURNAL=pg): the daemon on PostgreSQL; `--nodes 2`: two daemons on it, the prompts alternating between them. */
+const JOURNAL = journalChoice();
 
 interface RunStats {
   first_ms: { median: number; p95: number };
@@ -85,54 +91,51 @@ function breakdown(samples: TurnTiming[][], arrivals: Map<string, number>) {
   return { post_answer_ms: of((t) => t.post_ms), model_request_at_fixture_ms: of((t) => t.request_ms) };
 }
 
-/** CPU time (user + system) the process has used, in ms (Linux /proc; NaN elsewhere). */
-async function cpuMs(pid: number): Promise<number> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 a second).
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
 const overhead = (daemon: ReturnType<typeof overRuns>, fixture: ReturnType<typeof overRuns>) => ({
   first_delta_overhead_ms: round(daemon.first_ms - fixture.first_ms),
   turn_overhead_ms: round(daemon.last_ms - fixture.last_ms),
   turn_overhead_pct: round((100 * (daemon.last_ms - fixture.last_ms)) / fixture.last_ms),
 });
 
+/** One node's client, WS connection subscribed to `count` fresh sessions created on it, and turn timer. */
+async function promptNode(scope: Scope, baseUrl: string, count: number) {
+  const client = new ApiClient(baseUrl);
+  scope.defer(() => client.close());
+  const ws = await connectWs(baseUrl);
+  scope.defer(() => ws.close());
+  const timer = new TurnTimer(ws, client);
+  const ids = await createSessions(client, await scope.tempDir('prompt-latency-ws'), count);
+  await timer.subscribe(ids);
+  return { timer, fresh: ids[Symbol.iterator]() };
+}
+
 runBench('prompt-latency', 5 * 60_000, async (scope) => {
   const reply = chunkedAnswer(TOKENS, CHUNKS, DELAY_MS);
   const chars = answerText(reply).length;
-  const { llm, daemon, client } = await startRemoteEngineDaemon(scope, 'prompt-latency', FIXTURE_INPROC);
+  const llm = await (FIXTURE_INPROC ? startInProcessLlm(scope) : startRemoteLlm(scope));
   const script = (n: number) => llm.setScript(...Array.from({ length: n }, () => reply));
-
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENT });
   scope.defer(() => agent.destroy());
-  const ws = await connectWs(daemon.baseUrl);
-  scope.defer(() => ws.close());
-  const timer = new TurnTimer(ws, client);
-  const cwd = await scope.tempDir('prompt-latency-ws');
+  const daemons = await startNodes(scope, 'prompt-latency', llm.url, JOURNAL);
   // A fresh session for every prompt: each measures a conversation's first turn (runtime load included),
-  // so the request body is the same size as the fixture-direct one.
-  const ids = await createSessions(client, cwd, (WARMUP + RUNS) * (1 + CONCURRENT));
-  await timer.subscribe(ids);
-  const fresh = ids[Symbol.iterator]();
+  // so the request body is the same size as the fixture-direct one. Prompts alternate between the nodes.
+  const total = (WARMUP + RUNS) * (1 + CONCURRENT);
+  const nodes = await Promise.all(daemons.map((d) => promptNode(scope, d.baseUrl, Math.ceil(total / daemons.length))));
   let n = 0;
   const viaDaemon = async () => {
-    const t = await timer.prompt(fresh.next().value!, `bench prompt ${n++}`);
+    const i = n++;
+    const node = nodes[i % nodes.length]!;
+    const t = await node.timer.prompt(node.fresh.next().value!, `bench prompt ${i}`);
     if (t.chars !== chars) throw new Error(`turn streamed ${t.chars} chars, expected ${chars}`);
     return t;
   };
   const direct = () => directStream(agent, llm.url);
-  const cpu = () => cpuMs(daemon.pid);
+  const cpu = async () => (await Promise.all(daemons.map((d) => cpuMs(d.pid)))).reduce((a, b) => a + b, 0);
   const one = await measure(1, () => script(1), direct, viaDaemon, cpu);
   const twenty = await measure(CONCURRENT, () => script(CONCURRENT), direct, viaDaemon, cpu);
   const [fixture1, daemon1, samples1] = [one.fixture, one.daemon, one.samples];
   const [fixture20, daemon20, samples20] = [twenty.fixture, twenty.daemon, twenty.samples];
-  const expected = (WARMUP + RUNS) * (1 + CONCURRENT);
+  const expected = total;
   const arrivals = (await llm.arrivals()).filter(([text]) => text.startsWith('bench prompt '));
   if (arrivals.length !== expected) throw new Error(`fixture saw ${arrivals.length} model requests from the daemon, expected ${expected}`);
   const arrivedAt = new Map(arrivals);
@@ -142,10 +145,11 @@ runBench('prompt-latency', 5 * 60_000, async (scope) => {
   const o1 = overhead(daemon1, fixture1);
   const o20 = overhead(daemon20, fixture20);
   return {
+    journal: { ...JOURNAL, label: journalLabel(JOURNAL) },
     description:
       `prompt POST -> first assistant.delta frame and -> turn.ended on one WS connection subscribed to the sessions, for a ${TOKENS}-token answer ` +
       `(${reply.events.length} chat_compat SSE text frames of ${Math.ceil(TOKENS / CHUNKS)} one-word tokens, ${DELAY_MS} ms apart, ${chars} chars) from the fixture LLM ` +
-      `${FIXTURE_INPROC ? 'in the bench process' : 'in a process of its own (as a remote provider is)'}; daemon spawned from dist/; clients in the bench process. ` +
+      `${FIXTURE_INPROC ? 'in the bench process' : 'in a process of its own (as a remote provider is)'}; daemon spawned from dist/ (${journalLabel(JOURNAL)}${JOURNAL.nodes > 1 ? ', prompts alternating between the nodes, each to a session created on it; daemon CPU summed over the nodes' : ''}); clients in the bench process. ` +
       'Fixture direct: the same script over a keep-alive streaming HTTP client in the bench process, ms to the first text frame and to the end. ' +
       `Fixture-direct and daemon runs alternate: ${WARMUP} warm-up rounds, then ${RUNS}; each run's median and p95 over its sessions/streams, then the median over runs. ` +
       'Every prompt goes to a fresh session (a first turn, including loading the session runtime).',

@@ -1,11 +1,13 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { chunkedAnswer, createSessions, engineConfig } from './lib/engine.ts';
-import { startDaemon } from './lib/daemon.ts';
+import type { Daemon } from './lib/daemon.ts';
+import { chunkedAnswer, createSessions } from './lib/engine.ts';
 import { startRemoteLlm } from './lib/fixture-remote.ts';
 import { ApiClient, BENCH_TOKEN } from './lib/http.ts';
-import { runBench } from './lib/lifecycle.ts';
+import { runBench, type Scope } from './lib/lifecycle.ts';
+import { journalChoice, journalLabel, startNodes } from './lib/nodes.ts';
+import { cpuMs, rssBreakdownMb, rssMb } from './lib/proc.ts';
 import { intEnv, progress } from './lib/report.ts';
 import { percentile, round } from './lib/stats.ts';
 import { connectWs, type BenchWs } from './lib/ws-client.ts';
@@ -22,6 +24,13 @@ const TOKENS = 300;
 const TARGET = { healthz_p99_ms: 100, rss_end_mb: 200, sequence_faults: 0 };
 /** BENCH_HEAP_SNAPSHOT_DIR=<dir>: the daemon writes a heap snapshot there once the load has ended (compare two with bench/heap-diff.ts). */
 const SNAPSHOT_DIR = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+/**
+ * `--journal pg` (BENCH_JOURNAL=pg): the daemon on PostgreSQL; `--nodes 2`: two daemons on it, session i created on
+ * node i mod 2 and prompted there, a healthz prober on each. BENCH_CROSS_SUBSCRIBERS=1: one legacy and one v2
+ * subscriber of each session on the next node instead (its frames relayed across nodes).
+ */
+const JOURNAL = journalChoice();
+const CROSS = process.env.BENCH_CROSS_SUBSCRIBERS === '1' && JOURNAL.nodes > 1;
 
 /** SIGUSR2 makes the daemon (started with --heapsnapshot-signal) write a snapshot into `dir`; waits until the file stops growing. */
 async function heapSnapshot(pid: number, dir: string): Promise<string> {
@@ -37,30 +46,6 @@ async function heapSnapshot(pid: number, dir: string): Promise<string> {
     if (s1 > 0 && (await stat(full)).size === s1) return full;
   }
   throw new Error('no heap snapshot written');
-}
-
-async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN) / 1024);
-}
-
-/** The daemon's CPU time (user + system) so far, in ms: a figure the VM's other load does not inflate as much as latencies. */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-/** RSS by kind of mapping (/proc/<pid>/smaps): files (code, the node binary), the brk heap (glibc's main malloc arena), anonymous (V8 heaps of every isolate, other malloc arenas, large mallocs). */
-async function rssBreakdownMb(pid: number): Promise<Record<string, number>> {
-  const out: Record<string, number> = { file: 0, brk_heap: 0, anon: 0 };
-  let kind = 'anon';
-  for (const line of (await readFile(`/proc/${pid}/smaps`, 'utf8')).split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (head) kind = head[1]!.startsWith('/') ? 'file' : head[1] === '[heap]' ? 'brk_heap' : 'anon';
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) out[kind]! += Number(rss[1]);
-  }
-  return Object.fromEntries(Object.entries(out).map(([k, kb]) => [k, round(kb / 1024)]));
 }
 
 interface Faults { gaps: number; duplicates: number; frames: number; examples: string[] }
@@ -133,60 +118,86 @@ function probe(baseUrl: string, agent: http.Agent): Promise<number> {
   });
 }
 
-runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
-  const llm = await startRemoteLlm(scope);
-  const home = await scope.tempDir('stream-load');
-  await writeFile(path.join(home, 'config.toml'), engineConfig(llm.url));
-  const nodeArgs = SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
-  const daemon = await startDaemon(scope, home, {}, { nodeArgs, serveArgs: ['--debug-endpoints'] });
-  const client = new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4);
-  scope.defer(() => client.close());
-  const reply = chunkedAnswer(TOKENS, 30, 1);
-  const ids = await createSessions(client, await scope.tempDir('stream-load-ws'), SESSIONS);
+/** A healthz probe every 20 ms on one keep-alive connection of its own, until `running()` turns false. */
+async function probeLoop(scope: Scope, baseUrl: string, latencies: number[], running: () => boolean): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  scope.defer(() => agent.destroy());
+  while (running()) {
+    latencies.push(await probe(baseUrl, agent));
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
+}
 
-  const faults: Faults = { gaps: 0, duplicates: 0, frames: 0, examples: [] };
-  const waiters = new Map<string, () => void>();
-  for (let i = 0; i < SESSIONS; i++) {
+function healthzSummary(latencies: number[]) {
+  const sorted = latencies.filter(Number.isFinite).sort((a, b) => a - b);
+  return { samples: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) };
+}
+
+/** One daemon of the run, the sessions created on it, and its healthz samples. */
+interface LoadNode { daemon: Daemon; client: ApiClient; latencies: number[]; rss: number[]; cpu: number[] }
+
+async function snapshotProc(node: LoadNode): Promise<void> {
+  node.rss.push(await rssMb(node.daemon.pid));
+  node.cpu.push(await cpuMs(node.daemon.pid));
+}
+
+/**
+ * SUBS subscribers per session, each on a connection of its own to the session's node (with CROSS, subscribers 1
+ * and 4 on the next node); the first one's `turn.ended` ends the session's wait.
+ */
+async function subscribeAll(scope: Scope, nodes: LoadNode[], ids: string[], faults: Faults, onTurnEnded: (sid: string) => void): Promise<void> {
+  for (let i = 0; i < ids.length; i++) {
     for (let k = 0; k < SUBS; k++) {
-      const ws = await connectWs(daemon.baseUrl);
+      const node = nodes[(i + (CROSS && (k === 1 || k === 4) ? 1 : 0)) % nodes.length]!;
+      const ws = await connectWs(node.daemon.baseUrl);
       scope.defer(() => ws.close());
       const v2 = k >= 3;
-      watch(ws, ids[i]!, v2, faults, k === 0 ? (sid) => {
-        const w = waiters.get(sid);
-        waiters.delete(sid);
-        w?.();
-      } : undefined);
+      watch(ws, ids[i]!, v2, faults, k === 0 ? onTurnEnded : undefined);
       const ack = v2
         ? await ws.request('subscribe_v2', { session_id: ids[i], transcript: { main: 'delta' } })
         : await ws.request('subscribe', { session_ids: [ids[i]] });
       if (ack.code !== 0) throw new Error(JSON.stringify(ack));
     }
   }
+}
+
+runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
+  const llm = await startRemoteLlm(scope);
+  const nodeArgs = SNAPSHOT_DIR ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${SNAPSHOT_DIR}`] : [];
+  const daemons = await startNodes(scope, 'stream-load', llm.url, JOURNAL, { nodeArgs, serveArgs: ['--debug-endpoints'] });
+  const nodes: LoadNode[] = daemons.map((daemon) => ({ daemon, client: new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4), latencies: [], rss: [], cpu: [] }));
+  for (const n of nodes) scope.defer(() => n.client.close());
+  const daemon = daemons[0]!;
+  const reply = chunkedAnswer(TOKENS, 30, 1);
+  // Session i lives on node i mod N: created there, prompted there.
+  const cwd = await scope.tempDir('stream-load-ws');
+  const created = await Promise.all(nodes.map((n, j) => createSessions(n.client, cwd, Math.ceil((SESSIONS - j) / nodes.length))));
+  const ids = Array.from({ length: SESSIONS }, (_, i) => created[i % nodes.length]![Math.floor(i / nodes.length)]!);
+
+  const faults: Faults = { gaps: 0, duplicates: 0, frames: 0, examples: [] };
+  const waiters = new Map<string, () => void>();
+  await subscribeAll(scope, nodes, ids, faults, (sid) => {
+    const w = waiters.get(sid);
+    waiters.delete(sid);
+    w?.();
+  });
   await llm.setScript(...Array.from({ length: SESSIONS * SECONDS * 10 }, () => reply));
-  const rssStart = await rssMb(daemon.pid);
+  await Promise.all(nodes.map(snapshotProc));
   const memoryStart = await debugMemory(daemon.baseUrl);
   const rssBreakdownStart = await rssBreakdownMb(daemon.pid);
-  const cpuStart = await cpuMs(daemon.pid);
 
   // The load's own keep-alive sockets: the setup's may have sat idle past the server's keep-alive timeout
   // (a request racing the server's close then fails with "socket hang up").
-  const load = new ApiClient(daemon.baseUrl, undefined, SESSIONS + 4);
-  scope.defer(() => load.close());
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  scope.defer(() => agent.destroy());
-  const latencies: number[] = [];
+  const loads = nodes.map((n) => new ApiClient(n.daemon.baseUrl, undefined, SESSIONS + 4));
+  for (const l of loads) scope.defer(() => l.close());
   const end = performance.now() + SECONDS * 1000;
   let probing = true;
-  const prober = (async () => {
-    while (probing) {
-      latencies.push(await probe(daemon.baseUrl, agent));
-      await new Promise((ok) => setTimeout(ok, 20));
-    }
-  })();
+  const probers = nodes.map((n) => probeLoop(scope, n.daemon.baseUrl, n.latencies, () => probing));
   let turns = 0;
   let failures = 0;
   const t0 = performance.now();
   await Promise.all(ids.map(async (sid, i) => {
+    const load = loads[i % nodes.length]!;
     let n = 0;
     while (performance.now() < end) {
       const done = new Promise<void>((ok) => waiters.set(sid, ok));
@@ -202,29 +213,33 @@ runBench('stream-load', (SECONDS + 120) * 1000, async (scope) => {
   }));
   const elapsed = (performance.now() - t0) / 1000;
   probing = false;
-  await prober;
+  await Promise.all(probers);
   // Let the last frames land before the counts are read.
   await new Promise((ok) => setTimeout(ok, 500));
-  const rssEnd = await rssMb(daemon.pid);
+  await Promise.all(nodes.map(snapshotProc));
   const rssBreakdown = await rssBreakdownMb(daemon.pid);
   if (process.env.BENCH_SMAPS_OUT) await writeFile(process.env.BENCH_SMAPS_OUT, await readFile(`/proc/${daemon.pid}/smaps`));
-  const cpu = (await cpuMs(daemon.pid)) - cpuStart;
+  const cpu = nodes.reduce((sum, n) => sum + n.cpu[1]! - n.cpu[0]!, 0);
   // Where the end RSS is (GET /api/v1/debug/memory): the V8 heap, or outside it (LevelDB, buffers, malloc).
   const memory = await debugMemory(daemon.baseUrl);
   const snapshot = SNAPSHOT_DIR ? await heapSnapshot(daemon.pid, SNAPSHOT_DIR) : undefined;
-  const sorted = latencies.filter(Number.isFinite).sort((a, b) => a - b);
+  const rssEnd = Math.max(...nodes.map((n) => n.rss[1]!));
+  const byNode = nodes.map((n) => ({ healthz_ms: healthzSummary(n.latencies), rss_mb: { start: n.rss[0], end: n.rss[1] }, cpu_ms: round(n.cpu[1]! - n.cpu[0]!) }));
   const out = {
     turns, turns_per_s: round(turns / elapsed), failed_prompts: failures, daemon_cpu_ms_per_turn: round(cpu / Math.max(1, turns)),
-    healthz_ms: { samples: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) },
-    rss_mb: { start: rssStart, end: rssEnd }, rss_breakdown_mb: { start: rssBreakdownStart, end: rssBreakdown }, memory_start: memoryStart, memory_end: memory, ...(snapshot ? { heap_snapshot: snapshot } : {}),
+    healthz_ms: healthzSummary(nodes.flatMap((n) => n.latencies)),
+    rss_mb: { start: nodes[0]!.rss[0], end: nodes[0]!.rss[1] }, rss_breakdown_mb: { start: rssBreakdownStart, end: rssBreakdown }, memory_start: memoryStart, memory_end: memory, ...(snapshot ? { heap_snapshot: snapshot } : {}),
+    ...(nodes.length > 1 ? { by_node: byNode } : {}),
     sequence: { frames_checked: faults.frames, gaps: faults.gaps, duplicates_or_reordered: faults.duplicates, examples: faults.examples },
   };
-  progress(JSON.stringify(out));
+  progress(JSON.stringify({ ...out, memory_start: undefined, memory_end: undefined }));
   return {
+    journal: { ...JOURNAL, label: journalLabel(JOURNAL), cross_node_subscribers: CROSS },
     description:
       `${SESSIONS} sessions prompting back to back for ${SECONDS} s, ${TOKENS}-token answers (30 SSE frames 1 ms apart) from the fixture LLM in its own ` +
-      `process; daemon from dist/; ${SUBS} WS subscribers per session (3 subscribe, 2 subscribe_v2 {main: delta}), one connection each; GET /api/v1/healthz ` +
-      'every 20 ms on one keep-alive connection. Sequence: every durable frame of a legacy subscriber must have seq = last + 1 for its session, every ' +
+      `process; daemon from dist/ (${journalLabel(JOURNAL)}${nodes.length > 1 ? ': session i created and prompted on node i mod N, daemon CPU summed, healthz pooled over the nodes (by_node: each), rss_mb and memory of the first node' : ''}); ` +
+      `${SUBS} WS subscribers per session (3 subscribe, 2 subscribe_v2 {main: delta}), one connection each${CROSS ? ' (one of each kind on the next node)' : ''}; GET /api/v1/healthz ` +
+      'every 20 ms on one keep-alive connection per node. Sequence: every durable frame of a legacy subscriber must have seq = last + 1 for its session, every ' +
       'transcript batch seq = last + 1 for its agent.',
     target: TARGET,
     ...out,
