@@ -347,6 +347,7 @@ export class SearchService {
       index_state: {
         state: this.state, indexed_sessions: reply.sessions, total_sessions: this.deps.sessions.size, documents: reply.documents,
         ...(this.degraded ? { degraded: true } : {}),
+        ...(this.buildFailed ? { failed: true } : {}),
       },
       source: live ? 'live' : 'index',
       ...(page.incomplete ? { incomplete: page.incomplete } : {}),
