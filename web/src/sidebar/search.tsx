@@ -4,7 +4,7 @@ import { api } from '../api.ts';
 import { Icon } from '../icons.tsx';
 
 interface SearchHit { session_id: string; session_title: string; role: string; snippet: string; time: number; turn?: string; agent_id?: string }
-interface SearchPage { items: SearchHit[]; has_more: boolean; page_token?: string; index_state?: { state: string } }
+interface SearchPage { items: SearchHit[]; has_more: boolean; page_token?: string; index_state?: { state: string; failed?: boolean } }
 
 const PAGE = 20;
 /** Typing pauses this long before the search runs (Enter runs it at once). */
@@ -38,6 +38,8 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
   const [shown, setShown] = useState('');
   /** The answer came from an index still being built: hits may be missing, the search is asked again. */
   const [partial, setPartial] = useState(false);
+  /** The index build failed: the answer is all there will be until the daemon restarts; asked again only on Retry. */
+  const [failed, setFailed] = useState(false);
   const seq = useRef(0);
   const timer = useRef<number | undefined>(undefined);
   const run = async (q: string, more = false) => {
@@ -50,8 +52,11 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
       setHits(more ? [...(hits ?? []), ...r.items] : r.items);
       setToken(r.has_more && r.page_token ? r.page_token : null);
       setShown(q.trim());
-      const building = r.index_state?.state === 'building';
-      setPartial(building);
+      const broken = r.index_state?.failed === true;
+      const building = r.index_state?.state === 'building' && !broken;
+      setFailed(broken);
+      // Only the first page is asked again; a "More results" page that is the last one leaves nothing to come.
+      setPartial(building && (!more || r.has_more));
       if (building && !more) timer.current = window.setTimeout(() => void run(q), BUILDING_MS);
     } catch (e) {
       if (n === seq.current) props.onError(e);
@@ -67,7 +72,7 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
     timer.current = window.setTimeout(() => void run(q), TYPING_MS);
   };
   /** Hides the results; an answer or a re-ask still on its way is dropped (it would open them again). */
-  const close = () => { seq.current++; clearTimeout(timer.current); setHits(null); setToken(null); setPartial(false); };
+  const close = () => { seq.current++; clearTimeout(timer.current); setHits(null); setToken(null); setPartial(false); setFailed(false); };
   return (
     <div class="search" onKeyDown={(e) => { if (e.key === 'Escape' && hits) { e.preventDefault(); close(); props.inputRef?.current?.focus(); } }}>
       <form role="search" onSubmit={(e) => { e.preventDefault(); void run(e.currentTarget.querySelector('input')?.value ?? query); }}>
@@ -77,7 +82,12 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
       {hits && (
         <ul class="hits" aria-label="Search results">
           {partial && <li class="none" role="status">Still indexing: more results may come</li>}
-          {hits.length === 0 && !partial && <li class="none">No matches</li>}
+          {failed && (
+            <li class="none" role="alert">
+              The search index could not be built: results may be missing. <button class="ghost small" onClick={() => void run(shown)}>Retry</button>
+            </li>
+          )}
+          {hits.length === 0 && !partial && !failed && <li class="none">No matches</li>}
           {hits.map((h, i) => (
             <li key={`${h.session_id}-${i}`}>
               <a href={`/s/${h.session_id}`} data-turn={h.turn} onClick={(e) => { e.preventDefault(); close(); props.open(h.session_id, mainTurnOf(h)); }}>
