@@ -12,19 +12,28 @@ type Saving = { save(): Promise<boolean> };
 const proto = SearchService.prototype as unknown as Saving;
 const save = proto.save;
 
-/** The next snapshot write waits (once `entered`) until `release` is called (this file's servers only). */
-function holdNextSave(): { entered: Promise<void>; release: () => void } {
+/**
+ * The next snapshot write waits (once `entered`) until `release` is called (this file's servers only); `written`
+ * resolves once that write is done.
+ */
+function holdNextSave(): { entered: Promise<void>; release: () => void; written: Promise<void> } {
   let release!: () => void;
   let enter!: () => void;
+  let wrote!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const entered = new Promise<void>((r) => (enter = r));
+  const written = new Promise<void>((r) => (wrote = r));
   proto.save = async function (this: Saving) {
     proto.save = save;
     enter();
     await gate;
-    return save.call(this);
+    try {
+      return await save.call(this);
+    } finally {
+      wrote();
+    }
   };
-  return { entered, release };
+  return { entered, release, written };
 }
 test.afterEach.always(() => {
   proto.save = save;
@@ -79,4 +88,27 @@ test.serial('a start from a snapshot behind the journal: a message committed dur
   t.like(third.search.lastStart, { from: 'snapshot' });
   t.is(await hits(third, 'okapi'), 1);
   t.is(await hits(third, 'quokka'), 1);
+});
+
+test.serial('a build whose worker is replaced during its save neither says ready nor takes the events the new build waits for', async (t) => {
+  const first = holdNextSave();
+  const s = await serverFor(t);
+  const sid = await newSession(s);
+  await first.entered;
+  // The worker dies while the first build writes its snapshot: an in-process build starts; it is held at its own save.
+  const second = holdNextSave();
+  await s.search.crashWorker();
+  await second.entered;
+  t.is(s.search.kind, 'in-process');
+  await say(s, sid, 'm1', 'user', 'where is the quokka configuration', 1);
+
+  // The first build goes on past its save: its backend is not the service's any more.
+  first.release();
+  await first.written;
+  await new Promise((r) => setImmediate(r));
+  t.is((await search(s, { query: 'quokka' })).data.index_state.state, 'building', 'the replaced build does not mark ready');
+
+  second.release();
+  await ready(s, { degraded: true });
+  t.is(await hits(s, 'quokka'), 1, 'the message that waited for the new build is in its index');
 });
