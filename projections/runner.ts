@@ -10,6 +10,18 @@ function toWrite(name: string, w: RecordWrite): ProjectionWrite {
   return 'delete' in w ? { type: 'del', key } : { type: 'put', key, value: w.value };
 }
 
+/** Whether `start` and `reload` load the projection's records into memory (lazy and on-demand ones read later). */
+function keepsRecords(p: Projection): boolean {
+  return !p.onDemand && !p.lazy;
+}
+
+/** Replaces the projection's state with its records, in one synchronous step. */
+function swapIn(p: Projection, records: Array<[string, unknown]>): void {
+  p.reset();
+  const prefix = projectionRange(p.name).gte.length;
+  for (const [key, value] of records) p.load(key.slice(prefix), value);
+}
+
 const eventKey = (e: JournalEvent): string => `${e.stream}\u0000${e.epoch}\u0000${e.seq}`;
 
 /**
@@ -52,7 +64,7 @@ export class ProjectionRunner {
       const stored = (await this.journal.store.get(versionKey(p.name))) as number | undefined;
       if (opts.forceRebuild || stored !== p.version) stale.push(p);
     }
-    await this.load(this.projections.filter((p) => !stale.includes(p)));
+    await this.loadEach(this.projections.filter((p) => !stale.includes(p)));
     if (stale.length) await this.rebuild(stale);
     this.journal.setDeriver(this.derive, () => this.reload());
     return { rebuilt: stale.map((p) => p.name) };
@@ -61,25 +73,27 @@ export class ProjectionRunner {
   /**
    * Every projection's in-memory state read again from its records (a lazy one drops its folds): what an append
    * applied when it was accepted is gone if the append was not written. The journal calls it after a conflict on
-   * the shared PostgreSQL journal (journal/journal.ts `recover`), while no node can commit.
+   * the shared PostgreSQL journal (journal/journal.ts `recover`), while no node can commit. Every record is read
+   * first and every projection swapped in the same tick: a reader never sees one projection without the taken-back
+   * applies next to another still holding them. (Rare, on a running daemon; the start reads one at a time.)
    */
   async reload(): Promise<void> {
-    await this.load(this.projections);
-    for (const p of this.projections) if (p.lazy || p.onDemand) p.reset();
+    const loaded = this.projections.filter(keepsRecords);
+    const records = await Promise.all(loaded.map((p) => this.readRecords(p)));
+    loaded.forEach((p, i) => swapIn(p, records[i]));
+    for (const p of this.projections) if (!keepsRecords(p)) p.reset();
   }
 
   /**
-   * One projection at a time (the start holds one projection's records in memory at once, not all of them): its
-   * records read, then its state swapped in one synchronous step, so a reader never sees it half-loaded.
+   * At start, one projection at a time: its records are read, then its state swapped in synchronously (a reader
+   * never sees one half-loaded), so only one projection's records are held beside the loaded states, not all.
    */
-  private async load(targets: Projection[]): Promise<void> {
-    for (const p of targets) {
-      if (p.onDemand || p.lazy) continue;
-      const records = await this.journal.store.entries(projectionRange(p.name));
-      p.reset();
-      const prefix = projectionRange(p.name).gte.length;
-      for (const [key, value] of records) p.load(key.slice(prefix), value);
-    }
+  private async loadEach(targets: Projection[]): Promise<void> {
+    for (const p of targets.filter(keepsRecords)) swapIn(p, await this.readRecords(p));
+  }
+
+  private readRecords(p: Projection): Promise<Array<[string, unknown]>> {
+    return this.journal.store.entries(projectionRange(p.name));
   }
 
   /**
