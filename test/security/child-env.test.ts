@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
-import { describeUrl, hasPassword } from '../../journal/pg/open.ts';
+import { describeUrl, hasPassword, journalIdentity } from '../../journal/pg/open.ts';
 import { childEnv, PRIVATE_ENV } from '../../src/lib/child-env.ts';
 import { runBash } from '../helpers/bash.ts';
 import { startEngine } from '../helpers/engine.ts';
@@ -61,4 +61,13 @@ test('a journal URL in messages: no password, in its user part or its query stri
   t.true(hasPassword(JOURNAL_URL));
   t.true(hasPassword('postgres://u@db/x?password=p'));
   t.false(hasPassword('postgres://u@db/x?sslmode=require'));
+});
+
+test('the journal identity is the URL without its user password, query string kept (existing homes keep their instance id)', (t) => {
+  t.is(journalIdentity('postgres://svc:pw@127.0.0.1:9/svc_code?sslmode=require#f'), 'postgres://svc@127.0.0.1:9/svc_code?sslmode=require#f');
+  t.is(journalIdentity('postgresql://u@db/x'), 'postgresql://u@db/x');
+  t.is(journalIdentity('postgres://:p@h/d'), 'postgres://h/d');
+  t.is(journalIdentity('not a url'), '(unparseable URL)');
+  t.is(describeUrl('postgres://svc:pw@127.0.0.1:9/svc_code?sslmode=require#f'), 'postgres://svc@127.0.0.1:9/svc_code');
+  t.is(describeUrl('not a url'), '(unparseable URL)');
 });
