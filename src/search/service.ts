@@ -24,6 +24,9 @@ const BUILD_CHUNK = 2000;
 const DEFAULT_PAGE = 20;
 /** Build batches posted to the worker and not yet applied, at most. */
 const BUILD_IN_FLIGHT = 2;
+/** A search after a failed build starts it again at most this often (ms). */
+const RETRY_BUILD_MS = 30_000;
+
 /** A snapshot is written after a build and then at most this often while events change the index (and at close). */
 const SAVE_INTERVAL_MS = 5 * 60_000;
 export interface SearchDeps {
@@ -342,7 +345,7 @@ export class SearchService {
     }
     const items = page.hits;
     const token = page.has_more ? Buffer.from(JSON.stringify({ g: this.generation, h: hash, o: offset + pageSize })).toString('base64url') : undefined;
-    return {
+    const data = {
       items, has_more: page.has_more, ...(token ? { page_token: token } : {}),
       index_state: {
         state: this.state, indexed_sessions: reply.sessions, total_sessions: this.deps.sessions.size, documents: reply.documents,
@@ -351,8 +354,25 @@ export class SearchService {
       },
       source: live ? 'live' : 'index',
       ...(page.incomplete ? { incomplete: page.incomplete } : {}),
-    };
+    } satisfies SearchData;
+    // After the answer was made: this one still says `failed`.
+    this.retryFailedBuild();
+    return data;
   }
+
+  /**
+   * A search after a failed build starts the build again (the web UI's Retry; a cause that has gone, such as a
+   * database that was away): at once the first time, then at most every RETRY_BUILD_MS. This answer still says
+   * `failed`; the next ones say `building`, then `ready`.
+   */
+  private retryFailedBuild(): void {
+    if (!this.buildFailed || this.closed || performance.now() - this.lastBuildRetry < RETRY_BUILD_MS) return;
+    this.lastBuildRetry = performance.now();
+    this.deps.log.info('search index: building again after the failed build');
+    void this.start();
+  }
+
+  private lastBuildRetry = -Infinity;
 
   /** A live session: its in-memory history (and title) searched on their own. */
   private searchLive(sessionId: string, history: Message[], q: SearchQuery) {

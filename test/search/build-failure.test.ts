@@ -23,6 +23,11 @@ test.serial('a failed build answers `building` with `failed: true`', async (t) =
   const r = await search(s, { query: 'anything' });
   t.is(r.code, 0, JSON.stringify(r));
   t.like(r.data.index_state, { state: 'building', failed: true });
+  // That search started the build again (the journal reads fine now): the next answers come from a ready index.
+  await s.search.whenReady();
+  const again = await search(s, { query: 'anything' });
+  t.like(again.data.index_state, { state: 'ready' });
+  t.is(again.data.index_state.failed, undefined);
 });
 
 test.serial('a build that did not fail says nothing of failing', async (t) => {
