@@ -38,7 +38,7 @@ export function SearchBox(props: { open: (sid: string, turn?: string) => void; o
   const [shown, setShown] = useState('');
   /** The answer came from an index still being built: hits may be missing, the search is asked again. */
   const [partial, setPartial] = useState(false);
-  /** The index build failed: the answer is all there will be until the daemon restarts; asked again only on Retry. */
+  /** The index build failed: not polled; Retry asks again (the daemon builds the index again on a search after a failure). */
   const [failed, setFailed] = useState(false);
   const seq = useRef(0);
   const timer = useRef<number | undefined>(undefined);
