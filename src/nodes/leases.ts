@@ -147,6 +147,8 @@ export class PgSessionLeases implements SessionLeases {
   }
 
   async ownerElsewhere(sessionId: string): Promise<string | undefined> {
+    // Held here (renewals drop what another node took): no query on the path of every command this node runs.
+    if (this.mine.has(sessionId)) return undefined;
     const { rows } = await this.pool.query<{ node_id: string }>({
       name: 'lease-owner',
       text: 'SELECT node_id FROM session_leases WHERE session_id = $1 AND expires_at >= now() AND node_id <> $2',
