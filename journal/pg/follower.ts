@@ -1,7 +1,7 @@
-import pg from 'pg';
 import { toEvent, type Journal } from '../journal.ts';
 import type { JournalEvent, StreamHead } from '../types.ts';
 import { COMMIT_CHANNEL } from './channel.ts';
+import { ChannelListener } from './listen.ts';
 import type { FollowedRow, PgStore } from './pg-store.ts';
 import type { WriteUnit } from '../store.ts';
 
@@ -43,11 +43,10 @@ export interface FollowerOptions {
  */
 export class Follower {
   private lastSeen: string;
-  private client: pg.Client | undefined;
+  private readonly listener: ChannelListener;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private retries = 0;
   /** Failed applies of the event the follower is stopped before; past APPLY_TRIES it stays there (logged). */
   private applyFailures = 0;
   private stuck = false;
@@ -63,7 +62,14 @@ export class Follower {
     o.journal.setCatchUp(() => this.reachNow());
     // A catch-up that stopped before this node's own commit (not acknowledged yet when read) goes on once it is.
     o.journal.on('committed', this.onCommitted);
-    void this.connect();
+    this.listener = new ChannelListener({
+      url: o.url, channel: COMMIT_CHANNEL, name: 'journal follower', applicationName: 'svc-code follower', log: o.log,
+      onNotification: () => this.kick(),
+      onConnected: (again) => {
+        if (again) o.log.info({}, 'journal follower: LISTEN connection back; catching up');
+        this.kick();
+      },
+    });
   }
 
   private readonly onCommitted = (_events: unknown, origin?: string): void => {
@@ -149,44 +155,8 @@ export class Follower {
     this.o.journal.setCatchUp(undefined);
     this.o.journal.off('committed', this.onCommitted);
     clearInterval(this.timer);
-    const client = this.client;
-    this.client = undefined;
-    if (client) await client.end().catch((err: unknown) => this.o.log.warn({ err }, 'journal follower: closing the LISTEN connection failed'));
+    await this.listener.stop();
     await this.running;
-  }
-
-  private async connect(): Promise<void> {
-    if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.o.url, keepAlive: true, application_name: 'svc-code follower' });
-    let lost = false;
-    const onLost = (err?: Error) => {
-      if (lost) return;
-      lost = true;
-      if (this.client === client) this.client = undefined;
-      if (this.stopped) return;
-      const delay = Math.min(200 * 2 ** this.retries++, 5_000);
-      this.o.log.warn({ err, retryInMs: delay }, 'journal follower: the LISTEN connection was lost; reconnecting');
-      setTimeout(() => void this.connect(), delay).unref();
-    };
-    client.on('error', onLost);
-    client.on('end', () => onLost());
-    client.on('notification', () => this.kick());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${COMMIT_CHANNEL}`);
-    } catch (err) {
-      onLost(err as Error);
-      client.end().catch((e: unknown) => this.o.log.warn({ err: e }, 'journal follower: closing a failed LISTEN connection failed'));
-      return;
-    }
-    if (this.stopped) {
-      await client.end();
-      return;
-    }
-    this.client = client;
-    if (this.retries > 0) this.o.log.info({}, 'journal follower: LISTEN connection back; catching up');
-    this.retries = 0;
-    this.kick();
   }
 
   /** `derive`: false after a reload of the projections from records that hold these events already (`resync`). */

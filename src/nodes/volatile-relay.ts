@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { ChannelListener } from '../../journal/pg/listen.ts';
 import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { PayloadOf, VolatileType } from '../../protocol/events/registry.ts';
@@ -38,24 +39,24 @@ export interface RelayDeps {
  * may be committed there already: a late delta would add its text a second time).
  */
 export class VolatileRelay {
-  private client: pg.Client | undefined;
+  private readonly listener: ChannelListener;
   private outbox: Frame[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
   private sending: Promise<void> = Promise.resolve();
   private delivering = false;
-  private stopped = false;
-  private retries = 0;
   private readonly held = new Map<string, Array<Frame & { at: number }>>();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly deps: RelayDeps) {
     this.unsubscribe = deps.bus.subscribe(this.onLocal);
     deps.journal.on('committed', this.onCommitted);
-    void this.connect();
+    this.listener = new ChannelListener({
+      url: deps.url, channel: VOLATILE_CHANNEL, name: 'volatile relay', applicationName: 'svc-code volatile relay', log: deps.log, onNotification: this.onNotification, onConnected: () => undefined,
+    });
   }
 
   private readonly onLocal = (sessionId: string, type: VolatileType, payload: unknown, offset?: number): void => {
-    if (this.delivering || !this.client) return;
+    if (this.delivering || !this.listener.client) return;
     const frame: Frame = { s: sessionId, q: this.deps.journal.headSeq(sessionId), t: type, p: payload as Record<string, unknown>, ...(offset !== undefined ? { o: offset } : {}) };
     this.outbox.push(...pieces(frame));
     this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
@@ -65,7 +66,7 @@ export class VolatileRelay {
   private flush(): void {
     this.flushTimer = undefined;
     const frames = this.outbox.splice(0);
-    const client = this.client;
+    const client = this.listener.client;
     if (!client || !frames.length) return;
     this.sending = this.sending.then(async () => {
       for (const text of messages(this.deps.nodeId, frames)) await client.query('SELECT pg_notify($1, $2)', [VOLATILE_CHANNEL, text]);
@@ -119,44 +120,12 @@ export class VolatileRelay {
     }
   }
 
-  private async connect(): Promise<void> {
-    if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.deps.url, keepAlive: true, application_name: 'svc-code volatile relay' });
-    let lost = false;
-    const onLost = (err?: Error) => {
-      if (lost) return;
-      lost = true;
-      if (this.client === client) this.client = undefined;
-      if (this.stopped) return;
-      const delay = Math.min(200 * 2 ** this.retries++, 5_000);
-      this.deps.log.warn({ err, retryInMs: delay }, 'volatile relay: connection lost; reconnecting (frames meanwhile are not relayed)');
-      setTimeout(() => void this.connect(), delay).unref();
-    };
-    client.on('error', onLost);
-    client.on('end', () => onLost());
-    client.on('notification', this.onNotification);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${VOLATILE_CHANNEL}`);
-    } catch (err) {
-      onLost(err as Error);
-      client.end().catch(() => undefined);
-      return;
-    }
-    if (this.stopped) return void (await client.end().catch(() => undefined));
-    this.client = client;
-    this.retries = 0;
-  }
-
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe();
     this.deps.journal.off('committed', this.onCommitted);
     clearTimeout(this.flushTimer);
     await this.sending;
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => undefined);
+    await this.listener.stop();
   }
 }
 
