@@ -42,6 +42,7 @@ test('a search hit in a turn two pages back brings that turn into view, from the
   const results = page.getByRole('list', { name: 'Search results' });
   const search = async (word: string) => {
     await box.fill(word);
+    t.is(await box.inputValue(), word, 'the typing went to the search box');
     await box.press('Enter');
     // A message's hit (the session is also titled with its first prompt, a hit without a turn).
     const hit = results.locator('a[data-turn]', { hasText: word }).first();
@@ -74,6 +75,15 @@ test('a search hit in a turn two pages back brings that turn into view, from the
   await rest('POST', `/api/v1/sessions/${other.id}/profile`, { title: 'Somewhere else' });
   await page.locator('.sidebar li a', { hasText: 'Somewhere else' }).click();
   await page.waitForURL((u) => u.pathname === `/s/${other.id}`);
+  // A session that opens while the user types in the search box leaves the focus there (the prompt took
+  // it on every session change, and the CI once saw "needle-middle" typed into the prompt instead).
+  await box.click();
+  await page.goBack();
+  await page.locator('.bubble.user', { hasText: `filler prompt number ${N - 1}` }).waitFor();
+  await page.goForward();
+  await page.waitForURL((u) => u.pathname === `/s/${other.id}`);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 100))));
+  t.true(await box.evaluate((el) => document.activeElement === el), 'the search box kept the focus');
   const middle = await search('needle-middle');
   await page.waitForURL((u) => u.pathname === `/s/${sid}`);
   await until(async () => (await placeOf(page, middle))?.inView === true, 20_000, 'the thirtieth turn in view after opening the session');

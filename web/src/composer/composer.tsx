@@ -43,6 +43,15 @@ const keyOf = (text: string, files: Upload[]) => `${text.trim()}\u0000${files.ma
  */
 type ComposerProps = { sid: string; busy: boolean; offline: boolean; modesKey: string; act: Act; onAbort: () => void; onSent: () => void };
 
+/**
+ * Whether the focus stays where it is when another session opens: on a pending approval (which took it
+ * first), or in a text field the user is typing in (the search box, when the session opened as they typed).
+ */
+function keepsFocus(active: Element | null, prompt: HTMLTextAreaElement | null): boolean {
+  if (!active || active === prompt) return false;
+  return active.closest('[aria-label="Approval"]') !== null || active.matches('input:not([type=checkbox]):not([type=radio]):not([type=button]), textarea, select, [contenteditable]:not([contenteditable=false])');
+}
+
 /** Re-rendered only when the session, its busy or offline state or its meta change (not on every chat render, e.g. a scroll). */
 export const Composer = memo(ComposerView, (a, b) => a.sid === b.sid && a.busy === b.busy && a.offline === b.offline && a.modesKey === b.modesKey);
 
@@ -64,8 +73,7 @@ function ComposerView(props: ComposerProps) {
     pop.setSkills(null);
     pop.setPopup(null);
     att.setFiles([]);
-    // Not away from a pending approval, which took the focus first.
-    if (!document.activeElement?.closest('[aria-label="Approval"]')) area.current?.focus();
+    if (!keepsFocus(document.activeElement, area.current)) area.current?.focus();
   }, [sid]);
 
   const send = () => sender.send(text, files, uploading > 0 || props.offline, pop, () => {
