@@ -11,6 +11,7 @@ import { openStorage, type Storage } from './phases/storage.ts';
 import { startReadModels, type ReadModels } from './phases/read-models.ts';
 import { buildEngine, type EngineParts } from './phases/engine.ts';
 import { LeaseKeeper } from '../nodes/keeper.ts';
+import { settleLeftAtStart, type Settlers } from '../nodes/settlement.ts';
 
 /**
  * The engine without its transports: what `svc-code serve` (startServer) and `svc-code -p` (print mode) both run.
@@ -55,6 +56,12 @@ export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
   keeper?: LeaseKeeper;
   /** PostgreSQL: the journal's pool, which the node directory (src/nodes/) uses too. */
   pool?: Storage['opened']['pool'];
+  /**
+   * What a previous run left open (approvals, questions, an active goal, the open turn) settled in the sessions whose
+   * lease this node takes (docs/interruptions.md), then the keeper's rounds start. Called once, before anything is
+   * served: by the daemon once its goal driver exists (src/app/phases/daemon.ts), by print mode (no goals) at once.
+   */
+  settleAtStart(goals?: Settlers['goals']): Promise<void>;
   /** Stops the engine's work: turns (left open for the next start), MCP servers, tasks (but those kept alive), notes. */
   stopWork(): Promise<void>;
   /** Closes the stores, the journal last; the slot's export is removed (the slot is adopted by the next daemon). */
@@ -63,8 +70,8 @@ export interface Core extends Omit<Storage, 'opened'>, ReadModels, EngineParts {
 
 /**
  * Builds the engine on the home's journal: storage opened, the read models loaded, every part of the engine
- * constructed and what a previous run left open settled. Nothing reacts to committed events yet: the caller
- * registers its subscribers.
+ * constructed. Nothing reacts to committed events yet, and what a previous run left open is not settled yet: the
+ * caller calls `settleAtStart`, then registers its subscribers.
  */
 export async function startCore(opts: CoreOptions): Promise<Core> {
   const storage = await openStorage(opts);
@@ -82,7 +89,13 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const { opened, ...stores } = storage;
   const keeper = opened.pool ? new LeaseKeeper({ leases: storage.leases, runtimes: engine.engine, log: storage.log, ttlMs: storage.settings.leaseTtlMs }) : undefined;
   const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper, sharedJournalUrl: opened.url, pool: opened.pool };
-  return { ...parts, ...closers(parts) };
+  return { ...parts, ...closers(parts), settleAtStart: (goals) => settleAtStart(parts, goals) };
+}
+
+/** Before anything is served; on a shared journal only in the sessions whose lease this node takes (another live node's running turn is not ended). */
+async function settleAtStart(p: Settlers & Pick<Core, 'leases' | 'log' | 'keeper'>, goals: Settlers['goals']): Promise<void> {
+  await settleLeftAtStart({ ...p, goals });
+  p.keeper?.start();
 }
 
 /** Best effort, after a failed start: the config's watcher, the journal (its store), the slots opened besides it. */
@@ -94,7 +107,7 @@ async function closeStorage(storage: Storage): Promise<void> {
 }
 
 /** The core's stop, in two halves: the engine's work (the caller's transports stop in between), then the stores. */
-function closers(p: Omit<Core, 'stopWork' | 'closeStores'>): Pick<Core, 'stopWork' | 'closeStores'> {
+function closers(p: Omit<Core, 'stopWork' | 'closeStores' | 'settleAtStart'>): Pick<Core, 'stopWork' | 'closeStores'> {
   return {
     async stopWork() {
       await p.instances.stop();

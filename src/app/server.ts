@@ -11,7 +11,7 @@ import type { Ids } from '../lib/ids.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { SessionLogTap, tappedLogger } from '../archive/log-tap.ts';
 import { startCore, type Core } from './core.ts';
-import { settleTakenOver } from '../nodes/settlement.ts';
+import { settleLeftOpen } from '../nodes/settlement.ts';
 import { VolatileRelay } from '../nodes/volatile-relay.ts';
 import { loadOrCreateToken, registerInstance } from './home.ts';
 import { PORT_TRIES, type ServeOptions } from './options.ts';
@@ -114,7 +114,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   // PostgreSQL: the turns run on other nodes stream here too (their deltas, progress and task output).
   const relay = input.sharedJournalUrl ? new VolatileRelay({ url: input.sharedJournalUrl, nodeId: input.nodeId, bus, journal, log }) : undefined;
   // PostgreSQL: the sessions of a node that died are taken over once their leases expire (docs/scale-out.md "Leases").
-  input.keeper?.takeOver({ catchUp: () => journal.catchUp(), settle: (id) => settleTakenOver(input, id) });
+  input.keeper?.takeOver({ catchUp: () => journal.catchUp(), settle: async (id) => { await settleLeftOpen(input, id, 'takeover'); } });
 
   const port = await listenWithRetry(server, options.host, options.port);
   const baseUrl = `http://${formatHost(options.host)}:${port}`;

@@ -263,21 +263,9 @@ export class EngineRegistry {
   }
 
   /**
-   * At start: every session whose index shows a turn still open (the daemon stopped mid-turn) and that `mine` names
-   * (on a shared journal: the sessions whose lease this node took) gets `turn.ended` failed/interrupted, and its
-   * still-queued prompts `prompt.aborted`. Only those sessions' journals are read.
+   * Ends the session's open turn as interrupted (calls answered, queued prompts aborted); false when none is open.
+   * A stopped run's turn, at this daemon's restart or a dead node's takeover (src/nodes/settlement.ts).
    */
-  async recoverInterrupted(mine: (sessionId: string) => boolean = () => true): Promise<number> {
-    let n = 0;
-    for (const s of [...this.deps.sessions.all()]) {
-      if (s.foreign || !mine(s.id)) continue;
-      if (await this.settleInterrupted(s, 'restart')) n++;
-    }
-    if (n) this.deps.log.warn({ sessions: n }, 'ended turns interrupted by a restart');
-    return n;
-  }
-
-  /** Ends the session's open turn as interrupted (calls answered, queued prompts aborted); false when none is open. */
   settleInterrupted(s: SessionRecord, cause: InterruptCause): Promise<boolean> {
     return settleInterrupted(this.deps, s, cause);
   }

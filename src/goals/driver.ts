@@ -73,14 +73,14 @@ export class GoalDriver {
     }
   };
 
-  /** At start: an active goal left by the previous run is paused, not lost (and not pursued unasked). */
-  async recover(mine: (sessionId: string) => boolean = () => true): Promise<void> {
-    for (const s of [...this.deps.sessions.all()]) if (!s.foreign && mine(s.id)) await this.pauseLeftActive(s);
-  }
-
-  /** A goal left active by a run that stopped (a restart, a dead node's session taken over) is paused. */
-  async pauseLeftActive(s: SessionRecord): Promise<void> {
-    if (s.goal?.status === 'active') await this.update(s.id, { ...s.goal, status: 'paused' });
+  /**
+   * A goal left active by a run that stopped (a restart, a dead node's session taken over) is paused, not lost (and
+   * not pursued unasked; src/nodes/settlement.ts). Whether it was.
+   */
+  async pauseLeftActive(s: SessionRecord): Promise<boolean> {
+    if (s.goal?.status !== 'active') return false;
+    await this.update(s.id, { ...s.goal, status: 'paused' });
+    return true;
   }
 
   private async update(sessionId: string, goal: GoalSnapshot): Promise<void> {

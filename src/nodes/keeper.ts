@@ -37,13 +37,20 @@ export interface KeeperDeps {
  *    session is idle; its next command loads it on whichever node it reaches).
  */
 export class LeaseKeeper {
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout | undefined;
   private takeover: Takeover | undefined;
   private round: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(private readonly deps: KeeperDeps) {
-    this.timer = setInterval(() => this.kick(), takeoverEveryMs(deps.ttlMs));
+  constructor(private readonly deps: KeeperDeps) {}
+
+  /**
+   * The rounds begin (once what the last run left open is settled: a round gives back the leases of sessions no
+   * runtime holds, and would give back those claimed at start before they are settled; src/app/core.ts).
+   */
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => this.kick(), takeoverEveryMs(this.deps.ttlMs));
     this.timer.unref();
   }
 

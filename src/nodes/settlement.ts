@@ -1,5 +1,6 @@
 import type { SessionIndex, SessionRecord } from '../../projections/session-index/session-index.ts';
 import type { InterruptCause } from '../engine/interrupted.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { SessionLeases } from './leases.ts';
 
 /**
@@ -13,7 +14,15 @@ export interface Settlers {
   permissions: { cancelLeftPending(s: SessionRecord): Promise<number> };
   questions: { dismissLeftPending(s: SessionRecord): Promise<number> };
   /** The daemon's goals (print mode has none). */
-  goals?: { pauseLeftActive(s: SessionRecord): Promise<void> };
+  goals?: { pauseLeftActive(s: SessionRecord): Promise<boolean> };
+}
+
+/** What settling one session did: approvals cancelled, questions dismissed, whether a goal was paused, a turn ended. */
+export interface Settled {
+  approvals: number;
+  questions: number;
+  goal: boolean;
+  turn: boolean;
 }
 
 /** Whether a stopped run left anything open in the session: a turn, approvals, questions, an active goal. */
@@ -35,20 +44,50 @@ export async function claimLeftOpen(sessions: Pick<SessionIndex, 'all'>, leases:
 }
 
 /**
- * A dead node's session, taken over: settled as a restart settles it. The goal is paused before the turn ends: this
- * node's goal driver reacts to the `turn.ended` and must not pursue the goal unasked.
+ * What a stopped run left open in one session, settled: the same steps for this daemon's restart and for the takeover
+ * of a dead node's session. The goal is paused before the turn ends: the goal driver reacts to the `turn.ended` and
+ * must not pursue the goal unasked.
  */
-export async function settleTakenOver(p: Settlers, sessionId: string): Promise<void> {
+export async function settleLeftOpen(p: Settlers, sessionId: string, cause: InterruptCause): Promise<Settled> {
+  const done: Settled = { approvals: 0, questions: 0, goal: false, turn: false };
   const steps = [
-    (s: SessionRecord) => p.permissions.cancelLeftPending(s),
-    (s: SessionRecord) => p.questions.dismissLeftPending(s),
-    (s: SessionRecord) => p.goals?.pauseLeftActive(s),
-    (s: SessionRecord) => p.engine.settleInterrupted(s, 'takeover'),
+    async (s: SessionRecord) => { done.approvals = await p.permissions.cancelLeftPending(s); },
+    async (s: SessionRecord) => { done.questions = await p.questions.dismissLeftPending(s); },
+    async (s: SessionRecord) => { done.goal = (await p.goals?.pauseLeftActive(s)) ?? false; },
+    async (s: SessionRecord) => { done.turn = await p.engine.settleInterrupted(s, cause); },
   ];
   for (const step of steps) {
     // Each step reads the record the previous one's events left (the read models apply an append when it is accepted).
     const s = p.sessions.get(sessionId);
-    if (!s) return;
+    if (!s) break;
     await step(s);
   }
+  return done;
+}
+
+/** What the start settled, summed over the sessions it claimed. */
+export interface SettledAtStart {
+  sessions: number;
+  approvals: number;
+  questions: number;
+  goals: number;
+  turns: number;
+}
+
+/**
+ * At start, before anything is served: the sessions a previous run left open whose lease this node takes
+ * (`claimLeftOpen`), each settled as a restart; one warning sums up what was settled.
+ */
+export async function settleLeftAtStart(p: Settlers & { leases: Pick<SessionLeases, 'acquire'>; log: Logger }): Promise<SettledAtStart> {
+  const total: SettledAtStart = { sessions: 0, approvals: 0, questions: 0, goals: 0, turns: 0 };
+  for (const id of await claimLeftOpen(p.sessions, p.leases)) {
+    const one = await settleLeftOpen(p, id, 'restart');
+    total.sessions++;
+    total.approvals += one.approvals;
+    total.questions += one.questions;
+    total.goals += Number(one.goal);
+    total.turns += Number(one.turn);
+  }
+  if (total.sessions) p.log.warn(total, 'settled what a restart left open: approvals cancelled, questions dismissed, goals paused, turns ended interrupted');
+  return total;
 }

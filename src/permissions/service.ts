@@ -201,14 +201,6 @@ export class PermissionService implements PermissionGate {
     return { resolved_at: await this.finish(approvalId, body.decision, extra) };
   }
 
-  /** Startup: approvals left pending by a previous run resolve as cancelled (their turn was ended by recovery); on a shared journal only those of the sessions `mine` names. */
-  async recover(mine: (sessionId: string) => boolean = () => true): Promise<number> {
-    let n = 0;
-    for (const s of [...this.deps.sessions.all()]) if (!s.foreign && mine(s.id)) n += await this.cancelLeftPending(s);
-    if (n) this.deps.log.warn({ approvals: n }, 'cancelled approvals left pending by a restart');
-    return n;
-  }
-
   /** The session's approvals no tool call waits on any more (a restart, a takeover) journaled cancelled; how many. */
   async cancelLeftPending(s: SessionRecord): Promise<number> {
     if (!s.pending_approvals?.length) return 0;

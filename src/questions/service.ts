@@ -136,14 +136,6 @@ export class QuestionService {
     this.pending.clear();
   }
 
-  /** Startup: questions left pending by a previous run are dismissed (their turn was ended by recovery); on a shared journal only those of the sessions `mine` names. */
-  async recover(mine: (sessionId: string) => boolean = () => true): Promise<number> {
-    let n = 0;
-    for (const s of [...this.deps.sessions.all()]) if (!s.foreign && mine(s.id)) n += await this.dismissLeftPending(s);
-    if (n) this.deps.log.warn({ questions: n }, 'dismissed questions left pending by a restart');
-    return n;
-  }
-
   /** The session's questions no tool call waits on any more (a restart, a takeover) journaled dismissed; how many. */
   async dismissLeftPending(s: SessionRecord): Promise<number> {
     if (!s.pending_questions?.length) return 0;

@@ -50,7 +50,7 @@ export interface DaemonOptions {
   owners?: OwnerLookup;
 }
 
-/** Builds the daemon's own parts on the engine; active goals left by the last run are paused. */
+/** Builds the daemon's own parts on the engine; once the goals exist, what the last run left open is settled. */
 export async function buildDaemonParts(core: Core, o: DaemonOptions): Promise<DaemonParts> {
   const { home, journal, config, mcp, grants, clock, ids, log } = core;
   const terminals = new TerminalService({ journal, options: o.options, clock, ids, log });
@@ -69,12 +69,13 @@ export async function buildDaemonParts(core: Core, o: DaemonOptions): Promise<Da
   });
   const search = searchService(core, o.options);
   const autoTitle = createAutoTitle({ journal, sessions: core.sessions, workspaces: core.workspaces, instances: core.instances, config, auth: core.auth, clients: core.clients, clock, log });
-  // Goals' continuations go through the prompt intake like any prompt; a goal left active by the last run is paused.
+  // Goals' continuations go through the prompt intake like any prompt; a goal left active by the last run is paused
+  // (before its turn ends) as the rest of what it left open is settled.
   const intake: IntakeDeps = core;
   const goals = new GoalDriver({
     journal, sessions: core.sessions, engine: core.engine, log, submit: (sid, text) => acceptPrompt(intake, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
   });
-  await goals.recover((id) => core.settledAtStart.has(id));
+  await core.settleAtStart(goals);
   // Several daemons on one PostgreSQL journal (docs/scale-out.md): this node's row and the other nodes' URLs.
   const nodes = core.pool && new NodeDirectory({ pool: core.pool, nodeId: core.nodeId, ttlMs: core.settings.leaseTtlMs, log });
   // Who runs each session: the session leases (src/nodes/leases.ts), unless a test passes its own lookup.

@@ -22,7 +22,6 @@ import { ReadStamps } from '../../tools/read-stamps.ts';
 import { BUILTIN_TOOLS } from '../../tools/registry.ts';
 import { UploadService } from '../../uploads/service.ts';
 import { WorkspaceDirs } from '../../workspaces/extra-dirs.ts';
-import { claimLeftOpen } from '../../nodes/settlement.ts';
 import { Instances } from '../instances.ts';
 import { SERVER_VERSION } from '../version.ts';
 import type { ReadModels } from './read-models.ts';
@@ -91,27 +90,18 @@ export interface RunParts {
 export interface EngineParts extends BaseParts, GateParts, RunParts {
   /** Follow-up turns of idle sessions whose background work ended (a reaction: the caller registers `onCommitted`). */
   wakeups: TaskWakeups;
-  /** The sessions a previous run left open that this node settled at start (the daemon's goals pause theirs). */
-  settledAtStart: ReadonlySet<string>;
 }
 
 type Below = Storage & ReadModels;
 
 /**
  * Builds every part of the engine with the collaborators it declares, in dependency order (docs/architecture.md
- * "Wiring"), then settles what a previous run left open (approvals, questions, interrupted turns).
+ * "Wiring"). What a previous run left open is settled later, once the goals exist (src/app/core.ts `settleAtStart`).
  */
 export async function buildEngine(below: Below, o: EngineOptions): Promise<EngineParts> {
   const base = await baseParts(below, o);
   const gates = gateParts({ ...below, ...base });
   const run = await runParts({ ...below, ...base, ...gates }, o);
-  // Startup recovery: what a previous run left open is settled before anything is served; on a shared journal only
-  // in the sessions whose lease this node takes (another live node's running turn is not ended).
-  const settledAtStart = await claimLeftOpen(below.sessions, below.leases);
-  const mine = (id: string) => settledAtStart.has(id);
-  await gates.permissions.recover(mine);
-  await gates.questions.recover(mine);
-  await run.engine.recoverInterrupted(mine);
   const parts = { ...below, ...base, ...gates, ...run };
   const intake: IntakeDeps = parts;
   // Background work that ends while the agent is idle wakes it: the notes become a follow-up prompt (origin `task`).
@@ -120,7 +110,7 @@ export async function buildEngine(below: Below, o: EngineOptions): Promise<Engin
     ...(o.admitFollowUp ? { admit: o.admitFollowUp } : {}),
     submit: (sid, f) => acceptPrompt(intake, sid, { content: f.notes.flatMap((m) => m.content) } as PromptInput, { kind: 'task', taskIds: f.taskIds, metadata: followUpMetadata(f) }),
   });
-  return { ...base, ...gates, ...run, wakeups, settledAtStart };
+  return { ...base, ...gates, ...run, wakeups };
 }
 
 async function baseParts(b: Below, o: EngineOptions): Promise<BaseParts> {

@@ -61,6 +61,8 @@ export async function printCommand(home: string, argv: string[], io: PrintIO): P
   let output: PrintOutput | undefined;
   let code: number;
   try {
+    // What a previous run left open is settled first (print mode has no goal driver: an active goal stays active).
+    await core.settleAtStart();
     const c = core.config.current();
     // The sessions of other processes on the home show (a session they hold cannot be resumed here), and ours shows to them.
     await core.instances.reconcile();
