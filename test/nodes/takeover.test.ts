@@ -143,3 +143,32 @@ test('a node that stops gracefully mid-turn: its leases end at once and another 
   t.true(Date.now() - stoppedAt < 5_000, 'within one round plus the settlement, not the lease time');
   t.is(await leaseOf(c.url, sid), undefined, 'B gives the lease back once the session is settled (it is idle)');
 });
+
+test('a takeover of a turn run for an active goal pauses the goal before ending the turn: the taking node does not continue it', async (t) => {
+  t.timeout(120_000);
+  const c = await cluster(t);
+  const env = { SVC_CODE_LEASE_TTL_MS: '6000' };
+  const a = await node(t, c, 'node_a', env);
+  const b = await node(t, c, 'node_b', env);
+  const sid = (await a.post('/api/v1/sessions', { metadata: { cwd: c.cwd } })).data.id;
+  // The goal starts work at once on A: its continuation's turn holds in the command.
+  c.llm.setScript(heldStep, scripts.helloText, scripts.helloText);
+  t.is((await a.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { goal_objective: 'Keep going' } })).code, 0);
+  const pid = await heldPid(t, c.cwd);
+  const requests = c.llm.requests.length;
+  await a.stop();
+  try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  const ended = await until(async () => (await b.eventsOf(sid)).find((e) => e.type === 'turn.ended'), 30_000, 'the turn settled by B');
+  t.like(ended!.payload, { reason: 'failed', error: { kind: 'interrupted' } });
+  const goal = await until(async () => {
+    const g = (await b.get(`/api/v1/sessions/${sid}/goal`)).data;
+    return g?.status === 'active' ? undefined : g;
+  }, 30_000, 'the goal settled by B');
+  t.like(goal, { objective: 'Keep going', status: 'paused' }, 'paused, not blocked by the interrupted turn');
+  // Had the turn ended first, B's goal driver would have queued a continuation (a prompt, a model request) at once.
+  await new Promise((r) => setTimeout(r, 1_500));
+  const events = await b.eventsOf(sid);
+  const endedAt = events.findIndex((e) => e.type === 'turn.ended');
+  t.deepEqual(events.slice(endedAt).filter((e) => e.type === 'prompt.accepted' || e.type === 'turn.started'), [], 'no continuation after the takeover');
+  t.is(c.llm.requests.length, requests);
+});
