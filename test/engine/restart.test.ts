@@ -1,6 +1,8 @@
 import test from 'ava';
+import pino from 'pino';
 import { scripts } from '../../fixtures/llm/index.ts';
 import { journal, prompt, startEngine, types } from '../helpers/engine.ts';
+import { startTestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
 test('a restart during a turn ends it failed/interrupted, drops queued prompts, and a new prompt works', async (t) => {
@@ -57,4 +59,34 @@ test('reconnecting mid-turn with a cursor receives every durable event once, in 
   t.deepEqual(got.map((f) => f.seq), expected.map((e) => e.seq));
   t.deepEqual(got.map((f) => f.type), types(expected));
   t.true(types(expected).includes('message.created'));
+});
+
+test('a restart with a goal\'s turn waiting on a question settles in order: question dismissed, goal paused, turn ended; one warning sums it up', async (t) => {
+  const env = await startEngine(t);
+  // The goal starts work at once; its turn waits on the user's answer (a graceful stop leaves the question pending).
+  const question = { question: 'Which color?', header: 'Color', options: [{ label: 'Red' }, { label: 'Blue' }] };
+  env.llm.setScript({ events: [{ tool_call: { id: 'c1', name: 'AskUserQuestion', args: { questions: [question] } } }] }, scripts.helloText);
+  t.is((await env.s.post(`/api/v1/sessions/${env.sid}/profile`, { agent_config: { goal_objective: 'Keep going' } })).code, 0);
+  await until(async () => (await env.s.get(`/api/v1/sessions/${env.sid}/questions?status=pending`)).data.items[0], 30_000, 'the question asked');
+  const requests = env.llm.requests.length;
+  await env.s.server.close();
+  const lines: Array<Record<string, unknown>> = [];
+  const s2 = await startTestServer({ home: env.s.home, keepHome: true, log: pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) }) });
+  t.teardown(() => s2.stop());
+  const env2 = { s: s2, sid: env.sid };
+
+  const events = await journal(env2);
+  const at = (type: string, ok: (p: any) => boolean = () => true) => events.findIndex((e) => e.type === type && ok(e.payload));
+  const dismissed = at('event.question.dismissed', (p) => p.reason === 'daemon_restarted');
+  const paused = at('goal.updated', (p) => p.goal?.status === 'paused');
+  const ended = at('turn.ended', (p) => p.reason === 'failed' && p.error?.kind === 'interrupted');
+  t.true(dismissed >= 0 && paused > dismissed && ended > paused, `the order: question ${dismissed}, goal ${paused}, turn ${ended}`);
+  t.like((await s2.get(`/api/v1/sessions/${env.sid}/goal`)).data, { objective: 'Keep going', status: 'paused' });
+  const summary = lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('settled what a restart left open'));
+  t.is(summary.length, 1, 'one warning');
+  t.like(summary[0], { sessions: 1, approvals: 0, questions: 1, goals: 1, turns: 1 });
+  // Nothing continues the paused goal: no prompt after the settlement, no model request.
+  await new Promise((r) => setTimeout(r, 1_000));
+  t.deepEqual((await journal(env2)).slice(ended).filter((e) => e.type === 'prompt.accepted' || e.type === 'turn.started'), []);
+  t.is(env.llm.requests.length, requests);
 });
