@@ -28,7 +28,7 @@ export interface KeeperDeps {
 
 /**
  * Keeps this node's leases (docs/scale-out.md "Leases"), in rounds every second (or a third of the lease time, when
- * shorter):
+ * shorter) from `start`:
  * 1. every third of the lease time, renews every lease held; a session whose lease another node took meanwhile
  *    (this node was cut off longer than the lease time) is unloaded here at once;
  * 2. gives back the leases of sessions whose runtime is no longer loaded (an idle unload, a start-up settlement);
