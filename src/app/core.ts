@@ -89,11 +89,11 @@ export async function startCore(opts: CoreOptions): Promise<Core> {
   const { opened, ...stores } = storage;
   const keeper = opened.pool ? new LeaseKeeper({ leases: storage.leases, runtimes: engine.engine, log: storage.log, ttlMs: storage.settings.leaseTtlMs }) : undefined;
   const parts = { ...stores, ...reads, ...engine, follow: opened.follow, keeper, sharedJournalUrl: opened.url, pool: opened.pool };
-  return { ...parts, ...closers(parts), settleAtStart: (goals) => settleAtStart(parts, goals) };
+  return { ...parts, ...closers(parts), settleAtStart: (goals) => settleThenKeepLeases(parts, goals) };
 }
 
 /** Before anything is served; on a shared journal only in the sessions whose lease this node takes (another live node's running turn is not ended). */
-async function settleAtStart(p: Settlers & Pick<Core, 'leases' | 'log' | 'keeper'>, goals: Settlers['goals']): Promise<void> {
+async function settleThenKeepLeases(p: Settlers & Pick<Core, 'leases' | 'log' | 'keeper'>, goals: Settlers['goals']): Promise<void> {
   await settleLeftAtStart({ ...p, goals });
   p.keeper?.start();
 }
