@@ -1,5 +1,6 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import net from 'node:net';
+import type { FixtureLlm } from '../../fixtures/llm/index.ts';
 import { commandMatcher, FORWARDED_HEADER } from '../../src/http/forward.ts';
 import type { OwnerLookup } from '../../src/nodes/types.ts';
 import { engineConfig, fixtureLlm } from '../helpers/llm.ts';
@@ -9,7 +10,8 @@ import { newSession, serverFor, type TestServer } from '../helpers/server.ts';
 import { until } from '../helpers/wait.ts';
 
 // Commands on any node (src/http/forward.ts, docs/scale-out.md): two real nodes on one PostgreSQL journal, each with
-// its own fixture LLM; node B's owner lookup is a stub that names node A (the session leases are not wired yet).
+// its own fixture LLM. The owner lookups are stubs that name a chosen node, so each test decides who owns the
+// session; test/nodes/three-nodes and takeover forward on the real session leases.
 
 const PROMPT = { content: [{ type: 'text', text: 'hi' }] };
 
@@ -32,6 +34,17 @@ async function nodesWithSession(t: Parameters<typeof twoNodes>[0], owners: { a?:
 
 const turnEnded = async (s: TestServer, sid: string) => (await s.eventsOf(sid)).some((e) => e.type === 'turn.ended');
 
+interface Node { server: TestServer; llm: FixtureLlm }
+
+/** The session's turn ran on `on` (its model asked, its runtime loaded), and `off` neither asked its model nor loaded the session. */
+async function ranOn(t: ExecutionContext, sid: string, on: Node, off: Node): Promise<void> {
+  await until(() => turnEnded(on.server, sid), 60_000, 'the turn ended where it ran');
+  t.true(on.llm.requests.length > 0, 'the running node\'s model was asked');
+  t.truthy(on.server.engine.get(sid), 'the running node holds the session\'s runtime');
+  t.is(off.llm.requests.length, 0, 'the other node\'s model was not asked');
+  t.is(off.server.engine.get(sid), undefined, 'the other node loaded no runtime');
+}
+
 test('a prompt sent to B, whose session A owns, runs on A: A\'s model is asked, B loads no runtime, A\'s answer comes back unchanged', async (t) => {
   t.timeout(180_000);
   const { a, b, llmA, llmB, sid } = await nodesWithSession(t, { b: ownedBy('node_a') });
@@ -42,11 +55,7 @@ test('a prompt sent to B, whose session A owns, runs on A: A\'s model is asked, 
   t.is(res.body.request_id, requestId, 'the client\'s request id reaches the owner');
   t.is(res.headers.get('x-request-id'), requestId);
   t.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
-  await until(() => turnEnded(a, sid), 60_000, 'the turn ended on A');
-  t.true(llmA.requests.length > 0, 'A\'s model was asked');
-  t.is(llmB.requests.length, 0, 'B\'s model was not');
-  t.truthy(a.engine.get(sid), 'A runs the session');
-  t.is(b.engine.get(sid), undefined, 'B never loaded a runtime');
+  await ranOn(t, sid, { server: a, llm: llmA }, { server: b, llm: llmB });
   // The prompt B answered with is the one A accepted.
   const accepted = (await a.eventsOf(sid)).find((e) => e.type === 'prompt.accepted');
   t.is((accepted?.payload as { prompt_id?: string }).prompt_id, res.body.data.prompt_id);
@@ -73,10 +82,7 @@ test('a forwarded request is never forwarded again: A handles it although its ow
   const { a, b, llmA, llmB, sid } = await nodesWithSession(t, { a: ownedBy('node_b'), b: ownedBy('node_a') });
   const res = await b.req('POST', `/api/v1/sessions/${sid}/prompts`, PROMPT);
   t.is(res.body.code, 0, JSON.stringify(res.body));
-  await until(() => turnEnded(a, sid), 60_000, 'the turn ended on A');
-  t.true(llmA.requests.length > 0);
-  t.is(llmB.requests.length, 0);
-  t.is(b.engine.get(sid), undefined);
+  await ranOn(t, sid, { server: a, llm: llmA }, { server: b, llm: llmB });
 });
 
 test('a request that carries the forwarded header is handled where it arrives', async (t) => {
@@ -84,10 +90,7 @@ test('a request that carries the forwarded header is handled where it arrives', 
   const { a, b, llmA, llmB, sid } = await nodesWithSession(t, { b: ownedBy('node_a') });
   const res = await b.req('POST', `/api/v1/sessions/${sid}/prompts`, PROMPT, { [FORWARDED_HEADER]: 'node_z' });
   t.is(res.body.code, 0, JSON.stringify(res.body));
-  await until(() => turnEnded(b, sid), 60_000, 'the turn ended on B');
-  t.true(llmB.requests.length > 0);
-  t.is(llmA.requests.length, 0);
-  t.is(a.engine.get(sid), undefined);
+  await ranOn(t, sid, { server: b, llm: llmB }, { server: a, llm: llmA });
 });
 
 test('the owner gone: 50001 with details {reason: owner_unreachable, node_id}, for a stopped node and for a refused connection', async (t) => {
