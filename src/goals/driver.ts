@@ -43,8 +43,11 @@ export function continuationText(g: GoalSnapshot): string {
 export class GoalDriver {
   /** The open main turn of each session (its start time). */
   private readonly turns = new Map<string, OpenTurn>();
-  /** The goal each session had at the last goal.updated seen (a resume or a new goal starts work). */
-  private readonly seen = new Map<string, { goalId: string; status: string }>();
+  /**
+   * The goal each session had at the last goal.updated seen, in journal order (a resume or a new goal starts work);
+   * null: none. The read model may be ahead of the events this driver has seen (accepted, not yet committed).
+   */
+  private readonly seen = new Map<string, { goalId: string; status: string } | null>();
 
   constructor(private readonly deps: GoalDriverDeps) {}
 
@@ -53,7 +56,8 @@ export class GoalDriver {
       if (known(e).type === 'turn.started') {
         const p = e.payload as TurnStartedPayload;
         if ((p.agent_id ?? MAIN_AGENT) !== MAIN_AGENT) continue;
-        const g = this.deps.sessions.get(e.stream)?.goal;
+        // The goal as of this event: a pause accepted since the turn started must not stop the turn from counting.
+        const g = this.goalAsSeen(e.stream);
         this.turns.set(e.stream, { turnId: p.turn_id, startedAt: Date.parse(p.started_at) || Date.parse(e.ts), ...(g?.status === 'active' ? { goalId: g.goalId } : {}) });
       } else if (known(e).type === 'turn.ended') {
         const p = e.payload as TurnEndedPayload;
@@ -64,14 +68,22 @@ export class GoalDriver {
       } else if (known(e).type === 'goal.updated') {
         const g = (e.payload as { goal: GoalSnapshot | null }).goal;
         const prev = this.seen.get(e.stream);
-        if (g) this.seen.set(e.stream, { goalId: g.goalId, status: g.status });
-        else this.seen.delete(e.stream);
+        this.seen.set(e.stream, g && { goalId: g.goalId, status: g.status });
         const open = this.turns.get(e.stream);
         const started = g?.status === 'active' && (!prev || prev.goalId !== g.goalId || prev.status !== 'active');
         if (started && !open) void this.kick(e.stream).catch((err) => this.deps.log.warn({ err: (err as Error).message, session_id: e.stream }, 'starting a goal failed'));
       }
     }
   };
+
+  /** The session's goal as of the events seen; a session not seen since the start is read from its record. */
+  private goalAsSeen(sessionId: string): { goalId: string; status: string } | null {
+    if (!this.seen.has(sessionId)) {
+      const g = this.deps.sessions.get(sessionId)?.goal;
+      this.seen.set(sessionId, g ? { goalId: g.goalId, status: g.status } : null);
+    }
+    return this.seen.get(sessionId) ?? null;
+  }
 
   /**
    * A goal left active by a run that stopped (a restart, a dead node's session taken over) is paused, not lost (and
