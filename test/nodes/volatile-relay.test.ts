@@ -31,7 +31,8 @@ async function pair(t: { teardown(fn: () => unknown): void }) {
     const got: string[] = [];
     // The probe frames of the handshake below may still arrive after it: left out.
     bus.subscribe((sid, type, payload) => { if (sid !== 'probe') got.push(`${type}:${(payload as { text: string }).text}`); });
-    const relay = new VolatileRelay({ url, nodeId, bus, journal, log });
+    // The other node is alive throughout (the directory's answer: test/nodes/lone-node covers the lone case).
+    const relay = new VolatileRelay({ url, nodeId, bus, journal, log, peers: { othersAlive: () => true, heardFromOther: () => undefined } });
     t.teardown(() => relay.stop());
     return { bus, journal, got, relay };
   };
