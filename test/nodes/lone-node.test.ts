@@ -49,13 +49,21 @@ test('a lone node streams a turn to its own subscribers and sends no NOTIFY; a s
     t.teardown(() => s.stop());
     return s;
   };
+  /**
+   * A turn on `on` streaming `words`, watched by `watcher`: its deltas. The step is held open (before the reply's
+   * finish) until the watcher has every delta, or 10 s passed: a relayed frame that arrives after its step was
+   * committed on the receiver is dropped by design, and a fast fixture would otherwise race it.
+   */
   const turn = async (on: TestServer, sid: string, watcher: Awaited<ReturnType<TestServer['ws']>>, words: string[]) => {
-    llm.setScript({ events: words.map((text) => ({ text })) });
     const from = watcher.frames.length;
+    const deltas = () => watcher.frames.slice(from).filter((f) => f.session_id === sid && f.type === 'assistant.delta');
+    const streamed = until(() => deltas().map((f) => f.payload.text).join('') === words.join(''), 10_000).catch(() => undefined);
+    // Frames of a chat completion: the role, one per word, then the finish.
+    llm.setScript({ events: words.map((text) => ({ text })), hold: [{ after: 1 + words.length, until: streamed }] });
     const res = await on.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'hi' }] });
     t.is(res.code, 0);
     await watcher.waitFor((f) => f.type === 'turn.ended' && f.session_id === sid && f.payload.prompt_id === res.data.prompt_id, 60_000);
-    return watcher.frames.slice(from).filter((f) => f.session_id === sid && f.type === 'assistant.delta');
+    return deltas();
   };
 
   const a = await start('node_a');
@@ -73,7 +81,7 @@ test('a lone node streams a turn to its own subscribers and sends no NOTIFY; a s
   const onB = await b.ws();
   t.teardown(() => onB.close());
   t.is((await onB.request('subscribe', { session_ids: [sid] })).code, 0);
-  t.true(sent.some((m) => m.n === 'node_b' && m.h), 'B said hello');
+  await until(() => sent.some((m) => m.n === 'node_b' && m.h), 10_000, 'B said hello');
   const crossed = await turn(a, sid, onB, ['now ', 'B ', 'listens']);
   t.is(crossed.map((f) => f.payload.text).join(''), 'now B listens', 'A streamed to B');
   t.true(sent.some((m) => m.n === 'node_a' && m.f?.length), 'as NOTIFY frames');
