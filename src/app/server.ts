@@ -111,8 +111,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   void daemon.search.start();
   // PostgreSQL: the other nodes' commits reach the projections and the reactions above (docs/scale-out.md).
   const follower = input.follow?.({ log, intervalMs: opts.settings.followIntervalMs });
-  // PostgreSQL: the turns run on other nodes stream here too (their deltas, progress and task output).
-  const relay = input.sharedJournalUrl ? new VolatileRelay({ url: input.sharedJournalUrl, nodeId: input.nodeId, bus, journal, log }) : undefined;
+  // PostgreSQL: the turns run on other nodes stream here too (their deltas, progress and task output); this node's
+  // stream out only while the directory knows another node alive.
+  const peers = daemon.nodes;
+  const relay = input.sharedJournalUrl && peers ? new VolatileRelay({ url: input.sharedJournalUrl, nodeId: input.nodeId, bus, journal, log, peers }) : undefined;
   // PostgreSQL: the sessions of a node that died are taken over once their leases expire (docs/scale-out.md "Leases").
   input.keeper?.takeOver({ catchUp: () => journal.catchUp(), settle: async (id) => { await settleLeftOpen(input, id, 'takeover'); } });
 

@@ -84,7 +84,7 @@ function pathPattern(path: string): RegExp {
 
 async function forward(ctx: Koa.Context, owner: string, deps: ForwardDeps): Promise<RelayAnswer> {
   const base = await deps.nodes.urlOf(owner);
-  if (!base) throw unreachable(owner, 'it is not in journal_nodes (stopped)');
+  if (!base) throw unreachable(owner, 'it is not in journal_nodes, or its heartbeat is older than the lease time (stopped or dead)');
   const body = await boundedBody(ctx);
   const headers: Record<string, string> = { [FORWARDED_HEADER]: deps.nodeId, 'x-request-id': ctx.state.requestId };
   for (const name of PASSED_HEADERS) if (ctx.get(name)) headers[name] = ctx.get(name);

@@ -3,6 +3,7 @@ import { ChannelListener } from '../../journal/pg/listen.ts';
 import type { VolatileBus } from '../events/volatile-bus.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { PayloadOf, VolatileType } from '../../protocol/events/registry.ts';
+import type { Peers } from './types.ts';
 
 /** The NOTIFY channel of volatile frames between nodes (docs/scale-out.md "Streaming across nodes"). */
 export const VOLATILE_CHANNEL = 'svc_code_volatile';
@@ -19,7 +20,8 @@ const HELD_MS = 10_000;
 
 /** One volatile publish as relayed: the session, the seq the sender's journal was at, the event, its offset. */
 interface Frame { s: string; q: number; t: VolatileType; p: Record<string, unknown>; o?: number }
-interface Message { n: string; f: Frame[] }
+/** Frames (`f`), or a hello (`h`: the sender's LISTEN just came up) that only says the sender is alive. */
+interface Message { n: string; f?: Frame[]; h?: true }
 
 export interface RelayDeps {
   url: string;
@@ -28,6 +30,8 @@ export interface RelayDeps {
   /** The session's seq here: the sender's stamp is compared with it; `committed` tells when it moves. */
   journal: { headSeq(stream: string): number; on(ev: 'committed', fn: (events: Array<{ stream: string }>) => void): unknown; off(ev: 'committed', fn: (...a: any[]) => void): unknown };
   log: Logger;
+  /** Whether another node is alive (src/nodes/directory.ts): nothing is sent while none is; told of each message heard. */
+  peers: Peers;
 }
 
 /**
@@ -36,7 +40,9 @@ export interface RelayDeps {
  * replace them reach the other nodes through the journal follower. So a frame is delivered on a node only while
  * that node has followed exactly what the sender had when it published it (its journal seq for the session, the
  * frame's stamp): it waits while the node is behind, and is dropped once the node is past it (the step it belongs to
- * may be committed there already: a late delta would add its text a second time).
+ * may be committed there already: a late delta would add its text a second time). Nothing is sent while no other
+ * node is alive (a lone node pays no NOTIFY per batch); a node whose LISTEN comes up says hello, so the others start
+ * sending at once instead of at their next heartbeat.
  */
 export class VolatileRelay {
   private readonly listener: ChannelListener;
@@ -51,12 +57,12 @@ export class VolatileRelay {
     this.unsubscribe = deps.bus.subscribe(this.onLocal);
     deps.journal.on('committed', this.onCommitted);
     this.listener = new ChannelListener({
-      url: deps.url, channel: VOLATILE_CHANNEL, name: 'volatile relay', applicationName: 'svc-code volatile relay', log: deps.log, onNotification: this.onNotification, onConnected: () => undefined,
+      url: deps.url, channel: VOLATILE_CHANNEL, name: 'volatile relay', applicationName: 'svc-code volatile relay', log: deps.log, onNotification: this.onNotification, onConnected: this.hello,
     });
   }
 
   private readonly onLocal = (sessionId: string, type: VolatileType, payload: unknown, offset?: number): void => {
-    if (this.delivering || !this.listener.client) return;
+    if (this.delivering || !this.listener.client || !this.deps.peers.othersAlive()) return;
     const frame: Frame = { s: sessionId, q: this.deps.journal.headSeq(sessionId), t: type, p: payload as Record<string, unknown>, ...(offset !== undefined ? { o: offset } : {}) };
     this.outbox.push(...pieces(frame));
     this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
@@ -73,6 +79,16 @@ export class VolatileRelay {
     }).catch((err: unknown) => this.deps.log.warn({ err }, 'volatile relay: sending failed (the frames are lost; the committed events follow)'));
   }
 
+  /** Tells the other nodes this one listens now (at start, and after a lost connection came back). */
+  private readonly hello = (): void => {
+    const client = this.listener.client;
+    if (!client) return;
+    const text = JSON.stringify({ n: this.deps.nodeId, h: true } satisfies Message);
+    this.sending = this.sending.then(async () => {
+      await client.query('SELECT pg_notify($1, $2)', [VOLATILE_CHANNEL, text]);
+    }).catch((err: unknown) => this.deps.log.warn({ err }, 'volatile relay: the hello failed (the others notice this node at their next heartbeat)'));
+  };
+
   private readonly onNotification = (msg: pg.Notification): void => {
     if (msg.channel !== VOLATILE_CHANNEL || !msg.payload) return;
     let m: Message;
@@ -81,7 +97,9 @@ export class VolatileRelay {
     } catch {
       return;
     }
-    if (m.n === this.deps.nodeId || !Array.isArray(m.f)) return;
+    if (typeof m.n !== 'string' || m.n === this.deps.nodeId) return;
+    this.deps.peers.heardFromOther();
+    if (!Array.isArray(m.f)) return;
     for (const f of m.f) this.receive(f);
   };
 

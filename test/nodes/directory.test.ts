@@ -112,3 +112,52 @@ test('a daemon on PostgreSQL lists itself at http://127.0.0.1:<port> while it ru
   await b.stop();
   t.deepEqual((await rows(url)).map((r) => r.node_id), ['node_a'], 'a stopped daemon removes its row');
 });
+
+test('urlOf: a row whose heartbeat is older than the TTL is a dead node\'s: absent', async (t) => {
+  const { url, pool } = await database(t);
+  let now = 0;
+  const a = new NodeDirectory({ pool, nodeId: 'node_a', ttlMs: 60_000, log, now: () => now });
+  const b = new NodeDirectory({ pool, nodeId: 'node_b', ttlMs: 60_000, log });
+  t.teardown(async () => Promise.all([a.stop(), b.stop()]));
+  await a.start('http://127.0.0.1:7001');
+  await b.start('http://10.0.0.2:7002');
+  // Within the TTL (by the database's clock) it is alive, however old.
+  await sql(url, "UPDATE journal_nodes SET heartbeat_at = now() - interval '50 seconds' WHERE node_id = 'node_b'");
+  t.is(await a.urlOf('node_b'), 'http://10.0.0.2:7002');
+  // Past it the node died without removing its row (kill -9): no command goes to its URL.
+  await sql(url, "UPDATE journal_nodes SET heartbeat_at = now() - interval '61 seconds' WHERE node_id = 'node_b'");
+  now += URL_CACHE_MS;
+  t.is(await a.urlOf('node_b'), undefined);
+});
+
+test('othersAlive: another node\'s fresh row, read at each heartbeat; a stale row does not count', async (t) => {
+  const { url, pool } = await database(t);
+  const a = new NodeDirectory({ pool, nodeId: 'node_a', ttlMs: 3_000, log });
+  const b = new NodeDirectory({ pool, nodeId: 'node_b', ttlMs: 3_000, log });
+  t.teardown(async () => Promise.all([a.stop(), b.stop()]));
+  t.true(a.othersAlive(), 'before its first answer a node sends (a frame missed costs more than one sent for nobody)');
+  // A dead node's row, left behind: older than the TTL.
+  await sql(url, "INSERT INTO journal_nodes (node_id, url, heartbeat_at) VALUES ('node_dead', 'http://127.0.0.1:7009', now() - interval '4 seconds')");
+  await a.start('http://127.0.0.1:7001');
+  t.false(a.othersAlive(), 'alone with a dead node\'s row');
+  await b.start('http://127.0.0.1:7002');
+  t.true(b.othersAlive(), 'a node that starts knows the others at once');
+  await until(() => a.othersAlive(), 10_000, 'A sees B at its next heartbeat');
+  await b.stop();
+  await until(() => !a.othersAlive(), 10_000, 'A alone again once B stopped');
+});
+
+test('othersAlive: a message heard from another node counts it alive at once, for the TTL', async (t) => {
+  const { pool } = await database(t);
+  let now = 0;
+  const a = new NodeDirectory({ pool, nodeId: 'node_a', ttlMs: 60_000, log, now: () => now });
+  t.teardown(() => a.stop());
+  await a.start('http://127.0.0.1:7001');
+  t.false(a.othersAlive());
+  a.heardFromOther();
+  t.true(a.othersAlive());
+  now += 59_999;
+  t.true(a.othersAlive(), 'the heartbeat has not read the new node yet');
+  now += 1;
+  t.false(a.othersAlive(), 'nothing heard for the TTL, and the heartbeat found nobody');
+});

@@ -1,4 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
+import http from 'node:http';
 import net from 'node:net';
 import type { FixtureLlm } from '../../fixtures/llm/index.ts';
 import { commandMatcher, FORWARDED_HEADER } from '../../src/http/forward.ts';
@@ -93,7 +94,7 @@ test('a request that carries the forwarded header is handled where it arrives', 
   await ranOn(t, sid, { server: b, llm: llmB }, { server: a, llm: llmA });
 });
 
-test('the owner gone: 50001 with details {reason: owner_unreachable, node_id}, for a stopped node and for a refused connection', async (t) => {
+test('the owner gone: 50001 with details {reason: owner_unreachable, node_id}, for a stopped node, a refused connection and a dead node (its heartbeat older than the TTL)', async (t) => {
   t.timeout(180_000);
   let owner = 'node_a';
   const { url, a, b, llmA, llmB, sid } = await nodesWithSession(t, { b: { ownerElsewhere: async () => owner } });
@@ -116,6 +117,19 @@ test('the owner gone: 50001 with details {reason: owner_unreachable, node_id}, f
   const huge = { content: [{ type: 'text', text: 'x'.repeat(17 * 1024 * 1024) }] };
   const tooLarge = await b.req('POST', `/api/v1/sessions/${sid}/prompts`, huge);
   t.like(tooLarge.body, { code: 40001, details: [{ field: 'body' }] });
+  // A node that died without removing its row (kill -9): its heartbeat is older than the lease time. Nothing is
+  // tried at its URL (here a server that would answer anything).
+  const reached: string[] = [];
+  const stale = http.createServer((req, res) => { reached.push(req.url!); res.end('{}'); });
+  await new Promise<void>((r) => stale.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise((r) => stale.close(() => r(undefined))));
+  const staleUrl = `http://127.0.0.1:${(stale.address() as net.AddressInfo).port}`;
+  await sql(url, "INSERT INTO journal_nodes (node_id, url, heartbeat_at) VALUES ($1, $2, now() - interval '1 hour')", ['node_d', staleUrl]);
+  owner = 'node_d';
+  const dead = await b.req('POST', `/api/v1/sessions/${sid}:abort`, {});
+  t.like(dead.body, { code: 50001, details: { reason: 'owner_unreachable', node_id: 'node_d' } });
+  t.regex(dead.body.msg, /heartbeat is older than the lease time/);
+  t.deepEqual(reached, []);
   t.is(llmA.requests.length + llmB.requests.length, 0);
   t.is(b.engine.get(sid), undefined);
 });

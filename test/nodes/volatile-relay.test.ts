@@ -2,8 +2,8 @@ import { EventEmitter } from 'node:events';
 import test from 'ava';
 import pino from 'pino';
 import { VolatileBus } from '../../src/events/volatile-bus.ts';
-import { VolatileRelay } from '../../src/nodes/volatile-relay.ts';
-import { freshDatabase } from '../helpers/pg.ts';
+import { VOLATILE_CHANNEL, VolatileRelay } from '../../src/nodes/volatile-relay.ts';
+import { freshDatabase, sql } from '../helpers/pg.ts';
 import { until } from '../helpers/wait.ts';
 
 // The volatile relay between nodes (docs/scale-out.md "Streaming across nodes"): a frame is delivered on the
@@ -31,9 +31,11 @@ async function pair(t: { teardown(fn: () => unknown): void }) {
     const got: string[] = [];
     // The probe frames of the handshake below may still arrive after it: left out.
     bus.subscribe((sid, type, payload) => { if (sid !== 'probe') got.push(`${type}:${(payload as { text: string }).text}`); });
-    const relay = new VolatileRelay({ url, nodeId, bus, journal, log });
+    // The other node is alive throughout (the directory's answer: test/nodes/lone-node covers the lone case).
+    const heard = { count: 0 };
+    const relay = new VolatileRelay({ url, nodeId, bus, journal, log, peers: { othersAlive: () => true, heardFromOther: () => void heard.count++ } });
     t.teardown(() => relay.stop());
-    return { bus, journal, got, relay };
+    return { bus, journal, got, relay, heard };
   };
   const a = node('node_a');
   const b = node('node_b');
@@ -45,7 +47,7 @@ async function pair(t: { teardown(fn: () => unknown): void }) {
     await new Promise((r) => setTimeout(r, 50));
     return probed.length > 0;
   }, 20_000, 'the relay connected');
-  return { a, b };
+  return { url, a, b };
 }
 
 const delta = (text: string, offset: number) => ({ agent_id: 'main', turn_id: 't1', step: 1, text, offset });
@@ -98,4 +100,22 @@ test('a long streamed text crosses in pieces under the NOTIFY size limit, its of
     t.is(p.offset, at);
     at += p.text.length;
   }
+});
+
+test('a hello (another node\'s LISTEN came up) counts that node alive and delivers nothing; a node\'s own is not counted', async (t) => {
+  const { url, a, b } = await pair(t);
+  t.true(b.heard.count > 0, 'B heard A\'s frames');
+  const hello = (n: string) => sql(url, 'SELECT pg_notify($1, $2)', [VOLATILE_CHANNEL, JSON.stringify({ n, h: true })]);
+  // Notifications arrive in commit order: once a hello sent now is heard, the relays' own hellos (sent when they
+  // connected) have been heard too, and once node_c's is heard below, node_a's own was handled before it.
+  const synced = { a: a.heard.count, b: b.heard.count };
+  await hello('node_c');
+  await until(() => a.heard.count > synced.a && b.heard.count > synced.b, 10_000, 'the first hello heard');
+  const before = { a: a.heard.count, b: b.heard.count };
+  await hello('node_a');
+  await hello('node_c');
+  await until(() => a.heard.count > before.a && b.heard.count >= before.b + 2, 10_000, 'the hellos heard');
+  t.is(a.heard.count, before.a + 1, 'only node_c\'s');
+  t.is(b.heard.count, before.b + 2);
+  t.deepEqual([a.got, b.got], [[], []], 'no delivery');
 });
