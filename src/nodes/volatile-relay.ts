@@ -12,8 +12,6 @@ export const VOLATILE_CHANNEL = 'svc_code_volatile';
 const MAX_MESSAGE_BYTES = 7_600;
 /** A streamed text longer than this (characters) is sent in pieces (4 bytes per character at worst). */
 const PIECE_CHARS = 1_500;
-/** Frames wait this long to share one NOTIFY (ms). */
-const BATCH_MS = 10;
 /** Frames a session may hold while this node has not yet followed the commit they came after; older ones go. */
 const HELD_MAX = 2_000;
 const HELD_MS = 10_000;
@@ -47,7 +45,10 @@ export interface RelayDeps {
 export class VolatileRelay {
   private readonly listener: ChannelListener;
   private outbox: Frame[] = [];
-  private flushTimer: NodeJS.Timeout | undefined;
+  /** A flush is due at the end of this turn of the event loop. */
+  private flushDue = false;
+  /** Frames are on their way: what comes meanwhile waits for them, then goes as one batch. */
+  private framesInFlight = false;
   private sending: Promise<void> = Promise.resolve();
   private delivering = false;
   private readonly held = new Map<string, Array<Frame & { at: number }>>();
@@ -65,18 +66,33 @@ export class VolatileRelay {
     if (this.delivering || !this.listener.client || !this.deps.peers.othersAlive()) return;
     const frame: Frame = { s: sessionId, q: this.deps.journal.headSeq(sessionId), t: type, p: payload as Record<string, unknown>, ...(offset !== undefined ? { o: offset } : {}) };
     this.outbox.push(...pieces(frame));
-    this.flushTimer ??= setTimeout(() => this.flush(), BATCH_MS);
+    this.flushSoon();
   };
+
+  /**
+   * Frames go at the end of the event loop's turn that published them, or, while a batch is on its way, as soon as
+   * it has gone (batched like a group commit, never on a timer): a frame must reach the other nodes before the commit
+   * of its step does, or they drop it.
+   */
+  private flushSoon(): void {
+    if (this.flushDue || this.framesInFlight) return;
+    this.flushDue = true;
+    setImmediate(() => this.flush());
+  }
 
   /** Sends what waits, in messages under the size limit, one after another on the one connection (in order). */
   private flush(): void {
-    this.flushTimer = undefined;
-    const frames = this.outbox.splice(0);
+    this.flushDue = false;
     const client = this.listener.client;
-    if (!client || !frames.length) return;
+    if (!client || !this.outbox.length) return;
+    const frames = this.outbox.splice(0);
+    this.framesInFlight = true;
     this.sending = this.sending.then(async () => {
       for (const text of messages(this.deps.nodeId, frames)) await client.query('SELECT pg_notify($1, $2)', [VOLATILE_CHANNEL, text]);
-    }).catch((err: unknown) => this.deps.log.warn({ err }, 'volatile relay: sending failed (the frames are lost; the committed events follow)'));
+    }).catch((err: unknown) => this.deps.log.warn({ err }, 'volatile relay: sending failed (the frames are lost; the committed events follow)')).finally(() => {
+      this.framesInFlight = false;
+      if (this.outbox.length) this.flushSoon();
+    });
   }
 
   /** Tells the other nodes this one listens now (at start, and after a lost connection came back). */
@@ -141,7 +157,7 @@ export class VolatileRelay {
   async stop(): Promise<void> {
     this.unsubscribe();
     this.deps.journal.off('committed', this.onCommitted);
-    clearTimeout(this.flushTimer);
+    this.outbox = [];
     await this.sending;
     await this.listener.stop();
   }

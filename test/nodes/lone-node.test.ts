@@ -9,7 +9,7 @@ import { newSession, startTestServer, tempHome, type TestServer } from '../helpe
 import { until } from '../helpers/wait.ts';
 
 // The volatile relay of a node alone on PostgreSQL sends nothing (docs/scale-out.md "Streaming across nodes"): no
-// pg_notify per 10 ms batch of deltas for nobody. A second node says hello when its LISTEN is up, and the first
+// pg_notify per batch of deltas for nobody. A second node says hello when its LISTEN is up, and the first
 // streams to it from its next turn on, without waiting for its heartbeat (TTL/3: 20 s here).
 
 type Sent = { n: string; f?: unknown[]; h?: true };
@@ -27,7 +27,7 @@ async function channelSpy(t: { teardown(fn: () => unknown): void }, url: string)
 
 /**
  * Waits until whatever the daemons sent before now has reached the spy: a marker NOTIFY sent after it arrives
- * after it (the relay sends each batch within 10 ms; the marker goes once the pause has passed).
+ * after it (the relay sends each batch as soon as the one before it has gone; the marker goes once the pause has passed).
  */
 async function drained(url: string, sent: Sent[]): Promise<void> {
   await new Promise((r) => setTimeout(r, 300));
@@ -52,7 +52,8 @@ test('a lone node streams a turn to its own subscribers and sends no NOTIFY; a s
   /**
    * A turn on `on` streaming `words`, watched by `watcher`: its deltas. The step is held open (before the reply's
    * finish) until the watcher has every delta, or 10 s passed: a relayed frame that arrives after its step was
-   * committed on the receiver is dropped by design, and a fast fixture would otherwise race it.
+   * committed on the receiver is dropped by design, and a fast fixture on a loaded machine could race it
+   * (test/journal/pg-nodes checks the deltas without a hold).
    */
   const turn = async (on: TestServer, sid: string, watcher: Awaited<ReturnType<TestServer['ws']>>, words: string[]) => {
     const from = watcher.frames.length;
