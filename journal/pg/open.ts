@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { PgStore } from './pg-store.ts';
 import { JournalSchemaError, migrate } from './schema.ts';
+import { DEFAULT_JOURNAL_RETRY_MS } from './defaults.ts';
 
 export interface PgOpenOptions {
   /** How long to wait for a connection (ms): a start never hangs on an unreachable database. */
@@ -94,7 +95,7 @@ export async function openPgStore(url: string, o: PgOpenOptions): Promise<PgStor
     await pool.end();
     throw new JournalOpenError(openFailure(err, url, connectMs), { cause: err });
   }
-  return new PgStore(pool, { retryMs: o.retryMs ?? 15_000, onError: o.onError });
+  return new PgStore(pool, { retryMs: o.retryMs ?? DEFAULT_JOURNAL_RETRY_MS, onError: o.onError });
 }
 
 function openFailure(err: unknown, url: string, connectMs: number): string {

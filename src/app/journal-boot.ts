@@ -44,7 +44,7 @@ export interface OpenedJournal {
  * pass none).
  */
 export async function openHomeJournal(
-  home: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; tracer?: PromptTracer; url?: string; log?: Logger },
+  home: string, o: { ids: Ids; clock: Clock; fsync: boolean; retryMs?: number; checker?: ContractChecker; tracer?: PromptTracer; url?: string; log?: Logger },
 ): Promise<OpenedJournal> {
   if (o.url) return openPgJournal(o.url, o);
   const { primary, adoptable } = await claimSlots(home, o.ids.ulid);
@@ -68,9 +68,9 @@ const traceOf = (tracer: PromptTracer | undefined) => (tracer?.on ? (stream: str
  * The PostgreSQL journal (docs/journal.md "PostgreSQL"): connected, migrated and its heads loaded, or a
  * JournalOpenError with one line naming the problem (bad URL, refused login, no answer, newer schema).
  */
-async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: boolean; checker?: ContractChecker; tracer?: PromptTracer; log?: Logger }): Promise<OpenedJournal> {
+async function openPgJournal(url: string, o: { ids: Ids; clock: Clock; fsync: boolean; retryMs?: number; checker?: ContractChecker; tracer?: PromptTracer; log?: Logger }): Promise<OpenedJournal> {
   const onError = (err: Error, what: string) => o.log?.warn({ err }, what);
-  const store = await openPgStore(url, { onError });
+  const store = await openPgStore(url, { onError, ...(o.retryMs !== undefined ? { retryMs: o.retryMs } : {}) });
   const journal = new EventJournal({
     store, clock: o.clock, newEpoch: o.ids.ulid, sync: o.fsync, checker: o.checker, trace: traceOf(o.tracer),
   });

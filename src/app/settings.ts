@@ -13,6 +13,7 @@ import { DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_SWEEP_INTERVAL_MS, type UploadLimits 
 import { DEFAULT_WEB_FETCH_LIMITS, type WebFetchLimits } from '../webfetch/page.ts';
 import { DEFAULT_COALESCE_MS } from '../ws/coalesce.ts';
 import { DEFAULT_LEASE_TTL_MS } from '../nodes/leases.ts';
+import { DEFAULT_JOURNAL_RETRY_MS } from '../../journal/pg/defaults.ts';
 import { LIVE_TURNS, RETRIM_IDLE_MS } from '../../projections/transcript/live/entry.ts';
 import { DEFAULT_BUDGETS, type SearchBudgets } from '../../projections/search/types.ts';
 
@@ -41,6 +42,11 @@ export interface Settings {
   journalFsync: boolean;
   /** `SVC_CODE_JOURNAL_URL`: a `postgres://` URL selects the PostgreSQL journal (`serve --journal-url` wins); unset, LevelDB. */
   journalUrl?: string;
+  /**
+   * `SVC_CODE_JOURNAL_RETRY_MS`: PostgreSQL: how long a write or read retries while the database is unreachable before
+   * it fails (a failed journal makes `serve` start again in place once the database is back; docs/journal.md).
+   */
+  journalRetryMs: number;
   /**
    * `SVC_CODE_NODE_ID`: this daemon's node id among the daemons sharing one PostgreSQL journal (docs/scale-out.md);
    * unset, a fresh `node_<ULID>` at each start (openStorage).
@@ -127,6 +133,7 @@ export function readSettings(env: NodeJS.ProcessEnv): Settings {
     checkEvents: env.SVC_CODE_CHECK_EVENTS === '1',
     journalFsync: env.SVC_CODE_JOURNAL_FSYNC !== '0',
     journalUrl: str('SVC_CODE_JOURNAL_URL'),
+    journalRetryMs: num('SVC_CODE_JOURNAL_RETRY_MS', DEFAULT_JOURNAL_RETRY_MS),
     nodeId: str('SVC_CODE_NODE_ID'),
     nodeUrl: str('SVC_CODE_NODE_URL'),
     followIntervalMs: num('SVC_CODE_FOLLOW_INTERVAL_MS', 1_000),

@@ -8,6 +8,7 @@ import { StreamConflictError } from '../../journal/store.ts';
 import { cli } from '../helpers/cli.ts';
 import { openStore } from '../helpers/journal.ts';
 import { freshDatabase, sql } from '../helpers/pg.ts';
+import { pgRelay } from '../helpers/pg-relay.ts';
 import { tempHome } from '../helpers/server.ts';
 
 // What only the PostgreSQL backend has: migrations, a second writer refused, and clear errors at start.
@@ -60,40 +61,9 @@ test('appends of one group commit land in one transaction with increasing global
   t.true(new Set(rows.slice(1).map((r) => r.tx)).size === 1, 'the appends queued behind the first share one transaction');
 });
 
-/** A TCP relay to the test PostgreSQL that can be cut (connections reset, new ones refused) and restored. */
-async function relayTo(t: { teardown(fn: () => unknown): void }, url: string): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void> }> {
-  const target = new URL(url);
-  const sockets = new Set<net.Socket>();
-  const relay = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => s.destroy()); // a reset is what this relay is for
-      s.on('close', () => sockets.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
-  const port = (relay.address() as net.AddressInfo).port;
-  // Registered first, so it runs last (teardowns run in reverse): after the journal through it is closed.
-  t.teardown(() => {
-    relay.close();
-    for (const s of sockets) s.destroy();
-  });
-  const through = Object.assign(new URL(url), { port: String(port) }).toString();
-  return {
-    url: through,
-    cut: () => new Promise<void>((r) => {
-      relay.close(() => r());
-      for (const s of sockets) s.resetAndDestroy();
-    }),
-    restore: () => new Promise<void>((r) => relay.listen(port, '127.0.0.1', r)),
-  };
-}
-
 test('the database going away while running: a write retries within its bound, then fails the journal; nothing half-written', async (t) => {
   const url = await freshDatabase();
-  const relay = await relayTo(t, url);
+  const relay = await pgRelay(t, url);
   const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 1_500, connectTimeoutMs: 1_000 }) });
   await j.load();
   t.teardown(() => j.close().catch(() => undefined));
@@ -108,7 +78,7 @@ test('the database going away while running: a write retries within its bound, t
 
 test('the database coming back within the bound: the write goes through, once', async (t) => {
   const url = await freshDatabase();
-  const relay = await relayTo(t, url);
+  const relay = await pgRelay(t, url);
   const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 60_000, connectTimeoutMs: 1_000 }) });
   await j.load();
   t.teardown(() => j.close());
@@ -123,7 +93,7 @@ test('the database coming back within the bound: the write goes through, once', 
 
 test('a read while the database is away: retried until it comes back within the bound, then answered', async (t) => {
   const url = await freshDatabase();
-  const relay = await relayTo(t, url);
+  const relay = await pgRelay(t, url);
   const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 60_000, connectTimeoutMs: 1_000 }) });
   await j.load();
   t.teardown(() => j.close());
@@ -136,7 +106,7 @@ test('a read while the database is away: retried until it comes back within the 
 
 test('a read while the database stays away: it fails once the bound has passed (no hang), and works again after', async (t) => {
   const url = await freshDatabase();
-  const relay = await relayTo(t, url);
+  const relay = await pgRelay(t, url);
   const j = new Journal({ store: await openPgStore(relay.url, { onError, retryMs: 1_500, connectTimeoutMs: 1_000 }) });
   await j.load();
   t.teardown(() => j.close());

@@ -65,7 +65,7 @@ export async function openStorage(o: StorageOptions): Promise<Storage> {
   if (o.journalUrl && hasPassword(o.journalUrl)) {
     log.warn('the password in --journal-url is visible to every user of this machine in its process list: set SVC_CODE_JOURNAL_URL instead (docs/journal.md)');
   }
-  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, tracer, url, log });
+  const opened = await openHomeJournal(home, { ids, clock, checker: o.checker, fsync: settings.journalFsync, retryMs: settings.journalRetryMs, tracer, url, log });
   const { primary, journal } = opened;
   const config = await ConfigService.load(home, { journal, log }, settings.config);
   const leases = opened.pool ? new PgSessionLeases(opened.pool, nodeId, settings.leaseTtlMs) : new LocalLeases(nodeId);
