@@ -52,6 +52,23 @@ async function heldPid(t: ExecutionContext, cwd: string): Promise<number> {
   return pid;
 }
 
+/**
+ * Nodes A and B (6 s leases), a session on A whose turn `start` begins and holds in its command; then A stops
+ * gracefully (`beforeStop` runs just before) and the held command is ended.
+ */
+async function stoppedMidTurn(t: ExecutionContext, c: Cluster, start: (a: TestServer, sid: string) => Promise<void>, beforeStop = () => {}) {
+  const env = { SVC_CODE_LEASE_TTL_MS: '6000' };
+  const a = await node(t, c, 'node_a', env);
+  const b = await node(t, c, 'node_b', env);
+  const sid = (await a.post('/api/v1/sessions', { metadata: { cwd: c.cwd } })).data.id as string;
+  await start(a, sid);
+  const pid = await heldPid(t, c.cwd);
+  beforeStop();
+  await a.stop();
+  try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  return { b, sid };
+}
+
 const leaseOf = async (url: string, sid: string) => (await sql(url, 'SELECT node_id FROM session_leases WHERE session_id = $1', [sid])).rows[0]?.node_id as string | undefined;
 
 test('kill -9 of the owner mid-tool: another node takes the session over within 15 s, ends the turn interrupted, and runs the next prompt', async (t) => {
@@ -127,15 +144,10 @@ test('a node that starts while another runs a turn leaves that turn alone; a pro
 test('a node that stops gracefully mid-turn: its leases end at once and another node settles the turn within a round', async (t) => {
   t.timeout(120_000);
   const c = await cluster(t);
-  const env = { SVC_CODE_LEASE_TTL_MS: '6000' };
-  const a = await node(t, c, 'node_a', env);
-  const b = await node(t, c, 'node_b', env);
-  const sid = (await a.post('/api/v1/sessions', { metadata: { cwd: c.cwd } })).data.id;
-  c.llm.setScript(heldStep);
-  t.is((await a.post(`/api/v1/sessions/${sid}/prompts`, { content: [{ type: 'text', text: 'go' }] })).code, 0);
-  const pid = await heldPid(t, c.cwd);
-  await a.stop();
-  try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  const { b, sid } = await stoppedMidTurn(t, c, async (a, id) => {
+    c.llm.setScript(heldStep);
+    t.is((await a.post(`/api/v1/sessions/${id}/prompts`, { content: [{ type: 'text', text: 'go' }] })).code, 0);
+  });
   const stoppedAt = Date.now();
   const ended = await until(async () => (await b.eventsOf(sid)).find((e) => e.type === 'turn.ended'), 30_000, 'the turn settled by B');
   t.like(ended!.payload, { reason: 'failed', error: { kind: 'interrupted' } });
@@ -147,17 +159,12 @@ test('a node that stops gracefully mid-turn: its leases end at once and another 
 test('a takeover of a turn run for an active goal pauses the goal before ending the turn: the taking node does not continue it', async (t) => {
   t.timeout(120_000);
   const c = await cluster(t);
-  const env = { SVC_CODE_LEASE_TTL_MS: '6000' };
-  const a = await node(t, c, 'node_a', env);
-  const b = await node(t, c, 'node_b', env);
-  const sid = (await a.post('/api/v1/sessions', { metadata: { cwd: c.cwd } })).data.id;
-  // The goal starts work at once on A: its continuation's turn holds in the command.
-  c.llm.setScript(heldStep, scripts.helloText, scripts.helloText);
-  t.is((await a.post(`/api/v1/sessions/${sid}/profile`, { agent_config: { goal_objective: 'Keep going' } })).code, 0);
-  const pid = await heldPid(t, c.cwd);
-  const requests = c.llm.requests.length;
-  await a.stop();
-  try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ }
+  let requests = 0;
+  const { b, sid } = await stoppedMidTurn(t, c, async (a, id) => {
+    // The goal starts work at once on A: its continuation's turn holds in the command.
+    c.llm.setScript(heldStep, scripts.helloText, scripts.helloText);
+    t.is((await a.post(`/api/v1/sessions/${id}/profile`, { agent_config: { goal_objective: 'Keep going' } })).code, 0);
+  }, () => (requests = c.llm.requests.length));
   const ended = await until(async () => (await b.eventsOf(sid)).find((e) => e.type === 'turn.ended'), 30_000, 'the turn settled by B');
   t.like(ended!.payload, { reason: 'failed', error: { kind: 'interrupted' } });
   const goal = await until(async () => {
