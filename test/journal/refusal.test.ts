@@ -98,4 +98,8 @@ test('over HTTP: after a refused append the daemon stays writable; a store failu
   t.is(read.code, 0);
   const list = await s.req('GET', '/api/v1/sessions');
   t.is(list.body.code, 0);
+  // healthz says so, without the store's error (it needs no token): the error is in the log.
+  const health = await fetch(`${s.baseUrl}/api/v1/healthz`).then((r) => r.json() as Promise<any>);
+  t.like(health, { code: 50003, data: null, details: { reason: 'journal_store_failed' } });
+  t.notRegex(health.msg, /EIO/);
 });

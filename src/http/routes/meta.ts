@@ -2,6 +2,8 @@ import * as v from 'valibot';
 import { isLoopbackHost, type ServeOptions } from '../../app/options.ts';
 import type { ConfigService } from '../../config/service.ts';
 import { route, type RouteDef } from '../route.ts';
+import { Codes } from '../../../protocol/codes.ts';
+import { ApiError } from '../../../protocol/errors.ts';
 import { buildOpenApi } from '../openapi.ts';
 import { buildAsyncApi } from '../../ws/asyncapi.ts';
 
@@ -29,15 +31,21 @@ export interface MetaRouteDeps {
   config: ConfigService;
   /** Asks the server to stop (POST /api/v1/shutdown). */
   requestShutdown(): void;
+  /** Whether the journal still takes writes (healthz says when it does not). */
+  journal: { readonly failure: Error | null };
 }
 
 /** Server and metadata (Core "Server and metadata") and the served specs. */
 export function metaRoutes(deps: MetaRouteDeps, all: () => RouteDef[]): RouteDef[] {
   const routes: RouteDef[] = [
     route({
-      method: 'GET', path: '/api/v1/healthz', operationId: 'healthz', summary: 'Liveness', tags: ['server'], auth: false,
-      data: v.object({ ok: v.literal(true) }),
-      handler: () => ({ ok: true }),
+      method: 'GET', path: '/api/v1/healthz', operationId: 'healthz', tags: ['server'], auth: false,
+      summary: 'Liveness: 50003 {reason: journal_store_failed} once the journal has failed (no write is taken until a restart)',
+      data: v.object({ ok: v.literal(true) }), codes: [Codes.PERSISTENCE],
+      handler: () => {
+        if (deps.journal.failure) throw journalFailed();
+        return { ok: true };
+      },
     }),
     route({
       method: 'GET', path: '/api/v1/meta', operationId: 'getMeta', summary: 'Server metadata', tags: ['server'], data: MetaData,
@@ -83,4 +91,14 @@ export function metaRoutes(deps: MetaRouteDeps, all: () => RouteDef[]): RouteDef
     );
   }
   return routes;
+}
+
+/**
+ * The daemon is up but its journal failed: it serves reads, takes no write (PostgreSQL: `serve` starts again). The
+ * store's error (a path, a database host) is in the log, not in this answer, which needs no token.
+ */
+function journalFailed(): ApiError {
+  return new ApiError(Codes.PERSISTENCE, 'the journal has failed and takes no write until the daemon restarts (its error is in the log)', {
+    details: { reason: 'journal_store_failed' },
+  });
 }
