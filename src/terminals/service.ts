@@ -99,6 +99,11 @@ export class TerminalService {
     await this.settled.get(t.id);
   }
 
+  /** `close` once the caller has answered (a WebSocket ack): a failure (the kill, or journaling the exit) is logged. */
+  closeLater(t: Terminal, reason: CloseReason): void {
+    void this.close(t, reason).catch((err) => this.deps.log.error({ err, terminal_id: t.id }, 'closing the terminal failed'));
+  }
+
   async closeSession(sessionId: string, reason: CloseReason): Promise<void> {
     const running = (this.bySession.get(sessionId) ?? []).filter((t) => t.running);
     await Promise.all(running.map((t) => this.close(t, reason)));

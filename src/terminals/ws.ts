@@ -8,7 +8,7 @@ import type { Terminal } from './terminal.ts';
 
 /** The terminals the `terminal_*` frames act on. */
 export interface TerminalFrameDeps {
-  terminals: Pick<TerminalService, 'enabled' | 'find' | 'close'>;
+  terminals: Pick<TerminalService, 'enabled' | 'find' | 'closeLater'>;
 }
 
 /** `terminal_*` client frames: each answers one ack; attach replays the scrollback once the ack is out. */
@@ -42,7 +42,7 @@ export function terminalAttach(deps: TerminalFrameDeps, conn: WsConnection, p: T
 export function terminalClose(deps: TerminalFrameDeps, p: TerminalClosePayload): Outcome {
   return withTerminal(deps, p, (t) => {
     const running = t.running;
-    return ok({ terminal_id: t.id, closing: running }, () => void deps.terminals.close(t, 'request').catch(() => undefined));
+    return ok({ terminal_id: t.id, closing: running }, () => deps.terminals.closeLater(t, 'request'));
   });
 }
 
