@@ -106,7 +106,7 @@ test.serial('a fresh checkout (new mtimes, same bytes) is still current', async 
 
 test.serial('changed sources are compiled before the daemon starts, and the build is current again', async (t) => {
   t.timeout(BUILD_MS);
-  const main = path.join(pkg, 'src/cli/main.ts');
+  const main = path.join(pkg, 'src/cli/serve.ts');
   const source = await readFile(main, 'utf8');
   const anchor = '  process.stdout.write(`svc-code ${version} listening on';
   t.true(source.includes(anchor));
