@@ -56,6 +56,8 @@ export interface RunningServer {
   /** Resolves when the server has fully stopped. */
   closed: Promise<void>;
   close(): Promise<void>;
+  /** Whether a stop was asked (a signal, POST /shutdown): a failure that comes while stopping is not restarted. */
+  closing(): boolean;
 }
 
 async function listenWithRetry(server: http.Server, host: string, port: number): Promise<number> {
@@ -142,7 +144,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   transport.shutdown.addEventListener('abort', () => void stop.close(), { once: true });
   const { server: _server, shutdown: _shutdown, ...reach } = transport;
-  return { parts: { ...input, ...reach, version: SERVER_VERSION }, port, baseUrl, closed: stop.closed, close: stop.close };
+  return { parts: { ...input, ...reach, version: SERVER_VERSION }, port, baseUrl, closed: stop.closed, close: stop.close, closing: stop.closing };
 }
 
 /** The daemon's storage adds the token to the core's; the engine on the home's journal is shared with print mode. */
@@ -166,7 +168,7 @@ async function startDaemonCore(opts: StartOptions, log: Logger, redirectUrl: () 
  * batch); auto titles and the search index (they react to the last commits); the HTTP server; the stores (core's
  * `closeStores`, the journal among them); then `last`: the reactions unregistered, the instance file removed.
  */
-function stopper(p: Core & DaemonParts, t: Transport, first: () => Promise<void>, last: () => Promise<void>): { closed: Promise<void>; close(): Promise<void> } {
+function stopper(p: Core & DaemonParts, t: Transport, first: () => Promise<void>, last: () => Promise<void>): { closed: Promise<void>; close(): Promise<void>; closing(): boolean } {
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -192,5 +194,5 @@ function stopper(p: Core & DaemonParts, t: Transport, first: () => Promise<void>
     })();
     return closing;
   };
-  return { closed, close };
+  return { closed, close, closing: () => closing !== undefined };
 }

@@ -68,7 +68,8 @@ export async function serve(argv: string[], settings: Settings): Promise<void> {
   announce(server, settings.home);
   for (;;) {
     const ended = await Promise.race([server.closed.then(() => 'closed' as const), journalFailure(server)]);
-    if (ended === 'closed' || life.stopping) break;
+    // A failure during a stop that was asked for (the database away at POST /shutdown) ends the daemon as asked.
+    if (ended === 'closed' || life.stopping || server.closing()) break;
     log.error({ err: ended }, 'the shared journal failed (the database unreachable past the retry bound): the daemon starts again once the database answers');
     await server.close();
     // The same port: the clients reconnect to the URL they know and catch up by seq. The same node id: the leases
