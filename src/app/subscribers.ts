@@ -26,6 +26,8 @@ export interface CommittedSubscriber {
    * (wakeups, goals, titles, runtimes) stays with the node that wrote, or two nodes would act on one event.
    */
   remote?: boolean;
+  /** Instead, for the events another node committed: what a local-only reaction must still know of them (no action). */
+  onFollowed?(events: JournalEvent[]): void;
 }
 
 /** What the engine's reactions read: the parts any process that runs turns has (the daemon, print mode). */
@@ -69,7 +71,7 @@ export function committedSubscribers(s: EngineReactionParts & {
   hub: Pick<WsHub, 'onCommitted'>;
   autoTitle: Pick<AutoTitle, 'onCommitted'>;
   configWatchers: Pick<ConfigWatchers, 'onCommitted'>;
-  goals: Pick<GoalDriver, 'onCommitted'>;
+  goals: Pick<GoalDriver, 'onCommitted' | 'onFollowed'>;
   search: Pick<SearchService, 'onCommitted'>;
 }): CommittedSubscriber[] {
   const e = engineReactions(s);
@@ -92,7 +94,7 @@ export function committedSubscribers(s: EngineReactionParts & {
     { name: 'config watchers', onCommitted: s.configWatchers.onCommitted, remote: true },
     e.hooks,
     // turn.started / turn.ended / goal.updated: an active goal is counted and continued, or stopped (docs/goals.md).
-    { name: 'goals', onCommitted: s.goals.onCommitted },
+    { name: 'goals', onCommitted: s.goals.onCommitted, onFollowed: s.goals.onFollowed },
     // Messages, titles, archive, undo, workspace deletion: the search index (docs/search.md).
     { name: 'search index', onCommitted: s.search.onCommitted, remote: true },
   ];
@@ -107,9 +109,10 @@ export function registerSubscribers(journal: Journal, subscribers: readonly Comm
   const failed = (s: CommittedSubscriber) => (err: unknown) => log.error({ err, subscriber: s.name }, 'committed-event subscriber failed');
   const dispatch = (events: JournalEvent[], origin?: CommitOrigin): void => {
     for (const s of subscribers) {
-      if (origin === 'remote' && !s.remote) continue;
+      const remote = origin === 'remote';
+      if (remote && !s.remote && !s.onFollowed) continue;
       try {
-        const done = s.onCommitted(events);
+        const done = remote && s.onFollowed ? s.onFollowed(events) : s.onCommitted(events);
         if (done) done.catch(failed(s));
       } catch (err) {
         failed(s)(err);

@@ -51,6 +51,18 @@ export class GoalDriver {
 
   constructor(private readonly deps: GoalDriverDeps) {}
 
+  /**
+   * Another node's commits (PostgreSQL): its goal changes are noted, never acted on (that node counts and continues
+   * its goals), so the goal as seen here is current when a session's lease moves to this node.
+   */
+  readonly onFollowed = (events: JournalEvent[]): void => {
+    for (const e of events) {
+      if (known(e).type !== 'goal.updated') continue;
+      const g = (e.payload as { goal: GoalSnapshot | null }).goal;
+      this.seen.set(e.stream, g && { goalId: g.goalId, status: g.status });
+    }
+  };
+
   readonly onCommitted = (events: JournalEvent[]): void => {
     for (const e of events) {
       if (known(e).type === 'turn.started') {
@@ -76,7 +88,16 @@ export class GoalDriver {
     }
   };
 
-  /** The session's goal as of the events seen; a session not seen since the start is read from its record. */
+  /**
+   * Takes every session's goal from the read models, once what the last run left open is settled and before the
+   * driver sees any commit (src/app/phases/daemon.ts): nothing is in flight then, so the records are the goals as of
+   * the journal. Later sessions' goals come from the goal.updated events seen.
+   */
+  seed(): void {
+    for (const s of this.deps.sessions.all()) if (s.goal && !this.seen.has(s.id)) this.seen.set(s.id, { goalId: s.goal.goalId, status: s.goal.status });
+  }
+
+  /** The session's goal as of the events seen; a session neither seeded nor seen since is read from its record. */
   private goalAsSeen(sessionId: string): { goalId: string; status: string } | null {
     if (!this.seen.has(sessionId)) {
       const g = this.deps.sessions.get(sessionId)?.goal;

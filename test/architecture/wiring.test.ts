@@ -33,6 +33,23 @@ test('a subscriber that throws or rejects is logged by name; the others and the 
   t.is(journal.failure, null);
 });
 
+test('another node\'s commits reach the readers (remote), the followers of a local reaction (onFollowed) and no other reaction', async (t) => {
+  const journal = await openJournal(t);
+  const log = { error: () => undefined } as unknown as Logger;
+  const got: string[] = [];
+  const note = (name: string) => (events: JournalEvent[]) => { got.push(`${name}:${events.map((e) => e.seq).join(',')}`); };
+  registerSubscribers(journal, [
+    { name: 'reaction', onCommitted: note('reaction') },
+    { name: 'reader', onCommitted: note('reader'), remote: true },
+    { name: 'goals', onCommitted: note('goals'), onFollowed: note('goals followed') },
+  ], log);
+  await journal.append([event(1)]);
+  t.deepEqual(got.splice(0), ['reaction:1', 'reader:1', 'goals:1'], 'a local commit: every subscriber, by onCommitted');
+  const followed = [{ stream: 's', seq: 2, epoch: 'e', type: 'test.event', ts: new Date().toISOString(), payload: { i: 2 } }];
+  journal.emit('committed', followed, 'remote');
+  t.deepEqual(got, ['reader:2', 'goals followed:2'], 'a followed commit: the readers, and onFollowed instead of onCommitted');
+});
+
 test('the journal stamps ts and mints epochs with the clock and id source it is given', async (t) => {
   const at = new Date('2031-02-03T04:05:06.000Z');
   const journal = await openJournal(t, { clock: { now: () => at }, newEpoch: () => '01JEPOCH0000000000000000000' });

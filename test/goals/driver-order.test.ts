@@ -25,7 +25,7 @@ const ended = (turn: string) => event('turn.ended', { agent_id: 'main', turn_id:
 function driverWith(current: { goal: GoalSnapshot }) {
   const written: GoalSnapshot[] = [];
   const deps = {
-    sessions: { get: (id: string) => (id === SID ? { id: SID, goal: current.goal } : undefined) },
+    sessions: { get: (id: string) => (id === SID ? { id: SID, goal: current.goal } : undefined), all: () => [{ id: SID, goal: current.goal }] },
     journal: { append: async (evs: Array<{ payload: { goal: GoalSnapshot } }>) => { written.push(...evs.map((e) => e.payload.goal)); return []; } },
     engine: { get: () => undefined },
     log: pino({ level: 'silent' }),
@@ -58,4 +58,33 @@ test('a turn that started while the goal was paused does not count', async (t) =
   driver.onCommitted([ended('turn_1')]);
   await settle();
   t.deepEqual(written, []);
+});
+
+test('after a start, a goal not yet seen in an event is the one seeded from the records, not the read model that moved on since', async (t) => {
+  // The daemon starts with the goal active (a resume before the restart); the driver is seeded from the records.
+  const current = { goal: goal('active') };
+  const { driver, written } = driverWith(current);
+  driver.seed();
+  // A turn starts under it; a pause is accepted before the turn.started's commit reaches the driver.
+  current.goal = goal('paused');
+  driver.onCommitted([started('turn_1')]);
+  driver.onCommitted([event('goal.updated', { goal: goal('paused') })]);
+  driver.onCommitted([ended('turn_1')]);
+  await settle();
+  t.deepEqual(written.map((g) => [g.status, g.turnsUsed]), [['paused', 1]], 'the turn that started under the active goal counts');
+});
+
+test('another node\'s goal change is noted, not acted on: a turn run here after the session moved here counts under the goal as it is now', async (t) => {
+  const current = { goal: goal('active') };
+  const { driver, written } = driverWith(current);
+  driver.onCommitted([event('goal.updated', { goal: goal('active') })]);
+  await settle();
+  // The session moved to another node, which completed the goal; then it moved back here.
+  current.goal = { ...goal('complete', 4), terminalReason: 'completed' };
+  driver.onFollowed([event('goal.updated', { goal: current.goal })]);
+  t.deepEqual(written, [], 'nothing written for another node\'s change');
+  driver.onCommitted([started('turn_9')]);
+  driver.onCommitted([ended('turn_9')]);
+  await settle();
+  t.deepEqual(written, [], 'a turn after the goal was completed elsewhere does not count');
 });

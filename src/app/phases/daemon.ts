@@ -76,6 +76,7 @@ export async function buildDaemonParts(core: Core, o: DaemonOptions): Promise<Da
     journal, sessions: core.sessions, engine: core.engine, log, submit: (sid, text) => acceptPrompt(intake, sid, { content: [{ type: 'text', text }] } as PromptInput, 'goal'),
   });
   await core.settleAtStart(goals);
+  goals.seed();
   // Several daemons on one PostgreSQL journal (docs/scale-out.md): this node's row and the other nodes' URLs.
   const nodes = core.pool && new NodeDirectory({ pool: core.pool, nodeId: core.nodeId, ttlMs: core.settings.leaseTtlMs, log });
   // Who runs each session: the session leases (src/nodes/leases.ts), unless a test passes its own lookup.
