@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import pino from 'pino';
@@ -63,22 +63,28 @@ test('a start the database refuses does not throw: it is logged, and the heartbe
   t.like((await rows(url))[0], { node_id: 'node_a', url: 'http://127.0.0.1:7001' });
 });
 
-test('urlOf: another node\'s URL, undefined for a node with no row; an answer is kept briefly', async (t) => {
+/** Nodes A (at 127.0.0.1:7001, its URL cache on `clock`) and B (at 10.0.0.2:7002) listed, with a 60 s TTL. */
+async function twoListed(t: ExecutionContext) {
   const { url, pool } = await database(t);
-  let now = 0;
-  const a = new NodeDirectory({ pool, nodeId: 'node_a', ttlMs: 60_000, log, now: () => now });
+  const clock = { now: 0 };
+  const a = new NodeDirectory({ pool, nodeId: 'node_a', ttlMs: 60_000, log, now: () => clock.now });
   const b = new NodeDirectory({ pool, nodeId: 'node_b', ttlMs: 60_000, log });
   t.teardown(async () => Promise.all([a.stop(), b.stop()]));
   await a.start('http://127.0.0.1:7001');
   await b.start('http://10.0.0.2:7002');
+  return { url, a, b, clock };
+}
+
+test('urlOf: another node\'s URL, undefined for a node with no row; an answer is kept briefly', async (t) => {
+  const { url, a, b, clock } = await twoListed(t);
   t.is(await a.urlOf('node_b'), 'http://10.0.0.2:7002');
   t.is(await a.urlOf('node_c'), undefined);
   await sql(url, "UPDATE journal_nodes SET url = 'http://10.0.0.3:7002' WHERE node_id = 'node_b'");
   t.is(await a.urlOf('node_b'), 'http://10.0.0.2:7002', 'cached');
-  now += URL_CACHE_MS;
+  clock.now += URL_CACHE_MS;
   t.is(await a.urlOf('node_b'), 'http://10.0.0.3:7002', 'read again once the cache is old');
   await b.stop();
-  now += URL_CACHE_MS;
+  clock.now += URL_CACHE_MS;
   t.is(await a.urlOf('node_b'), undefined, 'a stopped node is gone');
 });
 
@@ -114,19 +120,13 @@ test('a daemon on PostgreSQL lists itself at http://127.0.0.1:<port> while it ru
 });
 
 test('urlOf: a row whose heartbeat is older than the TTL is a dead node\'s: absent', async (t) => {
-  const { url, pool } = await database(t);
-  let now = 0;
-  const a = new NodeDirectory({ pool, nodeId: 'node_a', ttlMs: 60_000, log, now: () => now });
-  const b = new NodeDirectory({ pool, nodeId: 'node_b', ttlMs: 60_000, log });
-  t.teardown(async () => Promise.all([a.stop(), b.stop()]));
-  await a.start('http://127.0.0.1:7001');
-  await b.start('http://10.0.0.2:7002');
+  const { url, a, clock } = await twoListed(t);
   // Within the TTL (by the database's clock) it is alive, however old.
   await sql(url, "UPDATE journal_nodes SET heartbeat_at = now() - interval '50 seconds' WHERE node_id = 'node_b'");
   t.is(await a.urlOf('node_b'), 'http://10.0.0.2:7002');
   // Past it the node died without removing its row (kill -9): no command goes to its URL.
   await sql(url, "UPDATE journal_nodes SET heartbeat_at = now() - interval '61 seconds' WHERE node_id = 'node_b'");
-  now += URL_CACHE_MS;
+  clock.now += URL_CACHE_MS;
   t.is(await a.urlOf('node_b'), undefined);
 });
 
