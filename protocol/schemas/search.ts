@@ -46,7 +46,7 @@ export const IndexState = v.object({
   documents: v.number(),
   stale: v.optional(v.boolean()),
   degraded: v.optional(v.pipe(v.boolean(), v.description('the worker thread failed: the index runs in the server process'))),
-  failed: v.optional(v.pipe(v.boolean(), v.description('the index build failed: `building` stays, answers hold what it indexed before failing, until a restart builds it again'))),
+  failed: v.optional(v.pipe(v.boolean(), v.description('the index build failed: `building` stays, answers hold what it indexed before failing; a search starts the build again (at once, then at most every 30 s)'))),
 });
 
 export const SearchData = v.object({

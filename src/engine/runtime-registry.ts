@@ -194,7 +194,7 @@ export class EngineRegistry {
     try {
       return await this.loadLeased(session);
     } catch (err) {
-      await this.deps.leases.release(session.id).catch((e: unknown) => this.deps.log.warn({ err: e, session_id: session.id }, 'releasing a session lease failed'));
+      await this.releaseLease(session.id);
       throw err;
     }
   }
