@@ -131,6 +131,8 @@ export class VolatileRelay {
   }
 
   private readonly onCommitted = (events: Array<{ stream: string }>): void => {
+    // Every commit of this node and the followed ones pass here: nothing to do unless frames wait.
+    if (!this.held.size) return;
     for (const stream of new Set(events.map((e) => e.stream))) {
       const list = this.held.get(stream);
       if (!list) continue;
